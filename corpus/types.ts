@@ -1,0 +1,160 @@
+/**
+ * Shared record and task types of the corpus layer. Every other layer reads these.
+ *
+ * Shapes follow the PubMed DTD (2025) for records and the three benchmark papers for tasks:
+ * MedConclusion §3 (ConclusionTask), MedMeta §3 / MedEvidence / MS² (SynthesisTask),
+ * RWESummary §2 (RweStudy).
+ */
+import { z } from "zod";
+
+/** One segment of an abstract: a labelled section (`AbstractText` element). */
+export const AbstractSegmentSchema = z
+  .object({
+    /** Author-given label, e.g. "RESULTS"; null for an unstructured abstract. */
+    label: z.string().nullable(),
+    /** NLM category: BACKGROUND | OBJECTIVE | METHODS | RESULTS | CONCLUSIONS | UNASSIGNED, or null. */
+    nlmCategory: z.string().nullable(),
+    /** Plain text, inline markup flattened, entities decoded. */
+    text: z.string(),
+  })
+  .strict();
+export type AbstractSegment = z.infer<typeof AbstractSegmentSchema>;
+
+/** Journal of a record. */
+export const JournalSchema = z
+  .object({
+    title: z.string().nullable(),
+    isoAbbreviation: z.string().nullable(),
+    issn: z.string().nullable(),
+    nlmUniqueId: z.string().nullable(),
+  })
+  .strict();
+export type Journal = z.infer<typeof JournalSchema>;
+
+/** One PubMed/MEDLINE citation, as parsed from efetch or baseline XML. */
+export const PubmedRecordSchema = z
+  .object({
+    pmid: z.string().regex(/^\d+$/),
+    version: z.string().default("1"),
+    doi: z.string().nullable(),
+    title: z.string(),
+    vernacularTitle: z.string().nullable(),
+    journal: JournalSchema,
+    /** ISO date: "YYYY", "YYYY-MM" or "YYYY-MM-DD" (season and MedlineDate forms normalised). */
+    pubDate: z.string().nullable(),
+    languages: z.array(z.string()),
+    publicationTypes: z.array(z.string()),
+    meshHeadings: z.array(z.string()),
+    keywords: z.array(z.string()),
+    abstract: z.array(AbstractSegmentSchema),
+    otherAbstracts: z.array(z.object({ type: z.string().nullable(), language: z.string().nullable(), segments: z.array(AbstractSegmentSchema) }).strict()),
+    flags: z.object({ deleted: z.boolean(), retracted: z.boolean(), erratum: z.boolean() }).strict(),
+  })
+  .strict();
+export type PubmedRecord = z.infer<typeof PubmedRecordSchema>;
+
+/** A document of a retrieval corpus: one abstract, keyed by PMID (or another stable id). */
+export const CorpusDocSchema = z
+  .object({
+    id: z.string().min(1),
+    title: z.string(),
+    /** Abstract as plain text (segments joined, labels kept as "LABEL: text"). */
+    text: z.string(),
+    year: z.number().int().nullable().optional(),
+    source: z.string().optional(),
+  })
+  .strict();
+export type CorpusDoc = z.infer<typeof CorpusDocSchema>;
+
+/** MedConclusion task: a structured abstract without its conclusion → reference conclusion. */
+export const ConclusionTaskSchema = z
+  .object({
+    id: z.string(),
+    dataset: z.string(),
+    pmid: z.string().nullable(),
+    title: z.string().nullable(),
+    /** The abstract's non-conclusion segments, in order. */
+    sections: z.array(AbstractSegmentSchema).min(1),
+    referenceConclusion: z.string().min(1),
+    journal: JournalSchema.nullable().optional(),
+    year: z.number().int().nullable().optional(),
+    meshHeadings: z.array(z.string()).optional(),
+    /** Subgroup fields (journal category, SJR, specialty …). */
+    meta: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).optional(),
+  })
+  .strict();
+export type ConclusionTask = z.infer<typeof ConclusionTaskSchema>;
+
+/** Categorical answers of MedEvidence (direction/certainty of effect). */
+export const EVIDENCE_ANSWERS = ["higher", "lower", "no difference", "uncertain effect", "insufficient data"] as const;
+export type EvidenceAnswer = (typeof EVIDENCE_ANSWERS)[number];
+
+/** MedMeta / MedEvidence / MS² synthesis task: question → conclusion from (golden) evidence. */
+export const SynthesisTaskSchema = z
+  .object({
+    id: z.string(),
+    dataset: z.string(),
+    /** Meta-analysis title or clinical question. */
+    question: z.string().min(1),
+    referenceConclusion: z.string().nullable(),
+    referenceAnswer: z.enum(EVIDENCE_ANSWERS).nullable(),
+    evidenceCertainty: z.string().nullable(),
+    /** Included studies' PMIDs (may be known without their abstracts). */
+    goldenPmids: z.array(z.string()),
+    /** Golden abstracts when known. */
+    goldenDocs: z.array(CorpusDocSchema),
+    background: z.string().nullable().optional(),
+    meta: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).optional(),
+  })
+  .strict();
+export type SynthesisTask = z.infer<typeof SynthesisTaskSchema>;
+
+/** One effect estimate of an RWE study outcome (odds/hazard/risk ratio with CI and p). */
+export const RweOutcomeSchema = z
+  .object({
+    name: z.string(),
+    /** "OR" | "HR" | "RR" | "RD" | … */
+    measure: z.string(),
+    estimate: z.number(),
+    ciLower: z.number().nullable(),
+    ciUpper: z.number().nullable(),
+    pValue: z.number().nullable(),
+    /** Counts or rates per arm when reported. */
+    exposedEvents: z.number().nullable().optional(),
+    comparatorEvents: z.number().nullable().optional(),
+    note: z.string().nullable().optional(),
+  })
+  .strict();
+export type RweOutcome = z.infer<typeof RweOutcomeSchema>;
+
+/** RWESummary input: one structured real-world-evidence comparison. */
+export const RweStudySchema = z
+  .object({
+    id: z.string(),
+    dataset: z.string(),
+    question: z.string(),
+    /** "cohort" | "case series" | "cross-sectional". */
+    design: z.enum(["cohort", "case series", "cross-sectional"]),
+    picot: z
+      .object({
+        population: z.string(),
+        intervention: z.string(),
+        comparator: z.string().nullable(),
+        outcomes: z.array(z.string()),
+        time: z.string().nullable(),
+      })
+      .strict(),
+    cohortSizes: z.object({ exposed: z.number().nullable(), comparator: z.number().nullable(), total: z.number().nullable().optional() }).strict(),
+    propensityMatched: z.boolean(),
+    baselineDifferences: z.array(z.object({ variable: z.string(), description: z.string() }).strict()),
+    outcomes: z.array(RweOutcomeSchema).min(1),
+    source: z.string().nullable().optional(),
+  })
+  .strict();
+export type RweStudy = z.infer<typeof RweStudySchema>;
+
+/** Any task the runner can schedule. */
+export type Task =
+  | ({ kind: "conclusion" } & ConclusionTask)
+  | ({ kind: "synthesis" } & SynthesisTask)
+  | ({ kind: "rwe" } & RweStudy);

@@ -1,0 +1,33 @@
+/**
+ * The `medsynth` command line: one commander program; each area registers its own commands
+ * from a file of its own (corpus, datasets, retrieval, generate, judge/metrics, run/report).
+ */
+import { Command } from "commander";
+import { registerCorpusCommands } from "./corpus-commands.ts";
+import { registerRetrievalCommands } from "./retrieval-commands.ts";
+import { registerGenerateCommands } from "./generate-commands.ts";
+import { registerJudgeCommands } from "./judge-commands.ts";
+import { registerRunCommands } from "./run-commands.ts";
+
+/** Build the commander program (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command("medsynth")
+    .description("Research workbench for retrieval-augmented synthesis of medical evidence")
+    .version("0.1.0");
+  registerCorpusCommands(program);
+  registerRetrievalCommands(program);
+  registerGenerateCommands(program);
+  registerJudgeCommands(program);
+  registerRunCommands(program);
+  return program;
+}
+
+/** Parse argv and run; exits non-zero with a one-line message on a thrown error. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    console.error(`medsynth: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  }
+}

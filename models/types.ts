@@ -1,0 +1,98 @@
+/**
+ * Contracts of the model layer: every chat, structured and embedding call in medsynth goes
+ * through a {@link ChatModel} / {@link EmbeddingClient} built by the model registry.
+ * Implementations live in models/ (call layer with cache, retries, rate limits).
+ */
+import type { z } from "zod";
+
+/** One chat message. */
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+/** Sampling parameters sent to the endpoint; part of the cache key. */
+export interface ChatParams {
+  temperature?: number;
+  /** Maximum output tokens. */
+  maxTokens?: number;
+  seed?: number;
+  reasoningEffort?: "low" | "medium" | "high";
+}
+
+/** Identifies the prompt behind a call; `promptId@promptVersion` and `repeat` enter the cache key. */
+export interface CallMeta {
+  promptId: string;
+  promptVersion: string;
+  /** Repeat index (0-based) so repeated samples are cached separately. */
+  repeat?: number;
+}
+
+/** Token counts reported by the endpoint (null when it did not report them). */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Bookkeeping of one logical call (after retries). */
+export interface CallInfo {
+  modelId: string;
+  cached: boolean;
+  /** Wall-clock latency in milliseconds (0 for cache hits is not assumed: the stored latency is kept in `originalLatencyMs`). */
+  latencyMs: number;
+  originalLatencyMs?: number;
+  usage: TokenUsage | null;
+  /** HTTP attempts made (0 for a cache hit). */
+  attempts: number;
+}
+
+/** Result of a free-text chat call. Failures are data, never thrown at run time. */
+export type ChatResult =
+  | { ok: true; text: string; call: CallInfo }
+  | { ok: false; error: string; raw?: string; call: CallInfo };
+
+/** Result of a structured (zod-validated) call; `raw` keeps the last unparseable answer. */
+export type StructuredResult<T> =
+  | { ok: true; value: T; text: string; call: CallInfo; validationAttempts: number }
+  | { ok: false; error: string; raw: string | null; call: CallInfo; validationAttempts: number };
+
+/** Options of one call. */
+export interface CallOptions {
+  meta: CallMeta;
+  params?: ChatParams;
+  signal?: AbortSignal;
+}
+
+/** An LLM behind an OpenAI-compatible endpoint (id `openai:<model>`), or a scripted/test model. */
+export interface ChatModel {
+  readonly id: string;
+  readonly kind: "llm";
+  chat(messages: ChatMessage[], opts: CallOptions): Promise<ChatResult>;
+  structured<S extends z.ZodType>(messages: ChatMessage[], schema: S, opts: CallOptions & { schemaName: string }): Promise<StructuredResult<z.infer<S>>>;
+}
+
+/** A passage of evidence handed to a synthesizer. */
+export interface EvidencePassage {
+  id: string;
+  title: string;
+  text: string;
+}
+
+/**
+ * An offline extractive baseline (id `extractive:<method>`): builds an answer only from the
+ * evidence it is given. Workflows that provide no evidence (P-ZS, P-CoT) must refuse it.
+ */
+export interface ExtractiveModel {
+  readonly id: string;
+  readonly kind: "extractive";
+  synthesize(input: { question: string; evidence: EvidencePassage[]; targetWords?: number; targetSentences?: number }): { text: string; sentences: { docId: string; text: string }[] };
+}
+
+/** What the model registry returns for an id. */
+export type GeneratorModel = ChatModel | ExtractiveModel;
+
+/** Embedding client (OpenAI-compatible /v1/embeddings through the call layer). */
+export interface EmbeddingClient {
+  readonly id: string;
+  embed(texts: string[], opts?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+}

@@ -1,0 +1,33 @@
+/**
+ * Contracts of the retrieval layer. Implementations: BM25 engines, dense LanceDB store,
+ * hybrid fusion, rerankers, multi-query retrieval.
+ */
+import type { CorpusDoc } from "../corpus/types.ts";
+
+/** Turns texts into L2-normalisable vectors. `dims` is the vector length. */
+export interface Embedder {
+  readonly id: string;
+  readonly dims: number;
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+/** One ranked hit. `score` is the retriever's own score (higher = better); `scores` keeps per-component scores. */
+export interface SearchHit {
+  id: string;
+  score: number;
+  rank: number;
+  doc?: CorpusDoc;
+  scores?: Record<string, number>;
+}
+
+/** Anything that answers a query with a ranked list. An empty query returns []. */
+export interface Retriever {
+  readonly id: string;
+  search(query: string, k: number): Promise<SearchHit[]>;
+}
+
+/** Reorders the top hits of a retriever; returns at most `topN` hits with new scores and ranks. */
+export interface Reranker {
+  readonly id: string;
+  rerank(query: string, docs: CorpusDoc[], opts: { topN: number }): Promise<SearchHit[]>;
+}

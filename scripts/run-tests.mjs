@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// Runs vitest with its JSON reporter and prints the plain line CI reads:
+//   "N passed, N failed"
+// A run that executed no test prints "0 passed, 0 failed" and exits non-zero.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const dir = mkdtempSync(join(tmpdir(), "medsynth-vitest-"));
+const out = join(dir, "report.json");
+const args = ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...process.argv.slice(2)];
+const res = spawnSync("npx", args, { stdio: "inherit", env: { ...process.env, NO_COLOR: "1" } });
+let passed = 0;
+let failed = 0;
+if (existsSync(out)) {
+  const report = JSON.parse(readFileSync(out, "utf8"));
+  passed = report.numPassedTests ?? 0;
+  failed = (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0 ? 0 : 0);
+  const failedSuites = (report.testResults ?? []).filter((r) => r.status === "failed" && (r.assertionResults ?? []).length === 0).length;
+  failed += failedSuites;
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(res.status === 0 && passed > 0 && failed === 0 ? 0 : 1);
