@@ -4,6 +4,7 @@
  */
 import { Command } from "commander";
 import { registerCorpusCommands } from "./corpus-commands.ts";
+import { registerDatasetsCommands } from "./datasets-commands.ts";
 import { registerRetrievalCommands } from "./retrieval-commands.ts";
 import { registerGenerateCommands } from "./generate-commands.ts";
 import { registerJudgeCommands } from "./judge-commands.ts";
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
     .description("Research workbench for retrieval-augmented synthesis of medical evidence")
     .version("0.1.0");
   registerCorpusCommands(program);
+  registerDatasetsCommands(program);
   registerRetrievalCommands(program);
   registerGenerateCommands(program);
   registerJudgeCommands(program);
