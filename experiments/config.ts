@@ -1,0 +1,231 @@
+/**
+ * Experiment configuration: one YAML or JSON file, checked once at the edge with zod `.strict()`
+ * schemas. An unknown or misplaced key is an error naming its path (e.g. `workflows.1.params.kk`).
+ *
+ * Strings may reference environment variables as `${NAME}` or `${NAME:-default}` (resolved when the
+ * file is loaded), so bundled configs can name an endpoint without holding it.
+ */
+import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { dirname, resolve, isAbsolute } from "node:path";
+import { z } from "zod";
+import YAML from "yaml";
+import stringify from "safe-stable-stringify";
+
+/** A scalar parameter value or a list of values to sweep over. */
+const ParamValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const ParamSweepSchema = z.union([ParamValueSchema, z.array(ParamValueSchema).min(1)]);
+
+/** One dataset to draw items from. */
+export const DatasetSelectionSchema = z
+  .object({
+    /** Dataset name from `medsynth datasets list` (e.g. "medevidence", "ms2", "pubmedqa"). */
+    name: z.string().min(1),
+    /** Number of items to sample (after `ids`); omitted = all. */
+    sample: z.number().int().positive().optional(),
+    /** Seed of the sample (default: the experiment seed). */
+    seed: z.number().int().optional(),
+    /** Explicit item ids to keep (applied before sampling). */
+    ids: z.array(z.string()).optional(),
+    /** Options passed to the dataset loader. */
+    options: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+export type DatasetSelection = z.infer<typeof DatasetSelectionSchema>;
+
+/** Endpoint settings of an LLM (see models/ for every field); secrets only by env-var name. */
+export const ModelSelectionSchema = z
+  .object({
+    /** `openai:<model>` or `extractive:<method>`. */
+    id: z.string().min(1),
+    /** Short label used in tables (default: the id). */
+    label: z.string().optional(),
+    /** Endpoint/sampling settings handed to the model factory (baseURL, apiKeyEnv, temperature …). */
+    endpoint: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+export type ModelSelection = z.infer<typeof ModelSelectionSchema>;
+
+/** One workflow with its parameters; a list value sweeps (e.g. `k: [5, 10]`). */
+export const WorkflowSelectionSchema = z
+  .object({
+    id: z.string().min(1),
+    /** Workflow config; list values expand into one cell per value (Cartesian product). */
+    params: z.record(z.string(), ParamSweepSchema).default({}),
+    /** Restrict to these datasets (default: every dataset whose task kind fits the workflow). */
+    datasets: z.array(z.string()).optional(),
+  })
+  .strict();
+export type WorkflowSelection = z.infer<typeof WorkflowSelectionSchema>;
+
+/** The retrieval corpus and index used by Standard-RAG and by retrieval evaluation. */
+export const RetrievalSettingsSchema = z
+  .object({
+    /** "bundled" = PubMedQA + MedEvidence sources + Cohen 2006 abstracts; or a path to a corpus JSONL. */
+    corpus: z.string().default("bundled"),
+    mode: z.enum(["bm25", "dense", "hybrid"]).default("hybrid"),
+    /** Retriever settings passed to the retrieval registry (engine, embedder, fusion, weights …). */
+    options: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+export type RetrievalSettings = z.infer<typeof RetrievalSettingsSchema>;
+
+/** Retrieval evaluation block: recall@k, nDCG@k, MRR per mode against golden PMIDs. */
+export const RetrievalEvalSchema = z
+  .object({
+    datasets: z.array(z.string()).min(1).default(["medevidence"]),
+    modes: z.array(z.enum(["bm25", "dense", "hybrid"])).min(1).default(["bm25", "dense", "hybrid"]),
+    k: z.array(z.number().int().positive()).min(1).default([5, 10]),
+  })
+  .strict();
+
+/** A paired comparison between two groups of cells, matched by item (and repeat). */
+export const ComparisonSchema = z
+  .object({
+    /** Metric id (e.g. "rougeL", "judge:medmeta-equivalence") to compare. */
+    metric: z.string().min(1),
+    /** Filters selecting group A and group B, by model / workflow / any param. */
+    a: z.record(z.string(), ParamValueSchema),
+    b: z.record(z.string(), ParamValueSchema),
+    label: z.string().optional(),
+  })
+  .strict();
+export type Comparison = z.infer<typeof ComparisonSchema>;
+
+/** Whole experiment. */
+export const ExperimentConfigSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    /** Output folder (relative paths resolve against the config file's folder). */
+    output: z.string().min(1),
+    seed: z.number().int().default(42),
+    datasets: z.array(DatasetSelectionSchema).min(1),
+    models: z.array(ModelSelectionSchema).min(1),
+    workflows: z.array(WorkflowSelectionSchema).min(1),
+    repeats: z.number().int().positive().default(1),
+    /** Cells run at the same time. */
+    concurrency: z.number().int().positive().default(2),
+    retrieval: RetrievalSettingsSchema.default({ corpus: "bundled", mode: "hybrid", options: {} }),
+    retrievalEval: RetrievalEvalSchema.optional(),
+    /** Reference metrics computed for every record with a reference (ids from the metric registry). */
+    metrics: z.array(z.string()).default([]),
+    /** Judge panel: path to a panel YAML (relative to this file) or omitted. */
+    panel: z.string().optional(),
+    comparisons: z.array(ComparisonSchema).default([]),
+    report: z
+      .object({
+        /** Item fields for subgroup tables (e.g. "medical_specialty", "year"). */
+        subgroups: z.array(z.string()).default([]),
+        /** Metric used for subgroup tables and charts. */
+        primaryMetric: z.string().optional(),
+      })
+      .strict()
+      .default({ subgroups: [] }),
+    /** Folder of prompt templates overriding the bundled ones. */
+    promptDir: z.string().optional(),
+    /** Price per 1M tokens for the cost estimate, by model id: {input, output} in USD. */
+    prices: z.record(z.string(), z.object({ input: z.number(), output: z.number() }).strict()).default({}),
+  })
+  .strict();
+export type ExperimentConfig = z.infer<typeof ExperimentConfigSchema>;
+
+/** Error for a config that does not validate; message lists every offending path. */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly file: string | null,
+    readonly issues: { path: string; message: string }[],
+  ) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Replace `${NAME}` / `${NAME:-default}` in every string of a parsed config.
+ * @throws ConfigError when a referenced variable is unset and has no default.
+ */
+export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv = process.env, path = ""): unknown {
+  if (typeof value === "string") {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, def: string | undefined) => {
+      const v = env[name];
+      if (v !== undefined && v !== "") return v;
+      if (def !== undefined) return def;
+      throw new ConfigError(`${path || "(root)"}: environment variable ${name} is not set (use \${${name}:-default} for a default)`, null, [
+        { path, message: `env ${name} not set` },
+      ]);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolateEnv(v, env, `${path}.${i}`.replace(/^\./, "")));
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateEnv(v, env, path ? `${path}.${k}` : k)]));
+  }
+  return value;
+}
+
+/**
+ * Validate a parsed config object.
+ * @param raw parsed YAML/JSON.
+ * @param file file name used in error messages.
+ * @throws ConfigError naming each invalid path, e.g. `workflows.0.params: Unrecognized key "kk"`.
+ */
+export function parseExperimentConfig(raw: unknown, file: string | null = null, env: NodeJS.ProcessEnv = process.env): ExperimentConfig {
+  let interpolated: unknown;
+  try {
+    interpolated = interpolateEnv(raw, env);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new ConfigError(`${file ?? "config"}: ${e.message}`, file, e.issues);
+    throw e;
+  }
+  const res = ExperimentConfigSchema.safeParse(interpolated);
+  if (!res.success) {
+    const issues = res.error.issues.map((i) => {
+      const base = i.path.join(".");
+      const keys = (i as { keys?: string[] }).keys;
+      const path = keys && keys.length ? keys.map((k) => (base ? `${base}.${k}` : k)).join(", ") : base || "(root)";
+      return { path, message: i.message };
+    });
+    const lines = issues.map((i) => `  - ${i.path}: ${i.message}`).join("\n");
+    throw new ConfigError(`${file ?? "config"}: invalid experiment config\n${lines}`, file, issues);
+  }
+  return res.data;
+}
+
+/**
+ * Read and validate an experiment config file (`.yaml`, `.yml` or `.json`).
+ * Relative `output`, `panel` and `promptDir` paths are resolved against the file's folder.
+ * @throws ConfigError on unreadable/unparseable files or invalid fields.
+ */
+export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = process.env): ExperimentConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new ConfigError(`${file}: cannot read config (${(e as Error).message})`, file, []);
+  }
+  let raw: unknown;
+  try {
+    raw = file.endsWith(".json") ? JSON.parse(text) : YAML.parse(text);
+  } catch (e) {
+    throw new ConfigError(`${file}: not valid ${file.endsWith(".json") ? "JSON" : "YAML"} (${(e as Error).message})`, file, []);
+  }
+  const cfg = parseExperimentConfig(raw, file, env);
+  const base = dirname(resolve(file));
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  return {
+    ...cfg,
+    output: abs(cfg.output),
+    panel: cfg.panel ? abs(cfg.panel) : undefined,
+    promptDir: cfg.promptDir ? abs(cfg.promptDir) : undefined,
+  };
+}
+
+/**
+ * Hash of the parts of a config that change results (everything except `output`, `concurrency`,
+ * `description`, `report`): sha256 hex of the canonical JSON.
+ */
+export function configHash(cfg: ExperimentConfig): string {
+  const { output: _o, concurrency: _c, description: _d, report: _r, ...rest } = cfg;
+  return createHash("sha256").update(stringify(rest) ?? "").digest("hex");
+}

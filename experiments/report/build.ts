@@ -1,0 +1,162 @@
+/**
+ * `medsynth report <run-dir>`: reads spec.json, results.jsonl and (when present)
+ * retrieval-eval.json of a run folder and writes report.md, report.html (standalone, inline SVG),
+ * charts/*.svg and report.json (every table's numbers).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RunRecord } from "../types.ts";
+import { readResults, latestByKey } from "../results-store.ts";
+import { columnsOf, recordValues } from "./columns.ts";
+import { allColumnsTable, comparisonsTable, judgeVsJudgeTable, modelByVariantTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
+import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
+import { reportToHtml, reportToMarkdown, type ReportSection } from "./render.ts";
+
+/** One row of retrieval-eval.json: macro means over a dataset's queries for one mode and K. */
+export interface RetrievalEvalRow {
+  dataset: string;
+  mode: string;
+  k: number;
+  queries: number;
+  recall: number;
+  precision: number;
+  ndcg: number;
+  mrr: number;
+  hit: number;
+}
+
+/** Settings read from the run's spec.json (all optional). */
+export interface ReportSettings {
+  title?: string;
+  subgroups?: string[];
+  primaryMetric?: string;
+  comparisons?: { metric: string; a: Record<string, unknown>; b: Record<string, unknown>; label?: string }[];
+  /** Extra section (e.g. the RWESummary weighted score table) supplied by the caller. */
+  extraSections?: (records: RunRecord[]) => ReportSection[];
+}
+
+/** Choose the primary column: explicit, else the first panel column, else rougeL, else the first column. */
+export function primaryColumn(records: RunRecord[], explicit?: string): string | null {
+  const cols = columnsOf(records);
+  if (explicit) return explicit;
+  return cols.find((c) => c.startsWith("judge:") && !c.includes("@")) ?? (cols.includes("rougeL") ? "rougeL" : (cols[0] ?? null));
+}
+
+/** Retrieval table from retrieval-eval.json rows. */
+export function retrievalTable(rows: RetrievalEvalRow[]): ReportTable {
+  return {
+    id: "retrieval",
+    title: "Retrieval against golden PMIDs (macro means over queries)",
+    header: ["dataset", "mode", "K", "queries", "recall@K", "precision@K", "nDCG@K", "MRR", "hit@K"],
+    rows: rows.map((r) => [r.dataset, r.mode, String(r.k), String(r.queries), fmt(r.recall), fmt(r.precision), fmt(r.ndcg), fmt(r.mrr), fmt(r.hit)]),
+    values: rows as unknown as Record<string, unknown>[],
+  };
+}
+
+/**
+ * Build all sections from records (pure apart from SVG rendering).
+ */
+export async function buildSections(records: RunRecord[], settings: ReportSettings, retrieval: RetrievalEvalRow[] = []): Promise<ReportSection[]> {
+  const sections: ReportSection[] = [];
+  sections.push({ heading: "Overview", tables: [statusTable(records)], charts: [] });
+  const primary = primaryColumn(records, settings.primaryMetric);
+  const byKind: [string, string][] = [
+    ["synthesis", "Evidence synthesis (MedMeta / MedEvidence / MS²)"],
+    ["conclusion", "Conclusion generation (MedConclusion)"],
+    ["rwe", "Real-world-evidence summaries (RWESummary)"],
+  ];
+  for (const [kind, heading] of byKind) {
+    const rs = records.filter((r) => r.taskKind === kind);
+    if (!rs.length) continue;
+    const tables: ReportTable[] = [];
+    const charts: Chart[] = [];
+    const cols = columnsOf(rs).filter((c) => !c.includes("@"));
+    const main = primaryColumn(rs, settings.primaryMetric && cols.includes(settings.primaryMetric) ? settings.primaryMetric : undefined);
+    const panelCols = cols.filter((c) => c.startsWith("judge:"));
+    for (const c of [...new Set([main, ...panelCols].filter((x): x is string => !!x))]) tables.push(modelByVariantTable(rs, c, `main-${kind}-${c}`));
+    tables.push({ ...allColumnsTable(rs, cols), id: `all-${kind}` });
+    if (kind === "rwe") {
+      const t = rweTable(rs);
+      if (t) tables.push(t.table);
+    }
+    if (main) {
+      const b = await barsWithCi(rs, main);
+      if (b) charts.push({ ...b, id: `${b.id}-${kind}`.replace(/[^A-Za-z0-9_.-]/g, "_") });
+      for (const [param, title] of [
+        ["k", `K sweep: ${main} against K`],
+        ["negationFraction", `Negation dose–response: ${main} against the fraction of negated abstracts`],
+      ] as const) {
+        const s = await paramSweep(rs, param, main, title);
+        if (s) charts.push({ ...s, id: `${s.id}-${kind}`.replace(/[^A-Za-z0-9_.-]/g, "_") });
+      }
+    }
+    sections.push({ heading, tables, charts });
+  }
+  const jj = judgeVsJudgeTable(records);
+  if (jj && jj.rows.length) {
+    const charts: Chart[] = [];
+    const judgeCols = columnsOf(records).filter((c) => c.includes("@"));
+    const first = judgeCols[0]?.split("@")[0];
+    const pair = judgeCols.filter((c) => c.split("@")[0] === first).slice(0, 2);
+    if (pair.length === 2) {
+      const vals = records.map(recordValues).filter((v) => v[pair[0]] !== undefined && v[pair[1]] !== undefined);
+      const ch = await blandAltmanChart("bland-altman-judges", `Bland–Altman: ${pair[0].split("@")[1]} vs ${pair[1].split("@")[1]} on ${first}`, vals.map((v) => v[pair[0]]), vals.map((v) => v[pair[1]]));
+      if (ch) charts.push({ ...ch, id: ch.id.replace(/[^A-Za-z0-9_.-]/g, "_") });
+    }
+    sections.push({ heading: "Judge vs judge (MedConclusion Table 5)", tables: [jj], charts });
+  }
+  if (retrieval.length) sections.push({ heading: "Retrieval", tables: [retrievalTable(retrieval)], charts: [] });
+  const comp = comparisonsTable(records, settings.comparisons ?? []);
+  if (comp) sections.push({ heading: "Paired comparisons", tables: [comp], charts: [] });
+  if (primary && settings.subgroups?.length) {
+    const tables = settings.subgroups.map((f) => subgroupTable(records, f, primary)).filter((t): t is ReportTable => !!t);
+    if (tables.length) sections.push({ heading: "Subgroups", text: "Top and bottom groups by the primary score (MedConclusion §5).", tables, charts: [] });
+  }
+  if (settings.extraSections) sections.push(...settings.extraSections(records));
+  return sections;
+}
+
+/** Paths written by {@link writeReport}. */
+export interface ReportFiles {
+  markdown: string;
+  html: string;
+  json: string;
+  charts: string[];
+}
+
+/**
+ * Write the report of a run folder.
+ * @throws Error naming the folder when it has no results.jsonl.
+ */
+export async function writeReport(runDir: string, settings: ReportSettings = {}): Promise<ReportFiles> {
+  const resultsPath = join(runDir, "results.jsonl");
+  if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
+  const records = [...latestByKey(readResults(resultsPath).records).values()];
+  let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string }; comparisons?: ReportSettings["comparisons"] } } = {};
+  if (existsSync(join(runDir, "spec.json"))) spec = JSON.parse(readFileSync(join(runDir, "spec.json"), "utf8"));
+  const retrievalPath = join(runDir, "retrieval-eval.json");
+  const retrieval: RetrievalEvalRow[] = existsSync(retrievalPath) ? JSON.parse(readFileSync(retrievalPath, "utf8")).rows ?? [] : [];
+  const merged: ReportSettings = {
+    subgroups: settings.subgroups ?? spec.config?.report?.subgroups ?? [],
+    primaryMetric: settings.primaryMetric ?? spec.config?.report?.primaryMetric,
+    comparisons: settings.comparisons ?? spec.config?.comparisons ?? [],
+    extraSections: settings.extraSections,
+  };
+  const sections = await buildSections(records, merged, retrieval);
+  const title = settings.title ?? `medsynth report: ${spec.config?.name ?? runDir}`;
+  const intro = `${records.length} records from ${resultsPath}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats.`;
+  const chartsDir = join(runDir, "charts");
+  mkdirSync(chartsDir, { recursive: true });
+  const chartFiles: string[] = [];
+  for (const s of sections)
+    for (const c of s.charts) {
+      const p = join(chartsDir, `${c.id}.svg`);
+      writeFileSync(p, c.svg);
+      chartFiles.push(p);
+    }
+  const files = { markdown: join(runDir, "report.md"), html: join(runDir, "report.html"), json: join(runDir, "report.json"), charts: chartFiles };
+  writeFileSync(files.markdown, reportToMarkdown(title, intro, sections));
+  writeFileSync(files.html, reportToHtml(title, intro, sections));
+  writeFileSync(files.json, JSON.stringify({ title, sections: sections.map((s) => ({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) })) }, null, 2));
+  return files;
+}

@@ -1,0 +1,98 @@
+/**
+ * Turning run records into score columns and groups for the report.
+ *
+ * Column ids:
+ * - `<metric>` for reference metrics (`rouge1`, `rougeL`, `bleu`, `wordRatio` …) from `record.metrics`;
+ * - `judge:<rubric>.<criterion>` for the panel score (mean over the judges that answered — a
+ *   missing judge answer is left out, never counted as 0; a record where every judge is missing has
+ *   no value);
+ * - `judge:<rubric>.<criterion>@<judgeId>` for one judge's score (judge-vs-judge tables);
+ * - `latencySeconds` (generator wall-clock time in seconds) and `outputWords`.
+ */
+import type { RunRecord } from "../types.ts";
+
+/** Label of a cell's configuration: workflow plus its parameters, e.g. `standard-rag k=5`. */
+export function variantLabel(r: Pick<RunRecord, "workflow" | "params">): string {
+  const ps = Object.entries(r.params)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${v}`);
+  return ps.length ? `${r.workflow} ${ps.join(" ")}` : r.workflow;
+}
+
+/** Number of whitespace-separated words of a text (0 for null). */
+export function wordCount(text: string | null): number {
+  return text ? text.trim().split(/\s+/).filter(Boolean).length : 0;
+}
+
+/**
+ * All numeric values of one record, by column id. Only records with status "ok" carry values.
+ */
+export function recordValues(r: RunRecord): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (r.status !== "ok") return out;
+  for (const [k, v] of Object.entries(r.metrics ?? {})) if (typeof v === "number" && Number.isFinite(v)) out[k] = v;
+  const perCriterion = new Map<string, number[]>();
+  for (const e of r.judgeScores ?? []) {
+    if (e.status !== "ok") continue;
+    for (const [crit, v] of Object.entries(e.scores)) {
+      if (typeof v !== "number" || !Number.isFinite(v)) continue;
+      const col = `judge:${e.rubricId}.${crit}`;
+      out[`${col}@${e.judgeId}`] = v;
+      const list = perCriterion.get(col) ?? [];
+      list.push(v);
+      perCriterion.set(col, list);
+    }
+  }
+  for (const [col, vs] of perCriterion) out[col] = vs.reduce((a, b) => a + b, 0) / vs.length;
+  out.latencySeconds = r.generator.latencyMs / 1000;
+  out.outputWords = wordCount(r.output);
+  return out;
+}
+
+/** Column ids present in any record, panel and metric columns first, per-judge columns last. */
+export function columnsOf(records: RunRecord[]): string[] {
+  const set = new Set<string>();
+  for (const r of records) for (const k of Object.keys(recordValues(r))) set.add(k);
+  const cols = [...set];
+  const rank = (c: string) => (c.startsWith("judge:") ? (c.includes("@") ? 3 : 0) : c === "latencySeconds" || c === "outputWords" ? 2 : 1);
+  return cols.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+/** Records grouped by a key function, in first-seen order. */
+export function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const it of items) {
+    const k = key(it);
+    const list = m.get(k);
+    if (list) list.push(it);
+    else m.set(k, [it]);
+  }
+  return m;
+}
+
+/**
+ * Does a record match a filter such as `{workflow: "golden-rag", k: 5}`? Keys `model`,
+ * `workflow`, `dataset` match record fields; any other key matches `record.params[key]`.
+ */
+export function matchesFilter(r: RunRecord, filter: Record<string, unknown>): boolean {
+  return Object.entries(filter).every(([k, v]) => {
+    if (k === "model" || k === "workflow" || k === "dataset") return r[k] === v;
+    return r.params[k] === v;
+  });
+}
+
+/** Key pairing the same item and repeat across two groups (dataset, item id, repeat). */
+export function pairKey(r: RunRecord): string {
+  return `${r.dataset}\u0000${r.itemId}\u0000${r.repeat}`;
+}
+
+/**
+ * True when paired differences vary (range above 1e-12 relative to their scale), so a paired
+ * test is defined; float noise such as (0.2 + 0.1) − 0.2 ≠ 0.1 does not count as variation.
+ */
+export function differencesVary(d: number[]): boolean {
+  if (d.length < 2) return false;
+  const lo = Math.min(...d);
+  const hi = Math.max(...d);
+  return hi - lo > 1e-12 * Math.max(1, Math.abs(hi), Math.abs(lo));
+}

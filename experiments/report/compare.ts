@@ -1,0 +1,87 @@
+/**
+ * `medsynth compare <runA> <runB>`: per-metric deltas between two runs with paired tests.
+ * Records are paired by cell identity (dataset, item, model, workflow + params, repeat), so two
+ * runs of the same config with e.g. another prompt version or endpoint line up item by item.
+ */
+import { join } from "node:path";
+import { readResults, latestByKey } from "../results-store.ts";
+import type { RunRecord } from "../types.ts";
+import { columnsOf, differencesVary, recordValues, variantLabel } from "./columns.ts";
+import { pairedTTest, wilcoxonSignedRank, mean, cohenDz } from "../../judges/stats/index.ts";
+import { fmt, type ReportTable } from "./tables.ts";
+
+/** Identity of a cell independent of the run folder. */
+export function cellIdentity(r: RunRecord): string {
+  return [r.dataset, r.itemId, r.model, variantLabel(r), r.repeat].join("\u0000");
+}
+
+/** One metric's comparison between run A and run B. */
+export interface RunDelta {
+  column: string;
+  n: number;
+  meanA: number;
+  meanB: number;
+  /** meanB − meanA. */
+  delta: number;
+  t: number | null;
+  p: number | null;
+  dz: number | null;
+  wilcoxonP: number | null;
+}
+
+/**
+ * Compare two record sets column by column over the cells both scored.
+ * Tests need ≥ 2 pairs with some variation in the differences; otherwise they are null.
+ */
+export function compareRecords(a: RunRecord[], b: RunRecord[]): RunDelta[] {
+  const A = new Map(a.map((r) => [cellIdentity(r), recordValues(r)]));
+  const B = new Map(b.map((r) => [cellIdentity(r), recordValues(r)]));
+  const cols = columnsOf([...a, ...b]).filter((c) => !c.includes("@"));
+  const out: RunDelta[] = [];
+  for (const c of cols) {
+    const xa: number[] = [];
+    const xb: number[] = [];
+    for (const [k, va] of A) {
+      const vb = B.get(k);
+      if (vb && va[c] !== undefined && vb[c] !== undefined) {
+        xa.push(va[c]);
+        xb.push(vb[c]);
+      }
+    }
+    if (!xa.length) continue;
+    const d = xb.map((v, i) => v - xa[i]);
+    const testable = differencesVary(d);
+    let w: number | null = null;
+    if (testable) {
+      try {
+        w = wilcoxonSignedRank(xb, xa).p;
+      } catch {
+        w = null;
+      }
+    }
+    const t = testable ? pairedTTest(xb, xa) : null;
+    out.push({ column: c, n: xa.length, meanA: mean(xa), meanB: mean(xb), delta: mean(xb) - mean(xa), t: t?.t ?? null, p: t?.p ?? null, dz: testable ? cohenDz(xb, xa) : null, wilcoxonP: w });
+  }
+  return out;
+}
+
+/** Compare two run folders. @throws when a folder has no results.jsonl records. */
+export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; table: ReportTable } {
+  const load = (d: string) => {
+    const recs = [...latestByKey(readResults(join(d, "results.jsonl")).records).values()];
+    if (!recs.length) throw new Error(`${d}: no records in results.jsonl`);
+    return recs;
+  };
+  const deltas = compareRecords(load(dirA), load(dirB));
+  return {
+    deltas,
+    table: {
+      id: "compare",
+      title: `Run B (${dirB}) minus run A (${dirA})`,
+      caption: "Paired by dataset, item, model, workflow + parameters and repeat; paired t-test and Wilcoxon signed-rank on B − A; d_z = mean(B − A)/SD(B − A).",
+      header: ["metric", "pairs", "mean A", "mean B", "Δ (B − A)", "t", "p", "d_z", "Wilcoxon p"],
+      rows: deltas.map((d) => [d.column, String(d.n), fmt(d.meanA), fmt(d.meanB), fmt(d.delta), fmt(d.t, 2), fmt(d.p, 4), fmt(d.dz, 2), fmt(d.wilcoxonP, 4)]),
+      values: deltas as unknown as Record<string, unknown>[],
+    },
+  };
+}

@@ -1,0 +1,321 @@
+/**
+ * The experiment runner: expands the matrix (items × models × workflows × parameters × repeats),
+ * runs cells with bounded concurrency, and appends each finished record to `results.jsonl` at once.
+ * Re-running skips finished cells; `retryFailed` re-runs only failures; an abort (Ctrl-C) stops
+ * scheduling, lets nothing half-finished into the results, and returns what was done.
+ *
+ * Everything the runner needs from the other layers comes in through {@link RunnerDeps}, so the
+ * runner is tested with scripted endpoints and small fakes; experiments/wiring.ts builds the real
+ * dependencies from the registries.
+ */
+import { mkdirSync, writeFileSync, existsSync, readFileSync, copyFileSync } from "node:fs";
+import { join } from "node:path";
+import pLimit from "p-limit";
+import seedrandom from "seedrandom";
+import type { ExperimentConfig, DatasetSelection, ModelSelection } from "./config.ts";
+import { configHash } from "./config.ts";
+import { expandCells, type Cell, type CellItems } from "./cells.ts";
+import { readResults, latestByKey, ResultsWriter } from "./results-store.ts";
+import type { JudgeScoreEntry, RunRecord } from "./types.ts";
+import type { CallInfo } from "../models/types.ts";
+import type { RunnableWorkflow, WorkflowRunResult } from "../graphs/types.ts";
+
+/** An item of any task kind, as loaded from a dataset. */
+export interface RunnerItem {
+  id: string;
+  [field: string]: unknown;
+}
+
+/** Items of one dataset selection after sampling. */
+export interface LoadedItems {
+  dataset: string;
+  taskKind: "synthesis" | "conclusion" | "rwe";
+  items: RunnerItem[];
+  warnings: string[];
+}
+
+/** What the runner needs from the rest of medsynth. */
+export interface RunnerDeps {
+  /** Load all items of a dataset (sampling is done by the runner). */
+  loadItems(sel: DatasetSelection): Promise<LoadedItems>;
+  /** Task kind a workflow consumes. @throws on an unknown workflow id (listing valid ids). */
+  workflowKind(workflowId: string): "synthesis" | "conclusion" | "rwe";
+  /**
+   * Build a runnable workflow for a model and a parameter set (called once per distinct
+   * model × workflow × params, then reused for every item).
+   */
+  createWorkflow(model: ModelSelection, workflowId: string, params: Record<string, unknown>): Promise<RunnableWorkflow>;
+  /** Reference metrics of a finished record (only called for status "ok" with a reference). */
+  computeMetrics?(record: RunRecord, item: RunnerItem): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string> }>;
+  /** Judge a finished record with the panel; failures come back as `missing` entries. */
+  judge?(record: RunRecord, item: RunnerItem): Promise<{ scores: JudgeScoreEntry[]; calls: CallInfo[] }>;
+  /** Called once before cells run with the resolved environment (for env.json). */
+  environment?(): Promise<Record<string, unknown>>;
+}
+
+/** Options of one runner invocation. */
+export interface RunOptions {
+  /** Re-run only cells whose latest record failed. */
+  retryFailed?: boolean;
+  /** Abort: stop scheduling, drop in-flight cells (they are not written), return. */
+  signal?: AbortSignal;
+  /** Progress callback after each finished cell. */
+  onProgress?: (p: RunProgress) => void;
+  /** Log sink for warnings (default console.error). */
+  log?: (line: string) => void;
+}
+
+/** Progress snapshot. */
+export interface RunProgress {
+  done: number;
+  total: number;
+  failed: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Estimated cost in USD from `config.prices` (0 when no prices are given). */
+  costUsd: number;
+  last?: RunRecord;
+}
+
+/** Summary of a runner invocation. */
+export interface RunSummary {
+  outputDir: string;
+  resultsPath: string;
+  configHash: string;
+  totalCells: number;
+  /** Cells already finished before this invocation and not re-run. */
+  skippedFinished: number;
+  /** Cells run (and written) in this invocation. */
+  ran: number;
+  failed: number;
+  skippedItems: number;
+  aborted: boolean;
+  malformedLines: number[];
+  warnings: string[];
+}
+
+/**
+ * Deterministically sample `n` items with a seed (Fisher–Yates over a seedrandom stream),
+ * keeping the original order of the chosen items. `ids` filters first.
+ */
+export function sampleItems<T extends { id: string }>(items: T[], sel: { sample?: number; ids?: string[]; seed?: number }, defaultSeed: number): T[] {
+  let pool = items;
+  if (sel.ids) {
+    const want = new Set(sel.ids);
+    pool = items.filter((i) => want.has(i.id));
+    const missing = sel.ids.filter((id) => !pool.some((i) => i.id === id));
+    if (missing.length) throw new Error(`datasets: unknown item ids ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? " …" : ""}`);
+  }
+  if (sel.sample === undefined || sel.sample >= pool.length) return pool;
+  const rng = seedrandom(String(sel.seed ?? defaultSeed));
+  const idx = pool.map((_, i) => i);
+  for (let i = idx.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    [idx[i], idx[j]] = [idx[j], idx[i]];
+  }
+  return idx
+    .slice(0, sel.sample)
+    .sort((a, b) => a - b)
+    .map((i) => pool[i]);
+}
+
+function sumCalls(calls: CallInfo[]) {
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let latencyMs = 0;
+  for (const c of calls) {
+    inputTokens += c.usage?.inputTokens ?? 0;
+    outputTokens += c.usage?.outputTokens ?? 0;
+    latencyMs += c.latencyMs;
+  }
+  return { calls: calls.length, inputTokens, outputTokens, latencyMs, cached: calls.length > 0 && calls.every((c) => c.cached) };
+}
+
+function referenceOf(item: RunnerItem, kind: string): string | null {
+  if (kind === "rwe") return null;
+  const r = item.referenceConclusion;
+  return typeof r === "string" && r.length ? r : null;
+}
+
+function metaOf(item: RunnerItem): Record<string, string | number | null> {
+  const out: Record<string, string | number | null> = {};
+  const meta = item.meta;
+  if (meta && typeof meta === "object") {
+    for (const [k, v] of Object.entries(meta as Record<string, unknown>)) {
+      if (v === null || typeof v === "string" || typeof v === "number") out[k] = v;
+    }
+  }
+  for (const k of ["referenceAnswer", "evidenceCertainty", "year", "design"]) {
+    const v = item[k];
+    if (v === null || typeof v === "string" || typeof v === "number") out[k] = v as string | number | null;
+  }
+  return out;
+}
+
+/**
+ * Stable part of a model selection that enters cell keys: the id plus its endpoint settings
+ * (temperature, max tokens …) so a changed setting never reuses old outputs.
+ */
+function modelKeyPart(m: ModelSelection): string {
+  return m.endpoint && Object.keys(m.endpoint).length ? `${m.id}#${JSON.stringify(Object.entries(m.endpoint).sort())}` : m.id;
+}
+
+/**
+ * Run (or resume) an experiment.
+ * Writes `<output>/spec.json` (frozen config + hash), `<output>/env.json` and appends to
+ * `<output>/results.jsonl`.
+ * @throws config errors (unknown dataset/workflow/model ids) before any cell runs.
+ */
+export async function runExperiment(config: ExperimentConfig, deps: RunnerDeps, opts: RunOptions = {}): Promise<RunSummary> {
+  const log = opts.log ?? ((l: string) => console.error(l));
+  const outputDir = config.output;
+  mkdirSync(outputDir, { recursive: true });
+  const hash = configHash(config);
+  const specPath = join(outputDir, "spec.json");
+  if (existsSync(specPath)) {
+    try {
+      const prev = JSON.parse(readFileSync(specPath, "utf8")) as { configHash?: string };
+      if (prev.configHash && prev.configHash !== hash) {
+        copyFileSync(specPath, join(outputDir, `spec.${prev.configHash.slice(0, 12)}.json`));
+        log(`note: config changed since the last run in ${outputDir} (previous spec kept as spec.${prev.configHash.slice(0, 12)}.json); finished cells with identical settings are reused`);
+      }
+    } catch {
+      /* unreadable old spec: overwritten below */
+    }
+  }
+  writeFileSync(specPath, JSON.stringify({ configHash: hash, config }, null, 2) + "\n");
+
+  // Validate workflow ids before loading anything heavy.
+  for (const wf of config.workflows) deps.workflowKind(wf.id);
+
+  const warnings: string[] = [];
+  const loaded: LoadedItems[] = [];
+  const itemIndex = new Map<string, RunnerItem>();
+  const kindOf = new Map<string, string>();
+  for (const sel of config.datasets) {
+    const ds = await deps.loadItems(sel);
+    for (const w of ds.warnings) warnings.push(`${ds.dataset}: ${w}`);
+    const chosen = sampleItems(ds.items, sel, config.seed);
+    loaded.push({ ...ds, items: chosen });
+    for (const it of chosen) itemIndex.set(`${ds.dataset}\u0000${it.id}`, it);
+    kindOf.set(ds.dataset, ds.taskKind);
+  }
+  for (const w of warnings) log(`warning: ${w}`);
+
+  const cellItems: CellItems[] = loaded.map((l) => ({ dataset: l.dataset, taskKind: l.taskKind, itemIds: l.items.map((i) => i.id) }));
+  const modelByKey = new Map(config.models.map((m) => [modelKeyPart(m), m]));
+  const cells = expandCells(cellItems, [...modelByKey.keys()], config.workflows, config.repeats, (id) => deps.workflowKind(id));
+
+  const env = deps.environment ? await deps.environment() : {};
+  writeFileSync(join(outputDir, "env.json"), JSON.stringify({ configHash: hash, node: process.version, platform: `${process.platform}-${process.arch}`, seed: config.seed, models: config.models.map((m) => m.id), ...env }, null, 2) + "\n");
+
+  const resultsPath = join(outputDir, "results.jsonl");
+  const existing = readResults(resultsPath, true);
+  if (existing.truncatedTail) log(`warning: ${resultsPath}: cut off an unfinished last line (a crash mid-write); that cell will run again`);
+  if (existing.malformedLines.length) log(`warning: ${resultsPath}: skipped malformed lines ${existing.malformedLines.join(", ")}`);
+  const latest = latestByKey(existing.records);
+  const pending = cells.filter((c) => {
+    const prev = latest.get(c.key);
+    if (!prev) return !opts.retryFailed;
+    return opts.retryFailed ? prev.status === "failed" : false;
+  });
+  const skippedFinished = cells.length - pending.length;
+
+  const writer = new ResultsWriter(resultsPath);
+  const limit = pLimit(config.concurrency);
+  const workflowCache = new Map<string, Promise<RunnableWorkflow>>();
+  const getWorkflow = (c: Cell) => {
+    const k = JSON.stringify([c.model, c.workflow, c.params]);
+    let w = workflowCache.get(k);
+    if (!w) {
+      w = deps.createWorkflow(modelByKey.get(c.model)!, c.workflow, c.params);
+      workflowCache.set(k, w);
+    }
+    return w;
+  };
+
+  const progress: RunProgress = { done: 0, total: pending.length, failed: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  let ran = 0;
+  let skippedItems = 0;
+  const aborted = () => opts.signal?.aborted ?? false;
+
+  const runCell = async (c: Cell): Promise<void> => {
+    if (aborted()) return;
+    const item = itemIndex.get(`${c.dataset}\u0000${c.itemId}`)!;
+    const kind = kindOf.get(c.dataset)!;
+    const model = modelByKey.get(c.model)!;
+    const startedAt = new Date().toISOString();
+    let result: WorkflowRunResult;
+    try {
+      const wf = await getWorkflow(c);
+      result = await wf.run(item as never, { repeat: c.repeat, signal: opts.signal });
+    } catch (e) {
+      result = { status: "failed", output: null, error: e instanceof Error ? e.message : String(e), intermediate: {}, calls: [], latencyMs: 0 };
+    }
+    if (aborted()) return; // an interrupted cell is not a finished cell
+    const record: RunRecord = {
+      key: c.key,
+      itemId: c.itemId,
+      dataset: c.dataset,
+      taskKind: kind as RunRecord["taskKind"],
+      model: model.label ?? model.id,
+      workflow: c.workflow,
+      params: c.params,
+      repeat: c.repeat,
+      status: result.status,
+      output: result.output,
+      ...(result.error ? { error: result.error } : {}),
+      ...(result.raw ? { raw: result.raw } : {}),
+      reference: referenceOf(item, kind),
+      itemMeta: metaOf(item),
+      intermediate: result.intermediate,
+      generator: { ...sumCalls(result.calls), latencyMs: result.latencyMs },
+      startedAt,
+      finishedAt: startedAt,
+    };
+    if (record.status === "ok" && record.reference && deps.computeMetrics) {
+      try {
+        const m = await deps.computeMetrics(record, item);
+        record.metrics = m.metrics;
+        if (Object.keys(m.notes).length) record.metricNotes = m.notes;
+      } catch (e) {
+        record.metricNotes = { _error: e instanceof Error ? e.message : String(e) };
+      }
+    }
+    if (record.status === "ok" && deps.judge) {
+      const j = await deps.judge(record, item);
+      record.judgeScores = j.scores;
+      const s = sumCalls(j.calls);
+      record.judge = { calls: s.calls, inputTokens: s.inputTokens, outputTokens: s.outputTokens, latencyMs: s.latencyMs };
+    }
+    if (aborted()) return;
+    record.finishedAt = new Date().toISOString();
+    writer.append(record);
+    ran++;
+    if (record.status === "failed") progress.failed++;
+    if (record.status === "skipped") skippedItems++;
+    progress.done++;
+    progress.inputTokens += record.generator.inputTokens + (record.judge?.inputTokens ?? 0);
+    progress.outputTokens += record.generator.outputTokens + (record.judge?.outputTokens ?? 0);
+    const price = config.prices[model.id];
+    if (price && !record.generator.cached) progress.costUsd += (record.generator.inputTokens * price.input + record.generator.outputTokens * price.output) / 1e6;
+    progress.last = record;
+    opts.onProgress?.({ ...progress });
+  };
+
+  await Promise.all(pending.map((c) => limit(() => runCell(c))));
+
+  return {
+    outputDir,
+    resultsPath,
+    configHash: hash,
+    totalCells: cells.length,
+    skippedFinished,
+    ran,
+    failed: progress.failed,
+    skippedItems,
+    aborted: aborted(),
+    malformedLines: existing.malformedLines,
+    warnings,
+  };
+}

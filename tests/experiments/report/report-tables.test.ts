@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunRecord, JudgeScoreEntry } from "../../../experiments/types.ts";
+import { modelByVariantTable, judgeVsJudgeTable, comparisonsTable, subgroupTable, statusTable, meanCi } from "../../../experiments/report/tables.ts";
+import { recordValues } from "../../../experiments/report/columns.ts";
+import { writeResultsAtomic } from "../../../experiments/results-store.ts";
+import { writeReport } from "../../../experiments/report/build.ts";
+import { compareRecords } from "../../../experiments/report/compare.ts";
+
+/** Builder of a small fixed record. */
+function rec(itemId: string, workflow: string, rougeL: number | null, judges: [string, number | null][] = [], specialty = "cardiology", status: RunRecord["status"] = "ok"): RunRecord {
+  const judgeScores: JudgeScoreEntry[] = judges.map(([judgeId, v]) => ({ judgeId, rubricId: "medmeta", scores: { overall: v }, status: v === null ? "missing" : "ok", ...(v === null ? { raw: "garbage" } : {}) }));
+  return {
+    key: `${itemId}-${workflow}`,
+    itemId,
+    dataset: "medevidence",
+    taskKind: "synthesis",
+    model: "m1",
+    workflow,
+    params: {},
+    repeat: 0,
+    status,
+    output: status === "ok" ? "one two three" : null,
+    reference: "ref",
+    itemMeta: { specialty },
+    intermediate: {},
+    generator: { calls: 1, inputTokens: 10, outputTokens: 5, latencyMs: 2000, cached: false },
+    judgeScores,
+    metrics: rougeL === null ? {} : { rougeL },
+    startedAt: "2026-01-01T00:00:00Z",
+    finishedAt: "2026-01-01T00:00:01Z",
+  };
+}
+
+const records: RunRecord[] = [
+  rec("a", "golden-rag", 0.2, [["j1", 4], ["j2", null]], "cardiology"),
+  rec("b", "golden-rag", 0.4, [["j1", 3], ["j2", 5]], "cardiology"),
+  rec("c", "golden-rag", 0.6, [["j1", 2], ["j2", 4]], "oncology"),
+  rec("a", "negated-rag", 0.1, [], "cardiology"),
+  rec("b", "negated-rag", 0.4, [], "cardiology"),
+  rec("c", "negated-rag", 0.3, [], "oncology"),
+  rec("d", "negated-rag", null, [], "oncology", "failed"),
+];
+
+describe("report tables (hand-computed)", () => {
+  it("panel score leaves a missing judge out instead of scoring it 0", () => {
+    expect(recordValues(records[0])["judge:medmeta.overall"]).toBe(4);
+    expect(recordValues(records[1])["judge:medmeta.overall"]).toBe(4);
+    expect(recordValues(records[6])).toEqual({});
+  });
+
+  it("mean ± 95 % CI: 0.2, 0.4, 0.6 → 0.400 ± 0.497 (t_{0.975,2} = 4.302653)", () => {
+    const m = meanCi([0.2, 0.4, 0.6])!;
+    expect(m.mean).toBeCloseTo(0.4, 12);
+    expect((m.ciHigh! - m.ciLow!) / 2).toBeCloseTo(4.302652729749464 * 0.2 / Math.sqrt(3), 9);
+    const t = modelByVariantTable(records, "rougeL");
+    expect(t.header).toEqual(["model", "golden-rag", "negated-rag"]);
+    expect(t.rows[0]).toEqual(["m1", "0.400 ± 0.497", "0.267 ± 0.379"]);
+    const panel = modelByVariantTable(records, "judge:medmeta.overall");
+    expect(panel.rows[0][1].startsWith("3.667 ± ")).toBe(true);
+  });
+
+  it("judge vs judge: means over records both judged, offsets from the mean of means", () => {
+    const t = judgeVsJudgeTable(records)!;
+    expect(t.rows).toEqual([
+      ["medmeta.overall", "j1", "2", "2.500", "-1.000"],
+      ["medmeta.overall", "j2", "2", "4.500", "1.000"],
+    ]);
+  });
+
+  it("paired comparison: t = 1.5119, p = 0.2697, d_z = 0.8729 on d = (0.1, 0, 0.3)", () => {
+    const t = comparisonsTable(records, [{ metric: "rougeL", a: { workflow: "golden-rag" }, b: { workflow: "negated-rag" }, label: "golden vs negated" }])!;
+    const v = t.values![0] as any;
+    expect(v.n).toBe(3);
+    expect(v.t).toBeCloseTo(1.5118578920369088, 9);
+    // df = 2: F(t) = 1/2 + t / (2·sqrt(2 + t²))
+    const p = 2 * (1 - (0.5 + v.t / (2 * Math.sqrt(2 + v.t * v.t))));
+    expect(v.p).toBeCloseTo(p, 9);
+    expect(v.p).toBeCloseTo(0.2697, 4);
+    expect(v.dz).toBeCloseTo(0.8728715609439696, 9);
+    expect(v.pHolm).toBeCloseTo(v.p, 12);
+  });
+
+  it("subgroups sorted by mean with n", () => {
+    const t = subgroupTable(records, "specialty", "rougeL", 5, 1)!;
+    expect(t.rows.map((r) => [r[1], r[2]])).toEqual([
+      ["oncology", "2"],
+      ["cardiology", "4"],
+    ]);
+    expect((t.values![0] as any).mean).toBeCloseTo(0.45, 12);
+    expect((t.values![1] as any).mean).toBeCloseTo(0.275, 12);
+  });
+
+  it("status table counts ok/failed/skipped per variant", () => {
+    expect(statusTable(records).rows).toEqual([
+      ["m1", "golden-rag", "3", "0", "0", "45"],
+      ["m1", "negated-rag", "3", "1", "0", "60"],
+    ]);
+  });
+
+  it("compare: B − A deltas per metric", () => {
+    const a = records.filter((r) => r.workflow === "golden-rag");
+    const b = a.map((r) => ({ ...r, metrics: { rougeL: (r.metrics!.rougeL as number) + 0.1 } }));
+    const d = compareRecords(a, b).find((x) => x.column === "rougeL")!;
+    expect(d.n).toBe(3);
+    expect(d.delta).toBeCloseTo(0.1, 12);
+    expect(d.t).toBeNull(); // no variation in the differences: no test
+  });
+
+  it("writes markdown, standalone html with inline svg, and json", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medsynth-report-"));
+    writeResultsAtomic(join(dir, "results.jsonl"), records);
+    const files = await writeReport(dir, { primaryMetric: "rougeL", subgroups: ["specialty"], comparisons: [{ metric: "rougeL", a: { workflow: "golden-rag" }, b: { workflow: "negated-rag" } }] });
+    const md = readFileSync(files.markdown, "utf8");
+    expect(md).toContain("| m1 | 0.400 ± 0.497 | 0.267 ± 0.379 |");
+    const html = readFileSync(files.html, "utf8");
+    expect(html).toContain("<svg");
+    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+    expect(files.charts.length).toBeGreaterThan(0);
+    for (const c of files.charts) expect(existsSync(c)).toBe(true);
+  });
+});
