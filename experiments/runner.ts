@@ -45,8 +45,8 @@ export interface RunnerDeps {
    * model × workflow × params, then reused for every item).
    */
   createWorkflow(model: ModelSelection, workflowId: string, params: Record<string, unknown>): Promise<RunnableWorkflow>;
-  /** Reference metrics of a finished record (only called for status "ok" with a reference). */
-  computeMetrics?(record: RunRecord, item: RunnerItem): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string> }>;
+  /** Reference metrics of a finished record (called for every record with status "ok"). */
+  computeMetrics?(record: RunRecord, item: RunnerItem): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels?: Record<string, string> }>;
   /** Judge a finished record with the panel; failures come back as `missing` entries. */
   judge?(record: RunRecord, item: RunnerItem): Promise<{ scores: JudgeScoreEntry[]; calls: CallInfo[] }>;
   /** Called once before cells run with the resolved environment (for env.json). */
@@ -145,7 +145,7 @@ function metaOf(item: RunnerItem): Record<string, string | number | null> {
       if (v === null || typeof v === "string" || typeof v === "number") out[k] = v;
     }
   }
-  for (const k of ["referenceAnswer", "evidenceCertainty", "year", "design"]) {
+  for (const k of ["question", "referenceAnswer", "evidenceCertainty", "year", "design"]) {
     const v = item[k];
     if (v === null || typeof v === "string" || typeof v === "number") out[k] = v as string | number | null;
   }
@@ -273,11 +273,12 @@ export async function runExperiment(config: ExperimentConfig, deps: RunnerDeps, 
       startedAt,
       finishedAt: startedAt,
     };
-    if (record.status === "ok" && record.reference && deps.computeMetrics) {
+    if (record.status === "ok" && deps.computeMetrics) {
       try {
         const m = await deps.computeMetrics(record, item);
-        record.metrics = m.metrics;
+        if (Object.keys(m.metrics).length) record.metrics = m.metrics;
         if (Object.keys(m.notes).length) record.metricNotes = m.notes;
+        if (m.labels && Object.keys(m.labels).length) record.labels = m.labels;
       } catch (e) {
         record.metricNotes = { _error: e instanceof Error ? e.message : String(e) };
       }

@@ -44,6 +44,8 @@ export interface RunRecord {
   /** Metric id → value; null with a reason in `metricNotes` when a metric could not be computed. */
   metrics?: Record<string, number | null>;
   metricNotes?: Record<string, string>;
+  /** Categorical outputs of classifiers, e.g. `{answer_label_lexical: "higher"}`. */
+  labels?: Record<string, string>;
   startedAt: string;
   finishedAt: string;
 }

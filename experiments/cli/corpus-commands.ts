@@ -1,5 +1,179 @@
-/** CLI commands of this area (placeholder until its issue lands). */
+/**
+ * `medsynth corpus …` commands: ingest PubMed XML to JSONL, corpus statistics, and an optional
+ * E-utilities fetch for users who are online.
+ *
+ * - `corpus ingest <xml|gz|dir>... --out corpus.jsonl [--clean] [--json]`: stream the files, write one
+ *   {@link PubmedRecord} per line, print a counts table (or JSON); `--clean` applies the
+ *   MedConclusion §3.1.1 cleaning and prints drop counts per reason. A file that breaks
+ *   (e.g. truncated .gz) keeps its records before the break, is named on stderr, and the command
+ *   exits 1.
+ * - `corpus stats <corpus.jsonl> [--json]`: counts of a JSONL corpus (malformed lines skipped and counted).
+ * - `corpus fetch --term … --out … [--structured] [--min-date --max-date] [--max N]`: esearch
+ *   (history) + batched efetch; API key from `$NCBI_API_KEY` (never printed).
+ */
 import type { Command } from "commander";
+import cliProgress from "cli-progress";
+import type { PubmedRecord } from "../../corpus/types.ts";
+import { PubmedRecordSchema } from "../../corpus/types.ts";
+import { ingestPubmed, countRecord, emptyIngestCounts, type IngestCounts } from "../../corpus/ingest.ts";
+import { createRecordCleaner, type CleanResult } from "../../corpus/clean.ts";
+import { createJsonlWriter, readJsonl, type JsonlStats } from "../../corpus/jsonl.ts";
+import { createEutilsClient } from "../../corpus/eutils.ts";
+import type { PubmedWarning } from "../../corpus/pubmed-xml.ts";
 
-/** Register this area's subcommands on the program. */
-export function registerCorpusCommands(_program: Command): void {}
+const MAX_WARNINGS_SHOWN = 20;
+
+/** Render `[label, value]` rows as an aligned two-column table. */
+export function formatCountsTable(rows: [string, number | string][]): string {
+  const w = Math.max(...rows.map(([k]) => k.length));
+  const v = Math.max(...rows.map(([, x]) => (typeof x === "number" ? x.toLocaleString("en-US") : x).length));
+  return rows.map(([k, x]) => `${k.padEnd(w)}  ${(typeof x === "number" ? x.toLocaleString("en-US") : x).padStart(v)}`).join("\n");
+}
+
+function countsRows(c: IngestCounts): [string, number][] {
+  return [
+    ["files", c.files], ["records", c.records], ["with abstract", c.withAbstract], ["structured", c.structured],
+    ["with conclusion", c.withConclusion], ["abstract segments", c.abstractSegments], ["MeSH headings", c.meshHeadings],
+    ["keywords", c.keywords], ["deleted citations", c.deletedCitations], ["retracted", c.retracted], ["errata", c.errata],
+    ["skipped (warnings)", c.warnings],
+  ];
+}
+
+function warningPrinter(json: boolean): { onWarning: (w: PubmedWarning) => void; flush: () => void } {
+  let n = 0;
+  return {
+    onWarning(w) {
+      n++;
+      if (n <= MAX_WARNINGS_SHOWN) process.stderr.write(`warning: ${w.message}\n`);
+    },
+    flush() {
+      if (n > MAX_WARNINGS_SHOWN && !json) process.stderr.write(`warning: … ${n - MAX_WARNINGS_SHOWN} more warnings\n`);
+    },
+  };
+}
+
+/** Register `corpus ingest|stats|fetch`. */
+export function registerCorpusCommands(program: Command): void {
+  const corpus = program.command("corpus").description("PubMed XML ingest, corpus statistics and E-utilities fetch");
+
+  corpus
+    .command("ingest")
+    .description("Parse PubMed XML (.xml, .xml.gz, folders) into a JSONL corpus of records")
+    .argument("<inputs...>", "XML files, .xml.gz files or folders")
+    .requiredOption("--out <file>", "output JSONL (.jsonl or .jsonl.gz)")
+    .option("--clean", "apply MedConclusion §3.1.1 cleaning (English, ≥3 segments, a conclusion, dedupe) and print drop counts", false)
+    .option("--json", "print the report as JSON", false)
+    .option("--no-progress", "no progress bar")
+    .action(async (inputs: string[], opts: { out: string; clean: boolean; json: boolean; progress: boolean }) => {
+      const writer = createJsonlWriter(opts.out);
+      const cleaner = opts.clean ? createRecordCleaner() : null;
+      const warn = warningPrinter(opts.json);
+      const bar = opts.progress && !opts.json && process.stderr.isTTY
+        ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | {value}/{total} MiB | {records} records", stream: process.stderr }, cliProgress.Presets.shades_classic)
+        : null;
+      let started = false;
+      let records = 0;
+      let written = 0;
+      const report = await ingestPubmed(inputs, {
+        onWarning: warn.onWarning,
+        onProgress: ({ bytesRead, totalBytes }) => {
+          if (!bar) return;
+          const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
+          if (!started) {
+            bar.start(mib(totalBytes), 0, { records: 0 });
+            started = true;
+          }
+          bar.update(mib(bytesRead), { records });
+        },
+        onRecord: async (rec: PubmedRecord) => {
+          records++;
+          if (cleaner) cleaner.add(rec);
+          else if (!rec.flags.deleted) {
+            await writer.write(rec);
+            written++;
+          }
+        },
+      });
+      let cleaned: CleanResult | null = null;
+      if (cleaner) {
+        cleaned = cleaner.finish();
+        for (const rec of cleaned.kept) await writer.write(rec);
+        written = cleaned.kept.length;
+      }
+      await writer.close();
+      bar?.stop();
+      warn.flush();
+      for (const e of report.fileErrors) process.stderr.write(`error: ${e.message} (kept ${e.recordsBefore} records read before the break)\n`);
+      if (opts.json) {
+        console.log(JSON.stringify({ out: opts.out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, kept: cleaned.kept.length } }, null, 2));
+      } else {
+        console.log(formatCountsTable(countsRows(report.counts)));
+        if (cleaned) {
+          console.log("\ncleaning (MedConclusion §3.1.1) — dropped by reason:");
+          console.log(formatCountsTable([...Object.entries(cleaned.dropped), ["kept", cleaned.kept.length], ["keywords dropped (non-ASCII)", cleaned.keywordsDropped.nonAscii], ["keywords dropped (overlong)", cleaned.keywordsDropped.overlong], ["keywords dropped (empty)", cleaned.keywordsDropped.empty]]));
+        }
+        console.log(`\nwrote ${written.toLocaleString("en-US")} records to ${opts.out}`);
+      }
+      if (report.fileErrors.length > 0) process.exitCode = 1;
+    });
+
+  corpus
+    .command("stats")
+    .description("Counts of a JSONL corpus of PubMed records")
+    .argument("<corpus>", "corpus JSONL written by `corpus ingest`")
+    .option("--json", "print JSON", false)
+    .action(async (path: string, opts: { json: boolean }) => {
+      const counts = emptyIngestCounts();
+      const stats: JsonlStats = { lines: 0, records: 0, skipped: 0 };
+      const languages = new Map<string, number>();
+      let minYear = Infinity;
+      let maxYear = -Infinity;
+      for await (const rec of readJsonl(path, { schema: PubmedRecordSchema, stats, onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`) })) {
+        countRecord(counts, rec);
+        for (const l of rec.languages) languages.set(l, (languages.get(l) ?? 0) + 1);
+        const y = rec.pubDate ? Number(rec.pubDate.slice(0, 4)) : NaN;
+        if (Number.isFinite(y)) {
+          minYear = Math.min(minYear, y);
+          maxYear = Math.max(maxYear, y);
+        }
+      }
+      counts.files = 1;
+      const langs = Object.fromEntries([...languages.entries()].sort((a, b) => b[1] - a[1]));
+      const years = Number.isFinite(minYear) ? `${minYear}–${maxYear}` : "n/a";
+      if (opts.json) console.log(JSON.stringify({ path, ...counts, malformedLines: stats.skipped, languages: langs, years }, null, 2));
+      else {
+        const rows = countsRows(counts).filter(([k]) => k !== "files" && k !== "skipped (warnings)");
+        console.log(formatCountsTable([...rows, ["malformed lines skipped", stats.skipped], ["years", years], ["languages", Object.entries(langs).slice(0, 5).map(([k, v]) => `${k} ${v}`).join(", ")]]));
+      }
+    });
+
+  corpus
+    .command("fetch")
+    .description("Fetch PubMed records with NCBI E-utilities (needs network; API key from $NCBI_API_KEY)")
+    .requiredOption("--term <query>", "PubMed query")
+    .requiredOption("--out <file>", "output JSONL")
+    .option("--structured", "only structured abstracts (hasstructuredabstract)", false)
+    .option("--min-date <date>", "publication date from (YYYY/MM/DD)")
+    .option("--max-date <date>", "publication date to (YYYY/MM/DD)")
+    .option("--max <n>", "at most this many records", "1000")
+    .option("--base-url <url>", "E-utilities base URL")
+    .action(async (opts: { term: string; out: string; structured: boolean; minDate?: string; maxDate?: string; max: string; baseUrl?: string }) => {
+      const max = Number(opts.max);
+      if (!Number.isInteger(max) || max < 1) throw new Error(`--max must be a positive integer, got ${opts.max}`);
+      const client = createEutilsClient({ apiKey: process.env.NCBI_API_KEY || null, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
+      const found = await client.esearch({ term: opts.term, hasStructuredAbstract: opts.structured, minDate: opts.minDate, maxDate: opts.maxDate, usehistory: true, retmax: 0 });
+      if (!found.webEnv || !found.queryKey) throw new Error("esearch returned no history reference (WebEnv)");
+      const count = Math.min(found.count, max);
+      const writer = createJsonlWriter(opts.out);
+      const warn = warningPrinter(false);
+      const counts = emptyIngestCounts();
+      for await (const rec of client.fetchRecords({ webEnv: found.webEnv, queryKey: found.queryKey, count }, warn.onWarning)) {
+        countRecord(counts, rec);
+        if (!rec.flags.deleted) await writer.write(rec);
+      }
+      await writer.close();
+      warn.flush();
+      console.log(formatCountsTable([["matched", found.count], ...countsRows(counts).filter(([k]) => k !== "files")]));
+      console.log(`\nwrote ${counts.records.toLocaleString("en-US")} records to ${opts.out}`);
+    });
+}

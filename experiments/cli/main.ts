@@ -9,6 +9,7 @@ import { registerRetrievalCommands } from "./retrieval-commands.ts";
 import { registerGenerateCommands } from "./generate-commands.ts";
 import { registerJudgeCommands } from "./judge-commands.ts";
 import { registerRunCommands } from "./run-commands.ts";
+import { registerValidateCommands } from "./validate-commands.ts";
 
 /** Build the commander program (exported for tests). */
 export function buildProgram(): Command {
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerGenerateCommands(program);
   registerJudgeCommands(program);
   registerRunCommands(program);
+  registerValidateCommands(program);
   return program;
 }
 
@@ -30,6 +32,7 @@ export async function main(argv: string[]): Promise<void> {
     await buildProgram().parseAsync(argv);
   } catch (err) {
     console.error(`medsynth: ${err instanceof Error ? err.message : String(err)}`);
+    if (process.env.MEDSYNTH_DEBUG && err instanceof Error) console.error(err.stack);
     process.exitCode = 1;
   }
 }

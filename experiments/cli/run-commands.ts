@@ -1,5 +1,124 @@
-/** CLI commands of this area (placeholder until its issue lands). */
+/**
+ * `medsynth run <config>`, `medsynth report <run-dir>`, `medsynth compare <runA> <runB>`.
+ *
+ * `run` validates the config, runs the retrieval evaluation (when configured) and every pending
+ * cell with a progress bar (ETA, tokens, cost), then writes the report. Ctrl-C stops scheduling,
+ * keeps every finished record and exits 130; a second Ctrl-C exits at once.
+ */
 import type { Command } from "commander";
+import cliProgress from "cli-progress";
+import { loadExperimentConfig } from "../config.ts";
+import { runExperiment, type RunSummary } from "../runner.ts";
+import { createRunnerDeps } from "../wiring.ts";
+import { validateMetricSpecs } from "../metrics-stage.ts";
+import { runRetrievalEval } from "../retrieval-eval-stage.ts";
+import { writeReport } from "../report/build.ts";
+import { compareRuns } from "../report/compare.ts";
+import { tableToMarkdown } from "../report/render.ts";
 
-/** Register this area's subcommands on the program. */
-export function registerRunCommands(_program: Command): void {}
+/** Options of `medsynth run`. */
+export interface RunCommandOptions {
+  retryFailed?: boolean;
+  report?: boolean;
+  json?: boolean;
+  progress?: boolean;
+}
+
+/**
+ * Run an experiment config end to end (exported for tests).
+ * @returns the runner summary plus the report paths.
+ * @throws ConfigError for an invalid config; errors for unknown dataset/workflow/model/metric ids.
+ */
+export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean }> {
+  const config = loadExperimentConfig(file);
+  validateMetricSpecs(config.metrics);
+  const log = (l: string) => console.error(l);
+  const ac = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    console.error("\nstopping: finishing nothing new; finished records are kept (Ctrl-C again to quit now)");
+    ac.abort();
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    const t0 = Date.now();
+    const retrieval = await runRetrievalEval(config, log);
+    if (config.retrievalEval) log(`retrieval evaluation: ${retrieval.recomputed ? "computed" : "reused"} (${retrieval.rows.length} rows)`);
+    const showBar = opts.progress !== false && !opts.json && process.stderr.isTTY;
+    const bar = showBar
+      ? new cliProgress.SingleBar({ format: "{bar} {value}/{total} cells | ETA {eta_formatted} | failed {failed} | tokens {tokens} | ${cost}", hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
+      : null;
+    let started = false;
+    let lastLog = 0;
+    const summary = await runExperiment(config, createRunnerDeps(config, log), {
+      retryFailed: opts.retryFailed,
+      signal: ac.signal,
+      log,
+      onProgress: (p) => {
+        const payload = { failed: p.failed, tokens: p.inputTokens + p.outputTokens, cost: p.costUsd.toFixed(4) };
+        if (bar) {
+          if (!started) {
+            bar.start(p.total, 0, payload);
+            started = true;
+          }
+          bar.update(p.done, payload);
+        } else if (!opts.json && (Date.now() - lastLog > 5000 || p.done === p.total)) {
+          lastLog = Date.now();
+          log(`${p.done}/${p.total} cells, ${p.failed} failed, ${payload.tokens} tokens`);
+        }
+      },
+    });
+    bar?.stop();
+    let report: string | null = null;
+    if (opts.report !== false && !summary.aborted) {
+      const files = await writeReport(config.output, { subgroups: config.report.subgroups, primaryMetric: config.report.primaryMetric, comparisons: config.comparisons });
+      report = files.html;
+    }
+    const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+    if (opts.json) print(JSON.stringify({ ...summary, report, retrievalRecomputed: retrieval.recomputed, seconds: Number(seconds) }, null, 2));
+    else {
+      print(`${summary.totalCells} cells: ${summary.ran} run now (${summary.failed} failed, ${summary.skippedItems} skipped items), ${summary.skippedFinished} already finished${summary.aborted ? " — interrupted" : ""}; ${seconds} s`);
+      print(`results: ${summary.resultsPath}`);
+      if (report) print(`report:  ${report} (and report.md)`);
+    }
+    if (summary.aborted) process.exitCode = 130;
+    return { ...summary, report, retrievalRecomputed: retrieval.recomputed };
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+/** Register `run`, `report` and `compare`. */
+export function registerRunCommands(program: Command): void {
+  program
+    .command("run")
+    .description("run (or resume) an experiment config: generation, metrics, judges, retrieval evaluation, report")
+    .argument("<config>", "experiment YAML/JSON (see experiments/configs/)")
+    .option("--retry-failed", "re-run only the cells whose last record failed")
+    .option("--no-report", "do not write the report at the end")
+    .option("--no-progress", "no progress bar")
+    .option("--json", "print the run summary as JSON")
+    .action(async (file: string, opts: RunCommandOptions) => {
+      await runCommand(file, opts);
+    });
+  program
+    .command("report")
+    .description("write report.md, report.html (standalone) and charts/ for a run folder")
+    .argument("<run-dir>", "folder holding results.jsonl and spec.json")
+    .action(async (dir: string) => {
+      const files = await writeReport(dir);
+      console.log(`report: ${files.html}\n        ${files.markdown}\n        ${files.charts.length} charts in ${dir}/charts`);
+    });
+  program
+    .command("compare")
+    .description("per-metric deltas between two runs, paired by item, with paired t and Wilcoxon tests")
+    .argument("<runA>")
+    .argument("<runB>")
+    .option("--json", "print JSON")
+    .action(async (a: string, b: string, opts: { json?: boolean }) => {
+      const { deltas, table } = compareRuns(a, b);
+      console.log(opts.json ? JSON.stringify(deltas, null, 2) : tableToMarkdown(table));
+    });
+}

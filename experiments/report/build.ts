@@ -8,8 +8,9 @@ import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
 import { readResults, latestByKey } from "../results-store.ts";
 import { columnsOf, recordValues } from "./columns.ts";
-import { allColumnsTable, comparisonsTable, judgeVsJudgeTable, modelByVariantTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
+import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, modelByVariantTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
+import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "../../judges/rwe-weighted-score.ts";
 import { reportToHtml, reportToMarkdown, type ReportSection } from "./render.ts";
 
 /** One row of retrieval-eval.json: macro means over a dataset's queries for one mode and K. */
@@ -39,7 +40,34 @@ export interface ReportSettings {
 export function primaryColumn(records: RunRecord[], explicit?: string): string | null {
   const cols = columnsOf(records);
   if (explicit) return explicit;
-  return cols.find((c) => c.startsWith("judge:") && !c.includes("@")) ?? (cols.includes("rougeL") ? "rougeL" : (cols[0] ?? null));
+  return cols.find((c) => c.startsWith("judge:") && !c.includes("@")) ?? (cols.find((c) => c === "rougeL" || c === "rougeL_fmeasure") ?? cols[0] ?? null);
+}
+
+/**
+ * RWESummary weighted min–max score table from per-model means: panel columns
+ * `judge:rwe-*.<metric>` map to the rubric metric `<metric>` and `latencySeconds` to
+ * `inference_time`. Null unless at least two models have every metric.
+ */
+export function rweWeightedTable(perModel: Record<string, Record<string, number>>): ReportTable | null {
+  const rows: RweModelRow[] = [];
+  for (const [model, v] of Object.entries(perModel)) {
+    const values: Record<string, number> = {};
+    for (const [col, x] of Object.entries(v)) {
+      if (col === "latencySeconds") values.inference_time = x;
+      else if (col.startsWith("judge:rwe-")) values[col.slice(col.indexOf(".") + 1)] = x;
+    }
+    if (RWE_DEFAULT_METRICS.every((m) => values[m.id] !== undefined)) rows.push({ model, values });
+  }
+  if (rows.length < 2) return null;
+  const res = computeRweWeightedScore(rows);
+  return {
+    id: "rwe-weighted",
+    title: "RWESummary weighted score (min–max normalised across models)",
+    caption: `Weights: ${RWE_DEFAULT_METRICS.map((m) => `${m.id} ${m.weight}${m.direction === "lower" ? " (lower is better)" : ""}`).join(", ")}; weighted sum renormalised to 0–100 % across models.${res.degenerateMetrics.length ? ` Metrics equal for every model: ${res.degenerateMetrics.join(", ")}.` : ""}`,
+    header: ["model", ...RWE_DEFAULT_METRICS.map((m) => `${m.id} (norm.)`), "weighted sum", "score %"],
+    rows: res.models.map((m) => [m.model, ...RWE_DEFAULT_METRICS.map((x) => fmt(m.normalized[x.id])), fmt(m.weightedSum, 2), fmt(m.score, 1)]),
+    values: res.models as unknown as Record<string, unknown>[],
+  };
 }
 
 /** Retrieval table from retrieval-eval.json rows. */
@@ -75,16 +103,21 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
     const panelCols = cols.filter((c) => c.startsWith("judge:"));
     for (const c of [...new Set([main, ...panelCols].filter((x): x is string => !!x))]) tables.push(modelByVariantTable(rs, c, `main-${kind}-${c}`));
     tables.push({ ...allColumnsTable(rs, cols), id: `all-${kind}` });
+    if (kind === "synthesis") tables.push(...answerAccuracyTables(rs));
     if (kind === "rwe") {
       const t = rweTable(rs);
-      if (t) tables.push(t.table);
+      if (t) {
+        tables.push(t.table);
+        const w = rweWeightedTable(t.perModel);
+        if (w) tables.push(w);
+      }
     }
     if (main) {
       const b = await barsWithCi(rs, main);
       if (b) charts.push({ ...b, id: `${b.id}-${kind}`.replace(/[^A-Za-z0-9_.-]/g, "_") });
       for (const [param, title] of [
         ["k", `K sweep: ${main} against K`],
-        ["negationFraction", `Negation dose–response: ${main} against the fraction of negated abstracts`],
+        ["fraction", `Negation dose–response: ${main} against the fraction of negated abstracts`],
       ] as const) {
         const s = await paramSweep(rs, param, main, title);
         if (s) charts.push({ ...s, id: `${s.id}-${kind}`.replace(/[^A-Za-z0-9_.-]/g, "_") });

@@ -238,3 +238,34 @@ export function rweTable(records: RunRecord[]): { table: ReportTable; perModel: 
   }
   return { table: { id: "rwe-table1", title: "RWESummary: jury metrics and inference time by model", caption: "Mean of the panel's binary verdicts (1 = yes) and mean generator time in seconds.", header: ["model", "n", ...cols.map((c) => c.replace(/^judge:/, "")), "inference time (s)"], rows, values: Object.entries(perModel).map(([model, v]) => ({ model, ...v })) }, perModel };
 }
+
+/**
+ * Answer-level accuracy (MedEvidence): for each answer-correctness column (`answer_correct_*`),
+ * accuracy per model × workflow variant overall and per GRADE certainty of the item
+ * (`itemMeta.evidenceCertainty`; items without one are counted under "not rated").
+ */
+export function answerAccuracyTables(records: RunRecord[]): ReportTable[] {
+  const cols = columnsOf(records).filter((c) => c.startsWith("answer_correct_"));
+  const out: ReportTable[] = [];
+  for (const col of cols) {
+    const scored = records.filter((r) => recordValues(r)[col] !== undefined);
+    const levels = [...new Set(scored.map((r) => String(r.itemMeta.evidenceCertainty ?? "not rated")))].sort();
+    const rows: string[][] = [];
+    const values: Record<string, unknown>[] = [];
+    for (const [k, rs] of groupBy(scored, (r) => `${r.model}\u0000${variantLabel(r)}`)) {
+      const [model, variant] = k.split("\u0000");
+      const acc = (xs: RunRecord[]) => (xs.length ? xs.reduce((a, r) => a + recordValues(r)[col], 0) / xs.length : null);
+      const row = [model, variant, `${fmt(acc(rs))} (${rs.length})`];
+      const v: Record<string, unknown> = { model, variant, column: col, overall: acc(rs), n: rs.length };
+      for (const level of levels) {
+        const sub = rs.filter((r) => String(r.itemMeta.evidenceCertainty ?? "not rated") === level);
+        row.push(sub.length ? `${fmt(acc(sub))} (${sub.length})` : "–");
+        v[level] = acc(sub);
+      }
+      rows.push(row);
+      values.push(v);
+    }
+    out.push({ id: `answer-accuracy-${col}`, title: `Answer accuracy (${col.replace("answer_correct_", "")} classifier) overall and by evidence certainty`, caption: "Share of outputs whose classified answer (higher / lower / no difference / uncertain effect / insufficient data) equals the gold answer; n in parentheses.", header: ["model", "workflow", "overall", ...levels], rows, values });
+  }
+  return out;
+}

