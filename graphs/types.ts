@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import type { CallInfo, GeneratorModel } from "../models/types.ts";
 import type { Retriever, Reranker } from "../retrieval/types.ts";
-import type { ConclusionTask, RweStudy, SynthesisTask } from "../corpus/types.ts";
+import type { ConclusionTask, CorpusDoc, RweStudy, SynthesisTask } from "../corpus/types.ts";
 
 /** Which task type a workflow consumes. */
 export type WorkflowTaskKind = "synthesis" | "conclusion" | "rwe";
@@ -24,6 +24,11 @@ export interface WorkflowDeps {
   reranker?: Reranker;
   /** Folder with user prompt templates overriding the bundled ones (same file names). */
   promptDir?: string;
+  /**
+   * Looks up a corpus document by id, for retriever hits that come without `doc` (Standard-RAG).
+   * Hits whose document cannot be found are dropped and counted in the intermediate state.
+   */
+  getDoc?: (id: string) => CorpusDoc | undefined;
 }
 
 /** Outcome of one workflow run on one item. Failures and skips are data, not exceptions. */

@@ -18,6 +18,8 @@ export interface SearchHit {
   rank: number;
   doc?: CorpusDoc;
   scores?: Record<string, number>;
+  /** Set when a component (e.g. an LLM reranker) failed for this hit; its score is then not a real grade. */
+  error?: string;
 }
 
 /** Anything that answers a query with a ranked list. An empty query returns []. */

@@ -1,0 +1,227 @@
+/**
+ * NCBI E-utilities client for users who are online: esearch, epost and batched efetch of PubMed
+ * XML, with API key, the NCBI rate limits (3 requests/s without a key, 10 with one), and retries
+ * with exponential backoff that honour `Retry-After`.
+ *
+ * The base URL is configurable so tests run against a local fake server on 127.0.0.1. The API key
+ * is sent as `api_key` and never appears in error messages (URLs in errors are redacted).
+ *
+ * @see MedConclusion §3.1.1 (hasstructuredabstract esearch over a date span, then epost + efetch);
+ *   NCBI "A General Introduction to the E-utilities" (usage limits: 3 req/s, 10 with a key).
+ */
+import { z } from "zod";
+import type { PubmedRecord } from "./types.ts";
+import { parsePubmedXmlString, type PubmedWarning } from "./pubmed-xml.ts";
+
+/** Default E-utilities endpoint. */
+export const EUTILS_BASE_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/";
+
+/** Client configuration (zod-checked; unknown keys rejected). */
+export const EutilsConfigSchema = z
+  .object({
+    baseUrl: z.string().url().default(EUTILS_BASE_URL),
+    /** NCBI API key (raises the limit to 10 requests/s). Take it from env/config, never hard-code. */
+    apiKey: z.string().min(1).nullable().default(null),
+    tool: z.string().default("medsynth"),
+    email: z.string().nullable().default(null),
+    /** Requests per second; default 3, or 10 with an API key. */
+    requestsPerSecond: z.number().positive().max(10).nullable().default(null),
+    /** Retries after the first attempt for 429, 5xx and network errors. */
+    maxRetries: z.number().int().min(0).default(4),
+    /** First backoff delay in ms (doubles each retry) when no Retry-After is given. */
+    backoffMs: z.number().int().min(0).default(500),
+    /** Longest wait honoured from Retry-After, in ms. */
+    maxRetryAfterMs: z.number().int().min(0).default(60_000),
+    timeoutMs: z.number().int().positive().default(60_000),
+    /** PMIDs per efetch request. */
+    batchSize: z.number().int().min(1).max(10_000).default(200),
+  })
+  .strict();
+export type EutilsConfig = z.input<typeof EutilsConfigSchema>;
+
+/** Result of esearch. */
+export interface EsearchResult {
+  count: number;
+  ids: string[];
+  webEnv: string | null;
+  queryKey: string | null;
+}
+
+/** esearch parameters. */
+export interface EsearchParams {
+  term: string;
+  db?: string;
+  /** Add `AND hasstructuredabstract` to the term (MedConclusion §3.1.1). */
+  hasStructuredAbstract?: boolean;
+  /** Date range "YYYY/MM/DD" (or "YYYY"); both needed by NCBI. */
+  minDate?: string;
+  maxDate?: string;
+  /** Date type for the range: "pdat" (publication, default), "edat", "mdat". */
+  dateType?: string;
+  retmax?: number;
+  retstart?: number;
+  /** Keep the result on the history server (gives webEnv + queryKey). */
+  usehistory?: boolean;
+}
+
+/** A history-server reference. */
+export interface HistoryRef {
+  webEnv: string;
+  queryKey: string;
+}
+
+/** Error from an E-utilities call (URL redacted: no API key). */
+export class EutilsError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
+    super(message);
+    this.name = "EutilsError";
+  }
+}
+
+/** The client. */
+export interface EutilsClient {
+  readonly config: z.output<typeof EutilsConfigSchema>;
+  esearch(params: EsearchParams): Promise<EsearchResult>;
+  epost(ids: readonly string[], db?: string): Promise<HistoryRef>;
+  /** Fetch PubMed XML in batches of `batchSize` PMIDs (or from a history reference); yields one XML document per batch. */
+  efetchXml(source: { ids: readonly string[] } | (HistoryRef & { count: number }), db?: string): AsyncGenerator<string>;
+  /** efetch + {@link parsePubmedXmlString}: yields records. */
+  fetchRecords(source: { ids: readonly string[] } | (HistoryRef & { count: number }), onWarning?: (w: PubmedWarning) => void): AsyncGenerator<PubmedRecord>;
+  /** Requests sent so far (including retries). */
+  readonly requestCount: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Parse a Retry-After header (seconds or an HTTP date) to milliseconds.
+ * @returns the delay, or null when absent/unparseable.
+ */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  const t = value.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000);
+  const at = Date.parse(t);
+  return Number.isFinite(at) ? Math.max(0, at - now) : null;
+}
+
+function redact(url: string): string {
+  return url.replace(/([?&]api_key=)[^&]*/g, "$1***");
+}
+
+/**
+ * Create an E-utilities client.
+ * @param config - {@link EutilsConfigSchema}.
+ * @throws ZodError on an invalid or unknown config key.
+ */
+export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
+  const cfg = EutilsConfigSchema.parse(config);
+  const base = cfg.baseUrl.endsWith("/") ? cfg.baseUrl : `${cfg.baseUrl}/`;
+  const rps = cfg.requestsPerSecond ?? (cfg.apiKey ? 10 : 3);
+  const interval = 1000 / rps;
+  let nextSlot = 0;
+  let requestCount = 0;
+
+  /** Wait for the next request slot (start times spaced by 1/rps s, across concurrent callers). */
+  async function takeSlot(): Promise<void> {
+    const now = Date.now();
+    const at = Math.max(now, nextSlot);
+    nextSlot = at + interval;
+    if (at > now) await sleep(at - now);
+  }
+
+  async function call(endpoint: string, params: Record<string, string>, method: "GET" | "POST" = "GET"): Promise<string> {
+    const all: Record<string, string> = { ...params, tool: cfg.tool };
+    if (cfg.email) all.email = cfg.email;
+    if (cfg.apiKey) all.api_key = cfg.apiKey;
+    const body = new URLSearchParams(all).toString();
+    const url = method === "GET" ? `${base}${endpoint}?${body}` : `${base}${endpoint}`;
+    let lastError = "";
+    for (let attempt = 0; attempt <= cfg.maxRetries; attempt++) {
+      await takeSlot();
+      requestCount++;
+      let status: number | null = null;
+      let retryAfter: number | null = null;
+      try {
+        const res = await fetch(url, {
+          method,
+          body: method === "POST" ? body : undefined,
+          headers: method === "POST" ? { "content-type": "application/x-www-form-urlencoded" } : undefined,
+          signal: AbortSignal.timeout(cfg.timeoutMs),
+        });
+        status = res.status;
+        if (res.ok) return await res.text();
+        retryAfter = parseRetryAfter(res.headers.get("retry-after"));
+        lastError = `HTTP ${res.status} ${res.statusText}`;
+        await res.body?.cancel();
+        if (res.status !== 429 && res.status < 500) throw new EutilsError(`${endpoint} ${redact(url)}: ${lastError}`, res.status);
+      } catch (err) {
+        if (err instanceof EutilsError) throw err;
+        if (status === null) lastError = err instanceof Error ? err.message : String(err);
+      }
+      if (attempt < cfg.maxRetries) await sleep(retryAfter !== null ? Math.min(retryAfter, cfg.maxRetryAfterMs) : cfg.backoffMs * 2 ** attempt);
+    }
+    throw new EutilsError(`${endpoint} ${redact(url)}: failed after ${cfg.maxRetries + 1} attempts: ${lastError}`, null);
+  }
+
+  async function* efetchXml(source: { ids: readonly string[] } | (HistoryRef & { count: number }), db = "pubmed"): AsyncGenerator<string> {
+    const common = { db, retmode: "xml", rettype: "abstract" };
+    if ("ids" in source) {
+      for (let i = 0; i < source.ids.length; i += cfg.batchSize) {
+        const ids = source.ids.slice(i, i + cfg.batchSize).join(",");
+        // POST keeps long id lists out of the URL (NCBI recommends POST above ~200 ids).
+        yield await call("efetch.fcgi", { ...common, id: ids }, "POST");
+      }
+    } else {
+      for (let start = 0; start < source.count; start += cfg.batchSize) {
+        yield await call("efetch.fcgi", { ...common, WebEnv: source.webEnv, query_key: source.queryKey, retstart: String(start), retmax: String(cfg.batchSize) });
+      }
+    }
+  }
+
+  return {
+    config: cfg,
+    get requestCount() {
+      return requestCount;
+    },
+    async esearch(p) {
+      const term = p.hasStructuredAbstract ? `(${p.term}) AND hasstructuredabstract` : p.term;
+      const params: Record<string, string> = { db: p.db ?? "pubmed", term, retmode: "json", retmax: String(p.retmax ?? 20), retstart: String(p.retstart ?? 0) };
+      if (p.minDate || p.maxDate) {
+        if (!p.minDate || !p.maxDate) throw new Error("esearch: minDate and maxDate must be given together");
+        params.mindate = p.minDate;
+        params.maxdate = p.maxDate;
+        params.datetype = p.dateType ?? "pdat";
+      }
+      if (p.usehistory) params.usehistory = "y";
+      const text = await call("esearch.fcgi", params);
+      let json: { esearchresult?: { count?: string; idlist?: string[]; webenv?: string; querykey?: string; ERROR?: string } };
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new EutilsError(`esearch: response is not JSON: ${text.slice(0, 200)}`, null);
+      }
+      const r = json.esearchresult;
+      if (!r || r.ERROR) throw new EutilsError(`esearch: ${r?.ERROR ?? "no esearchresult in response"}`, null);
+      return { count: Number(r.count ?? 0), ids: r.idlist ?? [], webEnv: r.webenv ?? null, queryKey: r.querykey ?? null };
+    },
+    async epost(ids, db = "pubmed") {
+      const text = await call("epost.fcgi", { db, id: ids.join(",") }, "POST");
+      const webEnv = /<WebEnv>([^<]+)<\/WebEnv>/.exec(text)?.[1];
+      const queryKey = /<QueryKey>([^<]+)<\/QueryKey>/.exec(text)?.[1];
+      if (!webEnv || !queryKey) throw new EutilsError(`epost: no WebEnv/QueryKey in response: ${text.slice(0, 200)}`, null);
+      return { webEnv, queryKey };
+    },
+    efetchXml,
+    async *fetchRecords(source, onWarning) {
+      let batch = 0;
+      for await (const xml of efetchXml(source)) {
+        batch++;
+        for (const r of parsePubmedXmlString(xml, { source: `efetch batch ${batch}`, onWarning })) yield r;
+      }
+    },
+  };
+}

@@ -1,0 +1,626 @@
+/**
+ * Record-by-record streaming parser for PubMed / MEDLINE XML.
+ *
+ * Reads efetch output (`<PubmedArticleSet>` of `<PubmedArticle>`) and baseline/update files
+ * (`<MedlineCitationSet>` of top-level `<MedlineCitation>`, or `<PubmedArticleSet>` in the
+ * 2019+ baseline), plain `.xml` or gzip-compressed `.xml.gz` (detected by the gzip magic bytes).
+ *
+ * Memory stays flat whatever the file size: the file is streamed (fs stream → zlib gunzip), the
+ * bytes are held as latin1 strings (one char per byte; only the fields we read are decoded as
+ * UTF-8, see {@link utf8FromLatin1}), the text is cut at record boundaries (`</PubmedArticle>`, a top-level
+ * `</MedlineCitation>`, `</DeleteCitation>`, `</PubmedBookArticle>`), and each record is parsed on
+ * its own with fast-xml-parser (settings in {@link PUBMED_PARSER_OPTIONS}). Subtrees we never read
+ * (author, reference, grant, chemical, investigator lists and the PubMed history) are stop nodes,
+ * so the parser skips over them without building objects.
+ *
+ * Deleted citations: every PMID of a `<DeleteCitation>` becomes one {@link PubmedRecord} with
+ * `flags.deleted = true`, empty title and empty lists (so a consumer applying an update file sees
+ * the deletion in stream order). Cleaning drops them and the records they delete.
+ *
+ * `<PubmedBookArticle>` (NCBI Bookshelf) records are skipped and reported as warnings of kind
+ * `"book"` (they have no MedlineCitation).
+ *
+ * @see MedConclusion §3.1.1 (parse each record into metadata, keywords and (label, nlm_category,
+ *   text) segments); PubMed DTD 2025 (pubmed_250101.dtd) and the 2016 MEDLINE DTD.
+ */
+import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
+import { createGunzip } from "node:zlib";
+import { XMLParser } from "fast-xml-parser";
+import type { AbstractSegment, Journal, PubmedRecord } from "./types.ts";
+import { PubmedRecordSchema } from "./types.ts";
+import { decodeEntities, flattenInlineMarkup } from "./markup.ts";
+
+/** Elements that may repeat and must always come back as arrays from the parser. */
+export const REPEATABLE_ELEMENTS: ReadonlySet<string> = new Set([
+  "AbstractText", "MeshHeading", "QualifierName", "Keyword", "KeywordList", "PublicationType",
+  "Language", "ELocationID", "ArticleId", "OtherAbstract", "CommentsCorrections", "PMID",
+  "ISSN", "OtherID", "ArticleDate",
+]);
+
+/** Elements kept as raw inner XML (inline markup) and flattened by {@link flattenInlineMarkup}. */
+export const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set(["AbstractText", "ArticleTitle", "VernacularTitle", "Keyword"]);
+
+/**
+ * Subtrees and leaves never read. {@link reduceRecordXml} cuts them out before fast-xml-parser
+ * sees the record (the parser's cost is per tag, and these are ~80% of a record's tags).
+ */
+export const SKIPPED_ELEMENTS: ReadonlySet<string> = new Set([
+  "AuthorList", "ReferenceList", "GrantList", "ChemicalList", "InvestigatorList", "History",
+  "SupplMeshList", "GeneSymbolList", "PersonalNameSubjectList", "DataBankList", "Pagination",
+  "DateCreated", "DateCompleted", "DateRevised", "GeneralNote", "CopyrightInformation", "OtherID",
+  "CitationSubset", "NumberOfReferences", "SpaceFlightMission", "CoiStatement", "QualifierName",
+  "Country", "MedlineTA", "Volume", "Issue", "PublicationStatus", "ObjectList", "AccessionNumberList",
+  "CommentsCorrectionsList",
+]);
+
+/**
+ * fast-xml-parser options used for one (reduced) record (see ../shared/STACK.md, fast-xml-parser):
+ * attributes kept, values kept as strings (PMIDs, versions), repeatable elements always arrays.
+ * Entities are decoded by our own code ({@link decodeEntities}), only in the fields we read, which
+ * is much cheaper than the parser's per-value entity pass; inline-markup elements never reach the
+ * parser (see {@link reduceRecordXml}), which replaces the `stopNodes` approach at lower cost.
+ */
+export const PUBMED_PARSER_OPTIONS = {
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  htmlEntities: false,
+  processEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  jPath: false,
+  isArray: (name: string): boolean => REPEATABLE_ELEMENTS.has(name),
+};
+
+/** A record with unneeded subtrees removed and raw-text element contents moved to a side table. */
+export interface ReducedRecord {
+  /** The reduced XML; a raw-text element's content is replaced by `@<index into raw>`. */
+  xml: string;
+  /** Raw inner XML of each raw-text element, in document order. */
+  raw: string[];
+}
+
+/**
+ * Prepare one record for fast-xml-parser in a single left-to-right scan: cut out the elements of
+ * {@link SKIPPED_ELEMENTS}, and replace the content of each {@link RAW_TEXT_ELEMENTS} element
+ * (inline markup, MathML) by a reference into a side table, so the parser neither builds nodes
+ * for unneeded subtrees nor walks inline tags. Elements not named in either set pass through.
+ * The same scan checks that the tags it walks are balanced (fast-xml-parser itself accepts
+ * mismatched closing tags silently), so a broken record is reported rather than half-read.
+ * @param xml - one record as cut by {@link RecordSplitter}.
+ * @returns the reduced XML and the side table.
+ * @throws Error on a mismatched, unexpected or missing closing tag (message gives the char offset).
+ */
+export function reduceRecordXml(xml: string): ReducedRecord {
+  const raw: string[] = [];
+  const stack: string[] = [];
+  let out = "";
+  let copyFrom = 0;
+  const n = xml.length;
+  let pos = xml.indexOf("<");
+  while (pos >= 0) {
+    let e = pos + 1;
+    const c0 = xml.charCodeAt(e);
+    if (c0 === 63 /* ? */ || c0 === 33 /* ! */) {
+      pos = xml.indexOf("<", e);
+      continue;
+    }
+    const closing = c0 === 47; /* / */
+    if (closing) e++;
+    const nameStart = e;
+    while (e < n) {
+      const c = xml.charCodeAt(e);
+      if (c === 32 || c === 62 || c === 47 || c === 10 || c === 9 || c === 13) break;
+      e++;
+    }
+    const name = xml.slice(nameStart, e);
+    const gt = xml.indexOf(">", e);
+    if (gt < 0) throw new Error(`unterminated tag <${closing ? "/" : ""}${name} at char ${pos}`);
+    if (closing) {
+      const open = stack.pop();
+      if (open !== name) throw new Error(open === undefined ? `unexpected </${name}> at char ${pos}` : `</${name}> at char ${pos} closes <${open}>`);
+      pos = xml.indexOf("<", gt + 1);
+      continue;
+    }
+    const selfClosing = xml.charCodeAt(gt - 1) === 47;
+    const skip = SKIPPED_ELEMENTS.has(name);
+    if (!skip && !RAW_TEXT_ELEMENTS.has(name)) {
+      if (!selfClosing) stack.push(name);
+      pos = xml.indexOf("<", gt + 1);
+      continue;
+    }
+    if (selfClosing) {
+      if (skip) {
+        out += xml.slice(copyFrom, pos);
+        copyFrom = gt + 1;
+      }
+      pos = xml.indexOf("<", gt + 1);
+      continue;
+    }
+    const close = `</${name}>`;
+    const j = xml.indexOf(close, gt + 1);
+    if (j < 0) throw new Error(`<${name}> at char ${pos} is never closed`);
+    if (skip) {
+      out += xml.slice(copyFrom, pos);
+      copyFrom = j + close.length;
+    } else {
+      out += `${xml.slice(copyFrom, gt + 1)}@${raw.length}`;
+      raw.push(xml.slice(gt + 1, j));
+      copyFrom = j;
+    }
+    pos = xml.indexOf("<", j + close.length);
+  }
+  if (stack.length > 0) throw new Error(`<${stack[stack.length - 1]}> is never closed`);
+  return { xml: copyFrom === 0 ? xml : out + xml.slice(copyFrom), raw };
+}
+
+/** A problem met while reading a file; the record is skipped (or the file ends early). */
+export interface PubmedWarning {
+  /** File path (or `"<string>"` for in-memory XML). */
+  file: string;
+  /** PMID of the record when it could be found, else null. */
+  pmid: string | null;
+  /** Byte offset of the record's start in the (decompressed) XML. */
+  byteOffset: number;
+  /** `"malformed"` (record skipped), `"truncated"` (unfinished record at end), `"book"` (skipped). */
+  kind: "malformed" | "truncated" | "book";
+  message: string;
+}
+
+/** Options of {@link parsePubmedFile} and {@link parsePubmedXmlString}. */
+export interface ParsePubmedOptions {
+  /** Called for each skipped record; default: ignore. */
+  onWarning?: (warning: PubmedWarning) => void;
+  /** Called after each raw chunk read, with the bytes read from disk so far (compressed bytes for .gz). */
+  onProgress?: (bytesRead: number) => void;
+  /** Validate each record with the zod {@link PubmedRecordSchema} (default false: the parser builds the shape itself; tests validate). */
+  validate?: boolean;
+}
+
+/** Error raised when a file cannot be read to its end (e.g. a truncated .gz). Records before the break were already yielded. */
+export class PubmedFileError extends Error {
+  /** @param file - the file; @param recordsBefore - records yielded before the break; @param cause - the underlying error. */
+  constructor(
+    readonly file: string,
+    readonly recordsBefore: number,
+    cause: unknown,
+  ) {
+    super(`${file}: read failed after ${recordsBefore} records: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = "PubmedFileError";
+  }
+}
+
+/** One record's raw XML cut from the stream. */
+export interface RawRecord {
+  /** Element name: PubmedArticle | MedlineCitation | DeleteCitation | PubmedBookArticle | DeleteDocument. */
+  tag: string;
+  xml: string;
+  /** Byte offset of the record's start tag in the decompressed stream. */
+  byteOffset: number;
+}
+
+const NON_ASCII_RE = /[\x80-\xff]/;
+/**
+ * Decode a latin1-held UTF-8 byte string (see {@link RecordSplitter}) to a JS string.
+ * @param s - one character per byte.
+ * @returns the UTF-8 decoding (the same string when it is pure ASCII).
+ */
+export function utf8FromLatin1(s: string): string {
+  return NON_ASCII_RE.test(s) ? Buffer.from(s, "latin1").toString("utf8") : s;
+}
+
+const START_RE = /<(PubmedArticle|PubmedBookArticle|MedlineCitation|DeleteCitation|DeleteDocument)(?=[\s>/])/g;
+/** Longest partial start tag that may hang at a chunk's end and must be kept. */
+const KEEP_TAIL = 24;
+
+/**
+ * Incremental splitter: feed the bytes as a latin1 ("binary") string — one character per byte, so
+ * string indexes are byte offsets and no UTF-8 decoding is spent on the parts never read (UTF-8
+ * multi-byte sequences never contain `<` or `>`, so cutting at tags is safe) — and get complete
+ * record XML strings back (still latin1; see {@link utf8FromLatin1}).
+ * Works on the top level: once a `<PubmedArticle>` starts, everything up to its `</PubmedArticle>`
+ * (including its nested `<MedlineCitation>`) is one record.
+ */
+export class RecordSplitter {
+  private buf = "";
+  /** Byte offset (in the decompressed stream) of `buf[0]`. */
+  private bufOffset = 0;
+  /** Pending record start found in buf (index), its tag, and where to resume the end-tag search. */
+  private pendingStart = -1;
+  private pendingTag = "";
+  private endSearchFrom = 0;
+
+  /**
+   * Add decoded text and return the records completed by it.
+   * @param text - the next piece of the XML text.
+   */
+  push(text: string): RawRecord[] {
+    this.buf = this.buf.length === 0 ? text : this.buf + text;
+    const out: RawRecord[] = [];
+    let pos = 0;
+    for (;;) {
+      let start: number;
+      let tag: string;
+      if (this.pendingStart >= 0) {
+        start = this.pendingStart;
+        tag = this.pendingTag;
+      } else {
+        START_RE.lastIndex = pos;
+        const m = START_RE.exec(this.buf);
+        if (!m) {
+          const keep = Math.max(pos, this.buf.length - KEEP_TAIL);
+          this.drop(keep);
+          return out;
+        }
+        start = m.index;
+        tag = m[1];
+        this.endSearchFrom = start;
+      }
+      const close = `</${tag}>`;
+      const end = this.buf.indexOf(close, this.endSearchFrom);
+      if (end < 0) {
+        // Unfinished: keep from the start tag, remember where to resume.
+        this.drop(start);
+        this.pendingStart = 0;
+        this.pendingTag = tag;
+        this.endSearchFrom = Math.max(0, this.buf.length - close.length);
+        return out;
+      }
+      const stop = end + close.length;
+      const xml = this.buf.slice(start, stop);
+      out.push({ tag, xml, byteOffset: this.bufOffset + start });
+      this.pendingStart = -1;
+      pos = stop;
+    }
+  }
+
+  /** The unfinished record left in the buffer at end of input, if any. */
+  leftover(): RawRecord | null {
+    if (this.pendingStart < 0) return null;
+    return { tag: this.pendingTag, xml: this.buf, byteOffset: this.bufOffset };
+  }
+
+  private drop(upTo: number): void {
+    if (upTo <= 0) return;
+    this.bufOffset += upTo;
+    this.buf = this.buf.slice(upTo);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field extraction
+
+type Node = Record<string, unknown>;
+const parser = new XMLParser(PUBMED_PARSER_OPTIONS);
+
+function asNode(v: unknown): Node | undefined {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Node) : undefined;
+}
+function asArray(v: unknown): unknown[] {
+  return v === undefined || v === null ? [] : Array.isArray(v) ? v : [v];
+}
+/** Text content of a parsed element (string, or object with "#text"), entities decoded. */
+function textOf(v: unknown): string {
+  if (typeof v === "string") return decodeEntities(utf8FromLatin1(v));
+  if (typeof v === "number") return String(v);
+  const n = asNode(v);
+  if (n && typeof n["#text"] === "string") return decodeEntities(utf8FromLatin1(n["#text"] as string));
+  return "";
+}
+/** Side table of the record being converted (see {@link reduceRecordXml}). */
+let currentRaw: string[] = [];
+/** Plain text of a raw-text element: its content from the side table, flattened. */
+function rawText(v: unknown): string {
+  let t: unknown = v;
+  const n = asNode(v);
+  if (n) t = n["#text"];
+  if (typeof t !== "string") return "";
+  if (t.charCodeAt(0) === 64 /* @ */) {
+    const content = currentRaw[Number(t.slice(1))];
+    if (content !== undefined) return flattenInlineMarkup(utf8FromLatin1(content));
+  }
+  return flattenInlineMarkup(utf8FromLatin1(t));
+}
+function attr(v: unknown, name: string): string | null {
+  const n = asNode(v);
+  const a = n?.[`@_${name}`];
+  return typeof a === "string" ? decodeEntities(utf8FromLatin1(a)) : null;
+}
+function nonEmpty(s: string): string | null {
+  const t = s.trim();
+  return t.length > 0 ? t : null;
+}
+
+const MONTHS: Record<string, string> = {
+  jan: "01", feb: "02", mar: "03", apr: "04", may: "05", jun: "06",
+  jul: "07", aug: "08", sep: "09", oct: "10", nov: "11", dec: "12",
+};
+/**
+ * Season → month used for `PubDate/Season` and seasons in `MedlineDate`: the season's first month
+ * in the northern hemisphere, except Winter → 01 (a "Winter 2019" issue opens year 2019).
+ */
+export const SEASON_MONTHS: Readonly<Record<string, string>> = Object.freeze({
+  spring: "03", summer: "06", fall: "09", autumn: "09", winter: "01",
+});
+
+function monthOf(token: string | undefined): string | null {
+  if (!token) return null;
+  const t = token.trim().toLowerCase();
+  if (/^\d{1,2}$/.test(t)) {
+    const n = Number(t);
+    return n >= 1 && n <= 12 ? String(n).padStart(2, "0") : null;
+  }
+  return MONTHS[t.slice(0, 3)] ?? SEASON_MONTHS[t] ?? null;
+}
+
+/**
+ * Normalise a PubMed `PubDate` to ISO: "YYYY", "YYYY-MM" or "YYYY-MM-DD".
+ * Handles Year/Month/Day (month as "Sep", "09" or "9"), Season ("Spring" → "-03", see
+ * {@link SEASON_MONTHS}) and free-text MedlineDate ("1998 Dec-1999 Jan" → "1998-12",
+ * "2000 Spring" → "2000-03", "1975-1976" → "1975", "1999 Nov 3-9" → "1999-11-03"); the start of a
+ * range is kept.
+ * @param pubDate - the parsed `PubDate` element (object of strings) or undefined.
+ * @returns the ISO date, or null when no year can be found.
+ */
+export function normalizePubDate(pubDate: unknown): string | null {
+  const n = asNode(pubDate);
+  if (!n) return null;
+  const year = textOf(n.Year).trim();
+  if (/^\d{4}$/.test(year)) {
+    const month = monthOf(textOf(n.Month)) ?? monthOf(textOf(n.Season));
+    if (!month) return year;
+    const day = textOf(n.Day).trim();
+    if (textOf(n.Month) && /^\d{1,2}$/.test(day) && Number(day) >= 1 && Number(day) <= 31) return `${year}-${month}-${day.padStart(2, "0")}`;
+    return `${year}-${month}`;
+  }
+  return normalizeMedlineDate(textOf(n.MedlineDate));
+}
+
+/**
+ * Normalise a free-text `MedlineDate` (see {@link normalizePubDate}).
+ * @param text - e.g. "1998 Dec-1999 Jan".
+ * @returns ISO date of the range start, or null when no 4-digit year leads the text.
+ */
+export function normalizeMedlineDate(text: string): string | null {
+  const m = /^\s*(\d{4})(?:[\s-]+([A-Za-z]+)(?:\s+(\d{1,2}))?)?/.exec(text);
+  if (!m) return null;
+  const month = monthOf(m[2]);
+  if (!month) return m[1];
+  if (m[3] && MONTHS[m[2].slice(0, 3).toLowerCase()] && Number(m[3]) >= 1 && Number(m[3]) <= 31) return `${m[1]}-${month}-${m[3].padStart(2, "0")}`;
+  return `${m[1]}-${month}`;
+}
+
+function segmentsOf(abstractNode: unknown): AbstractSegment[] {
+  const n = asNode(abstractNode);
+  if (!n) return [];
+  const out: AbstractSegment[] = [];
+  for (const seg of asArray(n.AbstractText)) {
+    const text = rawText(seg);
+    if (text.length === 0) continue;
+    const label = attr(seg, "Label");
+    const cat = attr(seg, "NlmCategory");
+    out.push({ label: label !== null ? nonEmpty(label) : null, nlmCategory: cat !== null ? nonEmpty(cat) : null, text });
+  }
+  return out;
+}
+
+function emptyRecord(pmid: string, version: string): PubmedRecord {
+  return {
+    pmid, version, doi: null, title: "", vernacularTitle: null,
+    journal: { title: null, isoAbbreviation: null, issn: null, nlmUniqueId: null },
+    pubDate: null, languages: [], publicationTypes: [], meshHeadings: [], keywords: [], abstract: [],
+    otherAbstracts: [], flags: { deleted: false, retracted: false, erratum: false },
+  };
+}
+
+/**
+ * Build a {@link PubmedRecord} from a parsed `MedlineCitation` (and the sibling `PubmedData` of a
+ * `PubmedArticle`, when present). `retractionIn` says the record has a CommentsCorrections of
+ * RefType "RetractionIn" (its list is cut before parsing, so the caller checks the raw XML).
+ * @throws Error when the citation has no numeric PMID.
+ */
+export function citationToRecord(citation: Node, pubmedData?: Node, retractionIn = false): PubmedRecord {
+  const pmidNode = asArray(citation.PMID)[0];
+  const pmid = textOf(pmidNode).trim();
+  if (!/^\d+$/.test(pmid)) throw new Error(`MedlineCitation has no numeric PMID (got ${JSON.stringify(pmid)})`);
+  const rec = emptyRecord(pmid, attr(pmidNode, "Version") ?? "1");
+  const article = asNode(citation.Article) ?? {};
+  const journalNode = asNode(article.Journal) ?? {};
+  const issns = asArray(journalNode.ISSN);
+  const info = asNode(citation.MedlineJournalInfo) ?? {};
+  const issnPreferred = issns.find((i) => attr(i, "IssnType") === "Print") ?? issns[0];
+  const journal: Journal = {
+    title: nonEmpty(textOf(journalNode.Title)),
+    isoAbbreviation: nonEmpty(textOf(journalNode.ISOAbbreviation)),
+    issn: nonEmpty(textOf(issnPreferred)) ?? nonEmpty(textOf(info.ISSNLinking)),
+    nlmUniqueId: nonEmpty(textOf(info.NlmUniqueID)),
+  };
+  rec.journal = journal;
+  rec.title = rawText(article.ArticleTitle);
+  const vt = rawText(article.VernacularTitle);
+  rec.vernacularTitle = vt.length > 0 ? vt : null;
+  const issue = asNode(journalNode.JournalIssue);
+  rec.pubDate = normalizePubDate(issue?.PubDate);
+  if (rec.pubDate === null) {
+    const ad = asArray(article.ArticleDate)[0];
+    rec.pubDate = normalizePubDate(ad);
+  }
+  rec.languages = asArray(article.Language).map((l) => textOf(l).trim()).filter((l) => l.length > 0);
+  rec.publicationTypes = asArray(asNode(article.PublicationTypeList)?.PublicationType).map((p) => textOf(p).trim()).filter(Boolean);
+  rec.meshHeadings = asArray(asNode(citation.MeshHeadingList)?.MeshHeading)
+    .map((h) => textOf(asNode(h)?.DescriptorName).trim())
+    .filter(Boolean);
+  for (const list of asArray(citation.KeywordList)) {
+    for (const k of asArray(asNode(list)?.Keyword)) rec.keywords.push(rawText(k));
+  }
+  rec.abstract = segmentsOf(article.Abstract);
+  for (const oa of asArray(citation.OtherAbstract)) {
+    rec.otherAbstracts.push({ type: attr(oa, "Type"), language: attr(oa, "Language"), segments: segmentsOf(oa) });
+  }
+  // DOI: PubmedData/ArticleIdList first, else a valid ELocationID.
+  let doi: string | null = null;
+  for (const id of asArray(asNode(pubmedData?.ArticleIdList)?.ArticleId)) {
+    if (attr(id, "IdType") === "doi") {
+      doi = nonEmpty(textOf(id));
+      if (doi) break;
+    }
+  }
+  if (!doi) {
+    for (const loc of asArray(article.ELocationID)) {
+      if (attr(loc, "EIdType") === "doi" && attr(loc, "ValidYN") !== "N") {
+        doi = nonEmpty(textOf(loc));
+        if (doi) break;
+      }
+    }
+  }
+  rec.doi = doi;
+  const types = rec.publicationTypes;
+  const ccl = asArray(asNode(citation.CommentsCorrectionsList)?.CommentsCorrections);
+  retractionIn = retractionIn || ccl.some((c) => attr(c, "RefType") === "RetractionIn");
+  rec.flags = {
+    deleted: false,
+    retracted: retractionIn || types.includes("Retracted Publication"),
+    erratum: types.includes("Published Erratum"),
+  };
+  return rec;
+}
+
+/**
+ * Parse one record's XML (as cut by {@link RecordSplitter}) into records.
+ * A `PubmedArticle` or `MedlineCitation` gives one record; a `DeleteCitation` gives one
+ * `deleted` record per PMID; other tags give none.
+ * @throws Error when the XML is malformed or lacks a PMID.
+ */
+export function parseRecordXml(raw: RawRecord): PubmedRecord[] {
+  if (raw.tag === "PubmedBookArticle" || raw.tag === "DeleteDocument") return [];
+  const reduced = reduceRecordXml(raw.xml);
+  const doc = parser.parse(reduced.xml) as Node;
+  currentRaw = reduced.raw;
+  const retractionIn = raw.xml.includes('"RetractionIn"');
+  try {
+    if (raw.tag === "PubmedArticle") {
+      const art = asNode(doc.PubmedArticle);
+      const citation = asNode(art?.MedlineCitation);
+      if (!citation) throw new Error("PubmedArticle without MedlineCitation");
+      return [citationToRecord(citation, asNode(art?.PubmedData), retractionIn)];
+    }
+    if (raw.tag === "MedlineCitation") {
+      const citation = asNode(doc.MedlineCitation);
+      if (!citation) throw new Error("empty MedlineCitation");
+      return [citationToRecord(citation, undefined, retractionIn)];
+    }
+  } finally {
+    currentRaw = [];
+  }
+  // DeleteCitation
+  const del = asNode(doc.DeleteCitation) ?? {};
+  return asArray(del.PMID).map((p) => {
+    const pmid = textOf(p).trim();
+    if (!/^\d+$/.test(pmid)) throw new Error(`DeleteCitation has a non-numeric PMID ${JSON.stringify(pmid)}`);
+    const rec = emptyRecord(pmid, attr(p, "Version") ?? "1");
+    rec.flags.deleted = true;
+    return rec;
+  });
+}
+
+const PMID_RE = /<PMID\b[^>]*>\s*(\d+)\s*<\/PMID>/;
+
+function handleRaw(raw: RawRecord, file: string, opts: ParsePubmedOptions): PubmedRecord[] {
+  if (raw.tag === "PubmedBookArticle") {
+    opts.onWarning?.({ file, pmid: PMID_RE.exec(raw.xml)?.[1] ?? null, byteOffset: raw.byteOffset, kind: "book", message: "PubmedBookArticle skipped (no MedlineCitation)" });
+    return [];
+  }
+  try {
+    const recs = parseRecordXml(raw);
+    if (opts.validate) for (let i = 0; i < recs.length; i++) recs[i] = PubmedRecordSchema.parse(recs[i]);
+    return recs;
+  } catch (err) {
+    const pmid = PMID_RE.exec(raw.xml)?.[1] ?? null;
+    const where = pmid ? `PMID ${pmid}` : `byte offset ${raw.byteOffset}`;
+    opts.onWarning?.({
+      file, pmid, byteOffset: raw.byteOffset, kind: "malformed",
+      message: `${file}: skipped malformed ${raw.tag} (${where}): ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`,
+    });
+    return [];
+  }
+}
+
+function handleLeftover(splitter: RecordSplitter, file: string, opts: ParsePubmedOptions): void {
+  const left = splitter.leftover();
+  if (!left) return;
+  const pmid = PMID_RE.exec(left.xml)?.[1] ?? null;
+  opts.onWarning?.({
+    file, pmid, byteOffset: left.byteOffset, kind: "truncated",
+    message: `${file}: unfinished ${left.tag} at end of input (byte offset ${left.byteOffset}${pmid ? `, PMID ${pmid}` : ""})`,
+  });
+}
+
+/**
+ * Parse PubMed XML held in memory (e.g. one efetch response).
+ * @param xml - a `PubmedArticleSet` / `MedlineCitationSet` document (or bare records).
+ * @param options - `onWarning` receives skipped records; `source` names the input in warnings.
+ * @returns the records, in document order (deleted-citation records included).
+ */
+export function parsePubmedXmlString(xml: string, options: ParsePubmedOptions & { source?: string } = {}): PubmedRecord[] {
+  const file = options.source ?? "<string>";
+  const splitter = new RecordSplitter();
+  const out: PubmedRecord[] = [];
+  for (const raw of splitter.push(Buffer.from(xml, "utf8").toString("latin1"))) for (const r of handleRaw(raw, file, options)) out.push(r);
+  handleLeftover(splitter, file, options);
+  return out;
+}
+
+async function isGzip(path: string): Promise<boolean> {
+  const fh = await open(path, "r");
+  try {
+    const { bytesRead, buffer } = await fh.read(Buffer.alloc(2), 0, 2, 0);
+    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Stream the records of a PubMed XML file (`.xml` or gzip `.xml.gz`), one at a time.
+ * Memory is bounded by the largest record plus a read chunk (64 KiB), not by the file size.
+ * Malformed records are skipped and reported through `onWarning` (file + PMID or byte offset).
+ * @param path - the file.
+ * @param options - see {@link ParsePubmedOptions}.
+ * @returns an async generator of records in file order (deleted-citation records included).
+ * @throws PubmedFileError when the file cannot be read to its end (missing, truncated gzip, I/O
+ *   error) — thrown after every record before the break has been yielded.
+ */
+export async function* parsePubmedFile(path: string, options: ParsePubmedOptions = {}): AsyncGenerator<PubmedRecord> {
+  let yielded = 0;
+  let gz: boolean;
+  try {
+    gz = await isGzip(path);
+  } catch (err) {
+    throw new PubmedFileError(path, 0, err);
+  }
+  const fileStream = createReadStream(path, { highWaterMark: 256 * 1024 });
+  const stream = gz ? fileStream.pipe(createGunzip({ chunkSize: 256 * 1024 })) : fileStream;
+  if (gz) fileStream.on("error", (err) => stream.destroy(err));
+  const splitter = new RecordSplitter();
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      options.onProgress?.(fileStream.bytesRead);
+      for (const raw of splitter.push(chunk.toString("latin1"))) {
+        for (const rec of handleRaw(raw, path, options)) {
+          yielded++;
+          yield rec;
+        }
+      }
+    }
+  } catch (err) {
+    handleLeftover(splitter, path, options);
+    throw new PubmedFileError(path, yielded, err);
+  } finally {
+    fileStream.destroy();
+    if (stream !== fileStream) stream.destroy();
+  }
+  handleLeftover(splitter, path, options);
+}

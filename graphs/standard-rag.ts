@@ -1,0 +1,183 @@
+/**
+ * Standard-RAG (MedMeta §3.2): retrieval from a noisy corpus, then synthesis.
+ *
+ *   START → plan → queries ─Send×N→ retrieve (one task per query) → merge → synthesize → END
+ *
+ * plan: the research plan shared with P-CoT (structured); queries: `numQueries` search queries
+ * (structured); retrieve: `deps.retriever` (hybrid BM25 + dense by default) fetches
+ * `candidatesPerQuery` hits when a reranker is given and keeps its top `k`, otherwise fetches `k`
+ * (paper: K = 5 or 10); the parallel results are merged by an array reducer; merge dedupes by
+ * PMID keeping every (query, rank, score) that found a document, ordering documents by best rank
+ * then by first query. Golden recall is recorded when the item knows its golden PMIDs.
+ * With an extractive baseline (offline) there is no plan or query step: the question itself is the
+ * single query (START ─Send→ retrieve → merge → synthesize).
+ */
+import { z } from "zod";
+import { Annotation, END, Send, START, StateGraph } from "@langchain/langgraph";
+import type { CorpusDoc, SynthesisTask } from "../corpus/types.ts";
+import type { EvidencePassage } from "../models/types.ts";
+import { docToPassage, synthesizeFromEvidence, type SynthesisOutput } from "./nodes/evidence.ts";
+import { isExtractiveModel, requireChatModel, structuredStep } from "./nodes/model-call.ts";
+import { formatPlan, makePlan, type ResearchPlan } from "./nodes/plan.ts";
+import { loadWorkflowPrompt } from "./nodes/prompts.ts";
+import { getRunContext, runGraph, StepFailure } from "./nodes/run-context.ts";
+import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+
+/** Workflow id. */
+export const STANDARD_RAG_ID = "standard-rag";
+
+/** Standard-RAG options. */
+export const StandardRagConfigSchema = z
+  .object({
+    /** Search queries generated from the plan. */
+    numQueries: z.number().int().min(1).max(20).default(5),
+    /** Key questions asked by the plan step. */
+    numQuestions: z.number().int().min(1).max(20).default(5),
+    /** Documents kept per query (paper: K = 5 or 10). */
+    k: z.number().int().min(1).max(100).default(5),
+    /** Hits fetched per query for the reranker to reorder (only used with a reranker; ≥ k). */
+    candidatesPerQuery: z.number().int().min(1).max(1000).default(20),
+    /** Length target (words) handed to extractive baselines; LLM prompts ignore it. */
+    targetWords: z.number().int().positive().optional(),
+  })
+  .strict()
+  .refine((c) => c.candidatesPerQuery >= c.k, { message: "candidatesPerQuery must be at least k", path: ["candidatesPerQuery"] });
+export type StandardRagConfig = z.infer<typeof StandardRagConfigSchema>;
+
+/** Structured answer of the query step. */
+export const SearchQueriesSchema = z.object({ queries: z.array(z.string().min(1)).min(1) });
+
+/** One hit of one query. */
+export interface QueryHit {
+  id: string;
+  rank: number;
+  score: number;
+}
+
+/** The hits of one query (one parallel retrieve task). */
+export interface QueryResult {
+  queryIndex: number;
+  query: string;
+  hits: QueryHit[];
+  /** Hits dropped because their document could not be found. */
+  missingDocs: string[];
+  docs: CorpusDoc[];
+}
+
+/** A merged document with every (query, rank, score) that retrieved it. */
+export interface MergedEvidence {
+  passage: EvidencePassage;
+  provenance: { queryIndex: number; query: string; rank: number; score: number }[];
+}
+
+/**
+ * Merge per-query results: dedupe by document id, keep provenance, order by best rank (1 = best)
+ * then by the first query that found the document.
+ */
+export function mergeQueryResults(results: QueryResult[]): MergedEvidence[] {
+  const byId = new Map<string, MergedEvidence & { best: number; firstQuery: number }>();
+  for (const r of [...results].sort((a, b) => a.queryIndex - b.queryIndex)) {
+    const docs = new Map(r.docs.map((d) => [d.id, d]));
+    for (const h of r.hits) {
+      const doc = docs.get(h.id);
+      if (!doc) continue;
+      const prov = { queryIndex: r.queryIndex, query: r.query, rank: h.rank, score: h.score };
+      const e = byId.get(h.id);
+      if (e) {
+        e.provenance.push(prov);
+        e.best = Math.min(e.best, h.rank);
+      } else byId.set(h.id, { passage: docToPassage(doc), provenance: [prov], best: h.rank, firstQuery: r.queryIndex });
+    }
+  }
+  return [...byId.values()].sort((a, b) => a.best - b.best || a.firstQuery - b.firstQuery).map(({ passage, provenance }) => ({ passage, provenance }));
+}
+
+const StandardState = Annotation.Root({
+  topic: Annotation<string>,
+  plan: Annotation<ResearchPlan>,
+  queries: Annotation<string[]>,
+  retrieved: Annotation<QueryResult[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  evidence: Annotation<MergedEvidence[]>,
+  synthesis: Annotation<SynthesisOutput>,
+});
+type S = typeof StandardState.State;
+
+function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigSchema>): RunnableWorkflow<"synthesis"> {
+  const config = StandardRagConfigSchema.parse(rawConfig ?? {});
+  const retriever = deps.retriever;
+  if (!retriever) throw new Error(`workflow '${STANDARD_RAG_ID}' needs deps.retriever (e.g. createRetriever("hybrid", …) from retrieval/registry.ts)`);
+  const reranker = deps.reranker;
+  // An extractive baseline cannot plan or write queries: it retrieves with the question itself as
+  // the only query (documented, honest offline variant) and synthesizes extractively.
+  const extractive = isExtractiveModel(deps.model);
+  const model = extractive ? null : requireChatModel(deps.model, STANDARD_RAG_ID);
+  const p = { plan: loadWorkflowPrompt("research-plan", deps.promptDir), queries: loadWorkflowPrompt("rag-queries", deps.promptDir), synthesize: loadWorkflowPrompt("rag-synthesize", deps.promptDir) };
+
+  const retrieve = async (input: { query: string; queryIndex: number }): Promise<{ retrieved: QueryResult[] }> => {
+    const fetchN = reranker ? config.candidatesPerQuery : config.k;
+    const raw = await retriever.search(input.query, fetchN);
+    const docs: CorpusDoc[] = [];
+    const missingDocs: string[] = [];
+    for (const h of raw) {
+      const d = h.doc ?? deps.getDoc?.(h.id);
+      if (d) docs.push(d);
+      else missingDocs.push(h.id);
+    }
+    let hits: QueryHit[];
+    if (reranker) hits = (await reranker.rerank(input.query, docs, { topN: config.k })).map((h) => ({ id: h.id, rank: h.rank, score: h.score }));
+    else hits = raw.filter((h) => !missingDocs.includes(h.id)).slice(0, config.k).map((h) => ({ id: h.id, rank: h.rank, score: h.score }));
+    return { retrieved: [{ queryIndex: input.queryIndex, query: input.query, hits, missingDocs, docs: docs.filter((d) => hits.some((h) => h.id === d.id)) }] };
+  };
+
+  const graph = new StateGraph(StandardState)
+    .addNode("make_plan", async (s, c) => ({ plan: await makePlan(getRunContext(c), model!, p.plan, s.topic, config.numQuestions) }))
+    .addNode("write_queries", async (s, c) => {
+      const r = await structuredStep(getRunContext(c), model!, "queries", p.queries, { topic: s.topic, plan: formatPlan(s.plan), num_queries: config.numQueries }, SearchQueriesSchema, "search_queries");
+      return { queries: r.queries.slice(0, config.numQueries) };
+    })
+    .addNode("retrieve", retrieve as never)
+    .addNode("merge", (s: S) => {
+      const evidence = mergeQueryResults(s.retrieved);
+      if (evidence.length === 0) throw new StepFailure("merge", `retrieval returned no documents for ${s.queries.length} queries`);
+      return { evidence };
+    })
+    .addNode("synthesize", async (s, c) => ({ synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, p.synthesize, { topic: s.topic, evidence: s.evidence.map((e) => e.passage), targetWords: config.targetWords }) }))
+    .addConditionalEdges(START, (s: S) => (extractive ? [new Send("retrieve", { query: s.topic, queryIndex: 0 })] : "make_plan"), ["make_plan", "retrieve"])
+    .addEdge("make_plan", "write_queries")
+    .addConditionalEdges("write_queries", (s: S) => s.queries.map((query, queryIndex) => new Send("retrieve", { query, queryIndex })), ["retrieve"])
+    .addEdge("retrieve", "merge")
+    .addEdge("merge", "synthesize")
+    .addEdge("synthesize", END)
+    .compile();
+
+  return {
+    id: STANDARD_RAG_ID,
+    run: (task: SynthesisTask, opts) =>
+      runGraph(graph, { topic: task.question, ...(extractive ? { queries: [task.question] } : {}) }, { ...opts, recursionLimit: 8 }, (s: S) => {
+        const ids = s.evidence.map((e) => e.passage.id);
+        const golden = new Set(task.goldenPmids);
+        return {
+          output: s.synthesis.text,
+          intermediate: {
+            plan: s.plan ?? null,
+            queries: s.queries,
+            retriever: retriever.id,
+            reranker: reranker?.id ?? null,
+            retrieved: [...s.retrieved].sort((a, b) => a.queryIndex - b.queryIndex).map((r) => ({ query: r.query, ids: r.hits.map((h) => h.id), missingDocs: r.missingDocs })),
+            evidence: s.evidence.map((e) => ({ id: e.passage.id, provenance: e.provenance })),
+            goldenRecall: golden.size ? ids.filter((id) => golden.has(id)).length / golden.size : null,
+            ...(s.synthesis.sentences ? { extractedSentences: s.synthesis.sentences } : {}),
+          },
+        };
+      }),
+  };
+}
+
+/** Standard-RAG definition (task kind "synthesis"). */
+export const standardRagWorkflow: WorkflowDefinition<"synthesis", typeof StandardRagConfigSchema> = {
+  id: STANDARD_RAG_ID,
+  taskKind: "synthesis",
+  description: "Standard-RAG (MedMeta): plan → N queries → Send fan-out retrieval (K per query, optional reranker) → merge with provenance → synthesize",
+  configSchema: StandardRagConfigSchema,
+  create,
+};

@@ -1,0 +1,85 @@
+/**
+ * Perplexity of the candidate text under a causal language model (GPT-2 by default) through a
+ * local @xenova/transformers model: PPL = exp(mean over tokens t ≥ 2 of −log p(x_t | x_<t)).
+ * Texts longer than the model context are truncated (the note says so). An unavailable model
+ * makes the value null with the reason — never a substitute number.
+ *
+ * @see MedConclusion (seed 000): GPT-2 perplexity of generated conclusions.
+ */
+import { z } from "zod";
+import { loadLocalModel, type Loaded } from "./transformers-loader.ts";
+import type { Metric, MetricPair, MetricScores } from "./types.ts";
+
+/** Metric id in the registry. */
+export const PERPLEXITY_METRIC_ID = "perplexity";
+
+/** Config of the perplexity metric. */
+export const PerplexityConfigSchema = z
+  .object({
+    model: z.string().min(1).default("Xenova/gpt2"),
+    modelDir: z.string().optional(),
+    allowRemote: z.boolean().default(false),
+    quantized: z.boolean().default(false),
+    /** Context length; longer texts are truncated to it. */
+    maxLength: z.number().int().min(2).default(1024),
+  })
+  .strict();
+/** Parsed config. */
+export type PerplexityConfig = z.infer<typeof PerplexityConfigSchema>;
+
+/**
+ * exp(mean NLL) from next-token logits.
+ * @param logits row-major [T, V] logits; @param ids the T token ids.
+ * @returns perplexity, or null when T < 2.
+ */
+export function perplexityFromLogits(logits: Float32Array, ids: readonly number[], vocab: number): number | null {
+  const T = ids.length;
+  if (T < 2) return null;
+  let nll = 0;
+  for (let t = 1; t < T; t++) {
+    const off = (t - 1) * vocab;
+    let max = -Infinity;
+    for (let v = 0; v < vocab; v++) if (logits[off + v] > max) max = logits[off + v];
+    let sum = 0;
+    for (let v = 0; v < vocab; v++) sum += Math.exp(logits[off + v] - max);
+    nll += -(logits[off + ids[t]] - max - Math.log(sum));
+  }
+  return Math.exp(nll / (T - 1));
+}
+
+/**
+ * Registry factory: reports `perplexity` of each candidate (the reference is not used).
+ * @throws ZodError on a bad config.
+ */
+export function createPerplexityMetric(config: Partial<PerplexityConfig> = {}): Metric {
+  const c = PerplexityConfigSchema.parse(config);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let loading: Promise<Loaded<{ tokenizer: any; model: any }>> | null = null;
+  return {
+    id: PERPLEXITY_METRIC_ID,
+    outputs: ["perplexity"],
+    async score(pairs: readonly MetricPair[]): Promise<MetricScores[]> {
+      loading ??= loadLocalModel({ model: c.model, modelDir: c.modelDir, allowRemote: c.allowRemote, quantized: c.quantized }, "AutoModelForCausalLM");
+      const loaded = await loading;
+      if (!loaded.ok) {
+        const reason = loaded.reason;
+        return pairs.map(() => ({ perplexity: { value: null, note: reason } }));
+      }
+      const { tokenizer, model } = loaded.value;
+      const rows: MetricScores[] = [];
+      for (const p of pairs) {
+        try {
+          const enc = await tokenizer(p.candidate, { truncation: true, max_length: c.maxLength });
+          const ids = Array.from(enc.input_ids.data as BigInt64Array, Number);
+          const out = await model({ input_ids: enc.input_ids, attention_mask: enc.attention_mask });
+          const vocab = (out.logits.dims as number[])[2];
+          const ppl = perplexityFromLogits(out.logits.data as Float32Array, ids, vocab);
+          rows.push({ perplexity: ppl === null ? { value: null, note: "fewer than 2 tokens" } : { value: ppl, note: `${c.model}${ids.length >= c.maxLength ? ", truncated" : ""}` } });
+        } catch (e) {
+          rows.push({ perplexity: { value: null, note: `perplexity failed: ${(e as Error).message}` } });
+        }
+      }
+      return rows;
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Krippendorff's alpha for inter-rater reliability, any number of raters, missing values allowed.
+ *
+ * @see Krippendorff K. (2011) Computing Krippendorff's Alpha-Reliability (Annenberg School for
+ *   Communication, Departmental Papers 43), sections "C. Nominal data, any number of observers,
+ *   missing data" and "E. Interval metric".
+ */
+
+/** Difference functions δ² supported. */
+export type KrippendorffLevel = "nominal" | "interval";
+
+/** Alpha with the coincidence-matrix totals used to compute it. */
+export interface KrippendorffAlpha {
+  alpha: number;
+  level: KrippendorffLevel;
+  /** Pairable values n.. (values in units coded by ≥ 2 raters). */
+  nPairable: number;
+  /** Units with ≥ 2 values (the others are ignored). */
+  unitsUsed: number;
+  /** Observed disagreement D_o. */
+  observedDisagreement: number;
+  /** Expected disagreement D_e. */
+  expectedDisagreement: number;
+}
+
+/**
+ * Krippendorff's alpha = 1 − D_o / D_e from the coincidence matrix.
+ * @param data reliability data as raters × units: `data[r][u]` is rater r's value for unit u, or
+ *   `null`/`undefined`/NaN when missing. Rows may not differ in length.
+ * @param level "nominal" (δ² = [c ≠ k]) or "interval" (δ² = (c − k)²).
+ * @returns alpha (NaN when D_e = 0, i.e. all pairable values are equal).
+ * @throws RangeError on ragged rows or fewer than 2 pairable values.
+ */
+export function krippendorffAlpha(data: ReadonlyArray<ReadonlyArray<number | null | undefined>>, level: KrippendorffLevel = "interval"): KrippendorffAlpha {
+  if (data.length === 0) throw new RangeError("krippendorffAlpha: no raters");
+  const nUnits = data[0].length;
+  data.forEach((row, r) => {
+    if (row.length !== nUnits) throw new RangeError(`krippendorffAlpha: rater ${r} has ${row.length} units, expected ${nUnits}`);
+  });
+  const delta = level === "nominal" ? (a: number, b: number) => (a === b ? 0 : 1) : (a: number, b: number) => (a - b) * (a - b);
+  const valueIndex = new Map<number, number>();
+  const values: number[] = [];
+  const units: number[][] = [];
+  for (let u = 0; u < nUnits; u++) {
+    const vals: number[] = [];
+    for (const row of data) {
+      const v = row[u];
+      if (v === null || v === undefined || Number.isNaN(v)) continue;
+      vals.push(v);
+      if (!valueIndex.has(v)) {
+        valueIndex.set(v, values.length);
+        values.push(v);
+      }
+    }
+    if (vals.length >= 2) units.push(vals);
+  }
+  const V = values.length;
+  const o = new Float64Array(V * V);
+  for (const vals of units) {
+    const m = vals.length;
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j < m; j++) {
+        if (i === j) continue;
+        o[valueIndex.get(vals[i])! * V + valueIndex.get(vals[j])!] += 1 / (m - 1);
+      }
+    }
+  }
+  const nc = new Float64Array(V);
+  let n = 0;
+  for (let c = 0; c < V; c++) {
+    for (let k = 0; k < V; k++) nc[c] += o[c * V + k];
+    n += nc[c];
+  }
+  if (n < 2) throw new RangeError("krippendorffAlpha: fewer than 2 pairable values");
+  let dO = 0;
+  let dE = 0;
+  for (let c = 0; c < V; c++) {
+    for (let k = 0; k < V; k++) {
+      const d = delta(values[c], values[k]);
+      dO += o[c * V + k] * d;
+      dE += nc[c] * nc[k] * d;
+    }
+  }
+  dO /= n;
+  dE /= n * (n - 1);
+  return { alpha: dE === 0 ? Number.NaN : 1 - dO / dE, level, nPairable: n, unitsUsed: units.length, observedDisagreement: dO, expectedDisagreement: dE };
+}

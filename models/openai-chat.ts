@@ -1,0 +1,312 @@
+/**
+ * `openai:<model>`: a {@link ChatModel} for any OpenAI-compatible chat-completions endpoint, through
+ * @langchain/openai's ChatOpenAI (client retries off: `maxRetries: 0`), wrapped in medsynth's call
+ * layer: disk cache, shared in-flight calls, per-endpoint concurrency/RPM limits, our retries
+ * with Retry-After, per-attempt timeouts, token usage from the response (never counted locally),
+ * and failures returned as data with the API key redacted.
+ */
+import { ChatOpenAI } from "@langchain/openai";
+import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import type { z } from "zod";
+import { cacheDir as defaultCacheDir } from "../corpus/paths.ts";
+import { CallCache, callCacheKey, stableStringify, type CacheKeyParts } from "./call-cache.ts";
+import { readApiKey, redactSecret, resolveEndpointConfig, type EndpointConfig, type EndpointConfigInput } from "./endpoint-config.ts";
+import { endpointLimiter, type RateLimiter } from "./rate-limit.ts";
+import { AttemptTimeoutError, withRetry, type RetryPolicy } from "./retry.ts";
+import { correctionMessage, jsonInstruction, parseStructuredAnswer, schemaHash, toEndpointJsonSchema } from "./structured.ts";
+import type { CallInfo, CallOptions, ChatMessage, ChatModel, ChatParams, ChatResult, StructuredResult, TokenUsage } from "./types.ts";
+
+/** Id prefix of OpenAI-compatible models. */
+export const OPENAI_PREFIX = "openai:";
+
+/** Options every model factory accepts besides its config. */
+export interface ModelFactoryOptions {
+  /** Cache root (entries under `<cacheDir>/calls`); default `cacheDir()` from corpus/paths.ts. */
+  cacheDir?: string;
+  /** Environment to read defaults and the API key from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Jitter source for backoff (tests). */
+  random?: () => number;
+}
+
+/** What one HTTP exchange (after retries) produced. */
+type RequestOutcome = { ok: true; message: AIMessage; attempts: number; usage: TokenUsage | null } | { ok: false; error: string; attempts: number };
+
+/** Value stored in the cache for a chat call. */
+interface StoredChat {
+  ok: true;
+  text: string;
+  usage: TokenUsage | null;
+  latencyMs: number;
+  attempts: number;
+}
+type ComputedChat = StoredChat | { ok: false; error: string; raw?: string; usage: TokenUsage | null; latencyMs: number; attempts: number };
+
+/** Value stored for a structured call (the raw answer; re-validated on every hit). */
+interface StoredStructured {
+  ok: true;
+  text: string;
+  usage: TokenUsage | null;
+  latencyMs: number;
+  attempts: number;
+  validationAttempts: number;
+}
+type ComputedStructured = StoredStructured | { ok: false; error: string; raw: string | null; usage: TokenUsage | null; latencyMs: number; attempts: number; validationAttempts: number };
+
+function addUsage(a: TokenUsage | null, b: TokenUsage | null): TokenUsage | null {
+  if (!a) return b;
+  if (!b) return a;
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+}
+
+function usageOf(msg: AIMessage): TokenUsage | null {
+  const u = msg.usage_metadata;
+  if (!u || (u.input_tokens === undefined && u.output_tokens === undefined)) return null;
+  return { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0 };
+}
+
+function textOf(msg: AIMessage): string {
+  const c = msg.content;
+  if (typeof c === "string") return c;
+  return c.map((p) => (typeof p === "string" ? p : p.type === "text" ? String((p as { text?: unknown }).text ?? "") : "")).join("");
+}
+
+function toLangChain(messages: ChatMessage[]): BaseMessage[] {
+  return messages.map((m, i) => {
+    if (m.role === "system") return new SystemMessage(m.content);
+    if (m.role === "user") return new HumanMessage(m.content);
+    if (m.role === "assistant") return new AIMessage(m.content);
+    throw new Error(`message ${i}: unknown role "${(m as { role: unknown }).role}" (expected system, user or assistant)`);
+  });
+}
+
+function checkCall(id: string, messages: ChatMessage[], opts: CallOptions | undefined): void {
+  if (!Array.isArray(messages) || messages.length === 0) throw new Error(`${id}: chat called with no messages`);
+  if (!opts?.meta || typeof opts.meta.promptId !== "string" || typeof opts.meta.promptVersion !== "string") {
+    throw new Error(`${id}: CallOptions.meta {promptId, promptVersion} is required (it enters the cache key); use promptMeta(template)`);
+  }
+}
+
+/** The tool/response-format name OpenAI accepts (`[A-Za-z0-9_-]{1,64}`). */
+function wireName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "answer";
+}
+
+/** A chat model on an OpenAI-compatible endpoint. Build it with {@link createOpenAIChatModel}. */
+export class OpenAIChatModel implements ChatModel {
+  readonly kind = "llm" as const;
+  /** Model name sent to the endpoint. */
+  readonly modelName: string;
+  readonly cache: CallCache;
+  readonly limiter: RateLimiter;
+  private readonly apiKey: string;
+  private readonly clients = new Map<string, ChatOpenAI>();
+  private readonly retryPolicy: RetryPolicy;
+
+  constructor(
+    readonly id: string,
+    readonly config: EndpointConfig,
+    private readonly options: ModelFactoryOptions = {},
+  ) {
+    this.modelName = config.model ?? id.slice(OPENAI_PREFIX.length);
+    this.apiKey = readApiKey(config, options.env ?? process.env);
+    this.cache = new CallCache(options.cacheDir ?? defaultCacheDir(), config.cache);
+    this.limiter = endpointLimiter(config.baseURL, { concurrency: config.concurrency, requestsPerMinute: config.requestsPerMinute });
+    this.retryPolicy = { maxRetries: config.maxRetries, baseMs: config.retryBaseMs, maxMs: config.retryMaxMs, maxRetryAfterMs: config.maxRetryAfterMs };
+  }
+
+  /** Config params overlaid with per-call params (what is sent and what enters the cache key). */
+  effectiveParams(params?: ChatParams): ChatParams {
+    const p: ChatParams = {
+      temperature: params?.temperature ?? this.config.temperature,
+      maxTokens: params?.maxTokens ?? this.config.maxTokens,
+      seed: params?.seed ?? this.config.seed,
+      reasoningEffort: params?.reasoningEffort ?? this.config.reasoningEffort,
+    };
+    return JSON.parse(JSON.stringify(p)) as ChatParams;
+  }
+
+  private client(p: ChatParams): ChatOpenAI {
+    const k = stableStringify({ temperature: p.temperature, maxTokens: p.maxTokens, reasoningEffort: p.reasoningEffort });
+    let c = this.clients.get(k);
+    if (!c) {
+      c = new ChatOpenAI({
+        model: this.modelName,
+        apiKey: this.apiKey,
+        configuration: { baseURL: this.config.baseURL },
+        maxRetries: 0,
+        streaming: false,
+        ...(p.temperature !== undefined ? { temperature: p.temperature } : {}),
+        ...(p.maxTokens !== undefined ? { maxTokens: p.maxTokens } : {}),
+        ...(p.reasoningEffort !== undefined ? { modelKwargs: { reasoning_effort: p.reasoningEffort } } : {}),
+      });
+      this.clients.set(k, c);
+    }
+    return c;
+  }
+
+  private redact(text: string): string {
+    return redactSecret(text, this.apiKey);
+  }
+
+  /** One logical request: limiter + retries + per-attempt timeout. Never throws. */
+  private async request(messages: ChatMessage[], params: ChatParams, extra: Record<string, unknown>, signal?: AbortSignal): Promise<RequestOutcome> {
+    const client = this.client(params);
+    const lc = toLangChain(messages);
+    const timeoutMs = this.config.timeoutMs;
+    const out = await withRetry(
+      () =>
+        this.limiter.run(async () => {
+          const timeout = AbortSignal.timeout(timeoutMs);
+          const sig = signal ? AbortSignal.any([signal, timeout]) : timeout;
+          try {
+            return (await client.invoke(lc, { signal: sig, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...extra })) as AIMessage;
+          } catch (e) {
+            if (timeout.aborted && !signal?.aborted) throw new AttemptTimeoutError(timeoutMs);
+            throw e;
+          }
+        }),
+      this.retryPolicy,
+      { signal, random: this.options.random },
+    );
+    if (out.ok) return { ok: true, message: out.value, attempts: out.attempts, usage: usageOf(out.value) };
+    const msg = out.error instanceof Error ? out.error.message : String(out.error);
+    return { ok: false, attempts: out.attempts, error: this.redact(`${this.id} at ${this.config.baseURL}: ${out.gaveUp}: ${msg.split("\n\nTroubleshooting URL")[0]}`) };
+  }
+
+  private keyParts(kind: string, messages: ChatMessage[], opts: CallOptions, params: ChatParams, schema?: CacheKeyParts["schema"]): CacheKeyParts {
+    return {
+      kind,
+      provider: "openai",
+      model: this.modelName,
+      params,
+      messages: messages.map((m) => ({ role: m.role, content: m.content })),
+      promptId: opts.meta.promptId,
+      promptVersion: opts.meta.promptVersion,
+      repeat: opts.meta.repeat ?? 0,
+      schema,
+      extra: this.config.cacheNamespace ? { namespace: this.config.cacheNamespace } : undefined,
+    };
+  }
+
+  private callInfo(source: "hit" | "shared" | "miss", v: { usage: TokenUsage | null; latencyMs: number; attempts: number; ok: boolean }, started: number): CallInfo {
+    if (source === "miss" || !v.ok) return { modelId: this.id, cached: false, latencyMs: source === "miss" ? v.latencyMs : Date.now() - started, usage: v.usage, attempts: source === "miss" ? v.attempts : 0 };
+    return { modelId: this.id, cached: true, latencyMs: Date.now() - started, originalLatencyMs: v.latencyMs, usage: v.usage, attempts: 0 };
+  }
+
+  /**
+   * Free-text chat call.
+   * @returns `{ok:true, text, call}` or `{ok:false, error, call}` after bounded retries (never throws for endpoint errors).
+   * @throws Error only for programmer errors (no messages, missing `meta`).
+   */
+  async chat(messages: ChatMessage[], opts: CallOptions): Promise<ChatResult> {
+    checkCall(this.id, messages, opts);
+    const started = Date.now();
+    const params = this.effectiveParams(opts.params);
+    const parts = this.keyParts("chat", messages, opts, params);
+    const { value, source } = await this.cache.getOrCompute<ComputedChat>(
+      callCacheKey(parts),
+      async () => {
+        const t0 = Date.now();
+        const r = await this.request(messages, params, {}, opts.signal);
+        if (!r.ok) return { ok: false, error: r.error, usage: null, latencyMs: Date.now() - t0, attempts: r.attempts };
+        return { ok: true, text: textOf(r.message), usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts };
+      },
+      (v) => v.ok,
+      parts,
+    );
+    const call = this.callInfo(source, value, started);
+    return value.ok ? { ok: true, text: value.text, call } : { ok: false, error: value.error, call };
+  }
+
+  /**
+   * Structured call validated by `schema`, requested with the endpoint's `structuredMethod`.
+   * An answer that fails validation is re-asked (with a correction message) up to
+   * `structuredRetries` times; then `{ok:false, raw, error}` — never a default value.
+   * @returns {@link StructuredResult}; `validationAttempts` = answers checked; `call.attempts` = HTTP attempts.
+   */
+  async structured<S extends z.ZodType>(messages: ChatMessage[], schema: S, opts: CallOptions & { schemaName: string }): Promise<StructuredResult<z.infer<S>>> {
+    checkCall(this.id, messages, opts);
+    if (!opts.schemaName) throw new Error(`${this.id}: structured() needs opts.schemaName`);
+    const started = Date.now();
+    const params = this.effectiveParams(opts.params);
+    const method = this.config.structuredMethod;
+    const { schema: jsonSchema, strictCompatible } = toEndpointJsonSchema(schema, opts.schemaName);
+    const name = wireName(opts.schemaName);
+    const parts = this.keyParts("structured", messages, opts, params, { name: opts.schemaName, hash: schemaHash(schema), method });
+    let extra: Record<string, unknown> = {};
+    let base = messages;
+    if (method === "jsonSchema") {
+      // `$parseRaw` (a function, so never serialized into the request) stops the OpenAI SDK's
+      // chat.completions.parse() from throwing on non-JSON content: we validate the raw text ourselves.
+      const $parseRaw = (content: string): unknown => {
+        try {
+          return JSON.parse(content);
+        } catch {
+          return null;
+        }
+      };
+      extra = { response_format: { type: "json_schema", json_schema: { name, schema: jsonSchema, strict: strictCompatible }, $parseRaw } };
+    }
+    else if (method === "functionCalling") extra = { tools: [{ type: "function", function: { name, description: String(jsonSchema.description ?? `Return the ${opts.schemaName}`), parameters: jsonSchema } }], tool_choice: { type: "function", function: { name } } };
+    else {
+      base = [...messages, jsonInstruction(jsonSchema)];
+      if (method === "jsonMode") extra = { response_format: { type: "json_object" } };
+    }
+    const rawOf = (m: AIMessage): string => {
+      if (method === "functionCalling") {
+        const tc = (m.additional_kwargs?.tool_calls as { function?: { arguments?: string } }[] | undefined)?.[0]?.function?.arguments;
+        if (typeof tc === "string") return tc;
+        if (m.tool_calls?.[0]) return JSON.stringify(m.tool_calls[0].args);
+        const bad = m.invalid_tool_calls?.[0]?.args;
+        if (typeof bad === "string") return bad;
+      }
+      return textOf(m);
+    };
+    const { value, source } = await this.cache.getOrCompute<ComputedStructured>(
+      callCacheKey(parts),
+      async () => {
+        const t0 = Date.now();
+        let usage: TokenUsage | null = null;
+        let attempts = 0;
+        let raw: string | null = null;
+        let lastError = "";
+        let convo = base;
+        const n = this.config.structuredRetries + 1;
+        for (let v = 1; v <= n; v++) {
+          const r = await this.request(convo, params, extra, opts.signal);
+          attempts += r.attempts;
+          if (!r.ok) return { ok: false, error: r.error, raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v - 1 };
+          usage = addUsage(usage, r.usage);
+          raw = rawOf(r.message);
+          const p = parseStructuredAnswer(raw, schema);
+          if (p.ok) return { ok: true, text: raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v };
+          lastError = p.error;
+          convo = [...base, { role: "assistant", content: raw }, correctionMessage(p.error)];
+        }
+        return { ok: false, error: this.redact(`${this.id}: structured answer "${opts.schemaName}" failed validation ${n} times; last: ${lastError}`), raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: n };
+      },
+      (v) => v.ok,
+      parts,
+      (v) => v.ok && parseStructuredAnswer(v.text, schema).ok,
+    );
+    const call = this.callInfo(source, value, started);
+    if (!value.ok) return { ok: false, error: value.error, raw: value.raw, call, validationAttempts: value.validationAttempts };
+    const p = parseStructuredAnswer(value.text, schema);
+    if (!p.ok) return { ok: false, error: p.error, raw: value.text, call, validationAttempts: value.validationAttempts };
+    return { ok: true, value: p.value, text: value.text, call, validationAttempts: value.validationAttempts };
+  }
+}
+
+/**
+ * Build an `openai:<model>` chat model.
+ * @param id `openai:<model name>` (the name may be overridden by `config.model`).
+ * @param config endpoint settings ({@link EndpointConfigInput}); env defaults fill the rest.
+ * @param options cache root, env, jitter source.
+ * @throws Error for a malformed id, invalid config, or a missing key for api.openai.com.
+ */
+export function createOpenAIChatModel(id: string, config: EndpointConfigInput = {}, options: ModelFactoryOptions = {}): OpenAIChatModel {
+  if (!id.startsWith(OPENAI_PREFIX) || id.length === OPENAI_PREFIX.length) throw new Error(`Invalid model id "${id}": expected "openai:<model name>"`);
+  const cfg = resolveEndpointConfig(config, `config of model ${id}`, options.env ?? process.env);
+  return new OpenAIChatModel(id, cfg, options);
+}

@@ -1,0 +1,151 @@
+/**
+ * `openai:<model>` embeddings: an {@link EmbeddingClient} for OpenAI-compatible `/v1/embeddings`
+ * through @langchain/openai's OpenAIEmbeddings (`encodingFormat: "float"`, client retries off),
+ * inside the call layer: one cache entry per (model, dimensions, text), batching of the uncached
+ * texts, per-endpoint limits, our retries with Retry-After, per-attempt timeout.
+ */
+import { OpenAIEmbeddings } from "@langchain/openai";
+import { cacheDir as defaultCacheDir } from "../corpus/paths.ts";
+import { CallCache, callCacheKey, type CacheKeyParts } from "./call-cache.ts";
+import { readApiKey, redactSecret, resolveEndpointConfig, type EndpointConfig, type EndpointConfigInput } from "./endpoint-config.ts";
+import { OPENAI_PREFIX, type ModelFactoryOptions } from "./openai-chat.ts";
+import { endpointLimiter, type RateLimiter } from "./rate-limit.ts";
+import { AttemptTimeoutError, withRetry } from "./retry.ts";
+import type { CallInfo, EmbeddingClient } from "./types.ts";
+
+/** Error thrown by {@link OpenAIEmbeddingClient.embed} when the endpoint fails after retries (API key redacted). */
+export class EmbeddingError extends Error {
+  constructor(message: string, readonly attempts: number) {
+    super(message);
+    this.name = "EmbeddingError";
+  }
+}
+
+/** Bookkeeping of one `embed` call. */
+export interface EmbedInfo extends Omit<CallInfo, "usage"> {
+  /** Texts served from the cache. */
+  cachedTexts: number;
+  /** Requests (batches) sent. */
+  requests: number;
+  /** Input tokens of the fresh texts: null (OpenAIEmbeddings does not expose the endpoint's usage). */
+  inputTokens: number | null;
+}
+
+/** Embedding client on an OpenAI-compatible endpoint; build with {@link createEmbeddingClient}. */
+export class OpenAIEmbeddingClient implements EmbeddingClient {
+  readonly modelName: string;
+  readonly cache: CallCache;
+  readonly limiter: RateLimiter;
+  /** Info of the most recent `embed` call. */
+  lastInfo: EmbedInfo | null = null;
+  private readonly apiKey: string;
+  private readonly client: OpenAIEmbeddings;
+
+  constructor(
+    readonly id: string,
+    readonly config: EndpointConfig,
+    private readonly options: ModelFactoryOptions = {},
+  ) {
+    this.modelName = config.model ?? id.slice(OPENAI_PREFIX.length);
+    this.apiKey = readApiKey(config, options.env ?? process.env);
+    this.cache = new CallCache(options.cacheDir ?? defaultCacheDir(), config.cache);
+    this.limiter = endpointLimiter(config.baseURL, { concurrency: config.concurrency, requestsPerMinute: config.requestsPerMinute });
+    this.client = new OpenAIEmbeddings({
+      model: this.modelName,
+      apiKey: this.apiKey,
+      configuration: { baseURL: config.baseURL },
+      encodingFormat: "float",
+      stripNewLines: false,
+      batchSize: config.batchSize,
+      maxRetries: 0,
+      timeout: config.timeoutMs,
+      ...(config.dimensions ? { dimensions: config.dimensions } : {}),
+    });
+  }
+
+  private parts(text: string): CacheKeyParts {
+    return { kind: "embedding", provider: "openai", model: this.modelName, params: { dimensions: this.config.dimensions }, extra: { text, namespace: this.config.cacheNamespace || undefined } };
+  }
+
+  /**
+   * Embed texts (order kept). Cached texts are read from disk; the rest go out in batches of
+   * `batchSize`.
+   * @returns one Float32Array per text.
+   * @throws EmbeddingError after bounded retries (message names the endpoint, never the key);
+   *   Error when aborted by `opts.signal`.
+   */
+  async embed(texts: string[], opts: { signal?: AbortSignal } = {}): Promise<Float32Array[]> {
+    return (await this.embedDetailed(texts, opts)).vectors;
+  }
+
+  /** As {@link embed}, also returning cache/latency/attempt info. */
+  async embedDetailed(texts: string[], opts: { signal?: AbortSignal } = {}): Promise<{ vectors: Float32Array[]; info: EmbedInfo }> {
+    const t0 = Date.now();
+    const out: (Float32Array | undefined)[] = new Array(texts.length);
+    const keys = texts.map((t) => callCacheKey(this.parts(t)));
+    const missing = new Map<string, number[]>();
+    await Promise.all(
+      texts.map(async (t, i) => {
+        const hit = await this.cache.get<number[]>(keys[i]);
+        if (hit) out[i] = Float32Array.from(hit);
+        else missing.set(t, [...(missing.get(t) ?? []), i]);
+      }),
+    );
+    const todo = [...missing.keys()];
+    let attempts = 0;
+    let requests = 0;
+    const bs = this.config.batchSize;
+    const batches: string[][] = [];
+    for (let i = 0; i < todo.length; i += bs) batches.push(todo.slice(i, i + bs));
+    await Promise.all(
+      batches.map(async (batch) => {
+        const r = await withRetry(
+          () =>
+            this.limiter.run(async () => {
+              opts.signal?.throwIfAborted();
+              let timer: NodeJS.Timeout | undefined;
+              const timeout = new Promise<never>((_, reject) => {
+                timer = setTimeout(() => reject(new AttemptTimeoutError(this.config.timeoutMs)), this.config.timeoutMs + 1000);
+              });
+              try {
+                return (await Promise.race([this.client.embedDocuments(batch), timeout])) as number[][];
+              } finally {
+                clearTimeout(timer);
+              }
+            }),
+          { maxRetries: this.config.maxRetries, baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs, maxRetryAfterMs: this.config.maxRetryAfterMs },
+          { signal: opts.signal, random: this.options.random },
+        );
+        attempts += r.attempts;
+        requests++;
+        if (!r.ok) {
+          if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
+          const msg = r.error instanceof Error ? r.error.message : String(r.error);
+          throw new EmbeddingError(redactSecret(`${this.id} at ${this.config.baseURL}: ${r.gaveUp}: ${msg.split("\n\nTroubleshooting URL")[0]}`, this.apiKey), r.attempts);
+        }
+        if (r.value.length !== batch.length) throw new EmbeddingError(`${this.id}: endpoint returned ${r.value.length} vectors for ${batch.length} texts`, r.attempts);
+        await Promise.all(
+          batch.map(async (text, j) => {
+            const vec = r.value[j];
+            const idxs = missing.get(text)!;
+            for (const i of idxs) out[i] = Float32Array.from(vec);
+            await this.cache.put(keys[idxs[0]], vec, this.parts(text));
+          }),
+        );
+      }),
+    );
+    const info: EmbedInfo = { modelId: this.id, cached: todo.length === 0, latencyMs: Date.now() - t0, attempts, cachedTexts: texts.length - [...missing.values()].reduce((a, b) => a + b.length, 0), requests, inputTokens: null };
+    this.lastInfo = info;
+    return { vectors: out as Float32Array[], info };
+  }
+}
+
+/**
+ * Build an `openai:<model>` embedding client.
+ * @param config endpoint settings (batchSize, dimensions, limits, retries…).
+ * @throws Error for a malformed id, invalid config, or a missing key for api.openai.com.
+ */
+export function createOpenAIEmbeddingClient(id: string, config: EndpointConfigInput = {}, options: ModelFactoryOptions = {}): OpenAIEmbeddingClient {
+  if (!id.startsWith(OPENAI_PREFIX) || id.length === OPENAI_PREFIX.length) throw new Error(`Invalid embedding model id "${id}": expected "openai:<model name>"`);
+  return new OpenAIEmbeddingClient(id, resolveEndpointConfig(config, `config of embedding model ${id}`, options.env ?? process.env), options);
+}

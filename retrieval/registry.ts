@@ -1,0 +1,109 @@
+/**
+ * Retrieval registry: one zod-checked config → a ready {@link Retriever} (BM25, dense, in-memory
+ * hybrid, or LanceDB-native hybrid), plus re-exports of the embedder and reranker registries.
+ *
+ * Example config: `{ mode: "hybrid", bm25: { engine: "fast" }, embedder: "word-vectors:sg-100d-sif-corpus-pc1",
+ * fusion: "rrf", rrfK: 60, candidates: 100 }`.
+ */
+import { z } from "zod";
+import type { CorpusDoc } from "../corpus/types.ts";
+import { buildBm25, Bm25ConfigSchema } from "./bm25/build.ts";
+import type { Bm25Engine } from "./bm25/params.ts";
+import { createDenseRetriever } from "./dense/dense-retriever.ts";
+import { LanceStoreConfigSchema, openOrBuildDenseStore, type DenseStore } from "./dense/lancedb-store.ts";
+import { createEmbedder, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, type EmbedderOptions } from "./embedders/registry.ts";
+import { RRF_K } from "./fusion.ts";
+import { createHybridRetriever, createLanceHybridRetriever } from "./hybrid.ts";
+import type { Embedder, Retriever } from "./types.ts";
+
+export { createEmbedder, EMBEDDER_IDS, DEFAULT_EMBEDDER_ID, DEFAULT_RETRIEVER_EMBEDDER_ID, type EmbedderOptions } from "./embedders/registry.ts";
+export { createReranker, RERANKER_IDS, type RerankerOptions } from "./rerankers/registry.ts";
+
+/** Retrieval modes. `lance-hybrid` = LanceDB FTS + vector + RRFReranker (no in-memory BM25). */
+export const RETRIEVAL_MODES = ["bm25", "dense", "hybrid", "lance-hybrid"] as const;
+export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
+
+/** Config of {@link createRetriever}. */
+export const RetrieverConfigSchema = z
+  .object({
+    mode: z.enum(RETRIEVAL_MODES).default("hybrid"),
+    /** BM25 engine (`fast` | `wink`), k1, b, field weights, on-disk cache (bm25 and hybrid modes). */
+    bm25: Bm25ConfigSchema.prefault({}),
+    /** Embedder id (dense and hybrid modes); see {@link EMBEDDER_IDS}. */
+    embedder: z.string().min(1).default(DEFAULT_RETRIEVER_EMBEDDER_ID),
+    /** Fusion of the in-memory hybrid: reciprocal rank fusion or weighted min–max. */
+    fusion: z.enum(["rrf", "weighted"]).default("rrf"),
+    /** RRF constant k (not the number of hits: that is the `k` of `search`). */
+    rrfK: z.number().min(0).default(RRF_K),
+    /** Fusion weights; default equal (1/1 for RRF, 0.5/0.5 for weighted). */
+    weights: z.object({ bm25: z.number().min(0), dense: z.number().min(0) }).strict().optional(),
+    /** Hits each component retrieves before fusion. */
+    candidates: z.number().int().positive().default(100),
+    /** LanceDB store: folder, table name, ANN index (`none` = exact), build mode. */
+    dense: LanceStoreConfigSchema.prefault({}),
+  })
+  .strict();
+export type RetrieverConfig = z.infer<typeof RetrieverConfigSchema>;
+export type RetrieverConfigInput = z.input<typeof RetrieverConfigSchema>;
+
+/** Inputs of {@link createRetriever}. */
+export interface RetrieverDeps {
+  /** The corpus (unique ids). */
+  docs: readonly CorpusDoc[];
+  /** A ready embedder (else built from `config.embedder` with `embedderOptions`). */
+  embedder?: Embedder;
+  embedderOptions?: EmbedderOptions;
+  /** Progress/info lines (default console.error). */
+  log?: (line: string) => void;
+}
+
+/** A retriever plus the parts it was built from (for inspection, benchmarks and the CLI). */
+export interface BuiltRetriever extends Retriever {
+  readonly config: RetrieverConfig;
+  readonly bm25?: Bm25Engine;
+  readonly embedder?: Embedder;
+  readonly store?: DenseStore;
+}
+
+/**
+ * Build a retriever from a config.
+ * - `bm25`: `buildBm25(docs, config.bm25)` (cached by corpus hash); id `bm25-fast` / `bm25-wink`.
+ * - `dense`: LanceDB table for (corpus hash, embedder id), opened or built; id `dense:<embedder id>`.
+ * - `hybrid`: both, fused by `fusion`; id `hybrid-rrf` / `hybrid-weighted`.
+ * - `lance-hybrid`: LanceDB FTS + vector + RRFReranker; id `hybrid-lance`.
+ * @param config {@link RetrieverConfigSchema} input (unknown keys are errors).
+ * @throws ZodError on a bad config; Error listing valid ids on an unknown embedder; store errors
+ *   (table built with another embedder/corpus).
+ */
+export async function createRetriever(config: RetrieverConfigInput, deps: RetrieverDeps): Promise<BuiltRetriever> {
+  const cfg = RetrieverConfigSchema.parse(config);
+  const { docs } = deps;
+  let bm25: Bm25Engine | undefined;
+  let embedder: Embedder | undefined;
+  let store: DenseStore | undefined;
+  let dense: Retriever | undefined;
+  if (cfg.mode === "bm25" || cfg.mode === "hybrid") {
+    bm25 = buildBm25(docs, cfg.bm25).engine;
+  }
+  if (cfg.mode !== "bm25") {
+    embedder = deps.embedder ?? (await createEmbedder(cfg.embedder, { docs, ...deps.embedderOptions }));
+    store = await openOrBuildDenseStore(docs, embedder, cfg.dense, { log: deps.log });
+    dense = createDenseRetriever({ store, embedder, docs });
+  }
+  let inner: Retriever;
+  if (cfg.mode === "bm25") inner = bm25!;
+  else if (cfg.mode === "dense") inner = dense!;
+  else if (cfg.mode === "hybrid") {
+    inner = createHybridRetriever({ bm25: bm25!, dense: dense!, docs }, { fusion: cfg.fusion, rrfK: cfg.rrfK, weights: cfg.weights, candidates: cfg.candidates });
+  } else {
+    inner = await createLanceHybridRetriever({ store: store!, embedder: embedder!, docs, rrfK: cfg.rrfK, log: deps.log });
+  }
+  return {
+    id: inner.id,
+    search: (q, k) => inner.search(q, k),
+    config: cfg,
+    bm25,
+    embedder,
+    store,
+  };
+}

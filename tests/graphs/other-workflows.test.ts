@@ -1,0 +1,123 @@
+/** P-ZS, feasibility, MedConclusion modes A–D, RWE summary and the registry. */
+import { afterEach, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ConclusionTask, RweStudy } from "../../corpus/types.ts";
+import { sharedDataDir } from "../../corpus/paths.ts";
+import { getWorkflow, listWorkflowIds } from "../../graphs/registry.ts";
+import { conclusionTargets } from "../../graphs/conclusion-modes.ts";
+import { createGeneratorModel } from "../../models/registry.ts";
+import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
+import { medEvidenceTasks, promptText, scriptedModel } from "./fixtures.ts";
+
+let server: ScriptedServer | undefined;
+afterEach(async () => server?.close());
+
+function pubmedqaTask(): ConclusionTask {
+  const d = JSON.parse(readFileSync(join(sharedDataDir(), "pubmedqa", "ori_pqal.json"), "utf8"));
+  const v = d["21645374"];
+  return { id: "pubmedqa-21645374", dataset: "pubmedqa", pmid: "21645374", title: v.QUESTION, sections: v.CONTEXTS.map((text: string, i: number) => ({ label: v.LABELS[i], nlmCategory: null, text })), referenceConclusion: v.LONG_ANSWER };
+}
+
+/** The GLP-1 vs SGLT2i study of the RWESummary paper, as an RweStudy. */
+function glp1Study(): RweStudy {
+  const j = JSON.parse(readFileSync(join(sharedDataDir(), "rwe", "glp1-vs-sglt2i-respiratory.json"), "utf8"));
+  const o = j.results.outcomes as Record<string, string>;
+  const outcomes = Object.keys(o).filter((k) => k.endsWith("!OR")).map((k) => {
+    const [est, lo, hi] = o[k].match(/[\d.]+/g)!.map(Number);
+    const name = k.replace(/^outcome_3yrs\.ip\.visit\.for\./, "").replace(/_bin!OR$/, "").replace(/\./g, " ");
+    return { name, measure: "OR", estimate: est, ciLower: lo, ciUpper: hi, pValue: Number(o[k.replace("!OR", "!pvalue")]) };
+  });
+  return {
+    id: j.id, dataset: "rwe", question: j.question, design: "cohort",
+    picot: { population: j.design.population, intervention: j.design.intervention, comparator: j.design.control, outcomes: outcomes.map((x) => x.name), time: j.design.timeframe },
+    cohortSizes: { exposed: 34273, comparator: 20571 }, propensityMatched: true,
+    baselineDifferences: Object.entries(j.results.baseline_differences as Record<string, string>).map(([variable, description]) => ({ variable, description })),
+    outcomes,
+  };
+}
+
+describe("P-ZS", () => {
+  it("sends only the title and refuses an extractive model", async () => {
+    server = await startScriptedServer([{ content: "ZS" }]);
+    const task = medEvidenceTasks(1)[0];
+    const r = await getWorkflow("pzs").create({ model: scriptedModel(server) }, {}).run(task, { repeat: 0 });
+    expect(r.output).toBe("ZS");
+    const sent = promptText(server.chatRequests()[0]);
+    expect(sent).toContain(task.question);
+    expect(sent).not.toContain("PMID");
+    expect(() => getWorkflow("pzs").create({ model: createGeneratorModel("extractive:mmr") }, {})).toThrow(/cannot run with the extractive baseline 'extractive:mmr'/);
+    expect(() => getWorkflow("pcot").create({ model: createGeneratorModel("extractive:mmr") }, {})).toThrow(/extractive/);
+  });
+});
+
+describe("feasibility", () => {
+  it("averages N runs, each a separate call", async () => {
+    const scores = [4, 5, 3];
+    let n = 0;
+    server = await startScriptedServer(() => ({ content: JSON.stringify({ evaluation: "e", score: scores[n++] }) }));
+    const task = { ...medEvidenceTasks(1)[0], referenceConclusion: "Drains can be omitted." };
+    const r = await getWorkflow("feasibility").create({ model: scriptedModel(server) }, { runs: 3 }).run(task, { repeat: 0 });
+    expect(r.output).toBe("4.00");
+    expect(r.intermediate.scores).toEqual([4, 5, 3]);
+    expect(r.intermediate.passed).toBe(false);
+    expect(server.chatRequests()).toHaveLength(3);
+    expect(server.chatRequests()[0].body.temperature).toBe(0.5);
+    const noRef = await getWorkflow("feasibility").create({ model: scriptedModel(server) }, {}).run(medEvidenceTasks(1)[0], { repeat: 0 });
+    expect(noRef.status).toBe("skipped");
+  });
+});
+
+describe("MedConclusion modes", () => {
+  it("targets of the reference: 4 sentences, 97 words (hand-counted)", () => {
+    expect(conclusionTargets(pubmedqaTask().referenceConclusion)).toEqual({ targetSentences: 4, targetWords: 97 });
+  });
+
+  it.each(["c", "d"])("mode %s puts the target counts in the prompt; A/B do not", async (mode) => {
+    server = await startScriptedServer([{ content: "OUT" }]);
+    const model = scriptedModel(server);
+    await getWorkflow(`conclusion-${mode}`).create({ model }, {}).run(pubmedqaTask(), { repeat: 0 });
+    const sent = promptText(server.chatRequests()[0]);
+    expect(sent).toContain("exactly 4 sentence(s) and about 97 words");
+    expect(sent).toContain("do not add findings");
+    expect(sent).toContain(mode === "c" ? "Write the conclusion" : "Write a summary");
+    expect(sent).not.toContain("Results depicted mitochondrial dynamics");
+    await getWorkflow(mode === "c" ? "conclusion-a" : "conclusion-b").create({ model }, {}).run(pubmedqaTask(), { repeat: 0 });
+    const free = promptText(server.chatRequests()[1]);
+    expect(free).not.toContain("97 words");
+    expect(free).toContain("do not add findings");
+  });
+});
+
+describe("RWE summary", () => {
+  it("puts every outcome with OR/CI/p, the p < 0.05 rule and the PSM note in the cohort prompt", async () => {
+    server = await startScriptedServer([{ content: "SUMMARY" }]);
+    const r = await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, {}).run(glp1Study(), { repeat: 0 });
+    expect(r.status).toBe("ok");
+    const sent = promptText(server.chatRequests()[0]);
+    expect(sent).toContain("asthma exacerbation: OR 0.866 (95% CI 0.665 to 1.13), p = 0.28 — not statistically significant (p ≥ 0.05)");
+    expect(sent).toContain("gout: OR 0.858 (95% CI 0.696 to 1.06), p = 0.151");
+    expect(sent).toContain("only when its p-value is below 0.05");
+    expect(sent).toContain("propensity-score matched");
+    expect(sent).toContain("This is a cohort study");
+    expect(sent).toContain("female_pct: control 47.3579 vs intervention 71.2047");
+    expect(r.intermediate.template).toBe("rwe-summary-cohort");
+  });
+
+  it("uses the case-series instructions and no PSM note when not matched", async () => {
+    server = await startScriptedServer([{ content: "SUMMARY" }]);
+    const study = { ...glp1Study(), design: "case series" as const, propensityMatched: false };
+    await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, {}).run(study, { repeat: 0 });
+    const sent = promptText(server.chatRequests()[0]);
+    expect(sent).toContain("This is a case series");
+    expect(sent).not.toContain("propensity-score matched");
+  });
+});
+
+describe("registry", () => {
+  it("lists the workflows and names valid ids on an unknown one", () => {
+    expect(listWorkflowIds()).toEqual(["pzs", "pcot", "standard-rag", "golden-rag", "negated-rag", "feasibility", "conclusion-a", "conclusion-b", "conclusion-c", "conclusion-d", "rwe-summary"]);
+    expect(() => getWorkflow("gold-rag")).toThrow("unknown workflow 'gold-rag'; valid ids: pzs, pcot, standard-rag");
+    expect(() => getWorkflow("golden-rag").create({ model: createGeneratorModel("extractive:mmr") }, { k: 3 } as never)).toThrow();
+  });
+});
