@@ -11,6 +11,7 @@ import { dirname, resolve, isAbsolute } from "node:path";
 import { z } from "zod";
 import YAML from "yaml";
 import stringify from "safe-stable-stringify";
+import { interpolateEnv as interpolateEnvValues, EnvInterpolationError } from "../models/env-interpolation.ts";
 
 /** A scalar parameter value or a list of values to sweep over. */
 const ParamValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -143,25 +144,17 @@ export class ConfigError extends Error {
 }
 
 /**
- * Replace `${NAME}` / `${NAME:-default}` in every string of a parsed config.
- * @throws ConfigError when a referenced variable is unset and has no default.
+ * Replace `${NAME}` / `${NAME:-default}` in every string of a parsed config
+ * (models/env-interpolation.ts), reporting an unset variable as a {@link ConfigError}.
+ * @throws ConfigError naming the field and the variable.
  */
 export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv = process.env, path = ""): unknown {
-  if (typeof value === "string") {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, def: string | undefined) => {
-      const v = env[name];
-      if (v !== undefined && v !== "") return v;
-      if (def !== undefined) return def;
-      throw new ConfigError(`${path || "(root)"}: environment variable ${name} is not set (use \${${name}:-default} for a default)`, null, [
-        { path, message: `env ${name} not set` },
-      ]);
-    });
+  try {
+    return interpolateEnvValues(value, env, path);
+  } catch (e) {
+    if (e instanceof EnvInterpolationError) throw new ConfigError(e.message, null, [{ path: e.path, message: `env ${e.variable} not set` }]);
+    throw e;
   }
-  if (Array.isArray(value)) return value.map((v, i) => interpolateEnv(v, env, `${path}.${i}`.replace(/^\./, "")));
-  if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateEnv(v, env, path ? `${path}.${k}` : k)]));
-  }
-  return value;
 }
 
 /**

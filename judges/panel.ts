@@ -7,6 +7,7 @@
  * @see MedMeta §3 (three-judge panel, scores averaged), RWESummary "Evaluations" (three-member
  *   jury, each metric its own call, final score = mean of jury scores), MedConclusion §3.2 (two judges).
  */
+import { interpolateEnv } from "../models/env-interpolation.ts";
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import pLimit from "p-limit";
@@ -98,9 +99,10 @@ export function parsePanelConfig(data: unknown, origin = "<inline>"): ParsedPane
 /**
  * Load `panel.yaml` (or `.json`).
  * @returns the validated config and the folder relative rubric/template paths resolve against
- * @throws Error naming the file and the field
+ * `${NAME}` / `${NAME:-default}` in string values are replaced from `env` (models/env-interpolation.ts).
+ * @throws Error naming the file and the field (also for an unset variable without default)
  */
-export function loadPanelConfig(path: string): { config: ParsedPanelConfig; baseDir: string } {
+export function loadPanelConfig(path: string, env: NodeJS.ProcessEnv = process.env): { config: ParsedPanelConfig; baseDir: string } {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -112,6 +114,11 @@ export function loadPanelConfig(path: string): { config: ParsedPanelConfig; base
     data = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
     throw new Error(`panel ${path}: not valid YAML/JSON (${(err as Error).message})`);
+  }
+  try {
+    data = interpolateEnv(data, env);
+  } catch (err) {
+    throw new Error(`panel ${path}: ${(err as Error).message}`);
   }
   return { config: parsePanelConfig(data, path), baseDir: dirname(resolve(path)) };
 }

@@ -14,3 +14,4 @@ export { createRateLimiter, endpointLimiter, TokenBucket, type RateLimiter, type
 export { parseStructuredAnswer, extractJsonText, toEndpointJsonSchema, schemaHash } from "./structured.ts";
 export { PromptFrontMatterSchema, parsePromptTemplate, loadPromptTemplate, resolvePromptTemplate, renderPrompt, promptMeta, type PromptTemplate, type PromptVars, type PromptDirs } from "./prompt-template.ts";
 export { summarizeUsage, type UsageSummary } from "./usage.ts";
+export * from "./env-interpolation.ts";

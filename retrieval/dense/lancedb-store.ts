@@ -229,13 +229,13 @@ export async function openOrBuildDenseStore(
     if (k <= 0) return [];
     const byScore = (a: VectorHit, b: VectorHit) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     if (index === "none" || sopts.exact) {
-      const q = table!.vectorSearch(Array.from(vector)).distanceType("dot").bypassVectorIndex().select(["id"]).limit(k);
+      const q = table!.vectorSearch(Array.from(vector)).distanceType("dot").bypassVectorIndex().select(["id", "_distance"]).limit(k);
       const rows = (await q.toArray()) as { id: string; _distance: number }[];
       return rows.map((r) => ({ id: String(r.id), score: 1 - r._distance })).sort(byScore);
     }
     // ANN: the index is trained on cosine (an SQ-quantised "dot" HNSW index ranks wrongly);
     // its distances are approximate, so hits are re-scored exactly from the stored vectors.
-    let q = table!.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id", "vector"]).limit(k);
+    let q = table!.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id", "vector", "_distance"]).limit(k);
     q = index === "hnsw_sq" ? q.ef(Math.max(cfg.ef, k)) : q.nprobes(cfg.nprobes).refineFactor(cfg.refineFactor);
     const rows = (await q.toArray()) as { id: string; vector: ArrayLike<number> & { toArray?: () => Float32Array } }[];
     return rows

@@ -1,0 +1,19 @@
+/**
+ * Public API of the corpus layer: record and task types, PubMed XML parsing and cleaning,
+ * JSONL I/O, E-utilities, dataset loaders and the bundled retrieval corpus.
+ */
+export * from "./types.ts";
+export * from "./paths.ts";
+export * from "./pubmed-xml.ts";
+export * from "./markup.ts";
+export * from "./conclusion-labels.ts";
+export * from "./clean.ts";
+export * from "./conclusion-task.ts";
+export * from "./jsonl.ts";
+export * from "./ingest.ts";
+export * from "./eutils.ts";
+export * from "./qrels.ts";
+export * from "./bundled-corpus.ts";
+export * from "./text-cleanup.ts";
+export * from "./datasets/loaded-dataset.ts";
+export * from "./datasets/registry.ts";

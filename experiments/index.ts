@@ -1,0 +1,18 @@
+/**
+ * Public API of the experiments layer: config schema, matrix expansion, runner, results store,
+ * reports and comparisons.
+ */
+export * from "./types.ts";
+export * from "./config.ts";
+export * from "./cells.ts";
+export * from "./results-store.ts";
+export * from "./runner.ts";
+export * from "./wiring.ts";
+export * from "./metrics-stage.ts";
+export * from "./retrieval-eval-stage.ts";
+export { writeReport, buildSections, primaryColumn, retrievalTable, rweWeightedTable, type RetrievalEvalRow, type ReportSettings, type ReportFiles } from "./report/build.ts";
+export * from "./report/tables.ts";
+export * from "./report/charts.ts";
+export * from "./report/render.ts";
+export * from "./report/compare.ts";
+export { recordValues, columnsOf, variantLabel, matchesFilter, pairKey } from "./report/columns.ts";
