@@ -81,7 +81,14 @@ export async function computeRecordMetrics(record: RunRecord, specs: string[]): 
       notes[spec] = `could not build metric: ${e instanceof Error ? e.message : String(e)}`;
       continue;
     }
-    const [row] = await metric.score([{ id: record.key, reference: record.reference, candidate: record.output }]);
+    let row: Awaited<ReturnType<Metric["score"]>>[number] | undefined;
+    try {
+      [row] = await metric.score([{ id: record.key, reference: record.reference, candidate: record.output }]);
+    } catch (e) {
+      for (const name of metric.outputs) metrics[name] = null;
+      notes[spec] = `metric failed: ${e instanceof Error ? e.message : String(e)}`;
+      continue;
+    }
     for (const [name, v] of Object.entries(row ?? {})) {
       metrics[name] = v.value;
       if (v.value === null && v.note) notes[name] = v.note;

@@ -390,8 +390,10 @@ export interface AlignmentRow {
   blandAltman: { bias: number; sdDiff: number; loaLower: number; loaUpper: number } | null;
   pairedT: { t: number; df: number; p: number } | null;
   cohenDz: number | null;
+  /** Means of the complete pairs, on the 0–1 rescaled scale when `rescaled`, else raw. */
   scoreMean: number | null;
   humanMean: number | null;
+  /** Why some statistics are null (unbounded scale, too few pairs). */
   note?: string;
 }
 

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadExperimentConfig } from "../../experiments/config.ts";
+import { loadPanelConfig } from "../../judges/panel.ts";
+import { getWorkflow } from "../../graphs/registry.ts";
+import { datasetNames } from "../../corpus/datasets/registry.ts";
+import { validateMetricSpecs } from "../../experiments/metrics-stage.ts";
+
+const dir = resolve(__dirname, "../../experiments/configs");
+const env = { MEDSYNTH_JUDGE_BASE_URL: "http://127.0.0.1:9/v1", MEDSYNTH_JUDGE_MODEL: "judge-a", MEDSYNTH_JUDGE_MODEL_2: "judge-b", MEDSYNTH_JUDGE_MODEL_3: "judge-c" };
+
+describe("bundled experiment configs", () => {
+  const files = readdirSync(dir).filter((f) => f.endsWith(".yaml") && f !== "judge-validation.yaml");
+  it("include demo, medmeta, medconclusion and rwesummary", () => {
+    expect(files.sort()).toEqual(["demo.yaml", "medconclusion.yaml", "medmeta.yaml", "rwesummary.yaml"]);
+  });
+  it.each(files)("%s validates and names only known datasets, workflows, metrics and panels", (f) => {
+    const cfg = loadExperimentConfig(join(dir, f), env);
+    for (const d of cfg.datasets) expect(datasetNames()).toContain(d.name);
+    for (const w of cfg.workflows) expect(getWorkflow(w.id).id).toBe(w.id);
+    expect(() => validateMetricSpecs(cfg.metrics)).not.toThrow();
+    if (cfg.panel) expect(loadPanelConfig(cfg.panel, env).config.judges.length).toBeGreaterThan(0);
+  });
+  it("demo.yaml is offline: only the extractive baseline and no panel", () => {
+    const cfg = loadExperimentConfig(join(dir, "demo.yaml"), {});
+    expect(cfg.models.map((m) => m.id)).toEqual(["extractive:mmr"]);
+    expect(cfg.panel).toBeUndefined();
+  });
+  it("a panel naming an unset variable fails naming the field", () => {
+    expect(() => loadPanelConfig(join(dir, "panels/medmeta-panel.yaml"), {})).toThrow(/endpoints\.judges\.baseURL: environment variable MEDSYNTH_JUDGE_BASE_URL is not set/);
+  });
+});
