@@ -11,6 +11,7 @@ import { columnsOf, recordValues } from "./columns.ts";
 import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, modelByVariantTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
 import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "../../judges/rwe-weighted-score.ts";
+import { panelSection } from "./panel-section.ts";
 import { reportToHtml, reportToMarkdown, type ReportSection } from "./render.ts";
 
 /** One row of retrieval-eval.json: macro means over a dataset's queries for one mode and K. */
@@ -138,6 +139,8 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
     }
     sections.push({ heading: "Judge vs judge (MedConclusion Table 5)", tables: [jj], charts });
   }
+  const ps = panelSection(records);
+  if (ps) sections.push(ps);
   if (retrieval.length) sections.push({ heading: "Retrieval", tables: [retrievalTable(retrieval)], charts: [] });
   const comp = comparisonsTable(records, settings.comparisons ?? []);
   if (comp) sections.push({ heading: "Paired comparisons", tables: [comp], charts: [] });

@@ -13,3 +13,4 @@ export * from "./bland-altman.ts";
 export * from "./multiple-testing.ts";
 export * from "./krippendorff.ts";
 export * from "./icc.ts";
+export * from "./kappa.ts";

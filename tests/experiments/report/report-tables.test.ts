@@ -8,6 +8,7 @@ import { recordValues } from "../../../experiments/report/columns.ts";
 import { writeResultsAtomic } from "../../../experiments/results-store.ts";
 import { writeReport } from "../../../experiments/report/build.ts";
 import { compareRecords } from "../../../experiments/report/compare.ts";
+import { panelSection } from "../../../experiments/report/panel-section.ts";
 
 /** Builder of a small fixed record. */
 function rec(itemId: string, workflow: string, rougeL: number | null, judges: [string, number | null][] = [], specialty = "cardiology", status: RunRecord["status"] = "ok"): RunRecord {
@@ -91,6 +92,18 @@ describe("report tables (hand-computed)", () => {
     ]);
     expect((t.values![0] as any).mean).toBeCloseTo(0.45, 12);
     expect((t.values![1] as any).mean).toBeCloseTo(0.275, 12);
+  });
+
+  it("panel section: missing rates per judge and per-judge offsets (missing left out)", () => {
+    const sec = panelSection(records)!;
+    expect(sec.tables[0].rows).toEqual([
+      ["j1", "3", "0", "0.000"],
+      ["j2", "3", "1", "0.333"],
+    ]);
+    const diag = sec.tables.find((t) => t.id === "panel-medmeta-overall")!;
+    // units: a (j1 4), b (3, 5), c (2, 4): panel means 4, 4, 3; j1 offsets 0, −1, −1 → −2/3; j2 offsets +1, +1 → +1
+    expect(diag.rows.find((r) => r[0] === "mean offset from panel" && r[1] === "j1")![2]).toMatch(/^-0\.667 /);
+    expect(diag.rows.find((r) => r[0] === "mean offset from panel" && r[1] === "j2")![2]).toMatch(/^1\.000 /);
   });
 
   it("status table counts ok/failed/skipped per variant", () => {
