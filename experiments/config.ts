@@ -64,7 +64,13 @@ export const RetrievalSettingsSchema = z
   .object({
     /** "bundled" = PubMedQA + MedEvidence sources + Cohen 2006 abstracts; or a path to a corpus JSONL. */
     corpus: z.string().default("bundled"),
-    mode: z.enum(["bm25", "dense", "hybrid"]).default("hybrid"),
+    mode: z.enum(["bm25", "dense", "hybrid", "lance-hybrid"]).default("hybrid"),
+    /**
+     * MedMeta-style noise corpus: the golden abstracts of `goldenFrom` (a dataset name) plus
+     * `noiseCount` abstracts sampled with `seed` from `corpus` (golden ids excluded). MedMeta used
+     * 2,250 golden + 22,750 noise = 25,000.
+     */
+    noise: z.object({ goldenFrom: z.string().min(1), noiseCount: z.number().int().min(0), seed: z.union([z.number().int(), z.string()]).default(0) }).strict().optional(),
     /** Retriever settings passed to the retrieval registry (engine, embedder, fusion, weights …). */
     options: z.record(z.string(), z.unknown()).default({}),
   })

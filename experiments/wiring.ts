@@ -19,6 +19,7 @@ import { recordToCorpusDoc } from "../corpus/conclusion-task.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
 import { createRetriever, createReranker, type BuiltRetriever } from "../retrieval/registry.ts";
+import { buildNoiseCorpus } from "../retrieval/noise-corpus.ts";
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { WorkflowDeps } from "../graphs/types.ts";
 import { createPanel, loadPanelConfig, type Panel } from "../judges/panel.ts";
@@ -32,10 +33,22 @@ export const RUNNER_PARAMS = ["reranker", "rerankTopN"] as const;
 /**
  * Load the retrieval corpus named by `retrieval.corpus`: "bundled" (PubMedQA + MedEvidence sources +
  * Cohen 2006 abstracts) or a JSONL file of CorpusDoc lines or PubmedRecord lines (as written by
- * `medsynth corpus ingest`).
+ * `medsynth corpus ingest`); with `retrieval.noise`, the golden abstracts of a dataset plus a seeded
+ * sample of noise abstracts from that corpus (retrieval/noise-corpus.ts).
  * @throws Error naming the file when it does not exist or holds no documents.
  */
-export async function loadRetrievalCorpus(settings: Pick<RetrievalSettings, "corpus">): Promise<CorpusDoc[]> {
+export async function loadRetrievalCorpus(settings: Pick<RetrievalSettings, "corpus" | "noise">): Promise<CorpusDoc[]> {
+  const pool = await loadCorpusPool(settings.corpus);
+  if (!settings.noise) return pool;
+  const ds = await loadDataset(settings.noise.goldenFrom);
+  if (ds.taskKind !== "synthesis") throw new Error(`retrieval.noise.goldenFrom: "${settings.noise.goldenFrom}" holds ${ds.taskKind} items, not synthesis tasks with golden abstracts`);
+  const golden = (ds.items as SynthesisTask[]).flatMap((t) => t.goldenDocs);
+  return buildNoiseCorpus(golden, pool, { noiseCount: settings.noise.noiseCount, seed: String(settings.noise.seed) }).docs;
+}
+
+/** The bundled corpus or the documents of a corpus JSONL file. */
+async function loadCorpusPool(corpus: string): Promise<CorpusDoc[]> {
+  const settings = { corpus };
   if (settings.corpus === "bundled") return (await loadBundledCorpus()).docs;
   if (!existsSync(settings.corpus)) throw new Error(`retrieval.corpus: ${settings.corpus} does not exist (use "bundled" or a corpus JSONL path)`);
   const docs: CorpusDoc[] = [];
