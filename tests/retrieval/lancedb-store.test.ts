@@ -53,6 +53,18 @@ describe("LanceDB dense store (real table in a temp dir)", () => {
     }
   });
 
+  it("in-memory exact backend returns the same top-10 as LanceDB's flat scan", async () => {
+    const mem = await openOrBuildDenseStore(docs, embedder, { dir, exactBackend: "memory" }, { log });
+    const lance = await openOrBuildDenseStore(docs, embedder, { dir, exactBackend: "lancedb" }, { log });
+    const queries = await embedder.embed(["beta blockers after myocardial infarction", "vitamin D supplementation in children", "antibiotics for otitis media"]);
+    for (const q of queries) {
+      const a = await mem.search(q, 10);
+      const b = await lance.search(q, 10);
+      expect(a.map((h) => h.id)).toEqual(b.map((h) => h.id));
+      a.forEach((h, i) => expect(h.score).toBeCloseTo(b[i].score, 5));
+    }
+  });
+
   it("refuses a table built with another embedder or another corpus (never silent reuse)", async () => {
     const small = docs.slice(0, 60);
     const tableName = "conflict_test";
