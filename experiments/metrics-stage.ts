@@ -13,7 +13,7 @@
  */
 import { createMetric, metricIds } from "../judges/metrics/registry.ts";
 import type { Metric } from "../judges/metrics/types.ts";
-import { createEmbedder } from "../retrieval/registry.ts";
+import { createEmbedder, EMBEDDER_IDS } from "../retrieval/registry.ts";
 import { createLexicalDirectionClassifier } from "../judges/answer-classifier.ts";
 import type { RunRecord } from "./types.ts";
 
@@ -46,8 +46,12 @@ export const ANSWER_METRIC_SPECS = ["answer:lexical-direction"] as const;
 export function validateMetricSpecs(specs: string[]): void {
   for (const s of specs) {
     if ((ANSWER_METRIC_SPECS as readonly string[]).includes(s)) continue;
-    const id = s.split("@")[0];
+    const [id, embedderId] = s.split("@");
     if (!metricIds().includes(id)) throw new Error(`metrics: unknown metric "${id}"; valid ids: ${metricIds().join(", ")}`);
+    if (embedderId !== undefined) {
+      if (id !== "embedding-cosine") throw new Error(`metrics: "${s}": only embedding-cosine takes an @<embedder id>`);
+      if (!/^(word-vectors(:[a-z0-9-]+)?|transformers:.+|openai:.+)$/.test(embedderId)) throw new Error(`metrics: "${s}": unknown embedder id "${embedderId}"; valid ids: ${EMBEDDER_IDS.join(", ")}`);
+    }
   }
 }
 

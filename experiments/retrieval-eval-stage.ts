@@ -46,8 +46,10 @@ export async function runRetrievalEval(config: ExperimentConfig, log: (l: string
     if (prev.hash === hash && prev.rows) return { rows: prev.rows, recomputed: false };
   }
   const docs = await loadRetrievalCorpus(config.retrieval);
-  const kMax = Math.max(...config.retrievalEval.k);
-  const metrics = config.retrievalEval.k.flatMap((k) => [`recall@${k}`, `precision@${k}`, `ndcg@${k}`, `mrr@${k}`, `hit@${k}`]);
+  const ks = [...new Set(config.retrievalEval.k)].sort((a, b) => a - b);
+  const modes = [...new Set(config.retrievalEval.modes)];
+  const kMax = Math.max(...ks);
+  const metrics = ks.flatMap((k) => [`recall@${k}`, `precision@${k}`, `ndcg@${k}`, `mrr@${k}`, `hit@${k}`]);
   const rows: RetrievalEvalRow[] = [];
   const trecDir = join(config.output, "trec");
   mkdirSync(trecDir, { recursive: true });
@@ -58,7 +60,7 @@ export async function runRetrievalEval(config: ExperimentConfig, log: (l: string
     const total = Object.values(qrels).reduce((a, rels) => a + Object.keys(rels).length, 0);
     if (covered < total) log(`retrieval eval ${name}: ${total - covered} of ${total} relevant documents are not in the corpus (they count as misses)`);
     writeTrecQrels(join(trecDir, `${name}.qrels`), qrels);
-    for (const mode of config.retrievalEval.modes) {
+    for (const mode of modes) {
       const retriever = await createRetriever({ ...config.retrieval.options, mode }, { docs, log });
       const run: Record<string, string[]> = {};
       const trec: Record<string, TrecRunEntry[]> = {};
@@ -69,7 +71,7 @@ export async function runRetrievalEval(config: ExperimentConfig, log: (l: string
       }
       writeTrecRun(join(trecDir, `${name}.${mode}.run`), trec, `medsynth-${mode}`);
       const ev = evaluateRun(run, qrels, metrics);
-      for (const k of config.retrievalEval.k) {
+      for (const k of ks) {
         rows.push({ dataset: name, mode, k, queries: ev.queries, recall: ev.mean[`recall@${k}`], precision: ev.mean[`precision@${k}`], ndcg: ev.mean[`ndcg@${k}`], mrr: ev.mean[`mrr@${k}`], hit: ev.mean[`hit@${k}`] });
       }
       log(`retrieval eval ${name} ${mode}: recall@${kMax} ${ev.mean[`recall@${kMax}`].toFixed(3)} over ${ev.queries} queries`);

@@ -253,6 +253,10 @@ export async function runExperiment(config: ExperimentConfig, deps: RunnerDeps, 
       result = { status: "failed", output: null, error: e instanceof Error ? e.message : String(e), intermediate: {}, calls: [], latencyMs: 0 };
     }
     if (aborted()) return; // an interrupted cell is not a finished cell
+    if (result.status === "ok" && (result.output === null || result.output.trim() === "")) {
+      // An empty answer is an endpoint failure, not an output: never scored, never silently left out.
+      result = { ...result, status: "failed", output: null, error: "the model returned an empty answer" };
+    }
     const record: RunRecord = {
       key: c.key,
       itemId: c.itemId,

@@ -3,6 +3,7 @@
  * from a file of its own (corpus, datasets, retrieval, generate, judge/metrics, run/report).
  */
 import { Command } from "commander";
+import { ZodError } from "zod";
 import { registerCorpusCommands } from "./corpus-commands.ts";
 import { registerDatasetsCommands } from "./datasets-commands.ts";
 import { registerRetrievalCommands } from "./retrieval-commands.ts";
@@ -26,12 +27,23 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * One readable message for a thrown error: zod validation errors become one line per issue
+ * (`path: message`), everything else its message.
+ */
+export function formatError(err: unknown): string {
+  if (err instanceof ZodError) {
+    return "invalid options:\n" + err.issues.map((i) => `  - ${i.path.length ? i.path.join(".") : "(value)"}: ${i.message}`).join("\n");
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** Parse argv and run; exits non-zero with a one-line message on a thrown error. */
 export async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (err) {
-    console.error(`medsynth: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`medsynth: ${formatError(err)}`);
     if (process.env.MEDSYNTH_DEBUG && err instanceof Error) console.error(err.stack);
     process.exitCode = 1;
   }

@@ -7,6 +7,7 @@
  */
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
+import { setMaxListeners } from "node:events";
 import { loadExperimentConfig } from "../config.ts";
 import { runExperiment, type RunSummary } from "../runner.ts";
 import { createRunnerDeps } from "../wiring.ts";
@@ -34,6 +35,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
   validateMetricSpecs(config.metrics);
   const log = (l: string) => console.error(l);
   const ac = new AbortController();
+  setMaxListeners(0, ac.signal); // every in-flight call listens to the run's signal
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;

@@ -55,9 +55,9 @@ export function panelSection(records: RunRecord[]): ReportSection | null {
   tables.push({
     id: "panel-missing",
     title: "Judge answers: missing rates",
-    caption: "A missing answer could not be parsed after bounded retries (its raw text is kept in the record); it is left out of every mean, never scored 0.",
-    header: ["judge", "verdicts", "missing", "rate"],
-    rows: rates.map((r) => [r.judgeId, String(r.total), String(r.missing), fmt(r.rate)]),
+    caption: "A missing verdict is an answer that could not be parsed after bounded retries (raw text kept in the record) or a record lacking an input the rubric needs (no call made); it is left out of every mean, never scored 0. Failed-answer rate = (missing − no input) / (verdicts − no input).",
+    header: ["judge", "verdicts", "missing", "of which no input", "failed-answer rate"],
+    rows: rates.map((r) => [r.judgeId, String(r.total), String(r.missing), String(r.noInput), fmt(r.total - r.noInput ? (r.missing - r.noInput) / (r.total - r.noInput) : null)]),
     values: rates as unknown as Record<string, unknown>[],
   });
   for (const [rubricId, { dims, judges }] of rubricDimensions(withScores)) {

@@ -133,6 +133,23 @@ describe("runner", () => {
     expect(r.malformedLines).toEqual([3]);
   });
 
+  it("records an empty model answer as a failure, never as an output", async () => {
+    const out = mkdtempSync(join(tmpdir(), "medsynth-run-"));
+    const deps = fakeDeps(2, { calls: [], failOn: new Set(), delayMs: 0 });
+    const create = deps.createWorkflow;
+    deps.createWorkflow = async (m, id, p) => {
+      const w = await create(m, id, p);
+      return { id, run: async (t: any, o) => ({ ...(await w.run(t, o)), output: t.id === "q2" ? "  " : "fine" }) };
+    };
+    const s = await runExperiment(config(out), deps, { log: () => {} });
+    expect(s.failed).toBe(2);
+    const recs = readResults(join(out, "results.jsonl")).records.filter((r) => r.itemId === "q2");
+    expect(recs.map((r) => [r.status, r.output, r.error, r.metrics])).toEqual([
+      ["failed", null, "the model returned an empty answer", undefined],
+      ["failed", null, "the model returned an empty answer", undefined],
+    ]);
+  });
+
   it("stops on abort without writing interrupted cells", async () => {
     const out = mkdtempSync(join(tmpdir(), "medsynth-run-"));
     const state: FakeDepsState = { calls: [], failOn: new Set(), delayMs: 30 };

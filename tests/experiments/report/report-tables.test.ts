@@ -97,8 +97,8 @@ describe("report tables (hand-computed)", () => {
   it("panel section: missing rates per judge and per-judge offsets (missing left out)", () => {
     const sec = panelSection(records)!;
     expect(sec.tables[0].rows).toEqual([
-      ["j1", "3", "0", "0.000"],
-      ["j2", "3", "1", "0.333"],
+      ["j1", "3", "0", "0", "0.000"],
+      ["j2", "3", "1", "0", "0.333"],
     ]);
     const diag = sec.tables.find((t) => t.id === "panel-medmeta-overall")!;
     // units: a (j1 4), b (3, 5), c (2, 4): panel means 4, 4, 3; j1 offsets 0, −1, −1 → −2/3; j2 offsets +1, +1 → +1
