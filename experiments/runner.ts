@@ -48,7 +48,7 @@ export interface RunnerDeps {
   /** Reference metrics of a finished record (called for every record with status "ok"). */
   computeMetrics?(record: RunRecord, item: RunnerItem): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels?: Record<string, string> }>;
   /** Judge a finished record with the panel; failures come back as `missing` entries. */
-  judge?(record: RunRecord, item: RunnerItem): Promise<{ scores: JudgeScoreEntry[]; calls: CallInfo[] }>;
+  judge?(record: RunRecord, item: RunnerItem): Promise<{ scores: JudgeScoreEntry[]; calls: CallInfo[]; panel?: RunRecord["panel"] }>;
   /** Called once before cells run with the resolved environment (for env.json). */
   environment?(): Promise<Record<string, unknown>>;
 }
@@ -290,6 +290,7 @@ export async function runExperiment(config: ExperimentConfig, deps: RunnerDeps, 
     if (record.status === "ok" && deps.judge) {
       const j = await deps.judge(record, item);
       record.judgeScores = j.scores;
+      if (j.panel) record.panel = j.panel;
       const s = sumCalls(j.calls);
       record.judge = { calls: s.calls, inputTokens: s.inputTokens, outputTokens: s.outputTokens, latencyMs: s.latencyMs };
     }

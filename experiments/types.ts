@@ -41,6 +41,11 @@ export interface RunRecord {
   generator: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number; cached: boolean };
   judge?: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number };
   judgeScores?: JudgeScoreEntry[];
+  /**
+   * The panel's aggregate per rubric and dimension under its policy (mean, median or majority):
+   * rubric id → dimension → value (null when no judge gave a usable score) and how many judges did.
+   */
+  panel?: { aggregation: string; scores: Record<string, Record<string, { value: number | null; nPresent: number; nJudges: number; tie?: boolean }>> };
   /** Metric id → value; null with a reason in `metricNotes` when a metric could not be computed. */
   metrics?: Record<string, number | null>;
   metricNotes?: Record<string, string>;

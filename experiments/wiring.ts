@@ -155,7 +155,10 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
             const p = (await panel())!;
             if (typeof record.intermediate.source !== "string") record.intermediate = { ...record.intermediate, source: sourceTextOf(item, record.taskKind) };
             const res = await p.judgeRecord(record);
-            return { scores: res.judgeScores, calls: res.added.map((v) => v.call).filter((c): c is NonNullable<typeof c> => !!c) };
+            const scores = Object.fromEntries(
+              Object.entries(res.aggregate).map(([rubric, dims]) => [rubric, Object.fromEntries(Object.entries(dims).map(([d, a]) => [d, { value: a.value, nPresent: a.nPresent, nJudges: a.nJudges, ...(a.tie ? { tie: true } : {}) }]))]),
+            );
+            return { scores: res.judgeScores, calls: res.added.map((v) => v.call).filter((c): c is NonNullable<typeof c> => !!c), panel: { aggregation: p.aggregation, scores } };
           },
         }
       : {}),

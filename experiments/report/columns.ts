@@ -3,9 +3,10 @@
  *
  * Column ids:
  * - `<metric>` for reference metrics (`rouge1`, `rougeL`, `bleu`, `wordRatio` …) from `record.metrics`;
- * - `judge:<rubric>.<criterion>` for the panel score (mean over the judges that answered — a
- *   missing judge answer is left out, never counted as 0; a record where every judge is missing has
- *   no value);
+ * - `judge:<rubric>.<criterion>` for the panel score: the panel's recorded aggregate under its
+ *   policy (mean, median, majority vote) when present, else the mean over the judges that answered —
+ *   a missing judge answer is left out, never counted as 0; a record where every judge is missing
+ *   has no value;
  * - `judge:<rubric>.<criterion>@<judgeId>` for one judge's score (judge-vs-judge tables);
  * - `latencySeconds` (generator wall-clock time in seconds) and `outputWords`.
  */
@@ -44,6 +45,13 @@ export function recordValues(r: RunRecord): Record<string, number> {
     }
   }
   for (const [col, vs] of perCriterion) out[col] = vs.reduce((a, b) => a + b, 0) / vs.length;
+  // The panel's own aggregate (its policy: mean, median or majority vote) wins when recorded.
+  for (const [rubric, dims] of Object.entries(r.panel?.scores ?? {}))
+    for (const [dim, a] of Object.entries(dims)) {
+      const col = `judge:${rubric}.${dim}`;
+      if (typeof a.value === "number" && Number.isFinite(a.value)) out[col] = a.value;
+      else delete out[col];
+    }
   out.latencySeconds = r.generator.latencyMs / 1000;
   out.outputWords = wordCount(r.output);
   return out;

@@ -52,6 +52,15 @@ describe("report tables (hand-computed)", () => {
     expect(recordValues(records[6])).toEqual({});
   });
 
+  it("uses the panel's recorded aggregate (majority vote with a tie → 0) over the plain mean", () => {
+    const r = rec("x", "rwe-summary", null, [["j1", 1], ["j2", 0]]);
+    r.judgeScores = r.judgeScores!.map((e) => ({ ...e, rubricId: "rwe-direction-of-effect", scores: { direction_of_effect: e.scores.overall } }));
+    expect(recordValues(r)["judge:rwe-direction-of-effect.direction_of_effect"]).toBe(0.5);
+    r.panel = { aggregation: "majority", scores: { "rwe-direction-of-effect": { direction_of_effect: { value: 0, nPresent: 2, nJudges: 2, tie: true } } } };
+    expect(recordValues(r)["judge:rwe-direction-of-effect.direction_of_effect"]).toBe(0);
+    expect(recordValues(r)["judge:rwe-direction-of-effect.direction_of_effect@j1"]).toBe(1);
+  });
+
   it("mean ± 95 % CI: 0.2, 0.4, 0.6 → 0.400 ± 0.497 (t_{0.975,2} = 4.302653)", () => {
     const m = meanCi([0.2, 0.4, 0.6])!;
     expect(m.mean).toBeCloseTo(0.4, 12);
