@@ -342,7 +342,7 @@ export interface AlignmentRow {
   /** Means of the complete pairs, on the 0–1 rescaled scale when `rescaled`, else raw. */
   scoreMean: number | null;
   humanMean: number | null;
-  /** Why some statistics are null (unbounded scale, too few pairs). */
+  /** Why some statistics are null (unbounded scale, too few pairs, constant scores, all differences equal). */
   note?: string;
 }
 
@@ -400,7 +400,9 @@ export interface ValidationReport {
 /**
  * One alignment line. Pearson/Spearman on the raw values; when both scales are known,
  * Bland–Altman, paired t and d_z on values min–max rescaled to 0–1 (d = score − human).
- * Fewer than 3 complete pairs → statistics null with a note (never a made-up number).
+ * Fewer than 3 complete pairs → statistics null with a note (never a made-up number); so are
+ * r and ρ when either side is constant ("constant scores"), and paired t and d_z when all
+ * differences are equal (sd 0).
  */
 export function alignmentRow(
   scoreId: string,
@@ -418,20 +420,31 @@ export function alignmentRow(
   const complete = items.filter((i) => i.judge !== null && i.human !== null && Number.isFinite(i.judge) && Number.isFinite(i.human)).length;
   if (complete < 3) return { ...base, n: complete, nDropped: items.length - complete, note: `fewer than 3 complete pairs (${complete})` };
   const r = alignScores(items);
+  // Zero-variance inputs make r/ρ (constant scores) or t/d_z (all differences equal) undefined:
+  // reported as null with a note, never as a number (alignScores returns NaN for them).
+  const notes: string[] = [];
   const row: AlignmentRow = {
     ...base,
     n: r.n,
     nDropped: r.nDropped,
-    pearson: { r: r.pearson.estimate, p: r.pearson.p },
-    spearman: { rho: r.spearman.estimate, p: r.spearman.p },
+    pearson: Number.isFinite(r.pearson.estimate) ? { r: r.pearson.estimate, p: r.pearson.p } : null,
+    spearman: Number.isFinite(r.spearman.estimate) ? { rho: r.spearman.estimate, p: r.spearman.p } : null,
     scoreMean: r.judgeMean,
     humanMean: r.humanMean,
   };
+  if (r.constant.judge || r.constant.human) {
+    const sides = [r.constant.judge ? scoreId : null, r.constant.human ? humanId : null].filter((x) => x !== null).join(", ");
+    notes.push(`constant scores (${sides}): r and ρ undefined`);
+  }
   if (both) {
     row.blandAltman = { bias: r.blandAltman.bias, sdDiff: r.blandAltman.sdDiff, loaLower: r.blandAltman.loaLower, loaUpper: r.blandAltman.loaUpper };
-    row.pairedT = { t: r.pairedT.t, df: r.pairedT.df, p: r.pairedT.p };
-    row.cohenDz = r.cohenDz;
-  } else row.note = "score has no bounded scale: correlations only";
+    if (r.constant.differences) notes.push("all differences equal (sd 0): paired t and d_z undefined");
+    else {
+      row.pairedT = { t: r.pairedT.t, df: r.pairedT.df, p: r.pairedT.p };
+      row.cohenDz = Number.isFinite(r.cohenDz) ? r.cohenDz : null;
+    }
+  } else notes.push("score has no bounded scale: correlations only");
+  if (notes.length) row.note = notes.join("; ");
   return row;
 }
 
@@ -631,20 +644,31 @@ const fp = (p: number | null | undefined) => (p === null || p === undefined || !
 /** Header of the alignment table (text and Markdown). */
 export const ALIGNMENT_TABLE_HEADER = ["score", "human", "n", "dropped", "r (p)", "ρ (p)", "bias₀₁", "LoA₀₁", "t (p)", "d_z"];
 
-/** Alignment rows as table cells (numbers formatted; "–" where undefined). */
+/** Note fragments of {@link alignmentRow} for zero-variance inputs. */
+const CONSTANT_SCORES_NOTE = /constant scores/;
+const EQUAL_DIFFERENCES_NOTE = /all differences equal/;
+
+/**
+ * Alignment rows as table cells (numbers formatted; "–" where undefined; "– constant" for r/ρ of
+ * constant scores and "– sd 0" for t/d_z when all differences are equal).
+ */
 export function alignmentTableRows(rows: readonly AlignmentRow[]): string[][] {
-  return rows.map((r) => [
-    r.score,
-    r.human,
-    String(r.n),
-    String(r.nDropped),
-    r.pearson ? `${f(r.pearson.r)} (${fp(r.pearson.p)})` : "–",
-    r.spearman ? `${f(r.spearman.rho)} (${fp(r.spearman.p)})` : "–",
-    r.blandAltman ? f(r.blandAltman.bias) : "–",
-    r.blandAltman ? `[${f(r.blandAltman.loaLower)}, ${f(r.blandAltman.loaUpper)}]` : "–",
-    r.pairedT ? `${f(r.pairedT.t, 2)} (${fp(r.pairedT.p)})` : "–",
-    f(r.cohenDz, 2),
-  ]);
+  return rows.map((r) => {
+    const constant = CONSTANT_SCORES_NOTE.test(r.note ?? "");
+    const sd0 = EQUAL_DIFFERENCES_NOTE.test(r.note ?? "");
+    return [
+      r.score,
+      r.human,
+      String(r.n),
+      String(r.nDropped),
+      r.pearson ? `${f(r.pearson.r)} (${fp(r.pearson.p)})` : constant ? "– constant" : "–",
+      r.spearman ? `${f(r.spearman.rho)} (${fp(r.spearman.p)})` : constant ? "– constant" : "–",
+      r.blandAltman ? f(r.blandAltman.bias) : "–",
+      r.blandAltman ? `[${f(r.blandAltman.loaLower)}, ${f(r.blandAltman.loaUpper)}]` : "–",
+      r.pairedT ? `${f(r.pairedT.t, 2)} (${fp(r.pairedT.p)})` : sd0 ? "– sd 0" : "–",
+      r.cohenDz === null && sd0 ? "– sd 0" : f(r.cohenDz, 2),
+    ];
+  });
 }
 
 /** Fixed-width text table (first column left-aligned). */
@@ -667,8 +691,10 @@ export function formatValidationMarkdown(rep: ValidationReport): string {
   out.push("## Scores aligned", "");
   out.push(md(["id", "kind", "scale", "what"], rep.scores.map((s) => [s.id, s.kind, s.scale ? `${s.scale.min}–${s.scale.max}` : "unbounded", s.description])), "");
   out.push("## Alignment", "");
-  out.push("r = Pearson, ρ = Spearman (raw values). bias₀₁, LoA₀₁ (bias ± 1.96·SD), paired t and d_z on both scores min–max rescaled to 0–1, d = score − human; “–” = not defined (unbounded scale or too few pairs).", "");
+  out.push("r = Pearson, ρ = Spearman (raw values). bias₀₁, LoA₀₁ (bias ± 1.96·SD), paired t and d_z on both scores min–max rescaled to 0–1, d = score − human; “–” = not defined (unbounded scale or too few pairs; “– constant”: a side's scores are all equal, so r and ρ are undefined; “– sd 0”: all differences are equal, so t and d_z are undefined).", "");
   out.push(md(ALIGNMENT_TABLE_HEADER, alignmentTableRows(rep.alignment)), "");
+  const undefinedRows = rep.alignment.filter((r) => CONSTANT_SCORES_NOTE.test(r.note ?? "") || EQUAL_DIFFERENCES_NOTE.test(r.note ?? ""));
+  if (undefinedRows.length) out.push("Undefined because of zero variance:", "", ...undefinedRows.map((r) => `- ${r.score} × ${r.human}: ${r.note}`), "");
   if (rep.direction) {
     const d = rep.direction;
     out.push(`## Direction classifier (${d.classifierId}) vs experts`, "", d.mapping, "");

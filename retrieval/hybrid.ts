@@ -6,17 +6,18 @@
  *   (k = 60) or by weighted min–max score fusion (MedMeta's equal-weight BM25 + dense ensemble);
  *   `SearchHit.scores` keeps each component's own score (`bm25`, `dense`) next to the fused one
  *   (`rrf` or `weighted`).
- * - {@link createLanceHybridRetriever}: LanceDB's own full-text index + vector search merged by
- *   LanceDB's `RRFReranker`, for corpora too large for in-memory BM25 (the FTS index lives on
- *   disk with the vectors). Its scores are LanceDB's: `scores.lance_rrf` (and `scores.fts` when
- *   the doc matched the text query).
+ * - {@link createLanceHybridRetriever}: LanceDB's own full-text index + vector search, for
+ *   corpora too large for in-memory BM25 (the FTS index lives on disk with the vectors). Both
+ *   candidate lists come from LanceDB and are fused by the same {@link rrfFuse} as the in-memory
+ *   hybrid (not LanceDB's `RRFReranker`, see there why); `scores.{fts,dense,rrf}`.
  *
  * @see Cormack, Clarke & Büttcher 2009 (RRF); MedMeta (seed 001) Standard-RAG hybrid search.
  */
 import * as lancedb from "@lancedb/lancedb";
 import { z } from "zod";
 import type { CorpusDoc } from "../corpus/types.ts";
-import { minMaxFuse, rrfFuse, RRF_K } from "./fusion.ts";
+import { analyze } from "./analyzer.ts";
+import { minMaxFuse, rrfFuse, RRF_K, type RankedItem } from "./fusion.ts";
 import type { DenseStore } from "./dense/lancedb-store.ts";
 import type { Embedder, Retriever, SearchHit } from "./types.ts";
 
@@ -75,24 +76,66 @@ export function createHybridRetriever(deps: HybridDeps, config: HybridConfig = {
   };
 }
 
+/** Config of the LanceDB-native hybrid (see {@link createLanceHybridRetriever}). */
+export const LanceHybridConfigSchema = z
+  .object({
+    /** RRF constant k (same meaning and default as the in-memory hybrid, {@link RRF_K} = 60). */
+    rrfK: z.number().min(0).default(RRF_K),
+    /**
+     * Hits each list (LanceDB full-text search, vector search) returns before fusion; at least the
+     * requested k is used. Fused scores depend on it, never on the k of `search`.
+     */
+    candidates: z.number().int().positive().default(100),
+  })
+  .strict();
+
 /** Inputs of the LanceDB-native hybrid. */
 export interface LanceHybridDeps {
   store: DenseStore;
   embedder: Embedder;
   docs?: readonly CorpusDoc[];
-  /** RRF constant of LanceDB's `RRFReranker` (default 60). */
+  /** RRF constant k (default {@link RRF_K} = 60). */
   rrfK?: number;
+  /** Hits fetched from each list before fusion (default 100; at least the requested k is used). */
+  candidates?: number;
+  /** Info lines (FTS index built); default console.error. */
   log?: (line: string) => void;
 }
 
+/** Id of the LanceDB-native hybrid retriever. */
+export const LANCE_HYBRID_ID = "hybrid-lance";
+
+// Word runs as in retrieval/analyzer.ts; the FTS query text is rebuilt from them so that
+// punctuation in a user query (quotes, colons, parentheses) is never read as query syntax
+// (a `"` would otherwise request a phrase query, which our position-less index refuses).
+const FTS_WORD_RE = /[\p{L}\p{M}\p{N}\p{Pc}]+/gu;
+
 /**
  * Build the LanceDB-native hybrid (id `hybrid-lance`): ensures an FTS index on the store's
- * `content` column (built once, ~1 s at 20k docs), then answers with FTS + vector search fused by
- * LanceDB's `RRFReranker`. Ties are broken by id for determinism.
- * @throws when the store and embedder ids differ.
+ * `content` column (built once, ~1 s at 20k docs), then per query fetches two candidate lists
+ * from LanceDB — full-text search (BM25 `_score`, LanceDB's own tokenizer/stemmer) and the
+ * store's vector search (cosine) — `max(candidates, k)` hits each, fuses them with our
+ * {@link rrfFuse} (`score = Σ 1/(rrfK + rank)`, 1-based ranks, lists `fts` then `dense`) and only
+ * then keeps the top k.
+ *
+ * Why our own fusion rather than LanceDB's `RRFReranker`: the reranker cuts both lists to the
+ * query's `limit` before fusing (so a doc's score changed with k), counts ranks from 0 (so its
+ * scores disagreed with `hybrid-rrf`'s 1/(60 + rank from 1)), and when the text query matched
+ * nothing and the query vector was zero (no known word) every row tied in the vector search, so
+ * the first rows of the table came back as "hits". With `rrfFuse` both hybrids share one RRF
+ * definition (Cormack et al. 2009) and the same tie-breaking (first appearance, `fts` first).
+ *
+ * A query with no analyzable term under the project analyzer ({@link analyze}: no word of ≥ 2
+ * characters outside the stop list, e.g. `"*&^%$#@!"`) returns [] without searching; a query
+ * whose terms match nothing in the FTS index and whose embedding is the zero vector (no known
+ * word) returns [] too. Hits carry `scores.fts` (LanceDB BM25 score, when in the FTS list),
+ * `scores.dense` (cosine, when in the vector list) and `scores.rrf` (= `score`).
+ * @throws when the store and embedder ids differ, or on an invalid `rrfK` / `candidates`.
+ * @see Cormack, Clarke & Büttcher 2009 (RRF).
  */
 export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise<Retriever> {
   const { store, embedder } = deps;
+  const cfg = LanceHybridConfigSchema.parse({ rrfK: deps.rrfK, candidates: deps.candidates });
   if (store.embedderId !== embedder.id) {
     throw new Error(`lance hybrid: store ${store.tableName} was built with embedder ${store.embedderId}, not ${embedder.id}`);
   }
@@ -102,30 +145,39 @@ export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise
     await store.table.createIndex("content", { config: lancedb.Index.fts(), replace: true });
     (deps.log ?? ((l: string) => console.error(l)))(`lance hybrid: built FTS index on ${store.tableName} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
-  const reranker = await lancedb.rerankers.RRFReranker.create(deps.rrfK ?? RRF_K);
   const byId = new Map<string, CorpusDoc>((deps.docs ?? []).map((d) => [d.id, d]));
+
+  /** LanceDB full-text candidates, best first (ties by id). `_score` is selected explicitly (no autoprojection warning). */
+  const ftsSearch = async (text: string, depth: number): Promise<RankedItem[]> => {
+    const rows = (await store.table
+      .query()
+      .fullTextSearch(new lancedb.MatchQuery(text, "content"))
+      .select(["id", "_score"])
+      .limit(depth)
+      .toArray()) as { id: string; _score: number }[];
+    return rows
+      .map((r) => ({ id: String(r.id), score: Number(r._score) }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  };
+
   return {
-    id: "hybrid-lance",
+    id: LANCE_HYBRID_ID,
     async search(query: string, k: number): Promise<SearchHit[]> {
       if (typeof query !== "string" || query.trim() === "" || !(k > 0)) return [];
+      if (analyze(query).length === 0) return [];
+      const limit = Math.floor(k);
+      if (limit <= 0) return [];
+      const depth = Math.max(cfg.candidates, limit);
+      const ftsText = (query.match(FTS_WORD_RE) ?? []).join(" ");
       const [v] = await embedder.embed([query]);
-      const q = store.table
-        .query()
-        .fullTextSearch(query)
-        .nearestTo(Array.from(v))
-        .distanceType("dot")
-        .rerank(reranker)
-        .select(["id"])
-        .limit(Math.floor(k));
-      const rows = (await q.toArray()) as { id: string; _relevance_score: number; _score?: number | null }[];
-      const sorted = rows
-        .map((r) => ({ id: String(r.id), score: Number(r._relevance_score), fts: r._score }))
-        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      return sorted.map((r, i) => {
-        const scores: Record<string, number> = { lance_rrf: r.score };
-        if (typeof r.fts === "number" && r.fts > 0) scores.fts = r.fts;
-        const hit: SearchHit = { id: r.id, score: r.score, rank: i + 1, scores };
-        const doc = byId.get(r.id);
+      const [lex, den] = await Promise.all([
+        ftsText === "" ? Promise.resolve([] as RankedItem[]) : ftsSearch(ftsText, depth),
+        !v || v.every((x) => x === 0) ? Promise.resolve([] as RankedItem[]) : store.search(v, depth),
+      ]);
+      const fused = rrfFuse([lex, den], { k: cfg.rrfK, names: ["fts", "dense"], limit });
+      return fused.map((h) => {
+        const hit: SearchHit = { ...h, scores: { ...h.scores, rrf: h.score } };
+        const doc = byId.get(h.id);
         if (doc) hit.doc = doc;
         return hit;
       });

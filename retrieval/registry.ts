@@ -19,7 +19,7 @@ import type { Embedder, Retriever } from "./types.ts";
 export { createEmbedder, EMBEDDER_IDS, DEFAULT_EMBEDDER_ID, DEFAULT_RETRIEVER_EMBEDDER_ID, type EmbedderOptions } from "./embedders/registry.ts";
 export { createReranker, RERANKER_IDS, type RerankerOptions } from "./rerankers/registry.ts";
 
-/** Retrieval modes. `lance-hybrid` = LanceDB FTS + vector + RRFReranker (no in-memory BM25). */
+/** Retrieval modes. `lance-hybrid` = LanceDB full-text + vector candidate lists fused by our RRF (no in-memory BM25). */
 export const RETRIEVAL_MODES = ["bm25", "dense", "hybrid", "lance-hybrid"] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 
@@ -70,7 +70,7 @@ export interface BuiltRetriever extends Retriever {
  * - `bm25`: `buildBm25(docs, config.bm25)` (cached by corpus hash); id `bm25-fast` / `bm25-wink`.
  * - `dense`: LanceDB table for (corpus hash, embedder id), opened or built; id `dense:<embedder id>`.
  * - `hybrid`: both, fused by `fusion`; id `hybrid-rrf` / `hybrid-weighted`.
- * - `lance-hybrid`: LanceDB FTS + vector + RRFReranker; id `hybrid-lance`.
+ * - `lance-hybrid`: LanceDB full-text + vector candidates fused by `rrfFuse`; id `hybrid-lance`.
  * @param config {@link RetrieverConfigSchema} input (unknown keys are errors).
  * @throws ZodError on a bad config; Error listing valid ids on an unknown embedder; store errors
  *   (table built with another embedder/corpus).
@@ -96,7 +96,7 @@ export async function createRetriever(config: RetrieverConfigInput, deps: Retrie
   else if (cfg.mode === "hybrid") {
     inner = createHybridRetriever({ bm25: bm25!, dense: dense!, docs }, { fusion: cfg.fusion, rrfK: cfg.rrfK, weights: cfg.weights, candidates: cfg.candidates });
   } else {
-    inner = await createLanceHybridRetriever({ store: store!, embedder: embedder!, docs, rrfK: cfg.rrfK, log: deps.log });
+    inner = await createLanceHybridRetriever({ store: store!, embedder: embedder!, docs, rrfK: cfg.rrfK, candidates: cfg.candidates, log: deps.log });
   }
   return {
     id: inner.id,

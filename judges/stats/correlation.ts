@@ -32,8 +32,25 @@ function checkPaired(x: readonly number[], y: readonly number[], fn: string, min
   }
 }
 
+/**
+ * True when every value equals the first (exact equality, as scipy's constant-input check
+ * `(x == x[0]).all()`). Such a series has zero variance, so r, ρ and τ are undefined; testing the
+ * computed sum of squares instead is not enough — the mean of n copies of 0.8 is not exactly 0.8
+ * in floating point, which left a sum of squares of ~1e−32 and an r of −4.8e−16 "p = 1".
+ */
+export function isConstant(values: readonly number[]): boolean {
+  for (let i = 1; i < values.length; i++) if (values[i] !== values[0]) return false;
+  return true;
+}
+
+/** Result for an input with a constant series: estimate and p undefined (NaN), as scipy. */
+function undefinedResult(n: number): CorrelationResult {
+  return { estimate: Number.NaN, p: Number.NaN, n };
+}
+
 function pearsonR(x: readonly number[], y: readonly number[]): number {
   const n = x.length;
+  if (isConstant(x) || isConstant(y)) return Number.NaN;
   let mx = 0;
   let my = 0;
   for (let i = 0; i < n; i++) {
@@ -68,21 +85,25 @@ function tTestOfR(r: number, n: number): number {
 /**
  * Pearson product-moment correlation; p from the t distribution with n − 2 df (equivalent to
  * scipy's exact beta distribution of r under bivariate normality).
+ * A constant x or y (zero variance, see {@link isConstant}) gives estimate NaN and p NaN, as
+ * scipy's `pearsonr` (with its ConstantInputWarning) — never a number.
  * @throws RangeError when lengths differ, n < 3, or a value is not finite.
  */
 export function pearson(x: readonly number[], y: readonly number[]): CorrelationResult {
   checkPaired(x, y, "pearson", 3);
+  if (isConstant(x) || isConstant(y)) return undefinedResult(x.length);
   const r = pearsonR(x, y);
   return { estimate: r, p: tTestOfR(r, x.length), n: x.length };
 }
 
 /**
  * Spearman rank correlation ρ = Pearson r of average ranks; p from t = ρ·√((n−2)/((1−ρ)(1+ρ)))
- * with n − 2 df (scipy `spearmanr` default).
+ * with n − 2 df (scipy `spearmanr` default). A constant x or y gives estimate NaN and p NaN.
  * @throws RangeError when lengths differ, n < 3, or a value is not finite.
  */
 export function spearman(x: readonly number[], y: readonly number[]): CorrelationResult {
   checkPaired(x, y, "spearman", 3);
+  if (isConstant(x) || isConstant(y)) return undefinedResult(x.length);
   const rho = pearsonR(rankAverage(x).ranks, rankAverage(y).ranks);
   return { estimate: rho, p: tTestOfR(rho, x.length), n: x.length };
 }
@@ -141,12 +162,14 @@ function tieStats(values: readonly number[]): { pairs: number; v0: number; v1: n
 /**
  * Kendall's τ-b with scipy's `method="auto"`: exact null distribution when neither series has
  * ties and (n ≤ 33 or min(discordant, total − discordant) ≤ 1), else the normal approximation
- * with the tie-corrected variance. O(n²) pair counting.
+ * with the tie-corrected variance. O(n²) pair counting. A constant x or y (all pairs tied)
+ * gives estimate, p and pAsymptotic NaN (scipy `kendalltau` returns nan, nan), method "asymptotic".
  * @throws RangeError when lengths differ, n < 2, or a value is not finite.
  */
 export function kendallTauB(x: readonly number[], y: readonly number[]): KendallResult {
   checkPaired(x, y, "kendallTauB", 2);
   const n = x.length;
+  if (isConstant(x) || isConstant(y)) return { estimate: Number.NaN, p: Number.NaN, n, method: "asymptotic", pAsymptotic: Number.NaN };
   let dis = 0;
   let tiedBoth = 0;
   for (let i = 0; i < n; i++) {

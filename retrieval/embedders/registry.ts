@@ -4,7 +4,7 @@
  * | id | embedder |
  * |---|---|
  * | `word-vectors` (alias of `word-vectors:sg-100d-mean`) | mean-pooled wink 100-d word vectors (offline default) |
- * | `word-vectors:sg-100d-mean` / `-sif` / `-sif-corpus-pc1` | mean / SIF (Zipf-from-rank p(w)) / full SIF (p(w) counted on `docs`, first principal component removed) |
+ * | `word-vectors:sg-100d-mean` / `-sif` / `-sif-corpus-pc1` | mean / SIF (Zipf-from-rank p(w)) / full SIF (p(w) counted on `docs`, first principal component removed; on fewer than 50 docs it falls back to `-sif` and its id says so) |
  * | `transformers:<model id>[:mean\|:cls]` | @xenova/transformers feature extraction (local model dir, offline) |
  * | `openai:<model>` | OpenAI-compatible /v1/embeddings |
  */
@@ -23,14 +23,21 @@ export const DEFAULT_EMBEDDER_ID = "word-vectors";
  * Default embedder of retrievers (they always have the corpus): full SIF on the word vectors,
  * best offline variant measured on the 284 MedEvidence questions over the 3,340-doc bundled
  * corpus (dense recall@10: mean 0.293, SIF vocab-rank 0.385, SIF corpus 0.438, SIF corpus + PC
- * removal 0.479).
+ * removal 0.479). On a corpus under 50 docs the built embedder is vocab-rank SIF
+ * (`word-vectors:sg-100d-sif`): corpus statistics from so few docs hurt (see word-vectors.ts).
  */
 export const DEFAULT_RETRIEVER_EMBEDDER_ID = "word-vectors:sg-100d-sif-corpus-pc1";
 
 /** Options passed to embedder factories (each uses what it needs). */
 export interface EmbedderOptions {
-  /** Corpus docs (needed by `word-vectors:sg-100d-sif-corpus-pc1` to count word frequencies and fit the common component). */
+  /**
+   * Corpus docs (needed by `word-vectors:sg-100d-sif-corpus-pc1` to count word frequencies and fit
+   * the common component; with fewer than 50 docs that embedder falls back to vocab-rank SIF
+   * without removal and its id becomes `word-vectors:sg-100d-sif`).
+   */
   docs?: readonly CorpusDoc[];
+  /** Info lines of embedder factories (e.g. the small-corpus SIF fallback); default console.error. */
+  log?: (line: string) => void;
   /** Word-vector binary cache folder (default `cacheDir()/word-vectors`). */
   wordVectorCacheDir?: string;
   /** transformers.js: local model folder, downloads allowed, quantized weights, batch size. */
@@ -55,7 +62,7 @@ const exact: Record<string, Factory> = {
   [`${WORD_VECTORS_ID_PREFIX}-mean`]: (_r, o) => createWordVectorsEmbedder({ pooling: "mean", cacheDir: o.wordVectorCacheDir }),
   [`${WORD_VECTORS_ID_PREFIX}-sif`]: (_r, o) => createWordVectorsEmbedder({ pooling: "sif", frequencies: "vocab-rank", cacheDir: o.wordVectorCacheDir }),
   [`${WORD_VECTORS_ID_PREFIX}-sif-corpus-pc1`]: (_r, o) =>
-    createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus", removeComponents: 1, cacheDir: o.wordVectorCacheDir }, { fitTexts: o.docs?.map((d) => `${d.title}\n${d.text}`) }),
+    createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus", removeComponents: 1, cacheDir: o.wordVectorCacheDir }, { fitTexts: o.docs?.map((d) => `${d.title}\n${d.text}`), log: o.log }),
 };
 
 const prefixed: Record<string, Factory> = {

@@ -10,12 +10,14 @@ import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-op
 import { validateCommand } from "../../experiments/cli/validate-commands.ts";
 import {
   alignmentRow,
+  alignmentTableRows,
   cohenKappa,
   deriveHumanScores,
   loadValidationConfig,
   parseValidationConfig,
   runValidation,
   type ValidationConfigInput,
+  writeValidationOutputs,
 } from "../../experiments/validation.ts";
 
 const FIVE = join(import.meta.dirname, "..", "fixtures", "validation", "five-rows.tsv");
@@ -141,6 +143,43 @@ describe("alignment on the five-row fixture (hand-computed)", () => {
     expect(r.note).toMatch(/correlations only/);
     const few = alignmentRow("bleu", "fluency", pairs.slice(0, 2), { score: { min: 0, max: 1 }, human: { min: 0, max: 2 } });
     expect(few).toMatchObject({ n: 2, pearson: null, note: "fewer than 3 complete pairs (2)" });
+  });
+});
+
+describe("alignment rows with zero-variance inputs (constant scores, equal differences)", () => {
+  const humans = [0, 1, 2, 2, 1, 0, 2, 1];
+  const judge4 = humans.map((h, i) => ({ id: String(i), score: 4, human: h }));
+  const scales = { score: { min: 0, max: 5 }, human: { min: 0, max: 2 } };
+  it("a judge that always scores 4: r and ρ null with a 'constant scores' note, '– constant' in the table, null in JSON", () => {
+    const row = alignmentRow("judge:j1:rubric.overall", "fluency", judge4, scales);
+    expect(row.pearson).toBeNull();
+    expect(row.spearman).toBeNull();
+    expect(row.note).toBe("constant scores (judge:j1:rubric.overall): r and ρ undefined");
+    // Bland–Altman / t / d_z stay defined: d = 0.8 − h/2 varies. mean(h/2) = 9/16 → bias 0.8 − 0.5625.
+    expect(row.blandAltman!.bias).toBeCloseTo(0.8 - 9 / 16, 12);
+    expect(Number.isFinite(row.pairedT!.t)).toBe(true);
+    const [cells] = alignmentTableRows([row]);
+    expect(cells.slice(4, 6)).toEqual(["– constant", "– constant"]);
+    expect(cells.join(" ")).not.toMatch(/-0\.000|1\.0000/);
+    const out = writeValidationOutputs(
+      { id: "t", createdAt: "x", config: {} as never, dataset: { name: "d", rowsLoaded: 8, rowsUsed: 8, warnings: [], skipped: { count: 0, reasons: {} } }, humanScores: [], scores: [], alignment: [row], direction: null, panel: null, notes: [], items: [], timing: { totalMs: 0, metricsMs: 0, panelMs: 0, classifierMs: 0 } },
+      join(tmp, "constant"),
+    );
+    const json = JSON.parse(readFileSync(out.json, "utf8"));
+    expect(json.alignment[0]).toMatchObject({ pearson: null, spearman: null, note: row.note });
+    expect(readFileSync(out.md, "utf8")).toContain("- judge:j1:rubric.overall × fluency: constant scores (judge:j1:rubric.overall): r and ρ undefined");
+  });
+  it("all differences equal: paired t and d_z null with a note ('– sd 0'); bias kept", () => {
+    // score on 0–5 = 2.5·human + 1, i.e. rescaled score = human/2 + 0.2 → d = 0.2 for every item.
+    const pairs = humans.map((h, i) => ({ id: String(i), score: 2.5 * h + 1, human: h }));
+    const row = alignmentRow("bleu", "fluency", pairs, scales);
+    expect(row.pairedT).toBeNull();
+    expect(row.cohenDz).toBeNull();
+    expect(row.blandAltman!.bias).toBeCloseTo(0.2, 12);
+    expect(row.pearson!.r).toBeCloseTo(1, 12);
+    expect(row.note).toBe("all differences equal (sd 0): paired t and d_z undefined");
+    const [cells] = alignmentTableRows([row]);
+    expect(cells.slice(8)).toEqual(["– sd 0", "– sd 0"]);
   });
 });
 

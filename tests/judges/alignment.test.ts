@@ -41,3 +41,50 @@ describe("alignScores", () => {
     expect(() => alignScores(items.slice(3))).toThrow(/at least 3 items with both scores, got 1 \(1 dropped\)/);
   });
 });
+
+describe("alignScores with zero-variance inputs: undefined, never a number", () => {
+  const humans = [0, 1, 2, 2, 1, 0, 2, 1];
+  it("a judge that always scores 4 (raw, or rescaled to 0.8 on 0–5): r, ρ and their p are NaN, with a note", () => {
+    for (const j of [4, 4 / 5]) {
+      const r = alignScores(humans.map((h, i) => ({ id: String(i), human: h / 2, judge: j })));
+      expect(r.pearson.estimate).toBeNaN();
+      expect(r.pearson.p).toBeNaN();
+      expect(r.spearman.estimate).toBeNaN();
+      expect(r.spearman.p).toBeNaN();
+      expect(r.constant).toEqual({ judge: true, human: false, differences: false });
+      expect(r.notes).toEqual(["constant judge scores: Pearson and Spearman undefined"]);
+      // The paired comparison is still defined: d = j − h/2 varies.
+      expect(Number.isFinite(r.pairedT.t)).toBe(true);
+      expect(r.judgeMean).toBeCloseTo(j, 12);
+    }
+  });
+  it("constant human scores are reported the same way", () => {
+    const r = alignScores([1, 2, 3, 4].map((j, i) => ({ id: String(i), human: 0.1, judge: j })));
+    expect(r.pearson.estimate).toBeNaN();
+    expect(r.constant.human).toBe(true);
+    expect(r.notes[0]).toBe("constant human scores: Pearson and Spearman undefined");
+  });
+  it("all differences equal (sd 0): paired t, its p and d_z are NaN; Bland–Altman keeps the bias", () => {
+    // Exactly equal (integers): d = 1 → sd 0, t = 1/0.
+    const exact = alignScores([0, 1, 2, 3, 4].map((h, i) => ({ id: String(i), human: h, judge: h + 1 })));
+    // Equal up to rounding (0–5 rescaled to 0–1): d = (h+1)/5 − h/5 = 0.2 ± 1e−17.
+    const rescaled = alignScores([0, 1, 2, 3, 4].map((h, i) => ({ id: String(i), human: h / 5, judge: (h + 1) / 5 })));
+    for (const [r, bias] of [[exact, 1], [rescaled, 0.2]] as const) {
+      expect(r.constant.differences).toBe(true);
+      expect(r.pairedT.t).toBeNaN();
+      expect(r.pairedT.p).toBeNaN();
+      expect(r.pairedT.df).toBe(4);
+      expect(r.pairedT.meanDiff).toBeCloseTo(bias, 12);
+      expect(r.cohenDz).toBeNaN();
+      expect(r.blandAltman.bias).toBeCloseTo(bias, 12);
+      expect(r.blandAltman.sdDiff).toBeLessThan(1e-15);
+      expect(r.notes).toEqual(["all differences equal (sd 0): paired t and d_z undefined"]);
+      // Correlation of judge = human + c is perfect and defined.
+      expect(r.pearson.estimate).toBeCloseTo(1, 12);
+    }
+    // Identical scores: d = 0 everywhere, t = 0/0.
+    const same = alignScores([1, 2, 3].map((h, i) => ({ id: String(i), human: h, judge: h })));
+    expect(same.pairedT.t).toBeNaN();
+    expect(same.cohenDz).toBeNaN();
+  });
+});

@@ -62,6 +62,10 @@ describe.each(RETRIEVERS)("retriever conformance: %s", (_name, config) => {
     expect(await r.search("", 10)).toEqual([]);
     expect(await r.search("   \n", 10)).toEqual([]);
   });
+  it("a query without an indexable term → [] (no filler documents)", async () => {
+    expect(await r.search("*&^%$#@!", 3)).toEqual([]);
+    expect(await r.search("ééé 中文", 3)).toEqual([]);
+  });
   it("k respected, ranks 1..n, scores non-increasing, unique ids", async () => {
     for (const k of [1, 5, 10]) {
       const hits = await r.search("randomized trial of drainage after surgery", k);

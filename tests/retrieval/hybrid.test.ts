@@ -84,14 +84,23 @@ describe("hybrid retrieval on real abstracts (MedEvidence sources, 329 docs)", (
     expect(hits).toHaveLength(10);
   });
 
-  it("LanceDB-native hybrid (FTS + vector + RRFReranker) also finds a doc by its title + text", async () => {
+  it("LanceDB-native hybrid (LanceDB FTS + vector lists, our RRF) also finds a doc by its title + text", async () => {
     const r = await createRetriever({ mode: "lance-hybrid", dense: { dir } }, { docs, log: () => {} });
     expect(r.id).toBe("hybrid-lance");
     const target = docs[42];
     const hits = await r.search(`${target.title}\n${target.text}`, 5);
     expect(hits[0].id).toBe(target.id);
-    expect(hits[0].scores!.lance_rrf).toBeCloseTo(hits[0].score, 12);
+    expect(hits[0].scores!.rrf).toBe(hits[0].score);
+    // Top of both lists → 1/61 + 1/61 (1-based ranks, as the in-memory hybrid).
+    expect(hits[0].score).toBeCloseTo(2 / 61, 15);
+    expect(Object.keys(hits[0].scores!).sort()).toEqual(["dense", "fts", "rrf"]);
     expect(hits.map((h) => h.rank)).toEqual([1, 2, 3, 4, 5]);
     expect(await r.search("", 5)).toEqual([]);
+  });
+
+  it("lance-hybrid and in-memory hybrid RRF agree on the scale: a doc first in both lists scores 2/61 in each", async () => {
+    const mem = await createRetriever({ mode: "hybrid", dense: { dir }, bm25: { cache: false } }, { docs, log: () => {} });
+    const target = docs[200];
+    expect((await mem.search(`${target.title}\n${target.text}`, 1))[0]).toMatchObject({ id: target.id, score: 2 / 61 });
   });
 });

