@@ -207,7 +207,8 @@ export function createLlmAnswerClassifier(config: LlmAnswerClassifierConfig, dep
           const res = await deps.model.structured(messages, AnswerClassSchema, {
             meta: { promptId: template.id, promptVersion: template.version },
             params: { temperature: cfg.temperature, ...(cfg.maxTokens ? { maxTokens: cfg.maxTokens } : {}) },
-            signal: AbortSignal.any([AbortSignal.timeout(cfg.timeoutMs), ...(opts.signal ? [opts.signal] : [])]),
+            timeoutMs: cfg.timeoutMs,
+            ...(opts.signal ? { signal: opts.signal } : {}),
             schemaName: "answer_class",
           });
           call = res.call;

@@ -211,12 +211,14 @@ export function createJudge(config: JudgeConfig, deps: { model: ChatModel; rubri
       let lastError = "no attempt made";
       let lastCall: CallInfo | undefined;
       for (let attempt = 1; attempt <= cfg.attempts; attempt++) {
-        const signals = [AbortSignal.timeout(cfg.timeoutMs), ...(opts.signal ? [opts.signal] : [])];
         try {
+          // The judge's time limit applies per HTTP attempt (retried by the model layer); the
+          // caller's signal stays a real abort.
           const res = await model.structured(messages, schema, {
             meta: { promptId: template.id, promptVersion, repeat },
             params: cfg.params,
-            signal: AbortSignal.any(signals),
+            timeoutMs: cfg.timeoutMs,
+            ...(opts.signal ? { signal: opts.signal } : {}),
             schemaName,
           });
           lastCall = res.call;

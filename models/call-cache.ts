@@ -15,6 +15,11 @@ export interface CacheKeyParts {
   /** `chat` | `structured` | `embedding` | … */
   kind: string;
   provider: string;
+  /**
+   * The endpoint that answers, as {@link endpointCacheId} of its base URL (two servers serving the
+   * same model name must not share answers). Never holds credentials.
+   */
+  endpoint?: string;
   model: string;
   params?: unknown;
   messages?: unknown;
@@ -39,6 +44,24 @@ export function stableStringify(value: unknown): string {
 /** SHA-256 hex of a value's stable JSON. */
 export function sha256Of(value: unknown): string {
   return createHash("sha256").update(typeof value === "string" ? value : stableStringify(value)).digest("hex");
+}
+
+/**
+ * The endpoint part of a cache key: the base URL normalised so that spellings of one endpoint
+ * agree (scheme and host lower-cased, default port dropped, trailing slashes removed) and stripped
+ * of anything that may carry a secret (user:password, query string, fragment). The API key is
+ * never part of it (it travels in a header).
+ * @example endpointCacheId("http://LocalHost:8000/v1/") === "http://localhost:8000/v1"
+ * @returns the normalised URL; for a string that is not a URL, the trimmed string without trailing slashes.
+ */
+export function endpointCacheId(baseURL: string): string {
+  let u: URL;
+  try {
+    u = new URL(baseURL.trim());
+  } catch {
+    return baseURL.trim().replace(/\/+$/, "");
+  }
+  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "")}`;
 }
 
 /** Cache key of a call: SHA-256 (hex) of the stable JSON of `parts` plus a format version. */

@@ -60,7 +60,12 @@ export const EndpointConfigSchema = z
     dimensions: z.number().int().positive().optional(),
     /** Use the disk call cache (reads and writes). */
     cache: z.boolean().default(true),
-    /** Extra string mixed into cache keys, e.g. to separate two servers serving the same model name (the base URL is not in the key). */
+    /**
+     * Extra string mixed into cache keys. The endpoint's base URL (normalised, without credentials)
+     * is already part of every key, so two servers serving the same model name never share
+     * answers; use this to separate runs against one server (e.g. after swapping the weights
+     * behind a model name).
+     */
     cacheNamespace: z.string().default(""),
   })
   .strict();

@@ -8,8 +8,9 @@ export { EndpointConfigSchema, StructuredMethodSchema, resolveEndpointConfig, re
 export { OpenAIChatModel, createOpenAIChatModel, OPENAI_PREFIX, type ModelFactoryOptions } from "./openai-chat.ts";
 export { OpenAIEmbeddingClient, createOpenAIEmbeddingClient, EmbeddingError, type EmbedInfo } from "./openai-embeddings.ts";
 export { ExtractiveConfigSchema, createExtractiveModel, mmrSynthesize, leadSynthesize, splitSentences, passageSentences, EXTRACTIVE_IDS, EXTRACTIVE_PREFIX, type ExtractiveConfig, type EvidenceSentence } from "./extractive.ts";
-export { CallCache, callCacheKey, stableStringify, sha256Of, type CacheKeyParts } from "./call-cache.ts";
-export { withRetry, classifyError, parseRetryAfter, backoffDelay, type RetryPolicy } from "./retry.ts";
+export { CallCache, callCacheKey, endpointCacheId, stableStringify, sha256Of, type CacheKeyParts } from "./call-cache.ts";
+export { withRetry, classifyError, parseRetryAfter, backoffDelay, AttemptTimeoutError, MalformedResponseError, type RetryPolicy, type ErrorClass } from "./retry.ts";
+export { runAttempt, guardedFetch, checkResponse } from "./attempt.ts";
 export { createRateLimiter, endpointLimiter, TokenBucket, type RateLimiter, type RateLimitConfig } from "./rate-limit.ts";
 export { parseStructuredAnswer, extractJsonText, toEndpointJsonSchema, schemaHash } from "./structured.ts";
 export { PromptFrontMatterSchema, parsePromptTemplate, loadPromptTemplate, resolvePromptTemplate, renderPrompt, promptMeta, type PromptTemplate, type PromptVars, type PromptDirs } from "./prompt-template.ts";

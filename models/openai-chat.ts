@@ -1,18 +1,21 @@
 /**
  * `openai:<model>`: a {@link ChatModel} for any OpenAI-compatible chat-completions endpoint, through
  * @langchain/openai's ChatOpenAI (client retries off: `maxRetries: 0`), wrapped in medsynth's call
- * layer: disk cache, shared in-flight calls, per-endpoint concurrency/RPM limits, our retries
- * with Retry-After, per-attempt timeouts, token usage from the response (never counted locally),
- * and failures returned as data with the API key redacted.
+ * layer: disk cache (keyed by endpoint base URL, model, params, messages, prompt id/version, repeat
+ * and `cacheNamespace`), shared in-flight calls, per-endpoint concurrency/RPM limits, our retries
+ * with Retry-After, per-attempt timeouts (retried; an abort by the caller's signal is not),
+ * non-JSON replies reported as such (models/attempt.ts), token usage from the response (never
+ * counted locally), and failures returned as data with the API key redacted.
  */
 import { ChatOpenAI } from "@langchain/openai";
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { z } from "zod";
 import { cacheDir as defaultCacheDir } from "../corpus/paths.ts";
-import { CallCache, callCacheKey, stableStringify, type CacheKeyParts } from "./call-cache.ts";
+import { guardedFetch, runAttempt } from "./attempt.ts";
+import { CallCache, callCacheKey, endpointCacheId, stableStringify, type CacheKeyParts } from "./call-cache.ts";
 import { readApiKey, redactSecret, resolveEndpointConfig, type EndpointConfig, type EndpointConfigInput } from "./endpoint-config.ts";
 import { endpointLimiter, type RateLimiter } from "./rate-limit.ts";
-import { AttemptTimeoutError, withRetry, type RetryPolicy } from "./retry.ts";
+import { withRetry, type RetryPolicy } from "./retry.ts";
 import { correctionMessage, jsonInstruction, parseStructuredAnswer, schemaHash, toEndpointJsonSchema } from "./structured.ts";
 import type { CallInfo, CallOptions, ChatMessage, ChatModel, ChatParams, ChatResult, StructuredResult, TokenUsage } from "./types.ts";
 
@@ -85,6 +88,7 @@ function checkCall(id: string, messages: ChatMessage[], opts: CallOptions | unde
   if (!opts?.meta || typeof opts.meta.promptId !== "string" || typeof opts.meta.promptVersion !== "string") {
     throw new Error(`${id}: CallOptions.meta {promptId, promptVersion} is required (it enters the cache key); use promptMeta(template)`);
   }
+  if (opts.timeoutMs !== undefined && !(Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0)) throw new Error(`${id}: CallOptions.timeoutMs must be a positive number of milliseconds, got ${String(opts.timeoutMs)}`);
 }
 
 /** The tool/response-format name OpenAI accepts (`[A-Za-z0-9_-]{1,64}`). */
@@ -133,7 +137,7 @@ export class OpenAIChatModel implements ChatModel {
       c = new ChatOpenAI({
         model: this.modelName,
         apiKey: this.apiKey,
-        configuration: { baseURL: this.config.baseURL },
+        configuration: { baseURL: this.config.baseURL, fetch: guardedFetch() },
         maxRetries: 0,
         streaming: false,
         ...(p.temperature !== undefined ? { temperature: p.temperature } : {}),
@@ -149,23 +153,20 @@ export class OpenAIChatModel implements ChatModel {
     return redactSecret(text, this.apiKey);
   }
 
-  /** One logical request: limiter + retries + per-attempt timeout. Never throws. */
-  private async request(messages: ChatMessage[], params: ChatParams, extra: Record<string, unknown>, signal?: AbortSignal): Promise<RequestOutcome> {
+  /**
+   * One logical request: limiter + retries + per-attempt timeout ({@link runAttempt}: a timeout is
+   * retried, the caller's abort is not). Never throws.
+   */
+  private async request(messages: ChatMessage[], params: ChatParams, extra: Record<string, unknown>, opts: Pick<CallOptions, "signal" | "timeoutMs">): Promise<RequestOutcome> {
     const client = this.client(params);
     const lc = toLangChain(messages);
-    const timeoutMs = this.config.timeoutMs;
+    const { signal } = opts;
+    const timeoutMs = opts.timeoutMs ?? this.config.timeoutMs;
     const out = await withRetry(
       () =>
-        this.limiter.run(async () => {
-          const timeout = AbortSignal.timeout(timeoutMs);
-          const sig = signal ? AbortSignal.any([signal, timeout]) : timeout;
-          try {
-            return (await client.invoke(lc, { signal: sig, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...extra })) as AIMessage;
-          } catch (e) {
-            if (timeout.aborted && !signal?.aborted) throw new AttemptTimeoutError(timeoutMs);
-            throw e;
-          }
-        }),
+        this.limiter.run(() =>
+          runAttempt({ timeoutMs, signal }, async (sig) => (await client.invoke(lc, { signal: sig, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...extra })) as AIMessage),
+        ),
       this.retryPolicy,
       { signal, random: this.options.random },
     );
@@ -178,6 +179,7 @@ export class OpenAIChatModel implements ChatModel {
     return {
       kind,
       provider: "openai",
+      endpoint: endpointCacheId(this.config.baseURL),
       model: this.modelName,
       params,
       messages: messages.map((m) => ({ role: m.role, content: m.content })),
@@ -208,7 +210,7 @@ export class OpenAIChatModel implements ChatModel {
       callCacheKey(parts),
       async () => {
         const t0 = Date.now();
-        const r = await this.request(messages, params, {}, opts.signal);
+        const r = await this.request(messages, params, {}, opts);
         if (!r.ok) return { ok: false, error: r.error, usage: null, latencyMs: Date.now() - t0, attempts: r.attempts };
         return { ok: true, text: textOf(r.message), usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts };
       },
@@ -274,7 +276,7 @@ export class OpenAIChatModel implements ChatModel {
         let convo = base;
         const n = this.config.structuredRetries + 1;
         for (let v = 1; v <= n; v++) {
-          const r = await this.request(convo, params, extra, opts.signal);
+          const r = await this.request(convo, params, extra, opts);
           attempts += r.attempts;
           if (!r.ok) return { ok: false, error: r.error, raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v - 1 };
           usage = addUsage(usage, r.usage);

@@ -1,16 +1,18 @@
 /**
  * `openai:<model>` embeddings: an {@link EmbeddingClient} for OpenAI-compatible `/v1/embeddings`
  * through @langchain/openai's OpenAIEmbeddings (`encodingFormat: "float"`, client retries off),
- * inside the call layer: one cache entry per (model, dimensions, text), batching of the uncached
- * texts, per-endpoint limits, our retries with Retry-After, per-attempt timeout.
+ * inside the call layer: one cache entry per (endpoint base URL, model, dimensions, namespace, text),
+ * batching of the uncached texts, per-endpoint limits, our retries with Retry-After, per-attempt
+ * timeout (retried; an abort by the caller's signal is not), non-JSON replies reported as such.
  */
 import { OpenAIEmbeddings } from "@langchain/openai";
 import { cacheDir as defaultCacheDir } from "../corpus/paths.ts";
-import { CallCache, callCacheKey, type CacheKeyParts } from "./call-cache.ts";
+import { guardedFetch, runAttempt } from "./attempt.ts";
+import { CallCache, callCacheKey, endpointCacheId, type CacheKeyParts } from "./call-cache.ts";
 import { readApiKey, redactSecret, resolveEndpointConfig, type EndpointConfig, type EndpointConfigInput } from "./endpoint-config.ts";
 import { OPENAI_PREFIX, type ModelFactoryOptions } from "./openai-chat.ts";
 import { endpointLimiter, type RateLimiter } from "./rate-limit.ts";
-import { AttemptTimeoutError, withRetry } from "./retry.ts";
+import { withRetry } from "./retry.ts";
 import type { CallInfo, EmbeddingClient } from "./types.ts";
 
 /** Error thrown by {@link OpenAIEmbeddingClient.embed} when the endpoint fails after retries (API key redacted). */
@@ -53,18 +55,22 @@ export class OpenAIEmbeddingClient implements EmbeddingClient {
     this.client = new OpenAIEmbeddings({
       model: this.modelName,
       apiKey: this.apiKey,
-      configuration: { baseURL: config.baseURL },
+      // guardedFetch aborts the request with our per-attempt timeout / the caller's signal (the
+      // client takes no signal); the SDK's own timeout is only a backstop.
+      configuration: { baseURL: config.baseURL, fetch: guardedFetch() },
       encodingFormat: "float",
       stripNewLines: false,
       batchSize: config.batchSize,
       maxRetries: 0,
-      timeout: config.timeoutMs,
+      // our limiter bounds concurrency; an unbounded client queue keeps each request in its attempt's context
+      maxConcurrency: Infinity,
+      timeout: config.timeoutMs + 1000,
       ...(config.dimensions ? { dimensions: config.dimensions } : {}),
     });
   }
 
   private parts(text: string): CacheKeyParts {
-    return { kind: "embedding", provider: "openai", model: this.modelName, params: { dimensions: this.config.dimensions }, extra: { text, namespace: this.config.cacheNamespace || undefined } };
+    return { kind: "embedding", provider: "openai", endpoint: endpointCacheId(this.config.baseURL), model: this.modelName, params: { dimensions: this.config.dimensions }, extra: { text, namespace: this.config.cacheNamespace || undefined } };
   }
 
   /**
@@ -101,18 +107,7 @@ export class OpenAIEmbeddingClient implements EmbeddingClient {
       batches.map(async (batch) => {
         const r = await withRetry(
           () =>
-            this.limiter.run(async () => {
-              opts.signal?.throwIfAborted();
-              let timer: NodeJS.Timeout | undefined;
-              const timeout = new Promise<never>((_, reject) => {
-                timer = setTimeout(() => reject(new AttemptTimeoutError(this.config.timeoutMs)), this.config.timeoutMs + 1000);
-              });
-              try {
-                return (await Promise.race([this.client.embedDocuments(batch), timeout])) as number[][];
-              } finally {
-                clearTimeout(timer);
-              }
-            }),
+            this.limiter.run(() => runAttempt({ timeoutMs: this.config.timeoutMs, signal: opts.signal }, () => this.client.embedDocuments(batch))),
           { maxRetries: this.config.maxRetries, baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs, maxRetryAfterMs: this.config.maxRetryAfterMs },
           { signal: opts.signal, random: this.options.random },
         );

@@ -60,7 +60,16 @@ export type StructuredResult<T> =
 export interface CallOptions {
   meta: CallMeta;
   params?: ChatParams;
+  /**
+   * The caller's abort signal: when it aborts, the call stops at once and is NOT retried (use it
+   * for cancellation or an overall deadline, not as a per-request timeout).
+   */
   signal?: AbortSignal;
+  /**
+   * Per-attempt timeout in ms for this call, overriding the endpoint's `timeoutMs`; an attempt
+   * that runs past it is retried like a 5xx (up to the endpoint's `maxRetries`). Not in the cache key.
+   */
+  timeoutMs?: number;
 }
 
 /** An LLM behind an OpenAI-compatible endpoint (id `openai:<model>`), or a scripted/test model. */

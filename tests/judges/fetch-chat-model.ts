@@ -9,6 +9,11 @@ import type { z } from "zod";
 import type { CallInfo, ChatMessage, ChatModel, ChatResult, StructuredResult } from "../../models/types.ts";
 
 export function fetchChatModel(baseURL: string, model: string, validationAttempts = 1): ChatModel {
+  /** The per-attempt time limit (CallOptions.timeoutMs) joined with the caller's signal, as the real model layer does. */
+  const withTimeout = (opts: { signal?: AbortSignal; timeoutMs?: number }): AbortSignal | undefined => {
+    const signals = [...(opts.timeoutMs ? [AbortSignal.timeout(opts.timeoutMs)] : []), ...(opts.signal ? [opts.signal] : [])];
+    return signals.length ? AbortSignal.any(signals) : undefined;
+  };
   const call = async (messages: ChatMessage[], signal?: AbortSignal): Promise<{ text: string | null; error?: string; info: CallInfo }> => {
     const t0 = Date.now();
     const info: CallInfo = { modelId: `openai:${model}`, cached: false, latencyMs: 0, usage: null, attempts: 1 };
@@ -28,15 +33,15 @@ export function fetchChatModel(baseURL: string, model: string, validationAttempt
     id: `openai:${model}`,
     kind: "llm",
     async chat(messages, opts): Promise<ChatResult> {
-      const r = await call(messages, opts.signal);
+      const r = await call(messages, withTimeout(opts));
       return r.text === null ? { ok: false, error: r.error ?? "failed", call: r.info } : { ok: true, text: r.text, call: r.info };
     },
-    async structured<S extends z.ZodType>(messages: ChatMessage[], schema: S, opts: { signal?: AbortSignal }): Promise<StructuredResult<z.infer<S>>> {
+    async structured<S extends z.ZodType>(messages: ChatMessage[], schema: S, opts: { signal?: AbortSignal; timeoutMs?: number }): Promise<StructuredResult<z.infer<S>>> {
       let raw: string | null = null;
       let error = "no attempt";
       let info: CallInfo = { modelId: `openai:${model}`, cached: false, latencyMs: 0, usage: null, attempts: 0 };
       for (let i = 1; i <= validationAttempts; i++) {
-        const r = await call(messages, opts.signal);
+        const r = await call(messages, withTimeout(opts));
         info = r.info;
         if (r.text === null) return { ok: false, error: r.error ?? "failed", raw, call: info, validationAttempts: i };
         raw = r.text;
