@@ -17,3 +17,4 @@ export * from "./bundled-corpus.ts";
 export * from "./text-cleanup.ts";
 export * from "./datasets/loaded-dataset.ts";
 export * from "./datasets/registry.ts";
+export * from "./corpus-file.ts";

@@ -3,10 +3,13 @@
  *
  * Inputs are files (`.xml`, `.xml.gz`) or folders (searched recursively for those, sorted by
  * path). Files are read one after another with {@link parsePubmedFile}; a file that breaks
- * (missing, truncated gzip) keeps the records read before the break and is listed in
- * `fileErrors`, and the run goes on with the next file.
+ * (missing, truncated gzip, or a plain .xml cut off inside a record) keeps the records read before
+ * the break and is listed in `fileErrors`, and the run goes on with the next file. A file that
+ * yields no PubMed entry and is not a valid empty `<PubmedArticleSet>` is listed in `emptyFiles`.
  */
-import { readdir, stat } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { open, readdir, stat } from "node:fs/promises";
+import { createGunzip } from "node:zlib";
 import { join } from "node:path";
 import type { PubmedRecord } from "./types.ts";
 import { parsePubmedFile, PubmedFileError, type PubmedWarning } from "./pubmed-xml.ts";
@@ -39,6 +42,12 @@ export interface IngestReport {
   fileErrors: { file: string; recordsBefore: number; message: string }[];
   /** Per-file record counts, in input order. */
   perFile: { file: string; records: number; bytes: number }[];
+  /**
+   * Files read to their end that yielded no PubMed entry at all and are not a valid empty
+   * `<PubmedArticleSet>` / `<MedlineCitationSet>` (e.g. a non-XML or JSON file, an empty file);
+   * the message names the file and says why.
+   */
+  emptyFiles: { file: string; message: string }[];
 }
 
 /** Options of {@link ingestPubmed}. */
@@ -103,6 +112,68 @@ export async function expandPubmedInputs(inputs: readonly string[]): Promise<str
   return out;
 }
 
+/** How much of a file (decompressed) {@link whyNoPubmedRecords} looks at. */
+const SNIFF_BYTES = 1 << 20;
+
+/** The first `max` decompressed bytes of a file (gunzipped when it starts with the gzip magic), and whether that was all of it. */
+async function readHead(path: string, max: number): Promise<{ text: string; complete: boolean }> {
+  const fh = await open(path, "r");
+  let gz = false;
+  try {
+    const { bytesRead, buffer } = await fh.read(Buffer.alloc(2), 0, 2, 0);
+    gz = bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
+  } finally {
+    await fh.close();
+  }
+  const file = createReadStream(path);
+  const input = gz ? file.pipe(createGunzip()) : file;
+  if (gz) file.on("error", (e) => input.destroy(e));
+  const chunks: Buffer[] = [];
+  let n = 0;
+  let complete = true;
+  try {
+    for await (const c of input as AsyncIterable<Buffer>) {
+      chunks.push(c);
+      n += c.length;
+      if (n >= max) {
+        complete = false;
+        break;
+      }
+    }
+  } catch {
+    complete = false;
+  } finally {
+    file.destroy();
+    if (input !== file) input.destroy();
+  }
+  return { text: Buffer.concat(chunks).subarray(0, max).toString("latin1"), complete };
+}
+
+/**
+ * Say why a file that yielded no PubMed entry is not a valid empty set.
+ * @param path - a `.xml` / `.xml.gz` file (or anything given as input).
+ * @returns null when the file is a well-formed, empty `<PubmedArticleSet>` or `<MedlineCitationSet>`
+ *   (an XML declaration, DOCTYPE and comments allowed around it), else a short reason such as
+ *   "empty file", "looks like JSON, not PubMed XML", "root element <foo> is not <PubmedArticleSet>".
+ */
+export async function whyNoPubmedRecords(path: string): Promise<string | null> {
+  const { text, complete } = await readHead(path, SNIFF_BYTES);
+  const body = text
+    .replace(/^\uFEFF|^\xEF\xBB\xBF/, "")
+    .replace(/<\?xml[\s\S]*?\?>/g, "")
+    .replace(/<!--[\s\S]*?-->/g, "")
+    .replace(/<!DOCTYPE[^>[]*(\[[\s\S]*?\])?\s*>/gi, "")
+    .trim();
+  if (body === "") return complete ? "empty file" : "no XML content";
+  if (/^[[{]/.test(body)) return "looks like JSON, not PubMed XML";
+  const root = /^<([A-Za-z_][\w.:-]*)/.exec(body)?.[1];
+  if (!root) return "not XML";
+  if (root !== "PubmedArticleSet" && root !== "MedlineCitationSet") return `root element <${root}> is not <PubmedArticleSet> or <MedlineCitationSet>`;
+  if (!complete) return `no <PubmedArticle> or <MedlineCitation> in the first ${SNIFF_BYTES / 1048576} MiB`;
+  const valid = new RegExp(`^<${root}\\b[^>]*?(\\/>|>[\\s\\S]*</${root}\\s*>)$`).test(body);
+  return valid ? null : `<${root}> is never closed (truncated?)`;
+}
+
 /**
  * Ingest files/folders of PubMed XML (see the module comment).
  * @param inputs - files and folders.
@@ -115,27 +186,47 @@ export async function ingestPubmed(inputs: readonly string[], options: IngestOpt
   const sizes = await Promise.all(files.map(async (f) => (await stat(f)).size));
   const totalBytes = sizes.reduce((a, b) => a + b, 0);
   const counts = emptyIngestCounts();
-  const report: IngestReport = { counts, fileErrors: [], perFile: [] };
+  const report: IngestReport = { counts, fileErrors: [], perFile: [], emptyFiles: [] };
   let doneBytes = 0;
   for (let i = 0; i < files.length; i++) {
     const file = files[i];
     counts.files++;
     let n = 0;
+    let entries = 0;
+    let skippedHere = 0;
+    let truncated: PubmedWarning | null = null;
+    let broke = false;
     try {
       for await (const rec of parsePubmedFile(file, {
         onWarning: (w) => {
           counts.warnings++;
+          skippedHere++;
+          if (w.kind === "truncated") truncated = w;
           options.onWarning?.(w);
         },
         onProgress: (b) => options.onProgress?.({ file, bytesRead: doneBytes + b, totalBytes }),
       })) {
         if (!rec.flags.deleted) n++;
+        entries++;
         countRecord(counts, rec);
         if (options.onRecord) await options.onRecord(rec);
       }
     } catch (err) {
       if (!(err instanceof PubmedFileError)) throw err;
       report.fileErrors.push({ file, recordsBefore: err.recordsBefore, message: err.message });
+      broke = true;
+    }
+    const cut = truncated as PubmedWarning | null;
+    if (!broke && cut) {
+      // A plain file that ends inside a record is as broken as a truncated .gz.
+      report.fileErrors.push({ file, recordsBefore: entries, message: `${file}: truncated: ends inside a record (byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""})` });
+      broke = true;
+    }
+    if (!broke && entries === 0) {
+      const why = await whyNoPubmedRecords(file);
+      if (why !== null || skippedHere > 0) {
+        report.emptyFiles.push({ file, message: `${file}: no PubMed records (${why ?? `all ${skippedHere} entries skipped with warnings`})` });
+      }
     }
     doneBytes += sizes[i];
     options.onProgress?.({ file, bytesRead: doneBytes, totalBytes });

@@ -9,13 +9,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { dirname } from "node:path";
-import type { ConclusionTask, CorpusDoc, PubmedRecord, RweStudy, SynthesisTask } from "../corpus/types.ts";
+import type { ConclusionTask, CorpusDoc, RweStudy, SynthesisTask } from "../corpus/types.ts";
 import { formatDesign, formatResults } from "../graphs/rwe-summary.ts";
 import { formatSections } from "../graphs/conclusion-modes.ts";
 import { loadDataset } from "../corpus/datasets/registry.ts";
 import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
-import { readJsonl } from "../corpus/jsonl.ts";
-import { recordToCorpusDoc } from "../corpus/conclusion-task.ts";
+import { loadCorpusArg } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
 import { createRetriever, createReranker, type BuiltRetriever } from "../retrieval/registry.ts";
@@ -46,18 +45,10 @@ export async function loadRetrievalCorpus(settings: Pick<RetrievalSettings, "cor
   return buildNoiseCorpus(golden, pool, { noiseCount: settings.noise.noiseCount, seed: String(settings.noise.seed) }).docs;
 }
 
-/** The bundled corpus or the documents of a corpus JSONL file. */
-async function loadCorpusPool(corpus: string): Promise<CorpusDoc[]> {
-  const settings = { corpus };
-  if (settings.corpus === "bundled") return (await loadBundledCorpus()).docs;
-  if (!existsSync(settings.corpus)) throw new Error(`retrieval.corpus: ${settings.corpus} does not exist (use "bundled" or a corpus JSONL path)`);
-  const docs: CorpusDoc[] = [];
-  for await (const line of readJsonl<Record<string, unknown>>(settings.corpus)) {
-    if (typeof line.pmid === "string") docs.push(recordToCorpusDoc(line as unknown as PubmedRecord));
-    else if (typeof line.id === "string" && typeof line.text === "string") docs.push({ id: line.id, title: String(line.title ?? ""), text: line.text });
-  }
-  if (!docs.length) throw new Error(`retrieval.corpus: ${settings.corpus} holds no documents`);
-  return docs;
+/** The bundled corpus or the documents of a corpus JSONL file (malformed lines, deleted citations and repeated ids skipped with a warning). */
+async function loadCorpusPool(corpus: string, log: (l: string) => void = (l) => console.error(l)): Promise<CorpusDoc[]> {
+  if (corpus === "bundled") return (await loadBundledCorpus()).docs;
+  return loadCorpusArg(corpus, log, "retrieval.corpus");
 }
 
 /**

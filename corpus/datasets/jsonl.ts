@@ -1,11 +1,18 @@
 /**
  * Loader for medsynth's own JSONL task files: one task per line, each line a ConclusionTask,
  * SynthesisTask or RweStudy object with a `kind` field ("conclusion" | "synthesis" | "rwe"),
- * or without it when the file's kind is given in the options. Malformed lines are skipped and
- * counted with "file:line" warnings; the rest load.
+ * or without it when the file's kind is given in the options. PubmedRecord lines (the output of
+ * `medsynth corpus ingest`) become MedConclusion tasks. Gzip files (`.jsonl.gz`) are
+ * decompressed while streaming. Malformed lines are skipped and counted with "file:line"
+ * warnings; the rest load.
  */
 import { z } from "zod";
-import { ConclusionTaskSchema, RweStudySchema, SynthesisTaskSchema, type Task } from "../types.ts";
+import { createReadStream, existsSync, openSync, readSync, closeSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { createGunzip } from "node:zlib";
+import { ConclusionTaskSchema, PubmedRecordSchema, RweStudySchema, SynthesisTaskSchema, type ConclusionTask, type Task } from "../types.ts";
+import { recordToConclusionTask } from "../conclusion-task.ts";
+import { isConclusionSegment } from "../conclusion-labels.ts";
 import { createSkipCounter, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this loader. */
@@ -29,24 +36,72 @@ export const JsonlOptionsSchema = z
 /** Options of {@link loadJsonlTasks}. */
 export type JsonlOptions = z.input<typeof JsonlOptionsSchema>;
 
+/** Whether a parsed line looks like a {@link PubmedRecord} as written by `medsynth corpus ingest` (not a task). */
+export function isPubmedRecordLine(raw: Record<string, unknown>): boolean {
+  return typeof raw.pmid === "string" && Array.isArray(raw.abstract) && !("sections" in raw) && !("kind" in raw);
+}
+
+/** Whether the file starts with the gzip magic bytes 1f 8b. */
+function isGzipFile(path: string): boolean {
+  const fd = openSync(path, "r");
+  try {
+    const b = Buffer.alloc(2);
+    return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
- * Load a JSONL file of tasks.
+ * Stream the lines of a text file, gunzipping it when it is gzip (by its magic bytes, so
+ * `.jsonl.gz` and misnamed files both work); a leading BOM is removed.
+ * @throws Error naming the file when it cannot be read to its end (e.g. a truncated .gz).
+ */
+async function* readLines(path: string): AsyncGenerator<string> {
+  const file = createReadStream(path);
+  const input = isGzipFile(path) ? file.pipe(createGunzip()) : file;
+  if (input !== file) file.on("error", (e) => input.destroy(e));
+  const rl = createInterface({ input, crlfDelay: Infinity });
+  let n = 0;
+  try {
+    for await (const line of rl) {
+      n++;
+      yield n === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
+    }
+  } catch (err) {
+    throw new Error(`dataset "${JSONL_DATASET}": ${path}: read failed after line ${n}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    rl.close();
+    file.destroy();
+  }
+}
+
+/**
+ * Load a JSONL file of tasks (`.jsonl`, or gzip-compressed `.jsonl.gz`; streamed).
  *
- * Items are {@link Task}s (`kind` + task fields). `taskKind` of the result is the kind of the
- * items when they all share one, else (mixed or empty file) the `kind` option or "conclusion".
+ * Items are {@link Task}s (`kind` + task fields). A line that is a {@link PubmedRecord} (as written
+ * by `medsynth corpus ingest`: `pmid` + `abstract`, no `kind`) becomes a conclusion task through
+ * {@link recordToConclusionTask} (id `jsonl:<pmid>`) when the kind option is "conclusion" or not
+ * given; with another kind option it is a "kind mismatch".
+ * `taskKind` of the result is the kind of the items when they all share one, else (mixed or empty
+ * file) the `kind` option or "conclusion".
  * Skip reasons: "invalid JSON", "missing kind", "unknown kind", "kind mismatch",
- * "invalid <field>" (first failing field of the task schema).
- * @throws Error when the file is missing, or `path` is not given.
+ * "invalid <field>" (first failing field of the task schema), and for PubmedRecord lines
+ * "invalid PubmedRecord <field>", "deleted citation", "no conclusion" (no conclusion segment),
+ * "only conclusion" (no other segment).
+ * @throws Error when the file is missing or cannot be read to its end, or `path` is not given.
  */
 export async function loadJsonlTasks(options: JsonlOptions): Promise<LoadedDataset<Task>> {
   const opts = JsonlOptionsSchema.parse(options);
-  const lines = readDataFile(opts.path, JSONL_DATASET).split("\n");
+  if (!existsSync(opts.path)) readDataFile(opts.path, JSONL_DATASET); // throws the loaders' "file not found" error
   const skipped = createSkipCounter();
   const warnings: string[] = [];
   const items: Task[] = [];
   const kinds = new Set<string>();
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
+  let i = -1;
+  for await (const text of readLines(opts.path)) {
+    i++;
+    const line = text.trim();
     if (!line) continue;
     const where = `${opts.path}:${i + 1}`;
     const skip = (reason: string, detail: string) => {
@@ -62,6 +117,37 @@ export async function loadJsonlTasks(options: JsonlOptions): Promise<LoadedDatas
     }
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
       skip("invalid JSON", "not a JSON object");
+      continue;
+    }
+    if (isPubmedRecordLine(raw as Record<string, unknown>)) {
+      if (opts.kind !== undefined && opts.kind !== "conclusion") {
+        skip("kind mismatch", `a PubmedRecord line (a conclusion task) but the file was loaded as "${opts.kind}"`);
+        continue;
+      }
+      const rec = validateItem(PubmedRecordSchema, raw);
+      if (!rec.ok) {
+        skip(`invalid PubmedRecord ${rec.reason.split(":")[0]}`, `PubmedRecord ${rec.reason}`);
+        continue;
+      }
+      if (rec.value.flags.deleted) {
+        skip("deleted citation", `PMID ${rec.value.pmid} is a deleted citation`);
+        continue;
+      }
+      const conclusions = rec.value.abstract.filter(isConclusionSegment).length;
+      if (conclusions === 0 || conclusions === rec.value.abstract.length) {
+        skip(conclusions === 0 ? "no conclusion" : "only conclusion", conclusions === 0 ? `PMID ${rec.value.pmid}: no conclusion segment in the abstract` : `PMID ${rec.value.pmid}: the abstract has only conclusion segments`);
+        continue;
+      }
+      let task: ConclusionTask;
+      try {
+        task = recordToConclusionTask(rec.value, JSONL_DATASET);
+      } catch (err) {
+        skip("invalid conclusion task", `PMID ${rec.value.pmid}: ${(err as Error).message.split("\n")[0]}`);
+        continue;
+      }
+      kinds.add("conclusion");
+      items.push({ kind: "conclusion", ...task } as Task);
+      if (opts.limit !== undefined && items.length >= opts.limit) break;
       continue;
     }
     const { kind: lineKind, ...rest } = raw as Record<string, unknown>;

@@ -5,8 +5,10 @@
  * - `corpus ingest <xml|gz|dir>... --out corpus.jsonl [--clean] [--json]`: stream the files, write one
  *   {@link PubmedRecord} per line, print a counts table (or JSON); `--clean` applies the
  *   MedConclusion §3.1.1 cleaning and prints drop counts per reason. A file that breaks
- *   (e.g. truncated .gz) keeps its records before the break, is named on stderr, and the command
- *   exits 1.
+ *   (a truncated .gz, or a plain .xml that ends inside a record) keeps its records before the
+ *   break, is named on stderr, and the command exits 1. A file that yields no PubMed record and is
+ *   not a valid empty `<PubmedArticleSet>` (non-XML, JSON, empty file) is named in a warning; when
+ *   no input yields anything (or no XML file is found), the command exits 1 naming them.
  * - `corpus stats <corpus.jsonl> [--json]`: counts of a JSONL corpus (malformed lines skipped and counted).
  * - `corpus fetch --term … --out … [--structured] [--min-date --max-date] [--max N]`: esearch
  *   (history) + batched efetch; API key from `$NCBI_API_KEY` (never printed).
@@ -15,7 +17,7 @@ import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import type { PubmedRecord } from "../../corpus/types.ts";
 import { PubmedRecordSchema } from "../../corpus/types.ts";
-import { ingestPubmed, countRecord, emptyIngestCounts, type IngestCounts } from "../../corpus/ingest.ts";
+import { ingestPubmed, countRecord, emptyIngestCounts, type IngestCounts, type IngestReport } from "../../corpus/ingest.ts";
 import { createRecordCleaner, type CleanResult } from "../../corpus/clean.ts";
 import { createJsonlWriter, readJsonl, type JsonlStats } from "../../corpus/jsonl.ts";
 import { createEutilsClient } from "../../corpus/eutils.ts";
@@ -50,6 +52,18 @@ function warningPrinter(json: boolean): { onWarning: (w: PubmedWarning) => void;
       if (n > MAX_WARNINGS_SHOWN && !json) process.stderr.write(`warning: … ${n - MAX_WARNINGS_SHOWN} more warnings\n`);
     },
   };
+}
+
+/**
+ * Why an ingest run as a whole failed for lack of input, or null: no XML file found in the
+ * inputs, or no input file yielded any PubMed entry while some of them are not valid empty sets
+ * (files that broke are reported through `fileErrors` on their own).
+ */
+export function ingestFailure(inputs: readonly string[], report: IngestReport): string | null {
+  if (report.perFile.length === 0) return `no .xml or .xml.gz file found in ${inputs.join(", ")}`;
+  const entries = report.counts.records + report.counts.deletedCitations;
+  if (entries > 0 || report.emptyFiles.length === 0) return null;
+  return `no PubMed records in any input; nothing usable in ${report.emptyFiles.map((f) => f.file).join(", ")}`;
 }
 
 /** Register `corpus ingest|stats|fetch`. */
@@ -103,9 +117,12 @@ export function registerCorpusCommands(program: Command): void {
       await writer.close();
       bar?.stop();
       warn.flush();
+      for (const w of report.emptyFiles) process.stderr.write(`warning: ${w.message}\n`);
       for (const e of report.fileErrors) process.stderr.write(`error: ${e.message} (kept ${e.recordsBefore} records read before the break)\n`);
+      const failure = ingestFailure(inputs, report);
+      if (failure) process.stderr.write(`error: ${failure}\n`);
       if (opts.json) {
-        console.log(JSON.stringify({ out: opts.out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, kept: cleaned.kept.length } }, null, 2));
+        console.log(JSON.stringify({ out: opts.out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, kept: cleaned.kept.length } }, null, 2));
       } else {
         console.log(formatCountsTable(countsRows(report.counts)));
         if (cleaned) {
@@ -114,7 +131,7 @@ export function registerCorpusCommands(program: Command): void {
         }
         console.log(`\nwrote ${written.toLocaleString("en-US")} records to ${opts.out}`);
       }
-      if (report.fileErrors.length > 0) process.exitCode = 1;
+      if (report.fileErrors.length > 0 || failure) process.exitCode = 1;
     });
 
   corpus

@@ -4,10 +4,13 @@
  *
  * `list` prints name, task kind, item count and description of every registered dataset;
  * `show` loads one dataset and prints its counts, warnings, skipped records and the first
- * `--limit` items (one-line summaries, or the items as JSON with `--json`).
+ * `--limit` items (one-line summaries, or the items as JSON with `--json`). `--path`/`--kind` are
+ * checked against the loader's options first (one line per problem, naming the option). For
+ * `jsonl`, the file may be `.jsonl.gz` and may hold PubmedRecord lines from `corpus ingest`.
  */
 import type { Command } from "commander";
-import { getDataset, listDatasets, type DatasetInfo } from "../../corpus/datasets/registry.ts";
+import { getDataset, listDatasets, type DatasetEntry, type DatasetInfo } from "../../corpus/datasets/registry.ts";
+import { formatZodIssues, valueAt } from "./retrieval-commands.ts";
 import type { LoadedDataset } from "../../corpus/datasets/loaded-dataset.ts";
 
 /** Render rows as a left-aligned text table (header + rows, columns separated by two spaces). */
@@ -50,6 +53,19 @@ export function formatLoadedDataset(d: LoadedDataset, limit: number): string {
   return lines.join("\n");
 }
 
+/**
+ * Validate CLI-given loader options against the dataset's zod schema before loading.
+ * @throws Error with one line per problem naming the option, e.g.
+ *   `--kind: expected one of conclusion, synthesis, rwe (got "bogus")`,
+ *   `--kind: not an option of dataset "pubmedqa"`.
+ */
+export function checkDatasetOptions(entry: DatasetEntry, options: Record<string, unknown>): void {
+  const r = entry.optionsSchema.safeParse(options);
+  if (r.success) return;
+  const flag = (p: PropertyKey[]) => `--${String(p[0] ?? "options").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${p.length > 1 ? `.${p.slice(1).map(String).join(".")}` : ""}`;
+  throw new Error(formatZodIssues(r.error.issues, flag, (p) => valueAt(options, p), `not an option of dataset "${entry.name}"`));
+}
+
 /** Register `datasets list` and `datasets show` on the program. */
 export function registerDatasetsCommands(program: Command): void {
   const datasets = program.command("datasets").description("List and inspect the bundled datasets and task files");
@@ -77,7 +93,7 @@ export function registerDatasetsCommands(program: Command): void {
     .option("--limit <n>", "items to show", "5")
     .option("--json", "print JSON {name, taskKind, count, warnings, skipped, items (first --limit)}")
     .option("--path <file>", "file to load (required for jsonl; overrides the bundled file for file-based loaders)")
-    .option("--kind <kind>", "jsonl only: task kind of lines without a kind field")
+    .option("--kind <kind>", "jsonl only: task kind of lines without a kind field (conclusion | synthesis | rwe)")
     .action(async (name: string, opts: { limit: string; json?: boolean; path?: string; kind?: string }) => {
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 0) throw new Error(`--limit must be a non-negative integer, got "${opts.limit}"`);
@@ -86,6 +102,7 @@ export function registerDatasetsCommands(program: Command): void {
       if (opts.path) loadOpts.path = opts.path;
       if (opts.kind) loadOpts.kind = opts.kind;
       if (name === "jsonl" && !opts.path) throw new Error("datasets show jsonl needs --path <file.jsonl>");
+      checkDatasetOptions(entry, loadOpts);
       const d = await entry.load(loadOpts);
       if (opts.json) {
         console.log(

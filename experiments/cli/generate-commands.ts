@@ -1,16 +1,25 @@
 /**
- * `medsynth generate --workflow <id> --dataset <name> --model <id> [--limit 5] [--k 10]
- *   [--config '<json>'] [--repeat 0] [--retrieval hybrid] [--reranker <id>] [--prompt-dir dir] [--json]`
+ * `medsynth generate --workflow <id> --dataset <name> [--path file] --model <id> [--limit 5] [--k 10]
+ *   [--config '<json>'] [--repeat 0] [--retrieval hybrid] [--corpus bundled|dataset|<file.jsonl>]
+ *   [--reranker <id>] [--prompt-dir dir] [--json]`
  *
  * Runs one workflow on the first `--limit` items of a dataset and prints, per item, the status,
  * the output, the intermediate steps and the token usage; a total line ends the run. Model
  * endpoint settings (base URL, API-key env var name, …) come from the environment as read by the
- * model layer. Standard-RAG retrieves from the dataset's corpus (its `docs`, else the union of the
- * items' golden abstracts) with `createRetriever({mode: --retrieval})`.
+ * model layer. Standard-RAG retrieves with `createRetriever({mode: --retrieval})` from `--corpus`:
+ * `bundled` (default; the same ~3.3k-abstract corpus `medsynth run` uses), `dataset` (the
+ * dataset's own `docs`, else the union of the items' golden abstracts) or a corpus JSONL of
+ * CorpusDoc or PubmedRecord lines. `--path` names the file of the `jsonl` dataset (or overrides
+ * a file-based loader's bundled file). The command exits 1 when no item succeeded and at least
+ * one failed. Bad options and `--config` fields give one line per problem naming them.
  */
 import type { Command } from "commander";
 import type { CorpusDoc } from "../../corpus/types.ts";
-import { loadDataset } from "../../corpus/datasets/registry.ts";
+import { getDataset } from "../../corpus/datasets/registry.ts";
+import type { LoadedDataset } from "../../corpus/datasets/loaded-dataset.ts";
+import { JSONL_DATASET, JSONL_TASK_KINDS } from "../../corpus/datasets/jsonl.ts";
+import { formatZodIssues, loadCorpusArg, valueAt } from "./retrieval-commands.ts";
+import { checkDatasetOptions } from "./datasets-commands.ts";
 import { createGeneratorModel, isChatModel } from "../../models/registry.ts";
 import { summarizeUsage } from "../../models/usage.ts";
 import { createRetriever, RETRIEVAL_MODES, type RetrievalMode } from "../../retrieval/registry.ts";
@@ -28,6 +37,10 @@ export interface GenerateOptions {
   config?: string;
   repeat: string;
   retrieval: string;
+  /** standard-rag corpus: "bundled" (default), "dataset" or a corpus JSONL path. */
+  corpus?: string;
+  /** File of the `jsonl` dataset (or an override of a file-based loader's file). */
+  path?: string;
   reranker?: string;
   promptDir?: string;
   json?: boolean;
@@ -52,34 +65,54 @@ export function formatRunResult(itemId: string, r: WorkflowRunResult): string {
 
 /**
  * Run `generate` (exported for tests).
- * @param print line sink (default console.log)
+ * @param print line sink for results (default console.log)
+ * @param log line sink for progress and data notes (default console.error)
  * @returns the per-item results
- * @throws Error on an unknown workflow/model/dataset id (listing valid ids), a task-kind mismatch or a bad option
+ * @throws Error on an unknown workflow/model/dataset id (listing valid ids), a task-kind mismatch
+ *   or a bad option / `--config` field (one line per problem, naming it)
  */
-export async function runGenerate(opts: GenerateOptions, print: (line: string) => void = console.log): Promise<{ itemId: string; result: WorkflowRunResult }[]> {
+export async function runGenerate(opts: GenerateOptions, print: (line: string) => void = console.log, log: (line: string) => void = (l) => console.error(l)): Promise<{ itemId: string; result: WorkflowRunResult }[]> {
   const def = getWorkflow(opts.workflow);
   const limit = positiveInt("limit", opts.limit);
   const repeat = positiveInt("repeat", opts.repeat, 0);
   let config: Record<string, unknown> = {};
   if (opts.config) {
+    let parsed: unknown;
     try {
-      config = JSON.parse(opts.config);
+      parsed = JSON.parse(opts.config);
     } catch (err) {
       throw new Error(`--config is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
     }
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error(`--config must be a JSON object, e.g. '{"k":10}' (got ${opts.config})`);
+    config = parsed as Record<string, unknown>;
   }
   if (opts.k !== undefined) config.k = positiveInt("k", opts.k);
-  const ds = await loadDataset(opts.dataset);
+  const checked = def.configSchema.safeParse(config);
+  if (!checked.success) {
+    throw new Error(formatZodIssues(checked.error.issues, (p) => (p.length && p[0] === "k" && opts.k !== undefined ? "--k" : `--config ${p.map(String).join(".") || "(value)"}`), (p) => valueAt(config, p), `not a setting of workflow '${def.id}'`));
+  }
+  const isRag = def.id === "standard-rag";
+  if (opts.corpus !== undefined && !isRag) throw new Error(`--corpus: only standard-rag retrieves (workflow '${def.id}' takes no corpus)`);
+  if (isRag && !(RETRIEVAL_MODES as readonly string[]).includes(opts.retrieval)) throw new Error(`--retrieval: expected one of ${RETRIEVAL_MODES.join(", ")} (got "${opts.retrieval}")`);
+  const ds = await loadGenerateDataset(opts, def.taskKind, log);
   if (ds.taskKind !== def.taskKind) throw new Error(`workflow '${def.id}' needs ${def.taskKind} items but dataset '${opts.dataset}' has ${ds.taskKind} items`);
   const model = createGeneratorModel(opts.model);
   const deps: WorkflowDeps = { model, ...(opts.promptDir ? { promptDir: opts.promptDir } : {}) };
   const items = ds.items.slice(0, limit) as { id: string; goldenDocs?: CorpusDoc[] }[];
-  if (def.id === "standard-rag") {
-    if (!(RETRIEVAL_MODES as readonly string[]).includes(opts.retrieval)) throw new Error(`unknown --retrieval '${opts.retrieval}'; valid: ${RETRIEVAL_MODES.join(", ")}`);
-    const byId = new Map<string, CorpusDoc>();
-    for (const d of ds.docs ?? (ds.items as { goldenDocs?: CorpusDoc[] }[]).flatMap((t) => t.goldenDocs ?? [])) byId.set(d.id, d);
-    if (byId.size === 0) throw new Error(`dataset '${opts.dataset}' has no documents to retrieve from`);
-    deps.retriever = await createRetriever({ mode: opts.retrieval as RetrievalMode }, { docs: [...byId.values()], log: (l) => print(`# ${l}`) });
+  if (isRag) {
+    const corpus = opts.corpus ?? "bundled";
+    let docs: CorpusDoc[];
+    if (corpus === "dataset") {
+      const byId = new Map<string, CorpusDoc>();
+      for (const d of ds.docs ?? (ds.items as { goldenDocs?: CorpusDoc[] }[]).flatMap((t) => t.goldenDocs ?? [])) if (!byId.has(d.id)) byId.set(d.id, d);
+      if (byId.size === 0) throw new Error(`--corpus dataset: dataset '${opts.dataset}' has no documents to retrieve from`);
+      docs = [...byId.values()];
+      log(`# corpus: dataset ${opts.dataset}, ${docs.length} docs`);
+    } else {
+      docs = await loadCorpusArg(corpus, (l) => log(`# ${l}`));
+    }
+    const byId = new Map(docs.map((d) => [d.id, d]));
+    deps.retriever = await createRetriever({ mode: opts.retrieval as RetrievalMode }, { docs, log: (l) => log(`# ${l}`) });
     deps.getDoc = (id) => byId.get(id);
     if (opts.reranker) deps.reranker = await createReranker(opts.reranker, isChatModel(model) ? { chatModel: model } : {});
   }
@@ -97,6 +130,34 @@ export async function runGenerate(opts: GenerateOptions, print: (line: string) =
   return results;
 }
 
+/**
+ * Load the dataset of `generate`: `--path` is passed to the loader (required for `jsonl`, whose
+ * kind option is the workflow's task kind); options are checked first (one line per problem);
+ * skipped records are noted on `log`.
+ * @throws Error when `jsonl` has no `--path`, on a bad option, or when no item could be loaded.
+ */
+async function loadGenerateDataset(opts: GenerateOptions, taskKind: string, log: (l: string) => void): Promise<LoadedDataset> {
+  const entry = getDataset(opts.dataset);
+  if (opts.dataset === JSONL_DATASET && !opts.path) throw new Error(`--dataset ${JSONL_DATASET} needs --path <tasks.jsonl> (a task file, or the output of \`medsynth corpus ingest\`)`);
+  const loadOpts: Record<string, unknown> = {};
+  if (opts.path) loadOpts.path = opts.path;
+  if (opts.dataset === JSONL_DATASET && (JSONL_TASK_KINDS as readonly string[]).includes(taskKind)) loadOpts.kind = taskKind;
+  checkDatasetOptions(entry, loadOpts);
+  const ds = await entry.load(loadOpts);
+  if (ds.skipped.count) log(`# dataset ${opts.dataset}: ${ds.items.length} items; skipped ${ds.skipped.count} (${Object.entries(ds.skipped.reasons).map(([r, n]) => `${r}: ${n}`).join("; ")}; first: ${ds.warnings[0] ?? "?"})`);
+  if (ds.items.length === 0) throw new Error(`dataset '${opts.dataset}'${opts.path ? ` (${opts.path})` : ""} has no usable ${taskKind} items`);
+  return ds;
+}
+
+function firstError(results: readonly { result: WorkflowRunResult }[]): string | null {
+  return results.find((r) => r.result.status === "failed")?.result.error ?? null;
+}
+
+/** Exit status of `generate`: 1 when no item succeeded and at least one failed, else 0. */
+export function generateExitCode(results: readonly { result: WorkflowRunResult }[]): number {
+  return results.some((r) => r.result.status === "failed") && !results.some((r) => r.result.status === "ok") ? 1 : 0;
+}
+
 /** Register `generate` on the program. */
 export function registerGenerateCommands(program: Command): void {
   program
@@ -104,16 +165,22 @@ export function registerGenerateCommands(program: Command): void {
     .description("Run a workflow on the first items of a dataset and print outputs, intermediate steps and token usage")
     .requiredOption("--workflow <id>", `workflow id (${listWorkflowIds().join(", ")})`)
     .requiredOption("--dataset <name>", "dataset name (see `medsynth datasets list`)")
+    .option("--path <file>", "dataset file (required for jsonl: a task JSONL or `corpus ingest` output; .jsonl.gz ok)")
     .requiredOption("--model <id>", "generator: openai:<model> or extractive:mmr / extractive:lead")
     .option("--limit <n>", "number of items", "5")
     .option("--k <n>", "documents per query (standard-rag)")
     .option("--config <json>", "workflow config as JSON, e.g. '{\"fraction\":0.5}'")
     .option("--repeat <n>", "repeat index (separate cache entries)", "0")
     .option("--retrieval <mode>", `retrieval mode for standard-rag (${RETRIEVAL_MODES.join(", ")})`, "hybrid")
+    .option("--corpus <corpus>", "standard-rag corpus: bundled (default, as `medsynth run`) | dataset (the dataset's own docs) | corpus JSONL path")
     .option("--reranker <id>", "reranker for standard-rag (e.g. none, cross-encoder, llm-pointwise)")
     .option("--prompt-dir <dir>", "folder of prompt templates overriding the bundled ones")
     .option("--json", "print one JSON line per item")
     .action(async (opts: GenerateOptions) => {
-      await runGenerate(opts);
+      const results = await runGenerate(opts);
+      if (generateExitCode(results) !== 0) {
+        console.error(`medsynth: generate: no item succeeded (${results.filter((r) => r.result.status === "failed").length} of ${results.length} failed)${firstError(results) ? ` (first error: ${firstError(results)})` : ""}`);
+        process.exitCode = 1;
+      }
     });
 }

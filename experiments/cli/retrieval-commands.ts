@@ -4,46 +4,109 @@
  * - `medsynth index build [--corpus bundled|<corpus.jsonl>] [--embedder id] [--bm25-engine fast|wink] [--index none|hnsw_sq|ivf_pq]`
  *   builds (or finds cached) the BM25 index and the LanceDB dense table for the corpus.
  * - `medsynth search "<query>" --mode bm25|dense|hybrid|lance-hybrid --k 10 [--rerank id]`
- *   prints rank, PMID, title and the per-retriever scores (bm25, dense, fused, reranker).
- * - `medsynth retrieval eval --dataset medevidence --mode … --k 5,10 [--json] [--trec-out dir]`
- *   runs every dataset query and prints recall/precision/nDCG/MRR/hit at each k (macro means).
+ *   prints rank, PMID, title and the per-retriever scores (bm25, dense, fused, reranker); a
+ *   warning line when the reranker could not grade some docs (first error + count).
+ * - `medsynth retrieval eval --dataset medevidence --mode bm25,hybrid --k 5,10 [--json] [--trec-out dir]`
+ *   runs every dataset query with each mode and prints recall/precision/nDCG/MRR/hit at each
+ *   distinct k (macro means).
  *
  * Corpus: `bundled` (default: PubMedQA + MedEvidence sources + Cohen 2006, ~3.3k abstracts) or a
- * JSONL file of {@link CorpusDoc} records (malformed lines skipped and counted).
+ * JSONL (.jsonl / .jsonl.gz) of {@link CorpusDoc} lines or PubmedRecord lines as written by
+ * `medsynth corpus ingest` (malformed lines skipped and counted; a repeated id keeps the first line).
+ * Bad options give one line per problem naming the option (`--fusion: expected one of rrf, weighted (got "foo")`).
  */
 import type { Command } from "commander";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import type { z } from "zod";
 import { join } from "node:path";
 import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
 import { loadDataset } from "../../corpus/datasets/registry.ts";
 import { readJsonl } from "../../corpus/jsonl.ts";
-import { CorpusDocSchema, type CorpusDoc } from "../../corpus/types.ts";
+import { CorpusDocSchema, PubmedRecordSchema, type CorpusDoc } from "../../corpus/types.ts";
+import { recordToCorpusDoc } from "../../corpus/conclusion-task.ts";
+import { isPubmedRecordLine } from "../../corpus/datasets/jsonl.ts";
 import { createChatModel } from "../../models/registry.ts";
-import { evaluateRun, type Qrels } from "../../retrieval/eval/ir-metrics.ts";
+import { evaluateRun, type Qrels, type RunEvaluation } from "../../retrieval/eval/ir-metrics.ts";
 import { writeTrecQrels, writeTrecRun, type TrecRun } from "../../retrieval/eval/trec.ts";
-import { createReranker, createRetriever, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, RERANKER_IDS, RETRIEVAL_MODES, type BuiltRetriever, type RetrieverConfigInput } from "../../retrieval/registry.ts";
+import { createReranker, createRetriever, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, RERANKER_IDS, RETRIEVAL_MODES, RetrieverConfigSchema, type BuiltRetriever, type RetrievalMode, type RetrieverConfigInput } from "../../retrieval/registry.ts";
 import type { SearchHit } from "../../retrieval/types.ts";
 
-/** Load the corpus named by `--corpus`: `bundled` or a JSONL path of CorpusDoc records. */
-export async function loadCorpusArg(corpus: string, log: (l: string) => void = (l) => console.error(l)): Promise<CorpusDoc[]> {
-  if (corpus === "bundled") {
-    const { docs, stats } = await loadBundledCorpus({ cache: true });
-    log(`corpus: bundled, ${stats.total} docs (${Object.entries(stats.bySource).map(([s, n]) => `${s} ${n}`).join(", ")})`);
-    return docs;
-  }
-  const docs: CorpusDoc[] = [];
-  const stats = { lines: 0, records: 0, skipped: 0 };
-  const warnings: string[] = [];
-  for await (const d of readJsonl(corpus, { schema: CorpusDocSchema, stats, onWarning: (w) => warnings.push(w.message) })) docs.push(d);
-  log(`corpus: ${corpus}, ${docs.length} docs${stats.skipped ? `, ${stats.skipped} malformed line(s) skipped (first: ${warnings[0]})` : ""}`);
-  if (docs.length === 0) throw new Error(`corpus ${corpus} has no valid CorpusDoc record ({id, title, text})`);
-  return docs;
+export { readCorpusFile, loadCorpusArg, type CorpusFileRead } from "../../corpus/corpus-file.ts";
+import { loadCorpusArg } from "../../corpus/corpus-file.ts";
+
+/**
+ * One line per zod issue, naming the option or field it concerns, e.g.
+ * `--fusion: expected one of rrf, weighted (got "foo")`.
+ * @param issues the ZodError's issues.
+ * @param name maps an issue path to the name shown (e.g. `["fusion"]` → `--fusion`).
+ * @param got maps an issue path to the value the user gave (shown as `(got …)`), or undefined.
+ * @param unknownKey text after `<name>: ` for a key the schema does not accept (default "unknown option").
+ */
+export function formatZodIssues(issues: readonly z.core.$ZodIssue[], name: (path: PropertyKey[]) => string, got: (path: PropertyKey[]) => unknown = () => undefined, unknownKey = "unknown option"): string {
+  return issues
+    .map((i) => {
+      const path = i.path as PropertyKey[];
+      const value = got(path);
+      const shown = value === undefined ? "" : ` (got ${JSON.stringify(value)})`;
+      switch (i.code) {
+        case "invalid_value":
+          return `${name(path)}: expected ${i.values.length === 1 ? JSON.stringify(i.values[0]) : `one of ${i.values.map((v) => String(v)).join(", ")}`}${shown}`;
+        case "too_small":
+          return `${name(path)}: expected ${i.origin === "array" || i.origin === "string" ? `length ${i.inclusive === false ? ">" : "≥"} ${i.minimum}` : `a number ${i.inclusive === false ? ">" : "≥"} ${i.minimum}`}${shown}`;
+        case "too_big":
+          return `${name(path)}: expected ${i.origin === "array" || i.origin === "string" ? `length ${i.inclusive === false ? "<" : "≤"} ${i.maximum}` : `a number ${i.inclusive === false ? "<" : "≤"} ${i.maximum}`}${shown}`;
+        case "invalid_type":
+          return `${name(path)}: expected ${i.expected === "int" ? "an integer" : `a ${i.expected}`}${shown}`;
+        case "unrecognized_keys":
+          return i.keys.map((k) => `${name([...path, k])}: ${unknownKey}`).join("\n");
+        default:
+          return `${name(path)}: ${i.message}${shown}`;
+      }
+    })
+    .join("\n");
 }
 
-function parseKs(s: string): number[] {
-  const ks = s.split(",").map((x) => Number(x.trim()));
-  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k <= 0)) throw new Error(`--k must be positive integers separated by commas, got "${s}"`);
-  return ks;
+/** Value at `path` inside `obj`, or undefined. */
+export function valueAt(obj: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = obj;
+  for (const k of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+/**
+ * Parse `--k` of `retrieval eval`: positive integers separated by commas; repeats are dropped
+ * (`5,5,10` → `[5, 10]`), order kept.
+ * @throws Error naming `--k` on an empty list or a value that is not a positive integer.
+ */
+export function parseKList(s: string): number[] {
+  const parts = s.split(",").map((x) => x.trim());
+  const ks = parts.map(Number);
+  if (parts.some((p) => p === "") || ks.some((k) => !Number.isInteger(k) || k <= 0)) throw new Error(`--k must be positive integers separated by commas, got "${s}"`);
+  return [...new Set(ks)];
+}
+
+/**
+ * Parse `--k` of `search`: one positive integer.
+ * @throws Error "--k must be a positive integer" otherwise.
+ */
+export function parseSingleK(s: string): number {
+  return parseSingleKNamed("--k", s);
+}
+
+/**
+ * Parse `--mode`: one mode, or (when `multi`) a comma-separated list of modes (repeats dropped).
+ * @throws Error listing the valid modes on an unknown one.
+ */
+export function parseModes(s: string, multi: boolean): RetrievalMode[] {
+  const modes = [...new Set(s.split(",").map((x) => x.trim()))];
+  if (!multi && modes.length > 1) throw new Error(`--mode: expected one of ${RETRIEVAL_MODES.join(", ")} (got "${s}"); only \`retrieval eval\` takes a comma-separated list`);
+  for (const m of modes) {
+    if (!(RETRIEVAL_MODES as readonly string[]).includes(m)) throw new Error(`--mode: expected ${multi ? "a comma-separated list of " : "one of "}${RETRIEVAL_MODES.join(", ")} (got "${m === "" ? s : m}")`);
+  }
+  return modes as RetrievalMode[];
 }
 
 function fmt(x: number | undefined): string {
@@ -61,22 +124,42 @@ interface RetrievalCliOptions {
   candidates: string;
 }
 
-function retrieverConfig(o: RetrievalCliOptions): RetrieverConfigInput {
-  if (!(RETRIEVAL_MODES as readonly string[]).includes(o.mode)) throw new Error(`--mode must be one of ${RETRIEVAL_MODES.join(", ")}, got "${o.mode}"`);
-  return {
-    mode: o.mode as RetrieverConfigInput["mode"],
-    embedder: o.embedder,
-    bm25: { engine: o.bm25Engine as "fast" | "wink" },
-    fusion: o.fusion as "rrf" | "weighted",
-    candidates: Number(o.candidates),
-    dense: { index: o.index as "none" | "hnsw_sq" | "ivf_pq", ...(o.storeDir ? { dir: o.storeDir } : {}) },
+/** CLI option (flag and raw value) behind each retriever-config path. */
+const OPTION_OF_PATH: Record<string, { flag: string; key: keyof RetrievalCliOptions }> = {
+  mode: { flag: "--mode", key: "mode" },
+  embedder: { flag: "--embedder", key: "embedder" },
+  "bm25.engine": { flag: "--bm25-engine", key: "bm25Engine" },
+  fusion: { flag: "--fusion", key: "fusion" },
+  candidates: { flag: "--candidates", key: "candidates" },
+  "dense.index": { flag: "--index", key: "index" },
+  "dense.dir": { flag: "--store-dir", key: "storeDir" },
+};
+
+/**
+ * Retriever config of the CLI options for one mode, validated with {@link RetrieverConfigSchema}.
+ * @throws Error with one line per problem naming the option, e.g. `--fusion: expected one of rrf, weighted (got "foo")`.
+ */
+export function retrieverConfig(o: Partial<RetrievalCliOptions>, mode: RetrievalMode): RetrieverConfigInput {
+  const config: RetrieverConfigInput = {
+    mode,
+    ...(o.embedder !== undefined ? { embedder: o.embedder } : {}),
+    ...(o.bm25Engine !== undefined ? { bm25: { engine: o.bm25Engine as "fast" | "wink" } } : {}),
+    ...(o.fusion !== undefined ? { fusion: o.fusion as "rrf" | "weighted" } : {}),
+    ...(o.candidates !== undefined ? { candidates: o.candidates.trim() === "" ? NaN : Number(o.candidates) } : {}),
+    dense: { ...(o.index !== undefined ? { index: o.index as "none" | "hnsw_sq" | "ivf_pq" } : {}), ...(o.storeDir ? { dir: o.storeDir } : {}) },
   };
+  const r = RetrieverConfigSchema.safeParse(config);
+  if (!r.success) {
+    const opt = (path: PropertyKey[]) => OPTION_OF_PATH[path.map(String).join(".")];
+    throw new Error(formatZodIssues(r.error.issues, (p) => opt(p)?.flag ?? p.map(String).join("."), (p) => (opt(p) ? o[opt(p)!.key] : valueAt(config, p))));
+  }
+  return config;
 }
 
-function addRetrieverOptions(cmd: Command): Command {
+function addRetrieverOptions(cmd: Command, multiMode = false): Command {
   return cmd
-    .option("--mode <mode>", `retrieval mode: ${RETRIEVAL_MODES.join("|")}`, "hybrid")
-    .option("--corpus <corpus>", "bundled | path to a corpus JSONL ({id,title,text} per line)", "bundled")
+    .option("--mode <mode>", multiMode ? `retrieval mode(s), comma-separated: ${RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${RETRIEVAL_MODES.join("|")}`, "hybrid")
+    .option("--corpus <corpus>", "bundled | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text} or `corpus ingest` PubmedRecord lines)", "bundled")
     .option("--embedder <id>", `embedder id (${EMBEDDER_IDS.join(", ")})`, DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--bm25-engine <engine>", "fast | wink", "fast")
     .option("--fusion <fusion>", "hybrid fusion: rrf | weighted", "rrf")
@@ -92,12 +175,167 @@ async function buildRerankerArg(id: string | undefined, chatModelId: string | un
   return createReranker(id, { chatModel });
 }
 
-async function searchOnce(r: BuiltRetriever, reranker: Awaited<ReturnType<typeof buildRerankerArg>>, query: string, k: number, rerankCandidates: number): Promise<SearchHit[]> {
+/** Documents a reranker could not grade (e.g. every llm-pointwise call failed), accumulated over searches. */
+export interface RerankFailures {
+  /** Hits returned with an `error` (score -Infinity). */
+  failed: number;
+  /** Hits returned by the reranker. */
+  total: number;
+  /** First error message, or null. */
+  firstError: string | null;
+}
+
+/** Warning line for reranker failures, or null when every hit was graded. */
+export function rerankFailureWarning(rerankerId: string, f: RerankFailures): string | null {
+  if (f.failed === 0) return null;
+  return `warning: reranker ${rerankerId} failed to grade ${f.failed} of ${f.total} doc(s) (first error: ${f.firstError}); they are ranked last with rerank score -Infinity`;
+}
+
+async function searchOnce(r: BuiltRetriever, reranker: Awaited<ReturnType<typeof buildRerankerArg>>, query: string, k: number, rerankCandidates: number, failures?: RerankFailures): Promise<SearchHit[]> {
   if (!reranker) return r.search(query, k);
   const first = await r.search(query, Math.max(k, rerankCandidates));
   const reranked = await reranker.rerank(query, first.filter((h) => h.doc).map((h) => h.doc!), { topN: k });
+  if (failures) {
+    failures.total += reranked.length;
+    for (const h of reranked) {
+      if (h.error === undefined) continue;
+      failures.failed++;
+      failures.firstError ??= h.error;
+    }
+  }
   const byId = new Map(first.map((h) => [h.id, h]));
   return reranked.map((h) => ({ ...h, scores: { ...byId.get(h.id)?.scores, ...h.scores, rerank: h.score } }));
+}
+
+/** Options of `search` (raw strings from commander). */
+export interface SearchCliOptions extends RetrievalCliOptions {
+  corpus: string;
+  k: string;
+  rerank?: string;
+  rerankCandidates: string;
+  chatModel?: string;
+  json?: boolean;
+}
+
+/**
+ * Run `search` (exported for tests): load the corpus, build the retriever (and reranker), print the hits.
+ * @param out stdout line sink; @param err stderr line sink (corpus line, warnings).
+ * @returns the hits.
+ * @throws Error naming the option on a bad option; corpus errors.
+ */
+export async function runSearch(query: string, o: SearchCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<SearchHit[]> {
+  const k = parseSingleK(o.k);
+  const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
+  const config = retrieverConfig(o, parseModes(o.mode, false)[0]);
+  const docs = await loadCorpusArg(o.corpus, err);
+  const r = await createRetriever(config, { docs, log: err });
+  const reranker = await buildRerankerArg(o.rerank, o.chatModel);
+  const failures: RerankFailures = { failed: 0, total: 0, firstError: null };
+  const hits = await searchOnce(r, reranker, query, k, rerankCandidates, failures);
+  const warning = reranker ? rerankFailureWarning(reranker.id, failures) : null;
+  if (warning) err(warning);
+  if (o.json) {
+    out(JSON.stringify(hits.map((h) => ({ rank: h.rank, pmid: h.id, title: h.doc?.title ?? null, score: Number.isFinite(h.score) ? h.score : null, scores: h.scores ?? {}, ...(h.error ? { error: h.error } : {}) })), null, 2));
+    return hits;
+  }
+  const names = [...new Set(hits.flatMap((h) => Object.keys(h.scores ?? {})))];
+  out(`${r.id}${reranker ? ` → ${reranker.id}` : ""}: ${hits.length} hit(s)`);
+  const header = ["rank", "PMID", ...names, "title"];
+  const rows = hits.map((h) => [String(h.rank), h.id, ...names.map((n) => fmt(h.scores?.[n])), (h.doc?.title ?? "").slice(0, 90)]);
+  const widths = header.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i].length)));
+  for (const row of [header, ...rows]) out(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join("  "));
+  return hits;
+}
+
+function parseSingleKNamed(flag: string, s: string): number {
+  const n = Number(s.trim());
+  if (s.trim() === "" || !Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive integer (got "${s}")`);
+  return n;
+}
+
+/** The evaluation of one retrieval mode by `retrieval eval`. */
+export interface ModeEvaluation {
+  mode: RetrievalMode;
+  /** Retriever id, e.g. `bm25-fast`, `hybrid-rrf`. */
+  retriever: string;
+  reranker: string | null;
+  config: BuiltRetriever["config"];
+  /** Mean wall time per query, ms. */
+  msPerQuery: number;
+  ev: RunEvaluation;
+}
+
+/** Options of `retrieval eval` (raw strings from commander). */
+export interface EvalCliOptions extends RetrievalCliOptions {
+  corpus: string;
+  dataset: string;
+  k: string;
+  rerank?: string;
+  rerankCandidates: string;
+  chatModel?: string;
+  json?: boolean;
+  trecOut?: string;
+}
+
+/**
+ * Run `retrieval eval` (exported for tests): every mode of `--mode` (comma-separated) on the
+ * dataset's queries, metrics at each distinct k.
+ * @param out stdout line sink; @param err stderr line sink.
+ * @returns one evaluation per mode.
+ * @throws Error naming the option on a bad option; an Error when the dataset has no qrels.
+ */
+export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<ModeEvaluation[]> {
+  const ks = parseKList(o.k);
+  const modes = parseModes(o.mode, true);
+  const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
+  const configs = modes.map((m) => retrieverConfig(o, m));
+  const ds = await loadDataset(o.dataset);
+  if (!ds.qrels) throw new Error(`dataset ${o.dataset} has no qrels (relevance judgments); use medevidence or cohen2006`);
+  const qrels: Qrels = ds.qrels;
+  const queries = (ds.items as Record<string, unknown>[])
+    .map((it) => ({ id: String(it.id), text: String(it.question ?? it.query ?? "") }))
+    .filter((q) => q.text.trim() !== "" && qrels[q.id]);
+  const docs = await loadCorpusArg(o.corpus, err);
+  const inCorpus = new Set(docs.map((d) => d.id));
+  const judged = Object.values(qrels).flatMap((r) => Object.keys(r).filter((id) => r[id] > 0));
+  const missing = judged.filter((id) => !inCorpus.has(id)).length;
+  if (missing) err(`warning: ${missing} of ${judged.length} relevant (query, doc) pairs name docs absent from the corpus (they count as misses)`);
+  const reranker = await buildRerankerArg(o.rerank, o.chatModel);
+  const maxK = Math.max(...ks);
+  const metrics = ks.flatMap((k) => [`recall@${k}`, `precision@${k}`, `ndcg@${k}`, `mrr@${k}`, `hit@${k}`]);
+  const results: ModeEvaluation[] = [];
+  for (const config of configs) {
+    const r = await createRetriever(config, { docs, log: err });
+    const run: TrecRun = {};
+    const failures: RerankFailures = { failed: 0, total: 0, firstError: null };
+    const t0 = performance.now();
+    for (const q of queries) run[q.id] = (await searchOnce(r, reranker, q.text, maxK, rerankCandidates, failures)).map((h) => ({ id: h.id, score: h.score }));
+    const ms = (performance.now() - t0) / Math.max(1, queries.length);
+    const warning = reranker ? rerankFailureWarning(reranker.id, failures) : null;
+    if (warning) err(warning);
+    const ev = evaluateRun(Object.fromEntries(Object.entries(run).map(([q, l]) => [q, l.map((e) => e.id)])), qrels, metrics);
+    const tag = `medsynth-${r.id}${reranker ? `-${reranker.id}` : ""}`.replace(/[^A-Za-z0-9_.:-]+/g, "_");
+    if (o.trecOut) {
+      mkdirSync(o.trecOut, { recursive: true });
+      const runFile = join(o.trecOut, configs.length === 1 ? "run.trec" : `run.${config.mode}.trec`);
+      writeTrecRun(runFile, run, tag);
+      writeTrecQrels(join(o.trecOut, "qrels.trec"), qrels);
+      err(`wrote ${runFile} and ${join(o.trecOut, "qrels.trec")}`);
+    }
+    results.push({ mode: config.mode as RetrievalMode, retriever: r.id, reranker: reranker?.id ?? null, config: r.config, msPerQuery: ms, ev });
+  }
+  if (o.json) {
+    const one = (x: (typeof results)[number]) => ({ dataset: o.dataset, retriever: x.retriever, reranker: x.reranker, config: x.config, corpusDocs: docs.length, queries: x.ev.queries, msPerQuery: x.msPerQuery, mean: x.ev.mean, perQuery: x.ev.perQuery });
+    out(JSON.stringify(results.length === 1 ? one(results[0]) : { dataset: o.dataset, modes, runs: results.map(one) }, null, 2));
+    return results;
+  }
+  const fams = ["recall", "precision", "ndcg", "mrr", "hit"];
+  for (const x of results) {
+    out(`${o.dataset}: ${x.ev.queries} queries, corpus ${docs.length} docs, ${x.retriever}${x.reranker ? ` → ${x.reranker}` : ""}, ${x.msPerQuery.toFixed(1)} ms/query`);
+    out(["k", ...fams].map((c) => c.padEnd(10)).join(""));
+    for (const k of ks) out([String(k), ...fams.map((f) => x.ev.mean[`${f}@${k}`].toFixed(4))].map((c) => c.padEnd(10)).join(""));
+  }
+  return results;
 }
 
 /** Register `index build`, `search` and `retrieval eval` on the program. */
@@ -106,18 +344,16 @@ export function registerRetrievalCommands(program: Command): void {
   index
     .command("build")
     .description("Build or find the cached BM25 index and dense table for a corpus")
-    .option("--corpus <corpus>", "bundled | path to a corpus JSONL", "bundled")
+    .option("--corpus <corpus>", "bundled | path to a corpus JSONL (CorpusDoc or `corpus ingest` PubmedRecord lines)", "bundled")
     .option("--embedder <id>", `embedder id (${EMBEDDER_IDS.join(", ")})`, DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--bm25-engine <engine>", "fast | wink", "fast")
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
     .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)")
     .action(async (o: { corpus: string; embedder: string; bm25Engine: string; index: string; storeDir?: string }) => {
+      const config = retrieverConfig(o, "hybrid");
       const docs = await loadCorpusArg(o.corpus);
       const t0 = performance.now();
-      const r = await createRetriever(
-        { mode: "hybrid", embedder: o.embedder, bm25: { engine: o.bm25Engine as "fast" | "wink" }, dense: { index: o.index as "none", ...(o.storeDir ? { dir: o.storeDir } : {}) } },
-        { docs },
-      );
+      const r = await createRetriever(config, { docs });
       const s = r.store!;
       console.log(`bm25: ${r.bm25!.info.engine}, ${r.bm25!.info.docCount} docs, ${r.bm25!.info.vocabSize} terms`);
       console.log(`dense: table ${s.tableName} in ${s.dir} (${s.built ? "built" : "already built"}; ${s.docCount} docs, ${s.embedderId}, ${s.dims}-d; ${s.index === "none" ? "exact search" : `${s.index}, recall@10 vs exact ${s.annRecallAt10?.toFixed(3)}`})`);
@@ -131,69 +367,20 @@ export function registerRetrievalCommands(program: Command): void {
     .option("--rerank-candidates <n>", "first-stage hits handed to the reranker", "50")
     .option("--chat-model <id>", "chat model for --rerank llm-pointwise (openai:<model>)")
     .option("--json", "print the hits as JSON")
-    .action(async (query: string, o: RetrievalCliOptions & { corpus: string; k: string; rerank?: string; rerankCandidates: string; chatModel?: string; json?: boolean }) => {
-      const k = parseKs(o.k)[0];
-      const docs = await loadCorpusArg(o.corpus);
-      const r = await createRetriever(retrieverConfig(o), { docs });
-      const reranker = await buildRerankerArg(o.rerank, o.chatModel);
-      const hits = await searchOnce(r, reranker, query, k, Number(o.rerankCandidates));
-      if (o.json) {
-        console.log(JSON.stringify(hits.map((h) => ({ rank: h.rank, pmid: h.id, title: h.doc?.title ?? null, score: h.score, scores: h.scores ?? {}, ...(h.error ? { error: h.error } : {}) })), null, 2));
-        return;
-      }
-      const names = [...new Set(hits.flatMap((h) => Object.keys(h.scores ?? {})))];
-      console.log(`${r.id}${reranker ? ` → ${reranker.id}` : ""}: ${hits.length} hit(s)`);
-      const header = ["rank", "PMID", ...names, "title"];
-      const rows = hits.map((h) => [String(h.rank), h.id, ...names.map((n) => fmt(h.scores?.[n])), (h.doc?.title ?? "").slice(0, 90)]);
-      const widths = header.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i].length)));
-      for (const row of [header, ...rows]) console.log(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join("  "));
+    .action(async (query: string, o: SearchCliOptions) => {
+      await runSearch(query, o);
     });
 
   const retrieval = program.command("retrieval").description("Retrieval evaluation");
-  addRetrieverOptions(retrieval.command("eval").description("Evaluate a retriever on a dataset's qrels (recall, precision, nDCG, MRR, hit at each k)"))
+  addRetrieverOptions(retrieval.command("eval").description("Evaluate retrievers on a dataset's qrels (recall, precision, nDCG, MRR, hit at each k)"), true)
     .option("--dataset <name>", "dataset with qrels (medevidence, cohen2006)", "medevidence")
-    .option("--k <list>", "cutoffs, comma-separated", "5,10")
+    .option("--k <list>", "cutoffs, comma-separated (repeats ignored)", "5,10")
     .option("--rerank <id>", `reranker (${RERANKER_IDS.join(", ")})`)
     .option("--rerank-candidates <n>", "first-stage hits handed to the reranker", "50")
     .option("--chat-model <id>", "chat model for --rerank llm-pointwise (openai:<model>)")
-    .option("--json", "print JSON (means, per-query values, settings)")
-    .option("--trec-out <dir>", "write run.trec and qrels.trec there (for trec_eval / ranx)")
-    .action(async (o: RetrievalCliOptions & { corpus: string; dataset: string; k: string; rerank?: string; rerankCandidates: string; chatModel?: string; json?: boolean; trecOut?: string }) => {
-      const ks = parseKs(o.k);
-      const ds = await loadDataset(o.dataset);
-      if (!ds.qrels) throw new Error(`dataset ${o.dataset} has no qrels (relevance judgments); use medevidence or cohen2006`);
-      const qrels: Qrels = ds.qrels;
-      const queries = (ds.items as Record<string, unknown>[])
-        .map((it) => ({ id: String(it.id), text: String(it.question ?? it.query ?? "") }))
-        .filter((q) => q.text.trim() !== "" && qrels[q.id]);
-      const docs = await loadCorpusArg(o.corpus);
-      const inCorpus = new Set(docs.map((d) => d.id));
-      const judged = Object.values(qrels).flatMap((r) => Object.keys(r).filter((id) => r[id] > 0));
-      const missing = judged.filter((id) => !inCorpus.has(id)).length;
-      if (missing) console.error(`warning: ${missing} of ${judged.length} relevant (query, doc) pairs name docs absent from the corpus (they count as misses)`);
-      const r = await createRetriever(retrieverConfig(o), { docs });
-      const reranker = await buildRerankerArg(o.rerank, o.chatModel);
-      const maxK = Math.max(...ks);
-      const run: TrecRun = {};
-      const t0 = performance.now();
-      for (const q of queries) run[q.id] = (await searchOnce(r, reranker, q.text, maxK, Number(o.rerankCandidates))).map((h) => ({ id: h.id, score: h.score }));
-      const ms = (performance.now() - t0) / Math.max(1, queries.length);
-      const metrics = ks.flatMap((k) => [`recall@${k}`, `precision@${k}`, `ndcg@${k}`, `mrr@${k}`, `hit@${k}`]);
-      const ev = evaluateRun(Object.fromEntries(Object.entries(run).map(([q, l]) => [q, l.map((e) => e.id)])), qrels, metrics);
-      const tag = `medsynth-${r.id}${reranker ? `-${reranker.id}` : ""}`.replace(/[^A-Za-z0-9_.:-]+/g, "_");
-      if (o.trecOut) {
-        mkdirSync(o.trecOut, { recursive: true });
-        writeTrecRun(join(o.trecOut, "run.trec"), run, tag);
-        writeTrecQrels(join(o.trecOut, "qrels.trec"), qrels);
-        console.error(`wrote ${join(o.trecOut, "run.trec")} and ${join(o.trecOut, "qrels.trec")}`);
-      }
-      if (o.json) {
-        console.log(JSON.stringify({ dataset: o.dataset, retriever: r.id, reranker: reranker?.id ?? null, config: r.config, corpusDocs: docs.length, queries: ev.queries, msPerQuery: ms, mean: ev.mean, perQuery: ev.perQuery }, null, 2));
-        return;
-      }
-      console.log(`${o.dataset}: ${ev.queries} queries, corpus ${docs.length} docs, ${r.id}${reranker ? ` → ${reranker.id}` : ""}, ${ms.toFixed(1)} ms/query`);
-      const fams = ["recall", "precision", "ndcg", "mrr", "hit"];
-      console.log(["k", ...fams].map((c) => c.padEnd(10)).join(""));
-      for (const k of ks) console.log([String(k), ...fams.map((f) => ev.mean[`${f}@${k}`].toFixed(4))].map((c) => c.padEnd(10)).join(""));
+    .option("--json", "print JSON (means, per-query values, settings; {modes, runs: [...]} for several modes)")
+    .option("--trec-out <dir>", "write run.trec (run.<mode>.trec for several modes) and qrels.trec there (for trec_eval / ranx)")
+    .action(async (o: EvalCliOptions) => {
+      await runRetrievalEval(o);
     });
 }

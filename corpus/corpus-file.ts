@@ -1,0 +1,104 @@
+/**
+ * Reading a retrieval corpus file: JSONL (or .jsonl.gz) lines that are CorpusDocs or PubmedRecords
+ * (as written by `medsynth corpus ingest`), with malformed lines, deleted citations and repeated
+ * ids skipped and counted; or the bundled corpus.
+ */
+import { existsSync } from "node:fs";
+import type { z } from "zod";
+import { CorpusDocSchema, PubmedRecordSchema, type CorpusDoc } from "./types.ts";
+import { recordToCorpusDoc } from "./conclusion-task.ts";
+import { isPubmedRecordLine } from "./datasets/jsonl.ts";
+import { readJsonl } from "./jsonl.ts";
+import { loadBundledCorpus } from "./bundled-corpus.ts";
+
+/** Result of {@link readCorpusFile}: the documents plus what was dropped. */
+export interface CorpusFileRead {
+  docs: CorpusDoc[];
+  /** Lines read (blank lines included). */
+  lines: number;
+  /** Lines skipped as malformed (bad JSON, neither a CorpusDoc nor a PubmedRecord). */
+  malformed: number;
+  /** First malformed-line message ("file:line: field: problem"), or null. */
+  firstMalformed: string | null;
+  /** PubmedRecord lines flagged as deleted citations (skipped). */
+  deleted: number;
+  /** Lines whose id repeats an earlier line's id (skipped; the first one is kept). */
+  duplicates: number;
+  /** First repeated id, or null. */
+  firstDuplicate: string | null;
+}
+
+/**
+ * Read a corpus JSONL (`.jsonl` or `.jsonl.gz`) whose lines are {@link CorpusDoc}s (`{id, title, text}`)
+ * or {@link PubmedRecord}s (as written by `medsynth corpus ingest`, turned into docs by
+ * {@link recordToCorpusDoc}; both kinds may be mixed). Malformed lines and deleted citations are
+ * skipped and counted; a repeated id keeps its first line and skips the rest (counted).
+ * @throws Error naming the file when it does not exist.
+ */
+export async function readCorpusFile(path: string, label = "--corpus"): Promise<CorpusFileRead> {
+  if (!existsSync(path)) throw new Error(`${label}: ${path} does not exist (use "bundled" or a corpus JSONL path)`);
+  const out: CorpusFileRead = { docs: [], lines: 0, malformed: 0, firstMalformed: null, deleted: 0, duplicates: 0, firstDuplicate: null };
+  const stats = { lines: 0, records: 0, skipped: 0 };
+  const seen = new Set<string>();
+  const bad = (msg: string) => {
+    out.malformed++;
+    out.firstMalformed ??= msg;
+  };
+  for await (const value of readJsonl<unknown>(path, { stats, onWarning: (w) => bad(w.message) })) {
+    const where = `${path}:${stats.lines}`;
+    let doc: CorpusDoc;
+    if (value && typeof value === "object" && !Array.isArray(value) && isPubmedRecordLine(value as Record<string, unknown>)) {
+      const r = PubmedRecordSchema.safeParse(value);
+      if (!r.success) {
+        bad(`${where}: PubmedRecord ${issueText(r.error.issues[0])}`);
+        continue;
+      }
+      if (r.data.flags.deleted) {
+        out.deleted++;
+        continue;
+      }
+      doc = recordToCorpusDoc(r.data);
+    } else {
+      const r = CorpusDocSchema.safeParse(value);
+      if (!r.success) {
+        bad(`${where}: ${issueText(r.error.issues[0])} (expected a CorpusDoc {id, title, text} or a PubmedRecord line)`);
+        continue;
+      }
+      doc = r.data;
+    }
+    if (seen.has(doc.id)) {
+      out.duplicates++;
+      out.firstDuplicate ??= doc.id;
+      continue;
+    }
+    seen.add(doc.id);
+    out.docs.push(doc);
+  }
+  out.lines = stats.lines;
+  return out;
+}
+
+function issueText(issue: z.core.$ZodIssue | undefined): string {
+  return issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "schema mismatch";
+}
+
+/**
+ * Load the corpus named by `--corpus`: `bundled`, or a JSONL path of CorpusDoc or PubmedRecord
+ * lines (see {@link readCorpusFile}). Logs one line with the doc count, and a warning line for
+ * skipped malformed lines and for repeated ids (first kept).
+ * @throws Error naming the file when it is missing or holds no usable document.
+ */
+export async function loadCorpusArg(corpus: string, log: (l: string) => void = (l) => console.error(l), label = "--corpus"): Promise<CorpusDoc[]> {
+  if (corpus === "bundled") {
+    const { docs, stats } = await loadBundledCorpus({ cache: true });
+    log(`corpus: bundled, ${stats.total} docs (${Object.entries(stats.bySource).map(([s, n]) => `${s} ${n}`).join(", ")})`);
+    return docs;
+  }
+  const r = await readCorpusFile(corpus, label);
+  log(`corpus: ${corpus}, ${r.docs.length} docs${r.deleted ? ` (${r.deleted} deleted citation(s) left out)` : ""}`);
+  if (r.malformed) log(`warning: ${corpus}: ${r.malformed} malformed line(s) skipped (first: ${r.firstMalformed})`);
+  if (r.duplicates) log(`warning: ${corpus}: ${r.duplicates} line(s) repeat an earlier id and were skipped, keeping the first (first repeated id: "${r.firstDuplicate}")`);
+  if (r.docs.length === 0) throw new Error(`${label}: ${corpus} has no valid document (lines must be CorpusDoc {id, title, text} or PubmedRecord as written by \`medsynth corpus ingest\`)${r.firstMalformed ? `; first problem: ${r.firstMalformed}` : ""}`);
+  return r.docs;
+}
+
