@@ -16,6 +16,7 @@ import type { ExperimentConfig, DatasetSelection, ModelSelection } from "./confi
 import { configHash } from "./config.ts";
 import { expandCells, type Cell, type CellItems } from "./cells.ts";
 import { readResults, latestByKey, ResultsWriter } from "./results-store.ts";
+import { tryAcquireLock } from "../corpus/file-lock.ts";
 import type { JudgeScoreEntry, RunRecord } from "./types.ts";
 import type { CallInfo } from "../models/types.ts";
 import type { RunnableWorkflow, WorkflowRunResult } from "../graphs/types.ts";
@@ -49,6 +50,11 @@ export interface RunnerDeps {
   computeMetrics?(record: RunRecord, item: RunnerItem): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels?: Record<string, string> }>;
   /** Judge a finished record with the panel; failures come back as `missing` entries. */
   judge?(record: RunRecord, item: RunnerItem): Promise<{ scores: JudgeScoreEntry[]; calls: CallInfo[]; panel?: RunRecord["panel"] }>;
+  /**
+   * Check the config against the registries before anything runs or is written (model ids,
+   * workflow parameters); throws an error naming the field (e.g. `workflows.1.params.k`).
+   */
+  validate?(config: ExperimentConfig): void;
   /** Called once before cells run with the resolved environment (for env.json). */
   environment?(): Promise<Record<string, unknown>>;
 }
@@ -169,7 +175,20 @@ function modelKeyPart(m: ModelSelection): string {
 export async function runExperiment(config: ExperimentConfig, deps: RunnerDeps, opts: RunOptions = {}): Promise<RunSummary> {
   const log = opts.log ?? ((l: string) => console.error(l));
   const outputDir = config.output;
+  // Validate workflow ids and the config against the registries before writing anything.
+  for (const wf of config.workflows) deps.workflowKind(wf.id);
+  deps.validate?.(config);
   mkdirSync(outputDir, { recursive: true });
+  const lock = tryAcquireLock(join(outputDir, ".run.lock"));
+  if (!lock.acquired) throw new Error(`${outputDir}: another medsynth run (pid ${lock.pid ?? "?"}) is writing to this folder; wait for it or use another output folder`);
+  try {
+    return await runLocked(config, deps, opts, log, outputDir);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOptions, log: (l: string) => void, outputDir: string): Promise<RunSummary> {
   const hash = configHash(config);
   const specPath = join(outputDir, "spec.json");
   if (existsSync(specPath)) {
@@ -183,10 +202,7 @@ export async function runExperiment(config: ExperimentConfig, deps: RunnerDeps, 
       /* unreadable old spec: overwritten below */
     }
   }
-  writeFileSync(specPath, JSON.stringify({ configHash: hash, config }, null, 2) + "\n");
 
-  // Validate workflow ids before loading anything heavy.
-  for (const wf of config.workflows) deps.workflowKind(wf.id);
 
   const warnings: string[] = [];
   const loaded: LoadedItems[] = [];
@@ -205,6 +221,10 @@ export async function runExperiment(config: ExperimentConfig, deps: RunnerDeps, 
   const cellItems: CellItems[] = loaded.map((l) => ({ dataset: l.dataset, taskKind: l.taskKind, itemIds: l.items.map((i) => i.id) }));
   const modelByKey = new Map(config.models.map((m) => [modelKeyPart(m), m]));
   const cells = expandCells(cellItems, [...modelByKey.keys()], config.workflows, config.repeats, (id) => deps.workflowKind(id));
+  // The spec and its cells are written once the config has loaded its items: the report covers
+  // exactly these cells, even when the folder holds records of earlier configs.
+  writeFileSync(specPath, JSON.stringify({ configHash: hash, config }, null, 2) + "\n");
+  writeFileSync(join(outputDir, "cells.json"), JSON.stringify({ configHash: hash, keys: cells.map((c) => c.key) }) + "\n");
 
   const env = deps.environment ? await deps.environment() : {};
   writeFileSync(join(outputDir, "env.json"), JSON.stringify({ configHash: hash, node: process.version, platform: `${process.platform}-${process.arch}`, seed: config.seed, models: config.models.map((m) => m.id), ...env }, null, 2) + "\n");

@@ -17,14 +17,18 @@ import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
 import { loadCorpusArg } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
-import { createRetriever, createReranker, type BuiltRetriever } from "../retrieval/registry.ts";
+import { createRetriever, createReranker, RERANKER_IDS, type BuiltRetriever } from "../retrieval/registry.ts";
 import { buildNoiseCorpus } from "../retrieval/noise-corpus.ts";
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { WorkflowDeps } from "../graphs/types.ts";
 import { createPanel, loadPanelConfig, type Panel } from "../judges/panel.ts";
 import type { ExperimentConfig, RetrievalSettings } from "./config.ts";
 import type { LoadedItems, RunnerDeps, RunnerItem } from "./runner.ts";
-import { computeRecordMetrics } from "./metrics-stage.ts";
+import { computeRecordMetrics, validateMetricSpecs } from "./metrics-stage.ts";
+import { ConfigError } from "./config.ts";
+import { expandParams, type ParamValue } from "./cells.ts";
+import { GENERATOR_MODEL_IDS } from "../models/registry.ts";
+import { EXTRACTIVE_IDS } from "../models/extractive.ts";
 
 /** Workflow parameters handled by the wiring rather than the workflow's own config. */
 export const RUNNER_PARAMS = ["reranker", "rerankTopN"] as const;
@@ -65,6 +69,49 @@ export function sourceTextOf(item: RunnerItem, kind: string): string {
   const t = item as unknown as SynthesisTask;
   return t.goldenDocs.map((d) => `[${d.id}] ${d.title}\n${d.text}`).join("\n\n");
 }
+
+/**
+ * Check an experiment config against the registries before anything runs: every model id builds
+ * (`models.<i>.id`), every workflow parameter set validates against the workflow's own strict
+ * schema (`workflows.<i>.params.<key>`), and reference metric specs are known.
+ * @throws ConfigError listing each offending path with the reason.
+ */
+export function validateAgainstRegistries(cfg: ExperimentConfig): void {
+  const issues: { path: string; message: string }[] = [];
+  cfg.models.forEach((m, i) => {
+    if (!/^(openai|extractive):.+/.test(m.id)) {
+      issues.push({ path: `models.${i}.id`, message: `unknown model id "${m.id}"; valid ids: ${GENERATOR_MODEL_IDS.join(", ")}` });
+      return;
+    }
+    if (m.id.startsWith("extractive:") && !(EXTRACTIVE_IDS as readonly string[]).includes(m.id)) issues.push({ path: `models.${i}.id`, message: `unknown extractive baseline "${m.id}"; valid ids: ${EXTRACTIVE_IDS.join(", ")}` });
+  });
+  cfg.workflows.forEach((w, i) => {
+    const def = getWorkflow(w.id);
+    for (const params of expandParams(w.params as Record<string, ParamValue | ParamValue[]>)) {
+      const { reranker, rerankTopN: _t, ...wfParams } = params;
+      if (reranker !== undefined && (typeof reranker !== "string" || !RERANKER_ID_PATTERN.test(reranker))) issues.push({ path: `workflows.${i}.params.reranker`, message: `unknown reranker "${String(reranker)}"; valid ids: ${RERANKER_IDS.join(", ")}` });
+      const r = def.configSchema.safeParse(wfParams);
+      if (!r.success) {
+        for (const iss of r.error.issues) {
+          const keys = (iss as { keys?: string[] }).keys;
+          const at = keys?.length ? keys.join(", ") : iss.path.join(".");
+          issues.push({ path: `workflows.${i}.params${at ? `.${at}` : ""}`, message: `${w.id}: ${iss.message}${JSON.stringify(params) === "{}" ? "" : ` (in ${JSON.stringify(params)})`}` });
+        }
+      }
+    }
+  });
+  try {
+    validateMetricSpecs(cfg.metrics);
+  } catch (e) {
+    issues.push({ path: "metrics", message: (e as Error).message.replace(/^metrics: /, "") });
+  }
+  const seen = new Set<string>();
+  const unique = issues.filter((x) => (seen.has(x.path + x.message) ? false : (seen.add(x.path + x.message), true)));
+  if (unique.length) throw new ConfigError(`experiment "${cfg.name}": invalid config\n${unique.map((x) => `  - ${x.path}: ${x.message}`).join("\n")}`, null, unique);
+}
+
+/** Reranker ids accepted in `params.reranker` (see retrieval/rerankers/registry.ts). */
+const RERANKER_ID_PATTERN = /^(none|cross-encoder(:.+)?|llm-pointwise(:.+)?)$/;
 
 /** Memoise an async factory. */
 function once<T>(f: () => Promise<T>): () => Promise<T> {
@@ -121,6 +168,9 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
     },
     workflowKind(id) {
       return getWorkflow(id).taskKind;
+    },
+    validate(cfg) {
+      validateAgainstRegistries(cfg);
     },
     async createWorkflow(modelSel, workflowId, params) {
       const def = getWorkflow(workflowId);

@@ -10,6 +10,7 @@ import cliProgress from "cli-progress";
 import { setMaxListeners } from "node:events";
 import { loadExperimentConfig } from "../config.ts";
 import { runExperiment, type RunSummary } from "../runner.ts";
+import { readResults, latestByKey } from "../results-store.ts";
 import { createRunnerDeps } from "../wiring.ts";
 import { validateMetricSpecs } from "../metrics-stage.ts";
 import { runRetrievalEval } from "../retrieval-eval-stage.ts";
@@ -44,6 +45,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     ac.abort();
   };
   process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
   try {
     const t0 = Date.now();
     const retrieval = await runRetrievalEval(config, log);
@@ -85,10 +87,19 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
       print(`results: ${summary.resultsPath}`);
       if (report) print(`report:  ${report} (and report.md)`);
     }
+    const failedNow = readResults(summary.resultsPath).records;
+    const latest = [...latestByKey(failedNow).values()];
+    const stillFailed = latest.filter((r) => r.status === "failed").length;
+    if (!opts.json && stillFailed) {
+      const firstError = latest.find((r) => r.status === "failed")?.error ?? "";
+      print(`${stillFailed} cell(s) failed (first error: ${firstError.slice(0, 200)}); fix the cause and re-run with --retry-failed`);
+    }
     if (summary.aborted) process.exitCode = 130;
+    else if (summary.ran > 0 && summary.failed === summary.ran) process.exitCode = 1;
     return { ...summary, report, retrievalRecomputed: retrieval.recomputed };
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
   }
 }
 

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
 import { readResults, latestByKey } from "../results-store.ts";
-import { columnsOf, recordValues } from "./columns.ts";
+import { columnsOf, matchesFilter, recordValues } from "./columns.ts";
 import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, modelByVariantTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
 import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "../../judges/rwe-weighted-score.ts";
@@ -33,6 +33,8 @@ export interface ReportSettings {
   subgroups?: string[];
   primaryMetric?: string;
   comparisons?: { metric: string; a: Record<string, unknown>; b: Record<string, unknown>; label?: string }[];
+  /** Report every record of results.jsonl, not only the cells of the current spec (cells.json). */
+  allRecords?: boolean;
   /** Extra section (e.g. the RWESummary weighted score table) supplied by the caller. */
   extraSections?: (records: RunRecord[]) => ReportSection[];
 }
@@ -69,6 +71,24 @@ export function rweWeightedTable(perModel: Record<string, Record<string, number>
     rows: res.models.map((m) => [m.model, ...RWE_DEFAULT_METRICS.map((x) => fmt(m.normalized[x.id])), fmt(m.weightedSum, 2), fmt(m.score, 1)]),
     values: res.models as unknown as Record<string, unknown>[],
   };
+}
+
+/**
+ * Warnings for report settings that match nothing: a primary metric or comparison metric that no
+ * record carries, a comparison filter that selects no record, a subgroup field no item has.
+ */
+export function settingsNotes(records: RunRecord[], settings: ReportSettings): string[] {
+  const cols = new Set(columnsOf(records));
+  const notes: string[] = [];
+  const known = () => [...cols].filter((c) => !c.includes("@")).join(", ");
+  if (settings.primaryMetric && !cols.has(settings.primaryMetric)) notes.push(`primaryMetric "${settings.primaryMetric}" is not a column of these records (columns: ${known()}); the first available column was used.`);
+  for (const c of settings.comparisons ?? []) {
+    const label = c.label ?? `${JSON.stringify(c.a)} vs ${JSON.stringify(c.b)}`;
+    if (!cols.has(c.metric)) notes.push(`comparison "${label}": metric "${c.metric}" is not a column of these records.`);
+    for (const side of ["a", "b"] as const) if (!records.some((r) => matchesFilter(r, c[side]))) notes.push(`comparison "${label}": filter ${side} ${JSON.stringify(c[side])} selects no record.`);
+  }
+  for (const f of settings.subgroups ?? []) if (!records.some((r) => r.itemMeta[f] !== undefined && r.itemMeta[f] !== null)) notes.push(`subgroup field "${f}" is not set on any item.`);
+  return notes;
 }
 
 /** Retrieval table from retrieval-eval.json rows. */
@@ -149,6 +169,8 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
     if (tables.length) sections.push({ heading: "Subgroups", text: "Top and bottom groups by the primary score (MedConclusion §5).", tables, charts: [] });
   }
   if (settings.extraSections) sections.push(...settings.extraSections(records));
+  const notes = settingsNotes(records, settings);
+  if (notes.length) sections.push({ heading: "Notes on the report settings", text: notes.join(" "), tables: [], charts: [] });
   return sections;
 }
 
@@ -167,7 +189,15 @@ export interface ReportFiles {
 export async function writeReport(runDir: string, settings: ReportSettings = {}): Promise<ReportFiles> {
   const resultsPath = join(runDir, "results.jsonl");
   if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
-  const records = [...latestByKey(readResults(resultsPath).records).values()];
+  let records = [...latestByKey(readResults(resultsPath).records).values()];
+  const cellsPath = join(runDir, "cells.json");
+  let otherRecords = 0;
+  if (existsSync(cellsPath) && !settings.allRecords) {
+    const keys = new Set((JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[] }).keys);
+    const kept = records.filter((r) => keys.has(r.key));
+    otherRecords = records.length - kept.length;
+    records = kept;
+  }
   let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string }; comparisons?: ReportSettings["comparisons"] } } = {};
   if (existsSync(join(runDir, "spec.json"))) spec = JSON.parse(readFileSync(join(runDir, "spec.json"), "utf8"));
   const retrievalPath = join(runDir, "retrieval-eval.json");
@@ -180,7 +210,7 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   };
   const sections = await buildSections(records, merged, retrieval);
   const title = settings.title ?? `medsynth report: ${spec.config?.name ?? runDir}`;
-  const intro = `${records.length} records from ${resultsPath}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats.`;
+  const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats.`;
   const chartsDir = join(runDir, "charts");
   mkdirSync(chartsDir, { recursive: true });
   const chartFiles: string[] = [];

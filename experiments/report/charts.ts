@@ -44,9 +44,9 @@ export async function barsWithCi(records: RunRecord[], column: string): Promise<
     data: { values: data },
     width: { step: 28 },
     height: 220,
-    encoding: { x: { field: "variant", type: "nominal", title: null, axis: { labelAngle: -30, labelLimit: 220 } }, xOffset: { field: "model" } },
+    encoding: { x: { field: "variant", type: "nominal", title: null, sort: null, axis: { labelAngle: -30, labelLimit: 220 } }, xOffset: { field: "model", sort: null } },
     layer: [
-      { mark: "bar", encoding: { y: { field: "mean", type: "quantitative", title: column }, color: { field: "model", type: "nominal" } } },
+      { mark: "bar", encoding: { y: { field: "mean", type: "quantitative", title: column }, color: { field: "model", type: "nominal", sort: null, legend: { labelLimit: 400 } } } },
       { mark: { type: "rule", color: "black" }, encoding: { y: { field: "lo", type: "quantitative" }, y2: { field: "hi" } } },
     ],
   };
@@ -74,7 +74,7 @@ export async function paramSweep(records: RunRecord[], param: string, column: st
     data: { values: data },
     width: 360,
     height: 220,
-    encoding: { x: { field: param, type: "quantitative" }, color: { field: "series", type: "nominal" } },
+    encoding: { x: { field: param, type: "quantitative" }, color: { field: "series", type: "nominal", sort: null, legend: { labelLimit: 400, orient: "bottom", columns: 1 } } },
     layer: [
       { mark: { type: "line", point: true }, encoding: { y: { field: "mean", type: "quantitative", title: column } } },
       { mark: "rule", encoding: { y: { field: "lo", type: "quantitative" }, y2: { field: "hi" } } },

@@ -4,6 +4,7 @@
  * runs of the same config with e.g. another prompt version or endpoint line up item by item.
  */
 import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { readResults, latestByKey } from "../results-store.ts";
 import type { RunRecord } from "../types.ts";
 import { columnsOf, differencesVary, recordValues, variantLabel } from "./columns.ts";
@@ -13,6 +14,11 @@ import { fmt, type ReportTable } from "./tables.ts";
 /** Identity of a cell independent of the run folder. */
 export function cellIdentity(r: RunRecord): string {
   return [r.dataset, r.itemId, r.model, variantLabel(r), r.repeat].join("\u0000");
+}
+
+/** Identity of a cell ignoring the model (to compare two models' runs item by item). */
+export function cellIdentityWithoutModel(r: RunRecord): string {
+  return [r.dataset, r.itemId, variantLabel(r), r.repeat].join("\u0000");
 }
 
 /** One metric's comparison between run A and run B. */
@@ -33,9 +39,9 @@ export interface RunDelta {
  * Compare two record sets column by column over the cells both scored.
  * Tests need ≥ 2 pairs with some variation in the differences; otherwise they are null.
  */
-export function compareRecords(a: RunRecord[], b: RunRecord[]): RunDelta[] {
-  const A = new Map(a.map((r) => [cellIdentity(r), recordValues(r)]));
-  const B = new Map(b.map((r) => [cellIdentity(r), recordValues(r)]));
+export function compareRecords(a: RunRecord[], b: RunRecord[], identity: (r: RunRecord) => string = cellIdentity): RunDelta[] {
+  const A = new Map(a.map((r) => [identity(r), recordValues(r)]));
+  const B = new Map(b.map((r) => [identity(r), recordValues(r)]));
   const cols = columnsOf([...a, ...b]).filter((c) => !c.includes("@"));
   const out: RunDelta[] = [];
   for (const c of cols) {
@@ -66,22 +72,32 @@ export function compareRecords(a: RunRecord[], b: RunRecord[]): RunDelta[] {
 }
 
 /** Compare two run folders. @throws when a folder has no results.jsonl records. */
-export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; table: ReportTable } {
+export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; table: ReportTable; pairing: "cell" | "item" } {
   const load = (d: string) => {
+    if (!existsSync(join(d, "results.jsonl"))) throw new Error(`${d}: not a run folder (no results.jsonl)`);
     const recs = [...latestByKey(readResults(join(d, "results.jsonl")).records).values()];
     if (!recs.length) throw new Error(`${d}: no records in results.jsonl`);
     return recs;
   };
-  const deltas = compareRecords(load(dirA), load(dirB));
+  const a = load(dirA);
+  const b = load(dirB);
+  let deltas = compareRecords(a, b);
+  let pairing: "cell" | "item" = "cell";
+  if (!deltas.length) {
+    // No cell in common (e.g. two runs of different models): pair by item, workflow and parameters.
+    deltas = compareRecords(a, b, cellIdentityWithoutModel);
+    pairing = "item";
+  }
   return {
     deltas,
     table: {
       id: "compare",
       title: `Run B (${dirB}) minus run A (${dirA})`,
-      caption: "Paired by dataset, item, model, workflow + parameters and repeat; paired t-test and Wilcoxon signed-rank on B − A; d_z = mean(B − A)/SD(B − A).",
+      caption: `Paired by dataset, item, ${pairing === "cell" ? "model, " : ""}workflow + parameters and repeat${pairing === "item" ? " (the runs share no model, so records are paired across models)" : ""}; paired t-test and Wilcoxon signed-rank on B − A; d_z = mean(B − A)/SD(B − A).${deltas.length ? "" : " No record pairs up: the runs share no item × workflow × parameters."}`,
       header: ["metric", "pairs", "mean A", "mean B", "Δ (B − A)", "t", "p", "d_z", "Wilcoxon p"],
       rows: deltas.map((d) => [d.column, String(d.n), fmt(d.meanA), fmt(d.meanB), fmt(d.delta), fmt(d.t, 2), fmt(d.p, 4), fmt(d.dz, 2), fmt(d.wilcoxonP, 4)]),
       values: deltas as unknown as Record<string, unknown>[],
     },
+    pairing,
   };
 }

@@ -100,12 +100,12 @@ export function allColumnsTable(records: RunRecord[], columns: string[] = column
     const row = [model, variant];
     for (const c of columns) {
       const m = meanCi(rs.map((r) => recordValues(r)[c]).filter((x): x is number => x !== undefined));
-      row.push(fmtMeanCi(m));
+      row.push(m ? `${fmtMeanCi(m).replace(" (n=1)", "")} (${m.n})` : "–");
       values.push({ model, variant, column: c, ...(m ?? { n: 0 }) });
     }
     rows.push(row);
   }
-  return { id: "all-columns", title: "All scores: mean ± 95 % CI", header: ["model", "workflow", ...columns], rows, values };
+  return { id: "all-columns", title: "All scores: mean ± 95 % CI (n)", caption: "n in parentheses: records with a value (reference-based metrics need a reference text; answer accuracy needs a gold answer).", header: ["model", "workflow", ...columns], rows, values };
 }
 
 /**

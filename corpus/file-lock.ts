@@ -1,0 +1,71 @@
+/**
+ * Process locks on files: the lock file holds the owner's PID, so a lock left behind by a
+ * process that died (`kill -9`) is recognised and taken over instead of waited out.
+ */
+import { openSync, writeSync, closeSync, readFileSync, unlinkSync, statSync } from "node:fs";
+
+/** True when a process with this PID exists on this machine (signal 0 probe). */
+export function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Outcome of {@link tryAcquireLock}: acquired, or held by a live process `pid`. */
+export type LockAttempt = { acquired: true; release: () => void } | { acquired: false; pid: number | null };
+
+/**
+ * Try once to create `path` exclusively with this process's PID inside. A lock whose owner is no
+ * longer alive (or whose content is unreadable and older than `staleMs`) is removed and retried.
+ * @returns `release()` when acquired (idempotent), else the PID holding it.
+ */
+export function tryAcquireLock(path: string, staleMs = 180_000): LockAttempt {
+  for (let round = 0; round < 3; round++) {
+    try {
+      const fd = openSync(path, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      let released = false;
+      return {
+        acquired: true,
+        release: () => {
+          if (released) return;
+          released = true;
+          try {
+            unlinkSync(path);
+          } catch {
+            /* already gone */
+          }
+        },
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      let pid: number | null = null;
+      let stale = false;
+      try {
+        const text = readFileSync(path, "utf8").trim();
+        pid = text ? Number(text) : null;
+        stale = pid !== null && Number.isInteger(pid) ? !isProcessAlive(pid) : false;
+        if (pid === null || !Number.isInteger(pid)) {
+          // A lock without a PID (older format, or written by a process killed before it wrote): fall back to its age.
+          const { mtimeMs } = statSync(path);
+          stale = Date.now() - mtimeMs > staleMs;
+          pid = null;
+        }
+      } catch {
+        continue; // vanished between open and read: retry
+      }
+      if (!stale) return { acquired: false, pid };
+      try {
+        unlinkSync(path);
+      } catch {
+        /* someone else took it over */
+      }
+    }
+  }
+  return { acquired: false, pid: null };
+}
