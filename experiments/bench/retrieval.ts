@@ -12,7 +12,7 @@
  * machine): 3,300 q/s at 3.3k docs, 2,100 q/s at 25k docs (p50 0.36 ms); MedEvidence recall@10
  * 0.863, nDCG@10 0.755, MRR 0.767.
  *
- * Usage: `npx tsx experiments/bench/retrieval.ts [--size 25000] [--min-seconds 2] [--no-wink] [--no-dense]`
+ * Usage: `npx tsx experiments/bench/retrieval.ts [--size 25000] [--min-seconds 2] [--no-wink] [--no-dense] [--embedder id]`
  */
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -101,6 +101,7 @@ async function main(): Promise<void> {
       "min-seconds": { type: "string", default: "2" },
       "no-wink": { type: "boolean", default: false },
       "no-dense": { type: "boolean", default: false },
+      embedder: { type: "string" },
     },
   });
   const size = Number(values.size);
@@ -162,10 +163,12 @@ async function main(): Promise<void> {
       console.log(`dense/hybrid: not available yet (${(e as Error).message.split("\n")[0]})`);
     }
   }
+  const embedderId = values.embedder ?? "word-vectors:sg-100d-sif-corpus-pc1";
   if (values["no-dense"]) console.log("dense/hybrid: skipped (--no-dense)");
   else if (!createRetriever) console.log("dense/hybrid: not available yet");
   else {
-    console.log("dense / hybrid (embedder word-vectors, LanceDB exact kNN, hybrid = fast BM25 + dense fused by RRF k 60 (hybrid) or equal-weight min–max (hybrid-minmax, MedMeta), 100 candidates each, no reranking):");
+    console.log(`dense / hybrid (embedder ${embedderId} — the retrievers' default: SIF-pooled word vectors, corpus word frequencies, first principal component removed; LanceDB table, exact kNN in memory,`);
+    console.log("   hybrid = fast BM25 + dense fused by RRF k 60 (hybrid) or equal-weight min–max (hybrid-minmax, MedMeta), 100 candidates each, no reranking; set --embedder to compare):");
     for (const [corpusName, docs] of [["natural", natural], [`${big.length / 1000}k-replicated`, big]] as const) {
       const variants = [
         { label: "dense", cfg: { mode: "dense" } },
@@ -175,7 +178,7 @@ async function main(): Promise<void> {
       for (const { label: mode, cfg } of variants) {
         try {
           const s = performance.now();
-          const r = await createRetriever({ ...cfg, embedder: "word-vectors", bm25: { engine: "fast" } }, { docs, log: () => {} });
+          const r = await createRetriever({ ...cfg, embedder: embedderId, bm25: { engine: "fast" } }, { docs, log: () => {} });
           const buildMs = performance.now() - s;
           const t = await timeQueries((q) => r.search(q, 10), queries, minSeconds, 3000);
           const target = mode.startsWith("hybrid") ? `  target p50 ≤ ${TARGET.hybridP50Ms} ms: ${mark(t.p50 <= TARGET.hybridP50Ms)}` : "";
