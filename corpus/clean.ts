@@ -40,6 +40,7 @@ export const DROP_REASONS = [
   "deleted", "duplicate-pmid", "retracted", "not-english", "missing-core-fields", "no-abstract",
   "unstructured", "malformed-labels", "too-few-segments", "no-conclusion", "duplicate-doi", "duplicate-title",
 ] as const;
+/** One of {@link DROP_REASONS}. */
 export type DropReason = (typeof DROP_REASONS)[number];
 
 /** Options of the cleaner (zod-checked; unknown keys rejected). */
@@ -56,6 +57,7 @@ export const CleanOptionsSchema = z
     maxKeywordLength: z.number().int().min(1).default(MAX_KEYWORD_LENGTH),
   })
   .strict();
+/** What a caller may pass for {@link CleanOptionsSchema} (keys with defaults are optional). */
 export type CleanOptions = z.input<typeof CleanOptionsSchema>;
 
 /** Result of cleaning. */

@@ -37,6 +37,7 @@ export const EutilsConfigSchema = z
     batchSize: z.number().int().min(1).max(10_000).default(200),
   })
   .strict();
+/** What a caller may pass for {@link EutilsConfigSchema} (keys with defaults are optional). */
 export type EutilsConfig = z.input<typeof EutilsConfigSchema>;
 
 /** Result of esearch. */

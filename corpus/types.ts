@@ -18,6 +18,7 @@ export const AbstractSegmentSchema = z
     text: z.string(),
   })
   .strict();
+/** {@link AbstractSegmentSchema} after parsing (defaults applied). */
 export type AbstractSegment = z.infer<typeof AbstractSegmentSchema>;
 
 /** Journal of a record. */
@@ -29,6 +30,7 @@ export const JournalSchema = z
     nlmUniqueId: z.string().nullable(),
   })
   .strict();
+/** {@link JournalSchema} after parsing (defaults applied). */
 export type Journal = z.infer<typeof JournalSchema>;
 
 /** One PubMed/MEDLINE citation, as parsed from efetch or baseline XML. */
@@ -51,6 +53,7 @@ export const PubmedRecordSchema = z
     flags: z.object({ deleted: z.boolean(), retracted: z.boolean(), erratum: z.boolean() }).strict(),
   })
   .strict();
+/** {@link PubmedRecordSchema} after parsing (defaults applied). */
 export type PubmedRecord = z.infer<typeof PubmedRecordSchema>;
 
 /** A document of a retrieval corpus: one abstract, keyed by PMID (or another stable id). */
@@ -64,6 +67,7 @@ export const CorpusDocSchema = z
     source: z.string().optional(),
   })
   .strict();
+/** {@link CorpusDocSchema} after parsing (defaults applied). */
 export type CorpusDoc = z.infer<typeof CorpusDocSchema>;
 
 /** MedConclusion task: a structured abstract without its conclusion → reference conclusion. */
@@ -83,10 +87,12 @@ export const ConclusionTaskSchema = z
     meta: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).optional(),
   })
   .strict();
+/** {@link ConclusionTaskSchema} after parsing (defaults applied). */
 export type ConclusionTask = z.infer<typeof ConclusionTaskSchema>;
 
 /** Categorical answers of MedEvidence (direction/certainty of effect). */
 export const EVIDENCE_ANSWERS = ["higher", "lower", "no difference", "uncertain effect", "insufficient data"] as const;
+/** One of {@link EVIDENCE_ANSWERS}. */
 export type EvidenceAnswer = (typeof EVIDENCE_ANSWERS)[number];
 
 /** MedMeta / MedEvidence / MS² synthesis task: question → conclusion from (golden) evidence. */
@@ -107,6 +113,7 @@ export const SynthesisTaskSchema = z
     meta: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).optional(),
   })
   .strict();
+/** {@link SynthesisTaskSchema} after parsing (defaults applied). */
 export type SynthesisTask = z.infer<typeof SynthesisTaskSchema>;
 
 /** One effect estimate of an RWE study outcome (odds/hazard/risk ratio with CI and p). */
@@ -125,6 +132,7 @@ export const RweOutcomeSchema = z
     note: z.string().nullable().optional(),
   })
   .strict();
+/** {@link RweOutcomeSchema} after parsing (defaults applied). */
 export type RweOutcome = z.infer<typeof RweOutcomeSchema>;
 
 /** RWESummary input: one structured real-world-evidence comparison. */
@@ -151,6 +159,7 @@ export const RweStudySchema = z
     source: z.string().nullable().optional(),
   })
   .strict();
+/** {@link RweStudySchema} after parsing (defaults applied). */
 export type RweStudy = z.infer<typeof RweStudySchema>;
 
 /** Any task the runner can schedule. */

@@ -32,6 +32,7 @@ export const DatasetSelectionSchema = z
     options: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
+/** {@link DatasetSelectionSchema} after parsing (defaults applied). */
 export type DatasetSelection = z.infer<typeof DatasetSelectionSchema>;
 
 /** Endpoint settings of an LLM (see models/ for every field); secrets only by env-var name. */
@@ -45,6 +46,7 @@ export const ModelSelectionSchema = z
     endpoint: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
+/** {@link ModelSelectionSchema} after parsing (defaults applied). */
 export type ModelSelection = z.infer<typeof ModelSelectionSchema>;
 
 /** One workflow with its parameters; a list value sweeps (e.g. `k: [5, 10]`). */
@@ -57,6 +59,7 @@ export const WorkflowSelectionSchema = z
     datasets: z.array(z.string()).optional(),
   })
   .strict();
+/** {@link WorkflowSelectionSchema} after parsing (defaults applied). */
 export type WorkflowSelection = z.infer<typeof WorkflowSelectionSchema>;
 
 /** The retrieval corpus and index used by Standard-RAG and by retrieval evaluation. */
@@ -75,6 +78,7 @@ export const RetrievalSettingsSchema = z
     options: z.record(z.string(), z.unknown()).default({}),
   })
   .strict();
+/** {@link RetrievalSettingsSchema} after parsing (defaults applied). */
 export type RetrievalSettings = z.infer<typeof RetrievalSettingsSchema>;
 
 /** Retrieval evaluation block: recall@k, nDCG@k, MRR per mode against golden PMIDs. */
@@ -97,6 +101,7 @@ export const ComparisonSchema = z
     label: z.string().optional(),
   })
   .strict();
+/** {@link ComparisonSchema} after parsing (defaults applied). */
 export type Comparison = z.infer<typeof ComparisonSchema>;
 
 /** Whole experiment. */
@@ -135,6 +140,7 @@ export const ExperimentConfigSchema = z
     prices: z.record(z.string(), z.object({ input: z.number(), output: z.number() }).strict()).default({}),
   })
   .strict();
+/** {@link ExperimentConfigSchema} after parsing (defaults applied). */
 export type ExperimentConfig = z.infer<typeof ExperimentConfigSchema>;
 
 /** Error for a config that does not validate; message lists every offending path. */
@@ -192,24 +198,30 @@ export function parseExperimentConfig(raw: unknown, file: string | null = null, 
 }
 
 /**
- * Read and validate an experiment config file (`.yaml`, `.yml` or `.json`).
- * Relative `output`, `panel` and `promptDir` paths are resolved against the file's folder.
- * @throws ConfigError on unreadable/unparseable files or invalid fields.
+ * Read and parse a YAML (`.yaml`, `.yml`) or JSON (`.json`) config file, not yet validated.
+ * @throws ConfigError naming the file when it cannot be read or parsed (YAML errors carry line and column).
  */
-export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = process.env): ExperimentConfig {
+export function readConfigFile(file: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
     throw new ConfigError(`${file}: cannot read config (${(e as Error).message})`, file, []);
   }
-  let raw: unknown;
   try {
-    raw = file.endsWith(".json") ? JSON.parse(text) : YAML.parse(text);
+    return file.endsWith(".json") ? JSON.parse(text) : YAML.parse(text);
   } catch (e) {
     throw new ConfigError(`${file}: not valid ${file.endsWith(".json") ? "JSON" : "YAML"} (${(e as Error).message})`, file, []);
   }
-  const cfg = parseExperimentConfig(raw, file, env);
+}
+
+/**
+ * Read and validate an experiment config file (`.yaml`, `.yml` or `.json`).
+ * Relative `output`, `panel` and `promptDir` paths are resolved against the file's folder.
+ * @throws ConfigError on unreadable/unparseable files or invalid fields.
+ */
+export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = process.env): ExperimentConfig {
+  const cfg = parseExperimentConfig(readConfigFile(file), file, env);
   const base = dirname(resolve(file));
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   return {

@@ -14,10 +14,9 @@
  *   paired t-tests and Cohen's d. Wang LL et al. 2023 (the MSLR annotation study) for the ratings.
  */
 import { cohenKappa, type KappaResult } from "../judges/stats/kappa.ts";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import pLimit from "p-limit";
-import YAML from "yaml";
 import { z } from "zod";
 import { EVIDENCE_ANSWERS, type EvidenceAnswer } from "../corpus/types.ts";
 import { loadDataset } from "../corpus/datasets/registry.ts";
@@ -30,7 +29,7 @@ import { createPanel, loadPanelConfig, missingRates, parsePanelConfig, type Judg
 import { coarseDirectionOfAnswer, coarseDirectionOfExpert, createLexicalDirectionClassifier, LEXICAL_DIRECTION_ID, type CoarseDirection } from "../judges/answer-classifier.ts";
 import type { JudgeVerdict } from "../judges/judge.ts";
 import { EnvInterpolationError, interpolateEnv } from "../models/env-interpolation.ts";
-import { ConfigError } from "./config.ts";
+import { ConfigError, readConfigFile } from "./config.ts";
 import { sampleItems } from "./runner.ts";
 
 /** Id of this experiment kind (default config `id`). */
@@ -289,19 +288,7 @@ export function parseValidationConfig(raw: unknown, file: string | null = null, 
  * @throws ConfigError on an unreadable/unparseable file or invalid fields
  */
 export function loadValidationConfig(file: string, env: NodeJS.ProcessEnv = process.env): { config: ValidationConfig; baseDir: string } {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new ConfigError(`${file}: cannot read config (${(e as Error).message})`, file, []);
-  }
-  let raw: unknown;
-  try {
-    raw = file.endsWith(".json") ? JSON.parse(text) : YAML.parse(text);
-  } catch (e) {
-    throw new ConfigError(`${file}: not valid ${file.endsWith(".json") ? "JSON" : "YAML"} (${(e as Error).message})`, file, []);
-  }
-  const cfg = parseValidationConfig(raw, file, env);
+  const cfg = parseValidationConfig(readConfigFile(file), file, env);
   const base = dirname(resolve(file));
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const config: ValidationConfig = {

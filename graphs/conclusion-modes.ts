@@ -32,6 +32,7 @@ export const CONCLUSION_MODES: Record<ConclusionMode, { kind: "conclusion" | "su
 
 /** Modes have no options. */
 export const ConclusionModeConfigSchema = z.object({}).strict();
+/** {@link ConclusionModeConfigSchema} after parsing (defaults applied). */
 export type ConclusionModeConfig = z.infer<typeof ConclusionModeConfigSchema>;
 
 /**

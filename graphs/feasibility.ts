@@ -29,10 +29,12 @@ export const FeasibilityConfigSchema = z
     passAbove: z.number().min(0).max(5).default(4),
   })
   .strict();
+/** {@link FeasibilityConfigSchema} after parsing (defaults applied). */
 export type FeasibilityConfig = z.infer<typeof FeasibilityConfigSchema>;
 
 /** Structured answer of one feasibility run. */
 export const FeasibilityAnswerSchema = z.object({ evaluation: z.string(), score: z.number().min(0).max(5) });
+/** {@link FeasibilityAnswerSchema} after parsing (defaults applied). */
 export type FeasibilityAnswer = z.infer<typeof FeasibilityAnswerSchema>;
 
 const FeasibilityState = Annotation.Root({ topic: Annotation<string>, conclusion: Annotation<string>, evidence: Annotation<EvidencePassage[]>, answers: Annotation<FeasibilityAnswer[]> });

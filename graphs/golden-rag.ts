@@ -23,6 +23,7 @@ export const GoldenRagConfigSchema = z
     targetWords: z.number().int().positive().optional(),
   })
   .strict();
+/** {@link GoldenRagConfigSchema} after parsing (defaults applied). */
 export type GoldenRagConfig = z.infer<typeof GoldenRagConfigSchema>;
 
 const GoldenState = Annotation.Root({ topic: Annotation<string>, evidence: Annotation<EvidencePassage[]>, synthesis: Annotation<SynthesisOutput> });

@@ -37,6 +37,7 @@ export const NegatedRagConfigSchema = z
     targetWords: z.number().int().positive().optional(),
   })
   .strict();
+/** {@link NegatedRagConfigSchema} after parsing (defaults applied). */
 export type NegatedRagConfig = z.infer<typeof NegatedRagConfigSchema>;
 
 /** What happened to one golden abstract. */

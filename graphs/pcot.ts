@@ -35,6 +35,7 @@ export const PcotConfigSchema = z
     maxIterations: z.number().int().min(0).max(10).default(2),
   })
   .strict();
+/** {@link PcotConfigSchema} after parsing (defaults applied). */
 export type PcotConfig = z.infer<typeof PcotConfigSchema>;
 
 /** Structured answer of the self-evaluation step. */
@@ -43,6 +44,7 @@ export const SelfEvaluationSchema = z.object({
   gaps: z.array(z.string()),
   score: z.number().min(0).max(5),
 });
+/** {@link SelfEvaluationSchema} after parsing (defaults applied). */
 export type SelfEvaluation = z.infer<typeof SelfEvaluationSchema>;
 
 /** Structured answer of the new-questions step. */

@@ -16,6 +16,7 @@ export const PZS_ID = "pzs";
 
 /** P-ZS has no options. */
 export const PzsConfigSchema = z.object({}).strict();
+/** {@link PzsConfigSchema} after parsing (defaults applied). */
 export type PzsConfig = z.infer<typeof PzsConfigSchema>;
 
 const PzsState = Annotation.Root({ topic: Annotation<string>, output: Annotation<string> });

@@ -31,6 +31,7 @@ export const RweSummaryConfigSchema = z
     fewShotFile: z.string().min(1).optional(),
   })
   .strict();
+/** {@link RweSummaryConfigSchema} after parsing (defaults applied). */
 export type RweSummaryConfig = z.infer<typeof RweSummaryConfigSchema>;
 
 /** Template file name per design. */

@@ -42,6 +42,7 @@ export const StandardRagConfigSchema = z
   })
   .strict()
   .refine((c) => c.candidatesPerQuery >= c.k, { message: "candidatesPerQuery must be at least k", path: ["candidatesPerQuery"] });
+/** {@link StandardRagConfigSchema} after parsing (defaults applied). */
 export type StandardRagConfig = z.infer<typeof StandardRagConfigSchema>;
 
 /** Structured answer of the query step. */

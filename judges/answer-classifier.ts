@@ -18,8 +18,9 @@ import { EVIDENCE_ANSWERS, type EvidenceAnswer } from "../corpus/types.ts";
 import type { RunRecord } from "../experiments/types.ts";
 import { extractJsonObject, loadJudgeTemplate, renderJudgeTemplate, type JudgeTemplate } from "./judge.ts";
 
-/** Classifier ids. */
+/** Id of the LLM classifier (structured answer through the model layer). */
 export const LLM_ANSWER_CLASSIFIER_ID = "llm-answer-classifier";
+/** Id of the offline rule-based lexical direction classifier. */
 export const LEXICAL_DIRECTION_ID = "lexical-direction";
 
 /** What one classification produced. `label` is null only when `status` is "missing". */
@@ -52,6 +53,7 @@ export const LexicalDirectionConfigSchema = z
     fallback: z.enum(EVIDENCE_ANSWERS).default("uncertain effect"),
   })
   .strict();
+/** What a caller may pass for {@link LexicalDirectionConfigSchema} (keys with defaults are optional). */
 export type LexicalDirectionConfig = z.input<typeof LexicalDirectionConfigSchema>;
 
 const IMPORTANT = "(?:statistically |clinically )?(?:significant(?:ly)? |clear(?:ly)? |important |meaningful |appreciable |relevant |obvious |substantial )?";
@@ -179,6 +181,7 @@ export const LlmAnswerClassifierConfigSchema = z
     timeoutMs: z.number().int().positive().default(120_000),
   })
   .strict();
+/** What a caller may pass for {@link LlmAnswerClassifierConfigSchema} (keys with defaults are optional). */
 export type LlmAnswerClassifierConfig = z.input<typeof LlmAnswerClassifierConfigSchema>;
 
 /** Structured answer of the LLM classifier. */

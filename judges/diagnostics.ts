@@ -25,6 +25,7 @@ export const DiagnosticsOptionsSchema = z
     level: z.enum(["interval", "nominal"]).default("interval"),
   })
   .strict();
+/** What a caller may pass for {@link DiagnosticsOptionsSchema} (keys with defaults are optional). */
 export type DiagnosticsOptions = z.input<typeof DiagnosticsOptionsSchema>;
 
 /** The fields of a run record the diagnostics read. */

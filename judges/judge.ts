@@ -54,27 +54,31 @@ export interface JudgeInput {
   question?: string | null;
 }
 
+/** Sampling parameters of a judge call (temperature 0 by default, as in MedMeta). */
+export const JudgeParamsSchema = z
+  .object({
+    temperature: z.number().min(0).max(2).default(0),
+    maxTokens: z.number().int().positive().optional(),
+    seed: z.number().int().optional(),
+    reasoningEffort: z.enum(["low", "medium", "high"]).optional(),
+  })
+  .strict()
+  .default({ temperature: 0 });
+
 /** Judge settings. */
 export const JudgeConfigSchema = z
   .object({
     /** Judge id as stored in `JudgeScoreEntry.judgeId` (e.g. "gemini-judge"). */
     id: z.string().min(1),
     /** Sampling parameters (MedMeta fixes temperature at 0). */
-    params: z
-      .object({
-        temperature: z.number().min(0).max(2).default(0),
-        maxTokens: z.number().int().positive().optional(),
-        seed: z.number().int().optional(),
-        reasoningEffort: z.enum(["low", "medium", "high"]).optional(),
-      })
-      .strict()
-      .default({ temperature: 0 }),
+    params: JudgeParamsSchema,
     /** Whole structured calls tried before the answer is `missing` (the model layer may retry inside each). */
     attempts: z.number().int().min(1).max(5).default(2),
     /** Per-call timeout in ms; a timed-out call counts as a failed attempt. */
     timeoutMs: z.number().int().positive().default(120_000),
   })
   .strict();
+/** What a caller may pass for {@link JudgeConfigSchema} (keys with defaults are optional). */
 export type JudgeConfig = z.input<typeof JudgeConfigSchema>;
 
 /** A judge's verdict on one record, as stored in `RunRecord.judgeScores` (extra fields are additive). */

@@ -15,11 +15,12 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { ChatModel } from "../models/types.ts";
 import type { JudgeScoreEntry, RunRecord } from "../experiments/types.ts";
-import { createJudge, loadJudgeTemplate, type Judge, type JudgeInput, type JudgeVerdict } from "./judge.ts";
+import { createJudge, JudgeParamsSchema, loadJudgeTemplate, type Judge, type JudgeInput, type JudgeVerdict } from "./judge.ts";
 import { formatZodIssues, resolveRubric, type Rubric } from "./rubric.ts";
 
 /** Aggregation policies. `majority` is only valid for binary rubrics. */
 export const AGGREGATIONS = ["mean", "median", "majority"] as const;
+/** One of {@link AGGREGATIONS}. */
 export type Aggregation = (typeof AGGREGATIONS)[number];
 
 /** One judge of a panel file. */
@@ -33,19 +34,12 @@ export const PanelJudgeSpecSchema = z
     endpoint: z.string().min(1).optional(),
     /** Prompt template id or path overriding the rubric's default template. */
     template: z.string().min(1).optional(),
-    params: z
-      .object({
-        temperature: z.number().min(0).max(2).default(0),
-        maxTokens: z.number().int().positive().optional(),
-        seed: z.number().int().optional(),
-        reasoningEffort: z.enum(["low", "medium", "high"]).optional(),
-      })
-      .strict()
-      .default({ temperature: 0 }),
+    params: JudgeParamsSchema,
     attempts: z.number().int().min(1).max(5).default(2),
     timeoutMs: z.number().int().positive().default(120_000),
   })
   .strict();
+/** {@link PanelJudgeSpecSchema} after parsing (defaults applied). */
 export type PanelJudgeSpec = z.infer<typeof PanelJudgeSpecSchema>;
 
 /**
@@ -83,7 +77,9 @@ export const PanelConfigSchema = z
       }
     });
   });
+/** What a caller may pass for {@link PanelConfigSchema} (keys with defaults are optional). */
 export type PanelConfig = z.input<typeof PanelConfigSchema>;
+/** {@link PanelConfigSchema} after parsing (defaults applied). */
 export type ParsedPanelConfig = z.output<typeof PanelConfigSchema>;
 
 /**

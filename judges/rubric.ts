@@ -19,6 +19,7 @@ export const BUILTIN_RUBRIC_DIR = resolve(dirname(fileURLToPath(import.meta.url)
 
 /** Inputs a rubric can ask the judge to see. `candidate` is the generated text being judged. */
 export const RUBRIC_INPUTS = ["candidate", "reference", "source", "question"] as const;
+/** One of {@link RUBRIC_INPUTS}. */
 export type RubricInput = (typeof RUBRIC_INPUTS)[number];
 
 const ID_RE = /^[a-z0-9][a-z0-9._-]*$/;
@@ -34,6 +35,7 @@ export const RubricScaleSchema = z
     integer: z.boolean().default(true),
   })
   .strict();
+/** {@link RubricScaleSchema} after parsing (defaults applied). */
 export type RubricScale = z.infer<typeof RubricScaleSchema>;
 
 /** A scored dimension: the judge returns one number per dimension. */
@@ -46,6 +48,7 @@ export const RubricDimensionSchema = z
     higherIsBetter: z.boolean().default(true),
   })
   .strict();
+/** {@link RubricDimensionSchema} after parsing (defaults applied). */
 export type RubricDimension = z.infer<typeof RubricDimensionSchema>;
 
 /** A criterion the judge weighs (guidance for the score, not scored separately). */
@@ -56,6 +59,7 @@ export const RubricCriterionSchema = z
     description: z.string().min(1),
   })
   .strict();
+/** {@link RubricCriterionSchema} after parsing (defaults applied). */
 export type RubricCriterion = z.infer<typeof RubricCriterionSchema>;
 
 /** A labelled point of the scale (e.g. 0 = contradictory). */
@@ -66,6 +70,7 @@ export const RubricAnchorSchema = z
     description: z.string().min(1),
   })
   .strict();
+/** {@link RubricAnchorSchema} after parsing (defaults applied). */
 export type RubricAnchor = z.infer<typeof RubricAnchorSchema>;
 
 /**

@@ -16,6 +16,9 @@
  */
 import { z } from "zod";
 
+/** OpenAI's own API: the default base URL, and the one endpoint where a missing API key is an error. */
+export const OPENAI_API_BASE_URL = "https://api.openai.com/v1";
+
 /** How structured answers are requested from an endpoint (servers differ in what they support). */
 export const StructuredMethodSchema = z.enum(["jsonSchema", "functionCalling", "jsonMode", "promptOnly"]);
 /** `jsonSchema`: response_format json_schema; `functionCalling`: forced tool call; `jsonMode`: response_format json_object + schema in the prompt; `promptOnly`: schema in the prompt only. */
@@ -94,7 +97,7 @@ function envInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
  */
 export function resolveEndpointConfig(input: EndpointConfigInput = {}, source = "endpoint config", env: NodeJS.ProcessEnv = process.env): EndpointConfig {
   const defaults: Record<string, unknown> = {
-    baseURL: env.MEDSYNTH_OPENAI_BASE_URL || "https://api.openai.com/v1",
+    baseURL: env.MEDSYNTH_OPENAI_BASE_URL || OPENAI_API_BASE_URL,
     apiKeyEnv: env.MEDSYNTH_OPENAI_API_KEY_ENV || "OPENAI_API_KEY",
     timeoutMs: envInt(env, "MEDSYNTH_OPENAI_TIMEOUT_MS") ?? 120_000,
     maxRetries: envInt(env, "MEDSYNTH_OPENAI_MAX_RETRIES") ?? 4,

@@ -34,6 +34,7 @@ export const HybridConfigSchema = z
     candidates: z.number().int().positive().default(100),
   })
   .strict();
+/** What a caller may pass for {@link HybridConfigSchema} (keys with defaults are optional). */
 export type HybridConfig = z.input<typeof HybridConfigSchema>;
 
 /** Components of a hybrid retriever. */

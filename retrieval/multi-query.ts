@@ -40,6 +40,7 @@ export const MultiQueryConfigSchema = z
     rrfK: z.number().min(0).default(RRF_K),
   })
   .strict();
+/** What a caller may pass for {@link MultiQueryConfigSchema} (keys with defaults are optional). */
 export type MultiQueryConfig = z.input<typeof MultiQueryConfigSchema>;
 
 /**

@@ -21,6 +21,7 @@ export { createReranker, RERANKER_IDS, type RerankerOptions } from "./rerankers/
 
 /** Retrieval modes. `lance-hybrid` = LanceDB full-text + vector candidate lists fused by our RRF (no in-memory BM25). */
 export const RETRIEVAL_MODES = ["bm25", "dense", "hybrid", "lance-hybrid"] as const;
+/** One of {@link RETRIEVAL_MODES}. */
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 
 /** Config of {@link createRetriever}. */
@@ -43,7 +44,9 @@ export const RetrieverConfigSchema = z
     dense: LanceStoreConfigSchema.prefault({}),
   })
   .strict();
+/** {@link RetrieverConfigSchema} after parsing (defaults applied). */
 export type RetrieverConfig = z.infer<typeof RetrieverConfigSchema>;
+/** What a caller may pass for {@link RetrieverConfigSchema} (keys with defaults are optional). */
 export type RetrieverConfigInput = z.input<typeof RetrieverConfigSchema>;
 
 /** Inputs of {@link createRetriever}. */

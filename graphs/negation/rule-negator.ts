@@ -57,6 +57,7 @@ export interface NegationResult {
 
 /** Config of the rule negator (no options today; `.strict()` so typos fail). */
 export const RuleNegatorConfigSchema = z.object({}).strict();
+/** {@link RuleNegatorConfigSchema} after parsing (defaults applied). */
 export type RuleNegatorConfig = z.infer<typeof RuleNegatorConfigSchema>;
 
 interface Rule {

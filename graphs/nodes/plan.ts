@@ -14,6 +14,7 @@ export const ResearchPlanSchema = z.object({
   keyQuestions: z.array(z.string().min(1)).min(1),
   searchStrategy: z.string(),
 });
+/** {@link ResearchPlanSchema} after parsing (defaults applied). */
 export type ResearchPlan = z.infer<typeof ResearchPlanSchema>;
 
 /**

@@ -66,6 +66,7 @@ export const LanceStoreConfigSchema = z
     mode: z.enum(["open-or-build", "rebuild"]).default("open-or-build"),
   })
   .strict();
+/** What a caller may pass for {@link LanceStoreConfigSchema} (keys with defaults are optional). */
 export type LanceStoreConfig = z.input<typeof LanceStoreConfigSchema>;
 
 /** One nearest neighbour: `score` is the cosine similarity (higher = closer). */

@@ -33,6 +33,7 @@ export const OpenAIEmbedderConfigSchema = z
     timeoutMs: z.number().int().positive().default(120_000),
   })
   .strict();
+/** What a caller may pass for {@link OpenAIEmbedderConfigSchema} (keys with defaults are optional). */
 export type OpenAIEmbedderConfig = z.input<typeof OpenAIEmbedderConfigSchema>;
 
 function normalise(v: ArrayLike<number>): Float32Array {

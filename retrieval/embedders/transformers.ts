@@ -40,6 +40,7 @@ export const TransformersEmbedderConfigSchema = z
     allowRemote: z.boolean().default(false),
   })
   .strict();
+/** What a caller may pass for {@link TransformersEmbedderConfigSchema} (keys with defaults are optional). */
 export type TransformersEmbedderConfig = z.input<typeof TransformersEmbedderConfigSchema>;
 
 /** Local model folder used when none is configured. */

@@ -79,6 +79,7 @@ export const WordVectorsConfigSchema = z
     cacheDir: z.string().optional(),
   })
   .strict();
+/** What a caller may pass for {@link WordVectorsConfigSchema} (keys with defaults are optional). */
 export type WordVectorsConfig = z.input<typeof WordVectorsConfigSchema>;
 
 /** The loaded vector table: `matrix` is row-major `words.length × dims`. */

@@ -32,6 +32,7 @@ export const CrossEncoderConfigSchema = z
     allowRemote: z.boolean().default(false),
   })
   .strict();
+/** What a caller may pass for {@link CrossEncoderConfigSchema} (keys with defaults are optional). */
 export type CrossEncoderConfig = z.input<typeof CrossEncoderConfigSchema>;
 
 /** True when `model` is present in the local model folder (tests skip otherwise). */

@@ -40,6 +40,7 @@ export const LlmPointwiseConfigSchema = z
     temperature: z.number().min(0).max(2).default(0),
   })
   .strict();
+/** What a caller may pass for {@link LlmPointwiseConfigSchema} (keys with defaults are optional). */
 export type LlmPointwiseConfig = z.input<typeof LlmPointwiseConfigSchema>;
 
 /**

@@ -64,10 +64,10 @@ describe("cache key includes the endpoint", () => {
   it("endpointCacheId normalises the base URL and drops credentials, query and fragment", () => {
     expect(endpointCacheId("http://127.0.0.1:8000/v1/")).toBe("http://127.0.0.1:8000/v1");
     expect(endpointCacheId("http://127.0.0.1:8000/v1//")).toBe("http://127.0.0.1:8000/v1");
-    expect(endpointCacheId("HTTPS://API.OpenAI.com:443/v1")).toBe("https://api.openai.com/v1");
+    expect(endpointCacheId("HTTPS://API.Example.com:443/v1")).toBe("https://api.example.com/v1");
     expect(endpointCacheId("https://user:sk-secret@gw.example.org/v1?api-key=sk-secret#x")).toBe("https://gw.example.org/v1");
     const base = { kind: "chat", provider: "openai", model: "m", messages: [] };
-    expect(callCacheKey({ ...base, endpoint: "http://a:1/v1" })).not.toBe(callCacheKey({ ...base, endpoint: "http://b:1/v1" }));
+    expect(callCacheKey({ ...base, endpoint: "http://127.0.0.1:1/v1" })).not.toBe(callCacheKey({ ...base, endpoint: "http://127.0.0.1:2/v1" }));
   });
 
   it("chat: same model name and messages on two servers → each server answers; the same server twice → 0 requests", async () => {

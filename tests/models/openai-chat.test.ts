@@ -1,3 +1,4 @@
+import { OPENAI_API_BASE_URL } from "../../models/endpoint-config.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -169,6 +170,6 @@ describe("openai:<model> chat", () => {
     expect(() => createChatModel("extractive:mmr")).toThrow(/extractive baseline, not a chat model/);
     expect(() => createChatModel("claude:x")).toThrow(/valid ids: openai:<model>/);
     expect(() => createOpenAIChatModel("openai:x", { baseURL: server!.baseURL, temprature: 1 } as never, { cacheDir: dir })).toThrow(/Unrecognized key|temprature/);
-    expect(() => createOpenAIChatModel("openai:x", { baseURL: "https://api.openai.com/v1", apiKeyEnv: "NOPE_KEY" }, { cacheDir: dir, env: {} })).toThrow(/NOPE_KEY is not set/);
+    expect(() => createOpenAIChatModel("openai:x", { baseURL: OPENAI_API_BASE_URL, apiKeyEnv: "NOPE_KEY" }, { cacheDir: dir, env: {} })).toThrow(/NOPE_KEY is not set/);
   });
 });
