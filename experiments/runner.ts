@@ -129,12 +129,14 @@ function sumCalls(calls: CallInfo[]) {
   let inputTokens = 0;
   let outputTokens = 0;
   let latencyMs = 0;
+  let modelLatencyMs = 0;
   for (const c of calls) {
     inputTokens += c.usage?.inputTokens ?? 0;
     outputTokens += c.usage?.outputTokens ?? 0;
     latencyMs += c.latencyMs;
+    modelLatencyMs += c.cached ? (c.originalLatencyMs ?? c.latencyMs) : c.latencyMs;
   }
-  return { calls: calls.length, inputTokens, outputTokens, latencyMs, cached: calls.length > 0 && calls.every((c) => c.cached) };
+  return { calls: calls.length, inputTokens, outputTokens, latencyMs, modelLatencyMs, cached: calls.length > 0 && calls.every((c) => c.cached) };
 }
 
 function referenceOf(item: RunnerItem, kind: string): string | null {
@@ -293,7 +295,10 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
       reference: referenceOf(item, kind),
       itemMeta: metaOf(item),
       intermediate: result.intermediate,
-      generator: { ...sumCalls(result.calls), latencyMs: result.latencyMs },
+      generator: (() => {
+        const g = sumCalls(result.calls);
+        return { calls: g.calls, inputTokens: g.inputTokens, outputTokens: g.outputTokens, latencyMs: result.latencyMs, cached: g.cached, ...(g.calls ? { modelLatencyMs: g.modelLatencyMs } : {}) };
+      })(),
       startedAt,
       finishedAt: startedAt,
     };

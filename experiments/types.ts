@@ -38,7 +38,12 @@ export interface RunRecord {
   /** Extra fields of the item used by subgroup analysis (specialty, year, certainty …). */
   itemMeta: Record<string, string | number | null>;
   intermediate: Record<string, unknown>;
-  generator: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number; cached: boolean };
+  /**
+   * Generator bookkeeping: `latencyMs` is the wall-clock time of this run of the cell;
+   * `modelLatencyMs` sums the model calls' generation times, using the original time for cache
+   * hits (the inference time RWESummary compares; absent when the cell made no model call).
+   */
+  generator: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number; cached: boolean; modelLatencyMs?: number };
   judge?: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number };
   judgeScores?: JudgeScoreEntry[];
   /**

@@ -178,7 +178,8 @@ export const LlmAnswerClassifierConfigSchema = z
     temperature: z.number().min(0).max(2).default(0),
     maxTokens: z.number().int().positive().optional(),
     attempts: z.number().int().min(1).max(5).default(2),
-    timeoutMs: z.number().int().positive().default(120_000),
+    /** Per-HTTP-attempt timeout in ms; unset = the endpoint's `timeoutMs`. */
+    timeoutMs: z.number().int().positive().optional(),
   })
   .strict();
 /** What a caller may pass for {@link LlmAnswerClassifierConfigSchema} (keys with defaults are optional). */
@@ -210,7 +211,7 @@ export function createLlmAnswerClassifier(config: LlmAnswerClassifierConfig, dep
           const res = await deps.model.structured(messages, AnswerClassSchema, {
             meta: { promptId: template.id, promptVersion: template.version },
             params: { temperature: cfg.temperature, ...(cfg.maxTokens ? { maxTokens: cfg.maxTokens } : {}) },
-            timeoutMs: cfg.timeoutMs,
+            ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
             ...(opts.signal ? { signal: opts.signal } : {}),
             schemaName: "answer_class",
           });

@@ -74,8 +74,8 @@ export const JudgeConfigSchema = z
     params: JudgeParamsSchema,
     /** Whole structured calls tried before the answer is `missing` (the model layer may retry inside each). */
     attempts: z.number().int().min(1).max(5).default(2),
-    /** Per-call timeout in ms; a timed-out call counts as a failed attempt. */
-    timeoutMs: z.number().int().positive().default(120_000),
+    /** Per-HTTP-attempt timeout in ms; unset = the endpoint's `timeoutMs` (env MEDSYNTH_OPENAI_TIMEOUT_MS). Timeouts are retried by the model layer. */
+    timeoutMs: z.number().int().positive().optional(),
   })
   .strict();
 /** What a caller may pass for {@link JudgeConfigSchema} (keys with defaults are optional). */
@@ -221,7 +221,7 @@ export function createJudge(config: JudgeConfig, deps: { model: ChatModel; rubri
           const res = await model.structured(messages, schema, {
             meta: { promptId: template.id, promptVersion, repeat },
             params: cfg.params,
-            timeoutMs: cfg.timeoutMs,
+            ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
             ...(opts.signal ? { signal: opts.signal } : {}),
             schemaName,
           });

@@ -36,7 +36,8 @@ export const PanelJudgeSpecSchema = z
     template: z.string().min(1).optional(),
     params: JudgeParamsSchema,
     attempts: z.number().int().min(1).max(5).default(2),
-    timeoutMs: z.number().int().positive().default(120_000),
+    /** Per-HTTP-attempt timeout in ms; unset = the endpoint's `timeoutMs`. */
+    timeoutMs: z.number().int().positive().optional(),
   })
   .strict();
 /** {@link PanelJudgeSpecSchema} after parsing (defaults applied). */
@@ -320,7 +321,7 @@ export function createPanel(config: PanelConfig | ParsedPanelConfig, deps: { mod
     const model = deps.modelFor(spec, spec.endpoint ? cfg.endpoints[spec.endpoint] : undefined);
     const override = spec.template ? loadJudgeTemplate(spec.template, { baseDir }) : undefined;
     for (const rubric of rubrics) {
-      judges.push(createJudge({ id: spec.id, params: spec.params, attempts: spec.attempts, timeoutMs: spec.timeoutMs }, { model, rubric, template: override }));
+      judges.push(createJudge({ id: spec.id, params: spec.params, attempts: spec.attempts, ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}) }, { model, rubric, template: override }));
     }
   }
   const judgeIds = cfg.judges.map((j) => j.id);

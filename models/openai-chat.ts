@@ -212,7 +212,14 @@ export class OpenAIChatModel implements ChatModel {
         const t0 = Date.now();
         const r = await this.request(messages, params, {}, opts);
         if (!r.ok) return { ok: false, error: r.error, usage: null, latencyMs: Date.now() - t0, attempts: r.attempts };
-        return { ok: true, text: textOf(r.message), usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts };
+        const text = textOf(r.message);
+        if (!text.trim()) {
+          // An empty answer (e.g. a reasoning model that spent maxTokens thinking) is a failure:
+          // never cached, never passed downstream as if it were text.
+          const finish = (r.message.response_metadata as { finish_reason?: string } | undefined)?.finish_reason;
+          return { ok: false, error: `${this.id} at ${this.config.baseURL} (prompt ${opts.meta.promptId}@${opts.meta.promptVersion}): the endpoint returned an empty answer${finish ? ` (finish_reason: ${finish})` : ""}`, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts };
+        }
+        return { ok: true, text, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts };
       },
       (v) => v.ok,
       parts,

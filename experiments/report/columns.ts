@@ -8,7 +8,9 @@
  *   a missing judge answer is left out, never counted as 0; a record where every judge is missing
  *   has no value;
  * - `judge:<rubric>.<criterion>@<judgeId>` for one judge's score (judge-vs-judge tables);
- * - `latencySeconds` (generator wall-clock time in seconds) and `outputWords`.
+ * - `latencySeconds`: generator inference time in seconds — the model calls' generation time
+ *   (original time for cache hits), or the cell's wall-clock time when it made no model call
+ *   (extractive baselines) — and `outputWords`.
  */
 import type { RunRecord } from "../types.ts";
 
@@ -52,7 +54,7 @@ export function recordValues(r: RunRecord): Record<string, number> {
       if (typeof a.value === "number" && Number.isFinite(a.value)) out[col] = a.value;
       else delete out[col];
     }
-  out.latencySeconds = r.generator.latencyMs / 1000;
+  out.latencySeconds = (r.generator.modelLatencyMs ?? r.generator.latencyMs) / 1000;
   out.outputWords = wordCount(r.output);
   return out;
 }

@@ -231,7 +231,7 @@ export function rweTable(records: RunRecord[]): { table: ReportTable; perModel: 
       const xs = vals.map((v) => v[c]).filter((x): x is number => x !== undefined);
       if (xs.length) entry[c] = mean(xs);
     }
-    const lat = rs.filter((r) => r.status === "ok").map((r) => r.generator.latencyMs / 1000);
+    const lat = rs.filter((r) => r.status === "ok").map((r) => (r.generator.modelLatencyMs ?? r.generator.latencyMs) / 1000);
     if (lat.length) entry.latencySeconds = mean(lat);
     perModel[model] = entry;
     rows.push([model, String(rs.length), ...cols.map((c) => fmt(entry[c])), fmt(entry.latencySeconds, 2)]);

@@ -86,7 +86,7 @@ describe("runner", () => {
     expect(r1).toHaveLength(6);
     expect(r1.find((r) => r.itemId === "q1" && r.params.k === 5)!.output).toBe("Answer 1 k=5");
     expect(r1.find((r) => r.itemId === "q2")!.error).toBe("endpoint down");
-    expect(r1[0].generator).toEqual({ calls: 1, inputTokens: 10, outputTokens: 3, latencyMs: 5, cached: false });
+    expect(r1[0].generator).toEqual({ calls: 1, inputTokens: 10, outputTokens: 3, latencyMs: 5, cached: false, modelLatencyMs: 5 });
     expect(JSON.parse(readFileSync(join(out, "spec.json"), "utf8")).configHash).toBe(s1.configHash);
 
     state.calls.length = 0;
@@ -131,6 +131,20 @@ describe("runner", () => {
     const r = readResults(join(out, "results.jsonl"));
     expect(r.records).toHaveLength(2);
     expect(r.malformedLines).toEqual([3]);
+  });
+
+  it("inference time of cached calls is their original generation time, not the cache-hit time", async () => {
+    const out = mkdtempSync(join(tmpdir(), "medsynth-run-"));
+    const deps = fakeDeps(1, { calls: [], failOn: new Set(), delayMs: 0 });
+    const create = deps.createWorkflow;
+    deps.createWorkflow = async (m, id, p) => {
+      const w = await create(m, id, p);
+      return { id, run: async (t: any, o) => ({ ...(await w.run(t, o)), calls: [{ modelId: m.id, cached: true, latencyMs: 2, originalLatencyMs: 800, usage: null, attempts: 0 }, { modelId: m.id, cached: false, latencyMs: 300, usage: null, attempts: 1 }] }) };
+    };
+    await runExperiment(config(out), deps, { log: () => {} });
+    const r = readResults(join(out, "results.jsonl")).records[0];
+    expect(r.generator.modelLatencyMs).toBe(1100);
+    expect(r.generator.cached).toBe(false);
   });
 
   it("records an empty model answer as a failure, never as an output", async () => {

@@ -190,7 +190,8 @@ describe("panel config", () => {
     expect(baseDir).toBe(FIX);
     expect(config.aggregation).toBe("mean");
     expect(config.repeats).toBe(1);
-    expect(config.judges[1]).toMatchObject({ id: "judge-b", attempts: 1, timeoutMs: 120000, params: { temperature: 0 } });
+    expect(config.judges[1]).toMatchObject({ id: "judge-b", attempts: 1, params: { temperature: 0 } });
+    expect(config.judges[1].timeoutMs).toBeUndefined(); // unset: the endpoint's timeoutMs applies
   });
 
   it("names unknown keys, duplicate judges and undefined endpoints", () => {

@@ -47,6 +47,17 @@ describe("openai:<model> chat", () => {
     expect(r2.call.originalLatencyMs).toBe(r1.call.latencyMs);
   });
 
+  it("an empty answer is a failure that is not cached: the next call asks again", async () => {
+    let n = 0;
+    const m = await model(() => (n++ === 0 ? { content: "   " } : { content: "Now an answer." }));
+    const r1 = await m.chat(msgs, { meta });
+    expect(r1.ok).toBe(false);
+    if (!r1.ok) expect(r1.error).toMatch(/returned an empty answer \(finish_reason: stop\)/);
+    const r2 = await m.chat(msgs, { meta });
+    expect(r2).toMatchObject({ ok: true, text: "Now an answer.", call: { cached: false } });
+    expect(server!.chatRequests()).toHaveLength(2);
+  });
+
   it("a fresh model on the same cacheDir also hits; a different repeat, prompt version or temperature misses", async () => {
     const m = await model([{ content: "A" }]);
     await m.chat(msgs, { meta });
