@@ -16,3 +16,4 @@ export * from "./report/charts.ts";
 export * from "./report/render.ts";
 export * from "./report/compare.ts";
 export { recordValues, columnsOf, variantLabel, matchesFilter, pairKey } from "./report/columns.ts";
+export * from "./panel-summary.ts";

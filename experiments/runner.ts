@@ -268,8 +268,10 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     const model = modelByKey.get(c.model)!;
     const startedAt = new Date().toISOString();
     let result: WorkflowRunResult;
+    let outputKind: "text" | "score" = "text";
     try {
       const wf = await getWorkflow(c);
+      outputKind = wf.outputKind ?? "text";
       result = await wf.run(item as never, { repeat: c.repeat, signal: opts.signal });
     } catch (e) {
       result = { status: "failed", output: null, error: e instanceof Error ? e.message : String(e), intermediate: {}, calls: [], latencyMs: 0 };
@@ -302,7 +304,13 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
       startedAt,
       finishedAt: startedAt,
     };
-    if (record.status === "ok" && deps.computeMetrics) {
+    if (record.status === "ok" && outputKind === "score") {
+      // A score output (feasibility) is a measurement, not prose: it is reported as a metric
+      // and neither compared with the reference text nor judged.
+      const v = Number(record.output);
+      record.metrics = { [`${c.workflow}_score`]: Number.isFinite(v) ? v : null };
+      if (!Number.isFinite(v)) record.metricNotes = { [`${c.workflow}_score`]: `output is not a number: ${JSON.stringify(record.output)}` };
+    } else if (record.status === "ok" && deps.computeMetrics) {
       try {
         const m = await deps.computeMetrics(record, item);
         if (Object.keys(m.metrics).length) record.metrics = m.metrics;
@@ -312,7 +320,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
         record.metricNotes = { _error: e instanceof Error ? e.message : String(e) };
       }
     }
-    if (record.status === "ok" && deps.judge) {
+    if (record.status === "ok" && outputKind === "text" && deps.judge) {
       const j = await deps.judge(record, item);
       record.judgeScores = j.scores;
       if (j.panel) record.panel = j.panel;

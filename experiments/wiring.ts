@@ -25,6 +25,7 @@ import { createPanel, loadPanelConfig, type Panel } from "../judges/panel.ts";
 import type { ExperimentConfig, RetrievalSettings } from "./config.ts";
 import type { LoadedItems, RunnerDeps, RunnerItem } from "./runner.ts";
 import { computeRecordMetrics, validateMetricSpecs } from "./metrics-stage.ts";
+import { mergePanelSummary } from "./panel-summary.ts";
 import { ConfigError } from "./config.ts";
 import { expandParams, type ParamValue } from "./cells.ts";
 import { GENERATOR_MODEL_IDS } from "../models/registry.ts";
@@ -156,6 +157,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
     return createPanel(pc, { baseDir, modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }) });
   });
   const panelDir = config.panel ? dirname(config.panel) : null;
+  const warnedMetrics = new Set<string>();
   return {
     async loadItems(sel): Promise<LoadedItems> {
       const ds = await loadDataset(sel.name, sel.options);
@@ -188,7 +190,13 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
       return def.create(deps, wfParams);
     },
     async computeMetrics(record) {
-      return computeRecordMetrics(record, config.metrics);
+      const m = await computeRecordMetrics(record, config.metrics);
+      for (const [name, note] of Object.entries(m.notes)) {
+        if (warnedMetrics.has(name)) continue;
+        warnedMetrics.add(name);
+        log(`warning: metric ${name} not computed: ${note}`);
+      }
+      return m;
     },
     ...(config.panel
       ? {
@@ -196,10 +204,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
             const p = (await panel())!;
             if (typeof record.intermediate.source !== "string") record.intermediate = { ...record.intermediate, source: sourceTextOf(item, record.taskKind) };
             const res = await p.judgeRecord(record);
-            const scores = Object.fromEntries(
-              Object.entries(res.aggregate).map(([rubric, dims]) => [rubric, Object.fromEntries(Object.entries(dims).map(([d, a]) => [d, { value: a.value, nPresent: a.nPresent, nJudges: a.nJudges, ...(a.tie ? { tie: true } : {}) }]))]),
-            );
-            return { scores: res.judgeScores, calls: res.added.map((v) => v.call).filter((c): c is NonNullable<typeof c> => !!c), panel: { aggregation: p.aggregation, scores } };
+            return { scores: res.judgeScores, calls: res.added.map((v) => v.call).filter((c): c is NonNullable<typeof c> => !!c), panel: mergePanelSummary(record.panel, res.aggregate, p.aggregation) };
           },
         }
       : {}),

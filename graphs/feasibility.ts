@@ -56,6 +56,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof FeasibilityConfigS
     .compile();
   return {
     id: FEASIBILITY_ID,
+    outputKind: "score",
     async run(task: SynthesisTask, opts) {
       if (!task.referenceConclusion) return skippedResult(`item '${task.id}' has no reference conclusion to check`);
       if (task.goldenDocs.length === 0) return skippedResult(`no golden abstracts for item '${task.id}'`);

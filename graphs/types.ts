@@ -51,6 +51,12 @@ export interface WorkflowRunResult {
 /** A workflow ready to run on items. */
 export interface RunnableWorkflow<K extends WorkflowTaskKind = WorkflowTaskKind> {
   readonly id: string;
+  /**
+   * What `output` holds: `text` (a conclusion or summary; the default — scored by reference
+   * metrics and judges) or `score` (a number as text, e.g. the feasibility check's mean 0–5
+   * sufficiency; reported as a metric, never judged as prose).
+   */
+  readonly outputKind?: "text" | "score";
   run(task: WorkflowTask<K>, opts: { repeat: number; signal?: AbortSignal }): Promise<WorkflowRunResult>;
 }
 

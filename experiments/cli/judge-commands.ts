@@ -7,6 +7,7 @@
  * medsynth metrics runs/x/results.jsonl [--metrics rouge,bleu,count-ratios] [--out scored.jsonl]
  * ```
  */
+import { mergePanelSummary } from "../panel-summary.ts";
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import pLimit from "p-limit";
@@ -100,11 +101,12 @@ export async function runJudgeCommand(input: string, opts: JudgeCommandOptions):
           return;
         }
         const res = await panel.judgeRecord(rec, { retryMissing: opts.retryMissing });
-        if (res.added.length) {
+        if (res.added.length || !rec.panel) {
           const j = rec.judge ?? { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0 };
           records[i] = {
             ...rec,
             judgeScores: res.judgeScores,
+            panel: mergePanelSummary(rec.panel, res.aggregate, panel.aggregation),
             judge: { calls: j.calls + res.usage.calls, inputTokens: j.inputTokens + res.usage.inputTokens, outputTokens: j.outputTokens + res.usage.outputTokens, latencyMs: j.latencyMs + res.usage.latencyMs },
           };
           newVerdicts += res.added.length;

@@ -88,6 +88,10 @@ export function settingsNotes(records: RunRecord[], settings: ReportSettings): s
     for (const side of ["a", "b"] as const) if (!records.some((r) => matchesFilter(r, c[side]))) notes.push(`comparison "${label}": filter ${side} ${JSON.stringify(c[side])} selects no record.`);
   }
   for (const f of settings.subgroups ?? []) if (!records.some((r) => r.itemMeta[f] !== undefined && r.itemMeta[f] !== null)) notes.push(`subgroup field "${f}" is not set on any item.`);
+  // Metrics that never produced a number, with the reason the records give (model not available …).
+  const reasons = new Map<string, string>();
+  for (const r of records) for (const [k, v] of Object.entries(r.metricNotes ?? {})) if (!reasons.has(k)) reasons.set(k, v);
+  for (const [k, v] of reasons) if (!cols.has(k)) notes.push(`metric ${k} was not computed: ${v}`);
   return notes;
 }
 

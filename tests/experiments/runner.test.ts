@@ -147,6 +147,26 @@ describe("runner", () => {
     expect(r.generator.cached).toBe(false);
   });
 
+  it("a score output (feasibility) becomes a metric and is never judged or compared as text", async () => {
+    const out = mkdtempSync(join(tmpdir(), "medsynth-run-"));
+    const deps = fakeDeps(1, { calls: [], failOn: new Set(), delayMs: 0 });
+    const create = deps.createWorkflow;
+    let judged = 0;
+    deps.judge = async () => {
+      judged++;
+      return { scores: [], calls: [] };
+    };
+    deps.createWorkflow = async (m, id, p) => {
+      const w = await create(m, id, p);
+      return { id, outputKind: "score" as const, run: async (t: any, o) => ({ ...(await w.run(t, o)), output: "4.33" }) };
+    };
+    await runExperiment(config(out), deps, { log: () => {} });
+    const r = readResults(join(out, "results.jsonl")).records[0];
+    expect(r.metrics).toEqual({ echo_score: 4.33 });
+    expect(judged).toBe(0);
+    expect(r.judgeScores).toBeUndefined();
+  });
+
   it("records an empty model answer as a failure, never as an output", async () => {
     const out = mkdtempSync(join(tmpdir(), "medsynth-run-"));
     const deps = fakeDeps(2, { calls: [], failOn: new Set(), delayMs: 0 });
