@@ -13,8 +13,9 @@
  * single query (START ─Send→ retrieve → merge → synthesize).
  */
 import { z } from "zod";
-import { Annotation, END, Send, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, END, Send, START, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { CorpusDoc, SynthesisTask } from "../corpus/types.ts";
+import type { SearchHit } from "../retrieval/types.ts";
 import type { EvidencePassage } from "../models/types.ts";
 import { docToPassage, synthesizeFromEvidence, type SynthesisOutput } from "./nodes/evidence.ts";
 import { isExtractiveModel, requireChatModel, structuredStep } from "./nodes/model-call.ts";
@@ -63,6 +64,8 @@ export interface QueryResult {
   /** Hits dropped because their document could not be found. */
   missingDocs: string[];
   docs: CorpusDoc[];
+  /** Kept hits the reranker could not grade (ranked last, never given a made-up grade). */
+  rerankFailures?: { count: number; firstError: string };
 }
 
 /** A merged document with every (query, rank, score) that retrieved it. */
@@ -114,7 +117,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
   const model = extractive ? null : requireChatModel(deps.model, STANDARD_RAG_ID);
   const p = { plan: loadWorkflowPrompt("research-plan", deps.promptDir), queries: loadWorkflowPrompt("rag-queries", deps.promptDir), synthesize: loadWorkflowPrompt("rag-synthesize", deps.promptDir) };
 
-  const retrieve = async (input: { query: string; queryIndex: number }): Promise<{ retrieved: QueryResult[] }> => {
+  const retrieve = async (input: { query: string; queryIndex: number }, c?: LangGraphRunnableConfig): Promise<{ retrieved: QueryResult[] }> => {
     const fetchN = reranker ? config.candidatesPerQuery : config.k;
     const raw = await retriever.search(input.query, fetchN);
     const docs: CorpusDoc[] = [];
@@ -125,9 +128,20 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
       else missingDocs.push(h.id);
     }
     let hits: QueryHit[];
-    if (reranker) hits = (await reranker.rerank(input.query, docs, { topN: config.k })).map((h) => ({ id: h.id, rank: h.rank, score: h.score }));
-    else hits = raw.filter((h) => !missingDocs.includes(h.id)).slice(0, config.k).map((h) => ({ id: h.id, rank: h.rank, score: h.score }));
-    return { retrieved: [{ queryIndex: input.queryIndex, query: input.query, hits, missingDocs, docs: docs.filter((d) => hits.some((h) => h.id === d.id)) }] };
+    let rerankFailures: { count: number; firstError: string } | undefined;
+    if (reranker) {
+      let reranked: SearchHit[];
+      if (reranker.rerankDetailed) {
+        const r = await reranker.rerankDetailed(input.query, docs, { topN: config.k });
+        // Reranker model calls count towards the run's tokens, latency and cost.
+        if (c) getRunContext(c).calls.push(...r.calls);
+        reranked = r.hits;
+      } else reranked = await reranker.rerank(input.query, docs, { topN: config.k });
+      const failed = reranked.filter((h) => h.error);
+      if (failed.length) rerankFailures = { count: failed.length, firstError: failed[0].error! };
+      hits = reranked.map((h) => ({ id: h.id, rank: h.rank, score: h.score }));
+    } else hits = raw.filter((h) => !missingDocs.includes(h.id)).slice(0, config.k).map((h) => ({ id: h.id, rank: h.rank, score: h.score }));
+    return { retrieved: [{ queryIndex: input.queryIndex, query: input.query, hits, missingDocs, docs: docs.filter((d) => hits.some((h) => h.id === d.id)), ...(rerankFailures ? { rerankFailures } : {}) }] };
   };
 
   const graph = new StateGraph(StandardState)
@@ -164,7 +178,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
             queries: s.queries,
             retriever: retriever.id,
             reranker: reranker?.id ?? null,
-            retrieved: [...s.retrieved].sort((a, b) => a.queryIndex - b.queryIndex).map((r) => ({ query: r.query, ids: r.hits.map((h) => h.id), missingDocs: r.missingDocs })),
+            retrieved: [...s.retrieved].sort((a, b) => a.queryIndex - b.queryIndex).map((r) => ({ query: r.query, ids: r.hits.map((h) => h.id), missingDocs: r.missingDocs, ...(r.rerankFailures ? { rerankFailures: r.rerankFailures } : {}) })),
             evidence: s.evidence.map((e) => ({ id: e.passage.id, provenance: e.provenance })),
             goldenRecall: golden.size ? ids.filter((id) => golden.has(id)).length / golden.size : null,
             ...(s.synthesis.sentences ? { extractedSentences: s.synthesis.sentences } : {}),

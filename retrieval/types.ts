@@ -3,6 +3,7 @@
  * hybrid fusion, rerankers, multi-query retrieval.
  */
 import type { CorpusDoc } from "../corpus/types.ts";
+import type { CallInfo } from "../models/types.ts";
 
 /** Turns texts into L2-normalisable vectors. `dims` is the vector length. */
 export interface Embedder {
@@ -32,4 +33,9 @@ export interface Retriever {
 export interface Reranker {
   readonly id: string;
   rerank(query: string, docs: CorpusDoc[], opts: { topN: number }): Promise<SearchHit[]>;
+  /**
+   * Same as `rerank`, plus the model calls it made (tokens, latency, cached flags) so a workflow
+   * can account for them; implemented by model-backed rerankers (LLM pointwise).
+   */
+  rerankDetailed?(query: string, docs: CorpusDoc[], opts: { topN: number }): Promise<{ hits: SearchHit[]; calls: CallInfo[] }>;
 }

@@ -15,7 +15,7 @@ import pLimit from "p-limit";
 import { z } from "zod";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { loadPromptTemplate, promptMeta, renderPrompt, type PromptTemplate } from "../../models/prompt-template.ts";
-import type { ChatModel } from "../../models/types.ts";
+import type { CallInfo, ChatModel } from "../../models/types.ts";
 import type { Reranker, SearchHit } from "../types.ts";
 
 /** Reranker id prefix: `llm-pointwise:<chat model id>`. */
@@ -57,10 +57,13 @@ export function createLlmPointwiseReranker(model: ChatModel, config: LlmPointwis
     if (!template.variables.includes(v)) throw new Error(`llm-pointwise reranker: prompt template ${template.source} must declare and use the variable "${v}"`);
   }
   const meta = promptMeta(template);
-  return {
+  const reranker = {
     id: `${LLM_POINTWISE_PREFIX}:${model.id}`,
     async rerank(query: string, docs: CorpusDoc[], opts: { topN: number }): Promise<SearchHit[]> {
-      if (typeof query !== "string" || query.trim() === "" || !(opts.topN > 0) || docs.length === 0) return [];
+      return (await reranker.rerankDetailed(query, docs, opts)).hits;
+    },
+    async rerankDetailed(query: string, docs: CorpusDoc[], opts: { topN: number }): Promise<{ hits: SearchHit[]; calls: CallInfo[] }> {
+      if (typeof query !== "string" || query.trim() === "" || !(opts.topN > 0) || docs.length === 0) return { hits: [], calls: [] };
       const limit = pLimit(cfg.concurrency);
       const results = await Promise.all(
         docs.map((doc) =>
@@ -72,7 +75,7 @@ export function createLlmPointwiseReranker(model: ChatModel, config: LlmPointwis
               params: { temperature: cfg.temperature },
               schemaName: "relevance",
             });
-            return r.ok ? { grade: r.value.relevance, error: null } : { grade: null, error: r.error };
+            return r.ok ? { grade: r.value.relevance, error: null, call: r.call } : { grade: null, error: r.error, call: r.call };
           }),
         ),
       );
@@ -81,10 +84,12 @@ export function createLlmPointwiseReranker(model: ChatModel, config: LlmPointwis
         if (a.grade === null || b.grade === null) return a.grade === null && b.grade === null ? a.i - b.i : a.grade === null ? 1 : -1;
         return b.grade - a.grade || a.i - b.i;
       });
-      return graded.slice(0, Math.floor(opts.topN)).map((g, r): SearchHit => {
+      const hits = graded.slice(0, Math.floor(opts.topN)).map((g, r): SearchHit => {
         if (g.grade === null) return { id: g.d.id, score: Number.NEGATIVE_INFINITY, rank: r + 1, doc: g.d, scores: {}, error: g.error ?? "no grade" };
         return { id: g.d.id, score: g.grade, rank: r + 1, doc: g.d, scores: { llm: g.grade } };
       });
+      return { hits, calls: results.map((x) => x.call) };
     },
   };
+  return reranker;
 }

@@ -7,6 +7,7 @@ import { getWorkflow } from "../../graphs/registry.ts";
 import { chooseNegated } from "../../graphs/negated-rag.ts";
 import { buildFastBm25 } from "../../retrieval/bm25/fast-engine.ts";
 import { createGeneratorModel } from "../../models/registry.ts";
+import { createLlmPointwiseReranker } from "../../retrieval/rerankers/llm-pointwise.ts";
 import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
 import { medEvidenceDocs, medEvidenceTasks, promptText, scriptedModel } from "./fixtures.ts";
 
@@ -88,6 +89,39 @@ describe("Golden-RAG", () => {
     for (const s of extracted) rest = rest.replace(s.text, "");
     expect(rest.trim()).toBe("");
     expect(r.calls).toHaveLength(0);
+  });
+});
+
+describe("Standard-RAG with the LLM pointwise reranker", () => {
+  const run = async (gradeOk: boolean) => {
+    const docs = medEvidenceDocs(12);
+    const bm25 = buildFastBm25(docs);
+    server = await startScriptedServer((req) => {
+      const t = promptText(req);
+      if (t.includes("Write a concise research plan")) return { content: JSON.stringify({ background: "b", keyQuestions: ["q1"], searchStrategy: "s" }) };
+      if (t.includes("search queries")) return { content: JSON.stringify({ queries: QUERIES.slice(0, 1) }) };
+      if (JSON.stringify(req.body.response_format ?? "").includes("relevance")) return { content: gradeOk ? JSON.stringify({ relevance: 7 }) : "not json" };
+      return { content: "SYNTHESIS" };
+    });
+    const byId = new Map(docs.map((d) => [d.id, d]));
+    const chat = scriptedModel(server);
+    const wf = getWorkflow("standard-rag").create({ model: chat, retriever: bm25, reranker: createLlmPointwiseReranker(chat), getDoc: (id) => byId.get(id) }, { numQueries: 1, k: 4, candidatesPerQuery: 4 });
+    return wf.run(medEvidenceTasks(1)[0], { repeat: 0 });
+  };
+
+  it("counts the reranker's calls in the run's calls (tokens, latency, cost)", async () => {
+    const r = await run(true);
+    expect(r.status).toBe("ok");
+    expect(r.calls).toHaveLength(3 + 4); // plan + queries + synthesis, and one grade per candidate
+    expect((r.intermediate.retrieved as { rerankFailures?: unknown }[])[0].rerankFailures).toBeUndefined();
+  });
+
+  it("records the grades it could not get instead of hiding them", async () => {
+    const r = await run(false);
+    expect(r.status).toBe("ok");
+    const f = (r.intermediate.retrieved as { rerankFailures?: { count: number; firstError: string } }[])[0].rerankFailures!;
+    expect(f.count).toBe(4);
+    expect(f.firstError).toMatch(/relevance/);
   });
 });
 
