@@ -64,7 +64,7 @@ export interface QueryResult {
   /** Hits dropped because their document could not be found. */
   missingDocs: string[];
   docs: CorpusDoc[];
-  /** Kept hits the reranker could not grade (ranked last, never given a made-up grade). */
+  /** Candidates the reranker could not grade (ranked last, never given a made-up grade). */
   rerankFailures?: { count: number; firstError: string };
 }
 
@@ -131,14 +131,18 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
     let rerankFailures: { count: number; firstError: string } | undefined;
     if (reranker) {
       let reranked: SearchHit[];
+      let failed: { error: string }[];
       if (reranker.rerankDetailed) {
         const r = await reranker.rerankDetailed(input.query, docs, { topN: config.k });
         // Reranker model calls count towards the run's tokens, latency and cost.
         if (c) getRunContext(c).calls.push(...r.calls);
         reranked = r.hits;
-      } else reranked = await reranker.rerank(input.query, docs, { topN: config.k });
-      const failed = reranked.filter((h) => h.error);
-      if (failed.length) rerankFailures = { count: failed.length, firstError: failed[0].error! };
+        failed = r.errors; // every candidate it could not grade, kept or cut
+      } else {
+        reranked = await reranker.rerank(input.query, docs, { topN: config.k });
+        failed = reranked.filter((h): h is SearchHit & { error: string } => !!h.error);
+      }
+      if (failed.length) rerankFailures = { count: failed.length, firstError: failed[0].error };
       hits = reranked.map((h) => ({ id: h.id, rank: h.rank, score: h.score }));
     } else hits = raw.filter((h) => !missingDocs.includes(h.id)).slice(0, config.k).map((h) => ({ id: h.id, rank: h.rank, score: h.score }));
     return { retrieved: [{ queryIndex: input.queryIndex, query: input.query, hits, missingDocs, docs: docs.filter((d) => hits.some((h) => h.id === d.id)), ...(rerankFailures ? { rerankFailures } : {}) }] };

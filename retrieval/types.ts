@@ -35,7 +35,8 @@ export interface Reranker {
   rerank(query: string, docs: CorpusDoc[], opts: { topN: number }): Promise<SearchHit[]>;
   /**
    * Same as `rerank`, plus the model calls it made (tokens, latency, cached flags) so a workflow
-   * can account for them; implemented by model-backed rerankers (LLM pointwise).
+   * can account for them, and every candidate it could not grade (kept or cut); implemented by
+   * model-backed rerankers (LLM pointwise).
    */
-  rerankDetailed?(query: string, docs: CorpusDoc[], opts: { topN: number }): Promise<{ hits: SearchHit[]; calls: CallInfo[] }>;
+  rerankDetailed?(query: string, docs: CorpusDoc[], opts: { topN: number }): Promise<{ hits: SearchHit[]; calls: CallInfo[]; errors: { id: string; error: string }[] }>;
 }

@@ -34,6 +34,9 @@ export interface RunCommandOptions {
 export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean }> {
   const config = loadExperimentConfig(file);
   validateMetricSpecs(config.metrics);
+  if (Object.keys(config.prices).length) {
+    for (const m of config.models) if (!m.id.startsWith("extractive:") && !config.prices[m.id]) console.error(`note: no entry in prices for ${m.id}: its cost is not counted (tokens are)`);
+  }
   const log = (l: string) => console.error(l);
   const ac = new AbortController();
   setMaxListeners(0, ac.signal); // every in-flight call listens to the run's signal

@@ -174,7 +174,7 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
   }
   if (settings.extraSections) sections.push(...settings.extraSections(records));
   const notes = settingsNotes(records, settings);
-  if (notes.length) sections.push({ heading: "Notes on the report settings", text: notes.join(" "), tables: [], charts: [] });
+  if (notes.length) sections.push({ heading: "Notes on the report settings", tables: [{ id: "notes", title: "Settings that matched nothing, and metrics that were not computed", header: ["note"], rows: notes.map((n) => [n]) }], charts: [] });
   return sections;
 }
 

@@ -62,8 +62,8 @@ export function createLlmPointwiseReranker(model: ChatModel, config: LlmPointwis
     async rerank(query: string, docs: CorpusDoc[], opts: { topN: number }): Promise<SearchHit[]> {
       return (await reranker.rerankDetailed(query, docs, opts)).hits;
     },
-    async rerankDetailed(query: string, docs: CorpusDoc[], opts: { topN: number }): Promise<{ hits: SearchHit[]; calls: CallInfo[] }> {
-      if (typeof query !== "string" || query.trim() === "" || !(opts.topN > 0) || docs.length === 0) return { hits: [], calls: [] };
+    async rerankDetailed(query: string, docs: CorpusDoc[], opts: { topN: number }): Promise<{ hits: SearchHit[]; calls: CallInfo[]; errors: { id: string; error: string }[] }> {
+      if (typeof query !== "string" || query.trim() === "" || !(opts.topN > 0) || docs.length === 0) return { hits: [], calls: [], errors: [] };
       const limit = pLimit(cfg.concurrency);
       const results = await Promise.all(
         docs.map((doc) =>
@@ -88,7 +88,8 @@ export function createLlmPointwiseReranker(model: ChatModel, config: LlmPointwis
         if (g.grade === null) return { id: g.d.id, score: Number.NEGATIVE_INFINITY, rank: r + 1, doc: g.d, scores: {}, error: g.error ?? "no grade" };
         return { id: g.d.id, score: g.grade, rank: r + 1, doc: g.d, scores: { llm: g.grade } };
       });
-      return { hits, calls: results.map((x) => x.call) };
+      const errors = graded.filter((g) => g.grade === null).map((g) => ({ id: g.d.id, error: g.error ?? "no grade" }));
+      return { hits, calls: results.map((x) => x.call), errors };
     },
   };
   return reranker;

@@ -105,14 +105,14 @@ describe("Standard-RAG with the LLM pointwise reranker", () => {
     });
     const byId = new Map(docs.map((d) => [d.id, d]));
     const chat = scriptedModel(server);
-    const wf = getWorkflow("standard-rag").create({ model: chat, retriever: bm25, reranker: createLlmPointwiseReranker(chat), getDoc: (id) => byId.get(id) }, { numQueries: 1, k: 4, candidatesPerQuery: 4 });
+    const wf = getWorkflow("standard-rag").create({ model: chat, retriever: bm25, reranker: createLlmPointwiseReranker(chat), getDoc: (id) => byId.get(id) }, { numQueries: 1, k: 2, candidatesPerQuery: 4 });
     return wf.run(medEvidenceTasks(1)[0], { repeat: 0 });
   };
 
   it("counts the reranker's calls in the run's calls (tokens, latency, cost)", async () => {
     const r = await run(true);
     expect(r.status).toBe("ok");
-    expect(r.calls).toHaveLength(3 + 4); // plan + queries + synthesis, and one grade per candidate
+    expect(r.calls).toHaveLength(3 + 4); // plan + queries + synthesis, and one grade per candidate (4, of which k = 2 kept)
     expect((r.intermediate.retrieved as { rerankFailures?: unknown }[])[0].rerankFailures).toBeUndefined();
   });
 
@@ -120,7 +120,7 @@ describe("Standard-RAG with the LLM pointwise reranker", () => {
     const r = await run(false);
     expect(r.status).toBe("ok");
     const f = (r.intermediate.retrieved as { rerankFailures?: { count: number; firstError: string } }[])[0].rerankFailures!;
-    expect(f.count).toBe(4);
+    expect(f.count).toBe(4); // all 4 candidates, not only the k = 2 kept
     expect(f.firstError).toMatch(/relevance/);
   });
 });
