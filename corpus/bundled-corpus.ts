@@ -83,7 +83,7 @@ export async function loadBundledCorpus(options: BundledCorpusOptions = {}): Pro
   const hash = createHash("sha256");
   hash.update(JSON.stringify({ v: CACHE_VERSION, sources: opts.sources, includePubmedqaConclusion: opts.includePubmedqaConclusion }));
   for (const f of sourceFiles(dataDir, opts.sources)) {
-    if (!existsSync(f)) throw new Error(`bundled corpus: source file not found: ${f}`);
+    if (!existsSync(f)) throw new Error(`bundled corpus: source file not found: ${f} (the bundled data lives in ../shared/data next to the checkout; set MEDSYNTH_DATA_DIR to its folder)`);
     hash.update(f.slice(dataDir.length));
     hash.update(readFileSync(f));
   }

@@ -308,6 +308,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
       // A score output (feasibility) is a measurement, not prose: it is reported as a metric
       // and neither compared with the reference text nor judged.
       const v = Number(record.output);
+      record.outputKind = "score";
       record.metrics = { [`${c.workflow}_score`]: Number.isFinite(v) ? v : null };
       if (!Number.isFinite(v)) record.metricNotes = { [`${c.workflow}_score`]: `output is not a number: ${JSON.stringify(record.output)}` };
     } else if (record.status === "ok" && deps.computeMetrics) {

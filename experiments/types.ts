@@ -31,6 +31,8 @@ export interface RunRecord {
   repeat: number;
   status: "ok" | "failed" | "skipped";
   output: string | null;
+  /** Set to "score" when the output is a number (e.g. feasibility), not prose; absent for text. */
+  outputKind?: "score";
   error?: string;
   raw?: string;
   /** Reference text (conclusion/summary) when the item has one, for metrics. */

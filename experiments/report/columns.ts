@@ -55,7 +55,7 @@ export function recordValues(r: RunRecord): Record<string, number> {
       else delete out[col];
     }
   out.latencySeconds = (r.generator.modelLatencyMs ?? r.generator.latencyMs) / 1000;
-  out.outputWords = wordCount(r.output);
+  if (r.outputKind !== "score") out.outputWords = wordCount(r.output);
   return out;
 }
 

@@ -163,6 +163,7 @@ describe("runner", () => {
     await runExperiment(config(out), deps, { log: () => {} });
     const r = readResults(join(out, "results.jsonl")).records[0];
     expect(r.metrics).toEqual({ echo_score: 4.33 });
+    expect(r.outputKind).toBe("score");
     expect(judged).toBe(0);
     expect(r.judgeScores).toBeUndefined();
   });
