@@ -1,63 +1,6 @@
 /**
- * The record the experiment runner appends to `results.jsonl`, one JSON line per finished cell
- * (item × model × workflow × parameters × repeat). `medsynth judge` and `medsynth metrics` read and
- * enrich these records.
+ * The run record types of results.jsonl. They are defined next to the judges (judges/run-record.ts),
+ * which read and enrich records, so that imports flow one way (experiments → judges) and the
+ * judges layer never imports from experiments.
  */
-import type { CallInfo } from "../models/types.ts";
-
-/** One judge's verdict on one record for one rubric. `missing` answers keep their raw text. */
-export interface JudgeScoreEntry {
-  judgeId: string;
-  rubricId: string;
-  /** Criterion/dimension → score (rubric scale, e.g. 0–5, 0–100, 0/1); null when missing. */
-  scores: Record<string, number | null>;
-  status: "ok" | "missing";
-  raw?: string;
-  error?: string;
-  call?: CallInfo;
-}
-
-/** One finished cell. */
-export interface RunRecord {
-  /** Stable key of the cell: hash of (item id, model, workflow, params, repeat). */
-  key: string;
-  itemId: string;
-  dataset: string;
-  taskKind: "synthesis" | "conclusion" | "rwe";
-  model: string;
-  workflow: string;
-  /** Workflow parameters of this cell (K, reranker, negation fraction, mode …). */
-  params: Record<string, unknown>;
-  repeat: number;
-  status: "ok" | "failed" | "skipped";
-  output: string | null;
-  /** Set to "score" when the output is a number (e.g. feasibility), not prose; absent for text. */
-  outputKind?: "score";
-  error?: string;
-  raw?: string;
-  /** Reference text (conclusion/summary) when the item has one, for metrics. */
-  reference: string | null;
-  /** Extra fields of the item used by subgroup analysis (specialty, year, certainty …). */
-  itemMeta: Record<string, string | number | null>;
-  intermediate: Record<string, unknown>;
-  /**
-   * Generator bookkeeping: `latencyMs` is the wall-clock time of this run of the cell;
-   * `modelLatencyMs` sums the model calls' generation times, using the original time for cache
-   * hits (the inference time RWESummary compares; absent when the cell made no model call).
-   */
-  generator: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number; cached: boolean; modelLatencyMs?: number };
-  judge?: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number };
-  judgeScores?: JudgeScoreEntry[];
-  /**
-   * The panel's aggregate per rubric and dimension under its policy (mean, median or majority):
-   * rubric id → dimension → value (null when no judge gave a usable score) and how many judges did.
-   */
-  panel?: { aggregation: string; scores: Record<string, Record<string, { value: number | null; nPresent: number; nJudges: number; tie?: boolean }>> };
-  /** Metric id → value; null with a reason in `metricNotes` when a metric could not be computed. */
-  metrics?: Record<string, number | null>;
-  metricNotes?: Record<string, string>;
-  /** Categorical outputs of classifiers, e.g. `{answer_label_lexical: "higher"}`. */
-  labels?: Record<string, string>;
-  startedAt: string;
-  finishedAt: string;
-}
+export type { JudgeScoreEntry, RunRecord } from "../judges/run-record.ts";

@@ -11,7 +11,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { CallInfo, ChatMessage, ChatModel } from "../models/types.ts";
-import type { JudgeScoreEntry } from "../experiments/types.ts";
+import type { JudgeScoreEntry } from "./run-record.ts";
 import { loadPromptTemplate, renderPrompt, resolvePromptTemplate, type PromptTemplate } from "../models/prompt-template.ts";
 import { buildAnswerSchema, rubricPromptVariables, type Rubric, type RubricAnswer, type RubricInput } from "./rubric.ts";
 

@@ -14,7 +14,7 @@ import pLimit from "p-limit";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { ChatModel } from "../models/types.ts";
-import type { JudgeScoreEntry, RunRecord } from "../experiments/types.ts";
+import type { JudgeScoreEntry, RunRecord } from "./run-record.ts";
 import { createJudge, JudgeParamsSchema, loadJudgeTemplate, type Judge, type JudgeInput, type JudgeVerdict } from "./judge.ts";
 import { formatZodIssues, resolveRubric, type Rubric } from "./rubric.ts";
 
