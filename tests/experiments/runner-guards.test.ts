@@ -49,9 +49,18 @@ describe("one run per folder, and the report covers the current spec", () => {
   it("refuses a second run while a live process holds the folder", async () => {
     const out = mkdtempSync(join(tmpdir(), "medsynth-guard-"));
     const cfg = parseExperimentConfig({ name: "t", output: out, datasets: [{ name: "fake" }], models: [{ id: "m" }], workflows: [{ id: "echo" }] });
-    const slow = runExperiment(cfg, fakeDeps(3, { calls: [], failOn: new Set(), delayMs: 50 }), { log: () => {} });
-    await new Promise((r) => setTimeout(r, 10));
+    // The first run holds the folder until the test opens the gate (no timing assumptions).
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const held = fakeDeps(3, { calls: [], failOn: new Set(), delayMs: 0 });
+    const create = held.createWorkflow;
+    held.createWorkflow = async (m, id, p) => {
+      const w = await create(m, id, p);
+      return { id, run: async (t: any, o) => (await gate, w.run(t, o)) };
+    };
+    const slow = runExperiment(cfg, held, { log: () => {} });
     await expect(runExperiment(cfg, fakeDeps(3, { calls: [], failOn: new Set(), delayMs: 0 }), { log: () => {} })).rejects.toThrow(/another medsynth run \(pid \d+\) is writing to this folder/);
+    open();
     await slow;
     expect(readResults(join(out, "results.jsonl")).records).toHaveLength(3);
   });

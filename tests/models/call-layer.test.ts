@@ -61,10 +61,10 @@ describe("rate limits", () => {
       await b.take();
       times.push(Date.now() - t0);
     }
-    expect(times[0]).toBeLessThan(30);
+    expect(times[0]).toBeLessThan(80);
     expect(times[1]).toBeGreaterThanOrEqual(90);
     expect(times[2]).toBeGreaterThanOrEqual(190);
-    expect(times[2]).toBeLessThan(400);
+    expect(times[2]).toBeLessThan(1000);
   });
 });
 

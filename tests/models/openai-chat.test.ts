@@ -91,7 +91,7 @@ describe("openai:<model> chat", () => {
     expect(r).toMatchObject({ ok: true, text: "after wait", call: { attempts: 2, cached: false } });
     expect(server!.requests.length).toBe(2);
     expect(dt).toBeGreaterThanOrEqual(950);
-    expect(dt).toBeLessThan(3000);
+    expect(dt).toBeLessThan(5000);
   });
 
   it("429 without Retry-After is retried too (our backoff), HTTP-date Retry-After honoured", async () => {
@@ -131,7 +131,7 @@ describe("openai:<model> chat", () => {
     if (!r.ok) expect(r.error).toMatch(/timed out after 200 ms/);
     expect(r.call.attempts).toBe(2);
     expect(server!.requests.length).toBe(2);
-    expect(Date.now() - t0).toBeLessThan(1400);
+    expect(Date.now() - t0).toBeLessThan(2500); // two 200 ms attempts, not two 1.5 s replies
   });
 
   it("an endpoint that is down gives failure data after bounded retries", async () => {
@@ -165,14 +165,14 @@ describe("openai:<model> chat", () => {
   });
 
   it("a caller abort ends the call at once without retries", async () => {
-    const m = await model([{ content: "slow", delayMs: 1000 }], { maxRetries: 3 });
+    const m = await model([{ content: "slow", delayMs: 5000 }], { maxRetries: 3 });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
     const t0 = Date.now();
     const r = await m.chat(msgs, { meta, signal: ac.signal });
     expect(r.ok).toBe(false);
     expect(r.call.attempts).toBe(1);
-    expect(Date.now() - t0).toBeLessThan(600);
+    expect(Date.now() - t0).toBeLessThan(3000);
   });
 
   it("programmer errors throw: no meta, unknown ids, extractive ids as chat models, bad config", async () => {
