@@ -333,25 +333,18 @@ export function topKByDot(query: Float32Array, matrix: Float32Array, dims: numbe
     let d = 0;
     const off = i * dims;
     for (let j = 0; j < dims; j++) d += query[j] * matrix[off + j];
-    if (size < want) {
-      let p = size++;
-      while (p > 0 && better(d, i, p - 1)) {
-        topScore[p] = topScore[p - 1];
-        topIdx[p] = topIdx[p - 1];
-        p--;
-      }
-      topScore[p] = d;
-      topIdx[p] = i;
-    } else if (want > 0 && better(d, i, want - 1)) {
-      let p = want - 1;
-      while (p > 0 && better(d, i, p - 1)) {
-        topScore[p] = topScore[p - 1];
-        topIdx[p] = topIdx[p - 1];
-        p--;
-      }
-      topScore[p] = d;
-      topIdx[p] = i;
+    // Insert into the sorted buffer: append while it fills, else replace the worst when better.
+    let p: number;
+    if (size < want) p = size++;
+    else if (want > 0 && better(d, i, want - 1)) p = want - 1;
+    else continue;
+    while (p > 0 && better(d, i, p - 1)) {
+      topScore[p] = topScore[p - 1];
+      topIdx[p] = topIdx[p - 1];
+      p--;
     }
+    topScore[p] = d;
+    topIdx[p] = i;
   }
   const out: VectorHit[] = [];
   for (let p = 0; p < size; p++) out.push({ id: ids[topIdx[p]], score: topScore[p] });
