@@ -5,11 +5,10 @@
  * Strings may reference environment variables as `${NAME}` or `${NAME:-default}` (resolved when the
  * file is loaded), so bundled configs can name an endpoint without holding it.
  */
-import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, resolve, isAbsolute } from "node:path";
 import { z } from "zod";
-import YAML from "yaml";
+import { readConfigValue } from "../models/config-file.ts";
 import stringify from "safe-stable-stringify";
 import { interpolateEnv as interpolateEnvValues, EnvInterpolationError } from "../models/env-interpolation.ts";
 
@@ -202,16 +201,10 @@ export function parseExperimentConfig(raw: unknown, file: string | null = null, 
  * @throws ConfigError naming the file when it cannot be read or parsed (YAML errors carry line and column).
  */
 export function readConfigFile(file: string): unknown {
-  let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    return readConfigValue(file);
   } catch (e) {
-    throw new ConfigError(`${file}: cannot read config (${(e as Error).message})`, file, []);
-  }
-  try {
-    return file.endsWith(".json") ? JSON.parse(text) : YAML.parse(text);
-  } catch (e) {
-    throw new ConfigError(`${file}: not valid ${file.endsWith(".json") ? "JSON" : "YAML"} (${(e as Error).message})`, file, []);
+    throw new ConfigError((e as Error).message, file, []);
   }
 }
 

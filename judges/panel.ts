@@ -8,10 +8,9 @@
  *   jury, each metric its own call, final score = mean of jury scores), MedConclusion §3.2 (two judges).
  */
 import { interpolateEnv } from "../models/env-interpolation.ts";
-import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import pLimit from "p-limit";
-import { parse as parseYaml } from "yaml";
+import { readConfigValue } from "../models/config-file.ts";
 import { z } from "zod";
 import type { ChatModel } from "../models/types.ts";
 import type { JudgeScoreEntry, RunRecord } from "./run-record.ts";
@@ -100,18 +99,7 @@ export function parsePanelConfig(data: unknown, origin = "<inline>"): ParsedPane
  * @throws Error naming the file and the field (also for an unset variable without default)
  */
 export function loadPanelConfig(path: string, env: NodeJS.ProcessEnv = process.env): { config: ParsedPanelConfig; baseDir: string } {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new Error(`panel ${path}: cannot read file (${(err as Error).message})`);
-  }
-  let data: unknown;
-  try {
-    data = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
-  } catch (err) {
-    throw new Error(`panel ${path}: not valid YAML/JSON (${(err as Error).message})`);
-  }
+  let data = readConfigValue(path, "panel");
   try {
     data = interpolateEnv(data, env);
   } catch (err) {

@@ -8,10 +8,9 @@
  * - `rwe-direction-of-effect`, `rwe-numbers-accurate`, `rwe-completeness` — RWESummary's three
  *   binary jury metrics, each its own rubric and therefore its own call.
  */
-import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse as parseYaml } from "yaml";
+import { readConfigValue } from "../models/config-file.ts";
 import { z } from "zod";
 
 /** Folder of the built-in rubric files. */
@@ -153,18 +152,7 @@ export function parseRubric(data: unknown, origin = "<inline>"): Rubric {
  * @throws Error naming the file when it cannot be read or parsed, or naming the invalid field
  */
 export function loadRubricFile(path: string): Rubric {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new Error(`rubric ${path}: cannot read file (${(err as Error).message})`);
-  }
-  let data: unknown;
-  try {
-    data = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
-  } catch (err) {
-    throw new Error(`rubric ${path}: not valid ${path.endsWith(".json") ? "JSON" : "YAML"} (${(err as Error).message})`);
-  }
+  const data = readConfigValue(path, "rubric");
   return parseRubric(data, path);
 }
 
