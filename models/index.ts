@@ -16,3 +16,4 @@ export { parseStructuredAnswer, extractJsonText, toEndpointJsonSchema, schemaHas
 export { PromptFrontMatterSchema, parsePromptTemplate, loadPromptTemplate, resolvePromptTemplate, renderPrompt, promptMeta, type PromptTemplate, type PromptVars, type PromptDirs } from "./prompt-template.ts";
 export { summarizeUsage, type UsageSummary } from "./usage.ts";
 export * from "./env-interpolation.ts";
+export { endpointResources, type EndpointResources } from "./openai-chat.ts";

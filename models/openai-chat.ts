@@ -96,6 +96,32 @@ function wireName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "answer";
 }
 
+/** What every client of one OpenAI-compatible endpoint sets up the same way. */
+export interface EndpointResources {
+  /** Model name sent to the endpoint (config `model`, else the id after `openai:`). */
+  modelName: string;
+  apiKey: string;
+  cache: CallCache;
+  /** Concurrency + requests-per-minute limiter shared by every client of the base URL. */
+  limiter: RateLimiter;
+  retryPolicy: RetryPolicy;
+}
+
+/**
+ * Model name, API key (read from the env var the config names), call cache, shared rate limiter
+ * and retry policy of an `openai:<model>` client (chat or embeddings).
+ * @throws Error when the API key is required (api.openai.com) and its variable is unset.
+ */
+export function endpointResources(id: string, config: EndpointConfig, options: ModelFactoryOptions = {}): EndpointResources {
+  return {
+    modelName: config.model ?? id.slice(OPENAI_PREFIX.length),
+    apiKey: readApiKey(config, options.env ?? process.env),
+    cache: new CallCache(options.cacheDir ?? defaultCacheDir(), config.cache),
+    limiter: endpointLimiter(config.baseURL, { concurrency: config.concurrency, requestsPerMinute: config.requestsPerMinute }),
+    retryPolicy: { maxRetries: config.maxRetries, baseMs: config.retryBaseMs, maxMs: config.retryMaxMs, maxRetryAfterMs: config.maxRetryAfterMs },
+  };
+}
+
 /** A chat model on an OpenAI-compatible endpoint. Build it with {@link createOpenAIChatModel}. */
 export class OpenAIChatModel implements ChatModel {
   readonly kind = "llm" as const;
@@ -112,11 +138,7 @@ export class OpenAIChatModel implements ChatModel {
     readonly config: EndpointConfig,
     private readonly options: ModelFactoryOptions = {},
   ) {
-    this.modelName = config.model ?? id.slice(OPENAI_PREFIX.length);
-    this.apiKey = readApiKey(config, options.env ?? process.env);
-    this.cache = new CallCache(options.cacheDir ?? defaultCacheDir(), config.cache);
-    this.limiter = endpointLimiter(config.baseURL, { concurrency: config.concurrency, requestsPerMinute: config.requestsPerMinute });
-    this.retryPolicy = { maxRetries: config.maxRetries, baseMs: config.retryBaseMs, maxMs: config.retryMaxMs, maxRetryAfterMs: config.maxRetryAfterMs };
+    ({ modelName: this.modelName, apiKey: this.apiKey, cache: this.cache, limiter: this.limiter, retryPolicy: this.retryPolicy } = endpointResources(id, config, options));
   }
 
   /** Config params overlaid with per-call params (what is sent and what enters the cache key). */

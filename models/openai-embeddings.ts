@@ -6,13 +6,12 @@
  * timeout (retried; an abort by the caller's signal is not), non-JSON replies reported as such.
  */
 import { OpenAIEmbeddings } from "@langchain/openai";
-import { cacheDir as defaultCacheDir } from "../corpus/paths.ts";
 import { guardedFetch, runAttempt } from "./attempt.ts";
 import { CallCache, callCacheKey, endpointCacheId, type CacheKeyParts } from "./call-cache.ts";
-import { readApiKey, redactSecret, resolveEndpointConfig, type EndpointConfig, type EndpointConfigInput } from "./endpoint-config.ts";
-import { OPENAI_PREFIX, type ModelFactoryOptions } from "./openai-chat.ts";
-import { endpointLimiter, type RateLimiter } from "./rate-limit.ts";
-import { withRetry } from "./retry.ts";
+import { redactSecret, resolveEndpointConfig, type EndpointConfig, type EndpointConfigInput } from "./endpoint-config.ts";
+import { endpointResources, OPENAI_PREFIX, type ModelFactoryOptions } from "./openai-chat.ts";
+import type { RateLimiter } from "./rate-limit.ts";
+import { withRetry, type RetryPolicy } from "./retry.ts";
 import type { CallInfo, EmbeddingClient } from "./types.ts";
 
 /** Error thrown by {@link OpenAIEmbeddingClient.embed} when the endpoint fails after retries (API key redacted). */
@@ -42,16 +41,16 @@ export class OpenAIEmbeddingClient implements EmbeddingClient {
   lastInfo: EmbedInfo | null = null;
   private readonly apiKey: string;
   private readonly client: OpenAIEmbeddings;
+  private readonly retryPolicy: RetryPolicy;
 
   constructor(
     readonly id: string,
     readonly config: EndpointConfig,
     private readonly options: ModelFactoryOptions = {},
   ) {
-    this.modelName = config.model ?? id.slice(OPENAI_PREFIX.length);
-    this.apiKey = readApiKey(config, options.env ?? process.env);
-    this.cache = new CallCache(options.cacheDir ?? defaultCacheDir(), config.cache);
-    this.limiter = endpointLimiter(config.baseURL, { concurrency: config.concurrency, requestsPerMinute: config.requestsPerMinute });
+    let retryPolicy: RetryPolicy;
+    ({ modelName: this.modelName, apiKey: this.apiKey, cache: this.cache, limiter: this.limiter, retryPolicy } = endpointResources(id, config, options));
+    this.retryPolicy = retryPolicy;
     this.client = new OpenAIEmbeddings({
       model: this.modelName,
       apiKey: this.apiKey,
@@ -108,7 +107,7 @@ export class OpenAIEmbeddingClient implements EmbeddingClient {
         const r = await withRetry(
           () =>
             this.limiter.run(() => runAttempt({ timeoutMs: this.config.timeoutMs, signal: opts.signal }, () => this.client.embedDocuments(batch))),
-          { maxRetries: this.config.maxRetries, baseMs: this.config.retryBaseMs, maxMs: this.config.retryMaxMs, maxRetryAfterMs: this.config.maxRetryAfterMs },
+          this.retryPolicy,
           { signal: opts.signal, random: this.options.random },
         );
         attempts += r.attempts;
