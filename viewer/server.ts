@@ -20,7 +20,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ZodError } from "zod";
-import { exportColumns, exportRecord, filterAndSort, parseCellQuery, queryCells } from "./cell-query.ts";
+import { exportColumns, exportRecord, filterAndSortCached, parseCellQuery, queryCells } from "./cell-query.ts";
 import { compareRuns } from "./compare.ts";
 import { buildItemView } from "./item-view.ts";
 import { buildRunIndex, type RunIndex } from "./run-index.ts";
@@ -119,7 +119,7 @@ async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Pr
     const params = new URLSearchParams(url.searchParams);
     params.delete("page");
     params.delete("size");
-    const rows = filterAndSort(index, parseCellQuery(params)).map((r) => exportRecord(index, r));
+    const rows = filterAndSortCached(index, parseCellQuery(params)).map((r) => exportRecord(index, r));
     if (p.endsWith(".csv")) {
       res.setHeader("content-disposition", 'attachment; filename="cells.csv"');
       send(res, 200, "text/csv; charset=utf-8", await toCsv(exportColumns(index), rows));

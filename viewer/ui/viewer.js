@@ -125,7 +125,7 @@ async function renderCells(params) {
 }
 
 // ---------- item page ----------
-function evidenceTable(ev) {
+function evidenceTable(ev, queries) {
   if (!ev.length) return h("p", { class: "muted" }, "no evidence recorded");
   return h(
     "table",
@@ -141,7 +141,10 @@ function evidenceTable(ev) {
           h("td", {}, e.id, e.golden ? h("span", { class: "badge golden-badge", title: "golden evidence" }, "golden") : null),
           h("td", { class: "num" }, fmt(e.rank)),
           h("td", { class: "num" }, fmt(e.score)),
-          h("td", {}, e.queries.map((q) => h("div", {}, `#${q.rank} (${fmt(q.score)}) `, h("q", {}, q.query)))),
+          h("td", {}, e.queries.map((q) => {
+            const qi = queries.indexOf(q.query);
+            return h("div", { title: q.query }, qi >= 0 ? `q${qi + 1} ` : h("q", {}, q.query), `#${q.rank} (${fmt(q.score)})`);
+          })),
           h("td", {}, e.sentences.map((s) => h("div", { class: "sentence" }, s))),
         ),
       ),
@@ -224,8 +227,8 @@ async function renderItem(id) {
       c.output !== null ? h("div", { class: "output text" }, c.output) : h("div", { class: "warn" }, c.error ?? "no output"),
       Object.keys(c.metrics).length ? h("div", { class: "metrics" }, Object.entries(c.metrics).map(([k, val]) => h("span", { class: "metric" }, `${k} ${fmt(val)}`))) : null,
       judgesView(c),
-      c.queries.length ? h("section", {}, h("h4", {}, "Queries"), h("ol", {}, c.queries.map((q) => h("li", {}, q)))) : null,
-      h("section", {}, h("h4", {}, "Evidence"), evidenceTable(c.evidence)),
+      c.queries.length ? h("section", {}, h("h4", {}, "Queries"), h("ol", { class: "queries" }, c.queries.map((q, i) => h("li", {}, h("b", {}, `q${i + 1} `), q)))) : null,
+      h("section", {}, h("h4", {}, "Evidence"), evidenceTable(c.evidence, c.queries)),
       negationDiff(c.negation),
       pcotView(c.pcot),
     ),
