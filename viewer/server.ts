@@ -73,6 +73,15 @@ export async function toCsv(columns: string[], rows: Record<string, unknown>[]):
   return stringify(rows, { header: true, columns, cast: { boolean: (b: boolean) => String(b) } });
 }
 
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/** The host name of a Host header (without the port). */
+function hostName(header: string | undefined): string {
+  if (!header) return "";
+  if (header.startsWith("[")) return header.slice(0, header.indexOf("]") + 1);
+  return header.split(":")[0].toLowerCase();
+}
+
 const STATIC: Record<string, [string, string]> = {
   "/": ["index.html", "text/html; charset=utf-8"],
   "/static/viewer.js": ["viewer.js", "text/javascript; charset=utf-8"],
@@ -187,9 +196,17 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
     const records = checkStudyRun(study);
     ratingCtx = { study, records, store: new RatingStore(opts.study) };
   }
+  const host = opts.host ?? "127.0.0.1";
+  const loopbackOnly = LOOPBACK.has(host);
   const server = createServer((req, res) => {
     void (async () => {
       try {
+        // on a loopback interface, answer only requests addressed to a loopback name (a web page
+        // elsewhere cannot reach the viewer through DNS rebinding)
+        if (loopbackOnly && !LOOPBACK.has(hostName(req.headers.host))) {
+          json(res, 403, { error: "requests must be addressed to 127.0.0.1 or localhost" });
+          return;
+        }
         const url = new URL(req.url ?? "/", "http://localhost");
         const st = STATIC[url.pathname];
         if (req.method === "GET" && st && (url.pathname !== "/" || index)) {
@@ -210,7 +227,6 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
       }
     })();
   });
-  const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((ok, fail) => {
     server.once("error", fail);
     server.listen(opts.port ?? 0, host, () => ok());

@@ -148,6 +148,21 @@ describe("pages", () => {
     expect(page.csp).not.toContain("unsafe-inline");
     expect((await get("/api/rate/anything")).status).toBe(403);
   });
+  it("answer 403 to a request addressed to another host name (DNS rebinding)", async () => {
+    const { request } = await import("node:http");
+    const status = (host: string) =>
+      new Promise<number>((ok, fail) => {
+        const u = new URL(srv.url);
+        request({ host: u.hostname, port: u.port, path: "/api/meta", headers: { host } }, (res) => {
+          res.resume();
+          ok(res.statusCode ?? 0);
+        })
+          .on("error", fail)
+          .end();
+      });
+    expect(await status("evil.example:80")).toBe(403);
+    expect(await status(`localhost:${new URL(srv.url).port}`)).toBe(200);
+  });
 });
 
 describe("compare", () => {
