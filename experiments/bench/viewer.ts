@@ -11,6 +11,8 @@
  * models = cells), ~1.4 KB per line with an output of ~90 words, Standard-RAG evidence provenance,
  * metrics and a two-judge panel.
  *
+ * "first CPU ms" is this process's CPU time during that first request (server and client share
+ * the process): a figure a busy machine disturbs less than wall time.
  * "first ms" is the first request of a route (nothing cached); later pages of the same filter and
  * sort come from a small result cache, so the median of repeats shows paging within a view.
  *
@@ -68,19 +70,25 @@ function syntheticRecord(i: number): RunRecord {
   };
 }
 
-async function timed(url: string, repeats: number): Promise<{ first: number; median: number; bytes: number }> {
+async function timed(url: string, repeats: number): Promise<{ first: number; median: number; firstCpu: number; bytes: number }> {
   const times: number[] = [];
   let bytes = 0;
+  let firstCpu = 0;
   for (let r = 0; r < repeats; r++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     const res = await fetch(url);
     const body = await res.arrayBuffer();
     times.push(performance.now() - t0);
+    if (r === 0) {
+      const c = process.cpuUsage(c0);
+      firstCpu = (c.user + c.system) / 1000;
+    }
     if (!res.ok) throw new Error(`${url}: ${res.status} ${Buffer.from(body).toString()}`);
     bytes = body.byteLength;
   }
   const sorted = [...times].sort((a, b) => a - b);
-  return { first: times[0], median: sorted[Math.floor(sorted.length / 2)], bytes };
+  return { first: times[0], median: sorted[Math.floor(sorted.length / 2)], firstCpu, bytes };
 }
 
 async function main(): Promise<void> {
@@ -123,11 +131,11 @@ async function main(): Promise<void> {
       ["item page", "/api/item?id=item%3A500"],
       ["CSV export (filtered)", "/api/export.csv?model=model-3&workflow=pcot"],
     ];
-    console.log(`route                          first ms  median ms  ×anchor  target ≤ ${TARGET_MS} ms   KiB`);
+    console.log(`route                          first ms  first CPU ms  median ms  ×anchor  target ≤ ${TARGET_MS} ms   KiB`);
     for (const [label, path] of routes) {
       const t = await timed(srv.url + path, repeats);
       const worst = Math.max(t.first, t.median);
-      console.log(`${label.padEnd(30)} ${t.first.toFixed(1).padStart(8)} ${t.median.toFixed(1).padStart(10)} ${(t.median / anchor.median).toFixed(1).padStart(8)}  ${worst <= TARGET_MS ? "ok" : "MISSED"}${" ".repeat(14)}${(t.bytes / 1024).toFixed(1).padStart(6)}`);
+      console.log(`${label.padEnd(30)} ${t.first.toFixed(1).padStart(8)} ${t.firstCpu.toFixed(1).padStart(13)} ${t.median.toFixed(1).padStart(10)} ${(t.median / anchor.median).toFixed(1).padStart(8)}  ${worst <= TARGET_MS ? "ok" : "MISSED"}${" ".repeat(14)}${(t.bytes / 1024).toFixed(1).padStart(6)}`);
     }
     console.log(`\nRSS at the end: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
     await srv.close();
