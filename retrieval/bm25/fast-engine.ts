@@ -5,30 +5,31 @@
  * to 2⁵³), `postDocs: Int32Array(P)` (doc indices, ascending per term), `postTf: Float32Array(P)`
  * (field-weighted tf), per-doc lengths `docLen`. At build/load it derives `idf[t]`, per-doc length
  * norms `norm[d] = k1·(1 − b + b·dl/avgdl)` and each term's largest impact `termMax[t]` (one pass).
- * A posting's impact is `idf·tf·(k1+1)/(tf + norm[d])`, computed when the posting is scored, so
- * the index costs 8 bytes per posting (no stored per-posting Float64 impacts).
+ * A posting's exact impact is `idf·tf·(k1+1)/(tf + norm[d])` (float64, computed from tf when
+ * needed); a Float32 copy of every impact (4 bytes per posting) drives pruning.
  *
- * Queries ({@link FastBm25.searchSync}) run MaxScore (Turtle & Flood 1995) document-at-a-time:
- * query terms sorted by upper bound `c·termMax[t]` (c = how often the term is in the query); once
- * the top-k heap is full, the terms whose upper bounds sum below the k-th score become
- * "non-essential": only documents in an essential term's postings are candidates, non-essential
- * postings are probed by galloping search, and a candidate is dropped as soon as its score so far
- * plus the remaining upper bounds cannot reach the k-th score. Bounds are compared with a 1e-9
- * relative margin, so rounding can never prune a document that belongs in the top k.
+ * Queries ({@link FastBm25.searchSync}) run MaxScore (Turtle & Flood 1995) term-at-a-time, in two
+ * phases. Query terms are sorted by upper bound `c·termMax[t]` (c = the term's count in the query),
+ * largest (rarest) first. Phase 1 adds whole posting lists into an accumulator while a lower bound
+ * theta of the k-th best partial score (the k-th best among the docs of the list just added) does
+ * not yet exceed the sum of the remaining terms' bounds. From then on no untouched document can
+ * enter the top k; phase 2 keeps only the touched documents whose partial score plus the remaining
+ * bounds can reach theta, adds the remaining (long, low-idf) lists only for them — galloping probes
+ * when they are few, one marked pass otherwise — and drops candidates as theta rises. Every
+ * decision is taken with a 1e-6 relative margin over the float32 sums.
  *
- * Exactness: a candidate's score is summed over query terms in query order, the same order and
- * the same float64 expression as exhaustive scoring ({@link FastBm25.searchExhaustive}, the
- * pre-pruning algorithm), so the returned ids, order and scores are bit-identical to it. Ties are
- * broken by corpus order (smaller internal doc index first). Scores equal
- * {@link ./wink-engine.ts}'s to ~1e-9 for the same analyzer and params; the formula is in
- * {@link ./params.ts}.
+ * Exactness: the documents left within that margin of the k-th score are rescored in float64 in
+ * query order — the same expression and order as exhaustive scoring
+ * ({@link FastBm25.searchExhaustive}, the pre-pruning algorithm) — and the top k taken from
+ * them, so ids, order and scores are bit-identical to exhaustive scoring. Ties are broken by
+ * corpus order (smaller internal doc index first). Scores equal {@link ./wink-engine.ts}'s to
+ * ~1e-9 for the same analyzer and params; the formula is in {@link ./params.ts}.
  *
  * Works for any corpus size, including 0 or 1 document. Not safe for concurrent use from several
  * threads (scratch buffers per engine). Persisted as a folder of array files
  * ({@link FastBm25.writeTo}, {@link readFastBm25}), each split into parts so an index may exceed
  * 4 GiB.
  * @see Turtle & Flood (1995) "Query evaluation: strategies and optimizations", MaxScore.
- * @see Ding & Suel (2011) "Faster top-k document retrieval using block-max indexes" (the exactness argument).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
