@@ -92,7 +92,13 @@ export function buildBm25(
       rmSync(tmp, { recursive: true, force: true });
       (engine as FastBm25).writeTo(tmp, { partBytes: opts.partBytes });
     }
-    renameSync(tmp, cachePath);
+    try {
+      renameSync(tmp, cachePath);
+    } catch (e) {
+      // Another process wrote the same entry first (a folder cannot be renamed over a full one): keep theirs.
+      rmSync(tmp, { recursive: true, force: true });
+      if (!existsSync(cachePath)) throw e;
+    }
   }
   return { engine, contentHash, fromCache: false, cachePath, ms: performance.now() - t0 };
 }
