@@ -30,8 +30,11 @@ const FOUR: CorpusDoc[] = [
 const P = { k1: 1.5, b: 0.75 };
 
 function engines(docs: CorpusDoc[], params: object = P): [string, Bm25Engine][] {
+  const pruned = buildFastBm25(docs, params);
+  pruned.exhaustiveUpTo = 0; // force MaxScore even on a tiny index
   return [
     ["fast", buildFastBm25(docs, params)],
+    ["fast (pruned)", pruned],
     ["wink", buildWinkBm25(docs, params)],
   ];
 }
