@@ -172,7 +172,9 @@ async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestT
         const next = () => {
           current = queue.shift() ?? null;
           if (current) worker.postMessage({ type: "job", job: current } satisfies ToWorker);
-          else worker.postMessage({ type: "stop" } satisfies ToWorker);
+          // Every append is committed before "done": terminating cannot lose rows (LanceDB's
+          // background threads would otherwise keep an idle worker alive for a while).
+          else void worker.terminate();
         };
         worker.on("message", (msg: FromWorker) => {
           if (msg.type === "ready") next();
