@@ -24,9 +24,9 @@ export interface FileJob {
   fileIndex: number;
   /** Parsed clean options, or null: no cleaning. */
   clean: ParsedCleanOptions;
-  /** Rows per append (default 20,000). */
+  /** Rows per append (default 5,000; the table is compacted after the build). */
   batchRows?: number;
-  /** Append once the batch's record JSON reaches this many characters (default 48 Mi). */
+  /** Append once the batch's record JSON reaches this many characters (default 16 Mi). */
   batchChars?: number;
 }
 
@@ -58,8 +58,8 @@ export async function ingestFile(
   onProgress?: (p: { entries: number; bytesRead: number }) => void,
   onWarning?: (w: PubmedWarning) => void,
 ): Promise<FileResult> {
-  const batchRows = job.batchRows ?? 20_000;
-  const batchChars = job.batchChars ?? 48 * 1024 * 1024;
+  const batchRows = job.batchRows ?? 5_000;
+  const batchChars = job.batchChars ?? 16 * 1024 * 1024;
   const dropped: Partial<Record<DropReason, number>> = {};
   const res: FileResult = {
     file: job.file, path: job.path, fileIndex: job.fileIndex, status: "done", sha256: "", bytes: 0, entries: 0, records: 0, deletes: 0,

@@ -51,7 +51,7 @@ export interface IngestToStoreOptions {
   clean?: CleanOptions | null;
   /** Worker threads (default: available cores). */
   jobs?: number;
-  /** Rows per append (default 20,000). */
+  /** Rows per append (default 5,000). */
   batchRows?: number;
   /** Skip the finalisation (tests and benches that time the pool alone). */
   skipFinalize?: boolean;
