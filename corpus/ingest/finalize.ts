@@ -6,6 +6,9 @@
  *
  * Memory: the keys of every row (PMID, version, position, DOI, 16-hex title hash; ~150 bytes a row)
  * are held in the main thread during finalisation — never the records themselves.
+ * Counts cover the rows present: after an earlier finalisation that is the kept corpus plus the
+ * new files' rows (drops counted then are not counted again); a DOI/title duplicate deleted then
+ * does not come back if the record that held the DOI/title is later replaced.
  * Deletions are one commit when the losers are few, else chunks that delete superseded records
  * before the delete markers, so a finalisation killed half-way gives the same result when re-run.
  */

@@ -118,7 +118,7 @@ export async function ingestFile(
   }
   const cut = truncated as PubmedWarning | null;
   if (cut) {
-    return { ...res, status: "failed", error: `${job.path}: truncated: ends inside a ${"record"} (decompressed byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""})`, byteOffset: cut.byteOffset };
+    return { ...res, status: "failed", error: `${job.path}: truncated: ends inside a record (decompressed byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""})`, byteOffset: cut.byteOffset };
   }
   onProgress?.({ entries: res.entries, bytesRead: res.bytes });
   return res;

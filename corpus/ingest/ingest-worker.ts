@@ -6,7 +6,7 @@
  * (the file's {@link FileResult}) and `fatal` (an unexpected error: the worker stops).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { connectStore, recordsSchema, STORE_TABLES, type StoreLocation } from "../store/lance-store.ts";
+import { connectStore, loadLancedb, recordsSchema, STORE_TABLES, type StoreLocation } from "../store/lance-store.ts";
 import { ingestFile, type FileJob, type FileResult } from "./ingest-file.ts";
 
 /** Data the main thread gives a worker at start. */
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   if (!port) throw new Error("ingest-worker.ts must run in a worker thread");
   const init = workerData as WorkerInit;
   const post = (m: FromWorker) => port.postMessage(m);
-  const { makeArrowTable } = await import("@lancedb/lancedb");
+  const { makeArrowTable } = await loadLancedb();
   const db = await connectStore(init.store);
   const table = await db.openTable(STORE_TABLES.records);
   const schema = await recordsSchema();

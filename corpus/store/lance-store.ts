@@ -50,8 +50,12 @@ export interface StoreMeta {
   counts: { kept: number; dropped: Record<DropReason, number>; keywordsDropped: CleanResult["keywordsDropped"]; seen: number } | null;
 }
 
-/** Import LanceDB (lazily). */
+/**
+ * Import LanceDB (lazily). Unless `LANCEDB_LOG` is set, its native log level is set to "error"
+ * first, so routine notices ("No existing dataset … it will be created") stay off stderr.
+ */
 export async function loadLancedb(): Promise<typeof LanceDb> {
+  process.env.LANCEDB_LOG ??= "error";
   return import("@lancedb/lancedb");
 }
 
