@@ -140,9 +140,17 @@ async function purgeUnfinished(db: LanceDb.Connection, fileIndexes: number[]): P
   await table.delete(`fileIndex IN (${fileIndexes.join(", ")})`);
 }
 
+/**
+ * The worker's entry file: the compiled `ingest-worker.js` next to this module in dist/, or — when
+ * running the TypeScript sources — `worker-entry.mjs`, which registers tsx in the worker thread.
+ */
+function workerUrl(): URL {
+  return import.meta.url.endsWith(".js") ? new URL("./ingest-worker.js", import.meta.url) : new URL("./worker-entry.mjs", import.meta.url);
+}
+
 function spawnWorker(store: StoreLocation): Worker {
   const init: WorkerInit = { store };
-  return new Worker(new URL("./worker-entry.mjs", import.meta.url), { workerData: init });
+  return new Worker(workerUrl(), { workerData: init });
 }
 
 /** Step 4: the worker pool. Resolves with every file's result in completion order. */
