@@ -17,4 +17,7 @@ export * from "./bundled-corpus.ts";
 export * from "./text-cleanup.ts";
 export * from "./datasets/loaded-dataset.ts";
 export * from "./datasets/registry.ts";
+export * from "./datasets/sources.ts";
+export * from "./datasets/transfer.ts";
+export * from "./datasets/files.ts";
 export * from "./corpus-file.ts";
