@@ -58,7 +58,10 @@ export type DataFileLocation = { where: "cache"; path: string } | { where: "mirr
 
 /** How a pull got its file. */
 export interface PullResult {
+  /** Absolute path of the verified copy in the cache. */
   path: string;
+  /** Registry path, e.g. "pubmedqa/ori_pqal.json". */
+  rel: string;
   dataset: string;
   bytes: number;
   /** "present": already in the cache; "copied": from a local mirror folder; "downloaded": over HTTP. */
@@ -254,7 +257,8 @@ async function withFileLock<T>(lockPath: string, fn: () => Promise<T>): Promise<
   }
 }
 
-function humanBytes(n: number): string {
+/** "2.6 MB", "19.9 kB", "733 B" (decimal units). */
+export function humanBytes(n: number): string {
   return n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} kB` : `${n} B`;
 }
 
@@ -264,7 +268,7 @@ async function fetchIntoCache(s: DataFileSource, r: Resolved, tried: string[], a
   ensureWritableFolder(join(dest, ".."));
   return withFileLock(`${dest}.lock`, async () => {
     const again = cachedCopy(s, r, tried); // another process may have fetched it meanwhile
-    if (again) return { path: again, dataset: s.dataset, bytes: s.bytes, action: "present", from: again, resumedFrom: 0 };
+    if (again) return { path: again, rel: s.path, dataset: s.dataset, bytes: s.bytes, action: "present", from: again, resumedFrom: 0 };
     const sources: { kind: "local" | "http"; label: string; where: string }[] = [];
     for (const m of r.mirrors) sources.push(isUrl(m) ? { kind: "http", label: `mirror ${m}`, where: `${m.replace(/\/+$/, "")}/${encodePathSegments(s.path)}` } : { kind: "local", label: `mirror ${m}`, where: join(m, s.path) });
     if (r.upstreamBase !== null) sources.push({ kind: "http", label: "upstream", where: upstreamUrl(s, r.upstreamBase) });
@@ -274,7 +278,7 @@ async function fetchIntoCache(s: DataFileSource, r: Resolved, tried: string[], a
         if (announce && src.kind === "http") r.notice(`medsynth: fetching dataset "${s.dataset}" file ${s.path} (${humanBytes(s.bytes)}) from ${src.where} into ${r.cacheDir}`);
         const t = src.kind === "local" ? await copyLocalFile(src.where, dest, s, r.transfer) : await downloadFile(src.where, dest, s, r.transfer);
         verified.set(dest, `${statSync(dest).size}:${statSync(dest).mtimeMs}`);
-        return { path: dest, dataset: s.dataset, bytes: t.bytes, action: src.kind === "local" ? "copied" : "downloaded", from: src.kind === "local" ? src.where : src.where, resumedFrom: t.resumedFrom };
+        return { path: dest, rel: s.path, dataset: s.dataset, bytes: t.bytes, action: src.kind === "local" ? "copied" : "downloaded", from: src.where, resumedFrom: t.resumedFrom };
       } catch (e) {
         if (e instanceof CacheWriteError) throw e;
         tried.push(`${src.label}: ${(e as Error).message}`);
@@ -301,7 +305,7 @@ export async function pullDataFile(rel: string, options: DataAccessOptions = {})
     p = (async () => {
       const tried: string[] = [];
       const have = cachedCopy(s, r, tried);
-      if (have) return { path: have, dataset: s.dataset, bytes: s.bytes, action: "present", from: have, resumedFrom: 0 } satisfies PullResult;
+      if (have) return { path: have, rel: s.path, dataset: s.dataset, bytes: s.bytes, action: "present", from: have, resumedFrom: 0 } satisfies PullResult;
       return fetchIntoCache(s, r, tried, false);
     })().finally(() => inFlight.delete(key));
     inFlight.set(key, p);
