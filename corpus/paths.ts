@@ -1,19 +1,11 @@
 /**
- * Where medsynth finds the bundled data and keeps its caches.
+ * Where medsynth keeps its caches. (Datasets: `corpus/datasets/files.ts`, `datasetFile`.)
  */
 import { fileURLToPath } from "node:url";
 import { dirname, resolve } from "node:path";
 
 /** Repository root (the folder holding package.json). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-
-/**
- * Folder of the bundled real datasets: `$MEDSYNTH_DATA_DIR`, else `<repo>/../shared/data`.
- * @returns an absolute path (not checked for existence).
- */
-export function sharedDataDir(): string {
-  return process.env.MEDSYNTH_DATA_DIR ? resolve(process.env.MEDSYNTH_DATA_DIR) : resolve(REPO_ROOT, "..", "shared", "data");
-}
 
 /**
  * Cache folder for derived artefacts (word-vector binaries, BM25 indexes, LanceDB tables, model
