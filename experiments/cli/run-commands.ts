@@ -7,6 +7,7 @@
  */
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
+import { ensureConfigData } from "../data-preflight.ts";
 import { setMaxListeners } from "node:events";
 import { loadExperimentConfig } from "../config.ts";
 import { runExperiment, type RunSummary } from "../runner.ts";
@@ -34,6 +35,7 @@ export interface RunCommandOptions {
 export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean }> {
   const config = loadExperimentConfig(file);
   validateMetricSpecs(config.metrics);
+  await ensureConfigData(config); // stop here, before any work, when a dataset cannot be had
   if (Object.keys(config.prices).length) {
     for (const m of config.models) if (!m.id.startsWith("extractive:") && !config.prices[m.id]) console.error(`note: no entry in prices for ${m.id}: its cost is not counted (tokens are)`);
   }
