@@ -17,7 +17,8 @@ import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
 import { loadCorpusArg } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
-import { createRetriever, createReranker, RERANKER_IDS, type BuiltRetriever } from "../retrieval/registry.ts";
+import { createRetriever, createReranker, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever } from "../retrieval/registry.ts";
+import { describeEmbedder } from "../retrieval/embedders/registry.ts";
 import { buildNoiseCorpus } from "../retrieval/noise-corpus.ts";
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { WorkflowDeps } from "../graphs/types.ts";
@@ -209,7 +210,9 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
         }
       : {}),
     async environment() {
-      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, panel: config.panel ?? null, panelDir };
+      const embedderId = (config.retrieval.options as { embedder?: unknown } | undefined)?.embedder;
+      const embedder = describeEmbedder(typeof embedderId === "string" ? embedderId : DEFAULT_RETRIEVER_EMBEDDER_ID);
+      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, embedder, panel: config.panel ?? null, panelDir };
     },
   };
 }
