@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { autoMirrorDir, datasetDir, datasetFile, datasetFileSync, DatasetUnavailableError, locateDataFile, pullDataFile, pullDatasets, type DataAccessOptions } from "../../../corpus/datasets/files.ts";
 import { dataFileSources, encodePathSegments, getDataFileSource, parseSourcesTsv, upstreamUrl } from "../../../corpus/datasets/sources.ts";
 import { CacheWriteError, downloadFile } from "../../../corpus/datasets/transfer.ts";
+import { loadDataset } from "../../../corpus/datasets/registry.ts";
 
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
@@ -342,6 +343,33 @@ describe("dataset downloads from a local upstream", () => {
     expect(err).toBeInstanceOf(CacheWriteError);
     expect(err.message).toMatch(new RegExp(`^cannot write to the data cache folder ${cacheDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(/medmeta)?: E[A-Z]+ `));
     expect(err.message).toContain("set MEDSYNTH_DATA_DIR to a writable folder");
+  });
+});
+
+describe("lazy pull on first use", () => {
+  it("a loader pulls its file from the configured URL mirror into the cache with a one-line notice, then reads it from the cache", async () => {
+    reset("medmeta/MedMeta.csv");
+    const cache = mkdtempSync(join(tmpdir(), "medsynth-lazy-"));
+    const saved = { ...process.env };
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    Object.assign(process.env, { MEDSYNTH_DATA_DIR: cache, MEDSYNTH_AUTO_MIRROR: "0", MEDSYNTH_DATA_MIRROR: `${base}/mirror` });
+    process.stderr.write = ((chunk: string | Uint8Array) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const d = await loadDataset("medmeta");
+      expect(d.items).toHaveLength(20);
+      const again = await loadDataset("medmeta");
+      expect(again.items).toHaveLength(20);
+    } finally {
+      process.stderr.write = write;
+      for (const k of ["MEDSYNTH_DATA_DIR", "MEDSYNTH_AUTO_MIRROR", "MEDSYNTH_DATA_MIRROR"]) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
+    expect(lines).toEqual([`medsynth: fetching dataset "medmeta" file medmeta/MedMeta.csv (19.9 kB) from ${base}/mirror/medmeta/MedMeta.csv into ${cache}\n`]);
+    expect(reqsFor("medmeta/MedMeta.csv")).toEqual([{ rel: "medmeta/MedMeta.csv", range: null }]);
+    expect(existsSync(join(cache, "medmeta", "MedMeta.csv"))).toBe(true);
   });
 });
 
