@@ -1,5 +1,5 @@
 /**
- * Where medsynth finds the bundled data and keeps its caches.
+ * Where medsynth keeps its caches. (Datasets: `corpus/datasets/files.ts`, `datasetFile`.)
  */
 import { fileURLToPath } from "node:url";
 import { existsSync, readFileSync } from "node:fs";
@@ -25,14 +25,6 @@ function findPackageRoot(start: string): string {
     }
     if (dirname(dir) === dir) return resolve(start, "..");
   }
-}
-
-/**
- * Folder of the bundled real datasets: `$MEDSYNTH_DATA_DIR`, else `<repo>/../shared/data`.
- * @returns an absolute path (not checked for existence).
- */
-export function sharedDataDir(): string {
-  return process.env.MEDSYNTH_DATA_DIR ? resolve(process.env.MEDSYNTH_DATA_DIR) : resolve(REPO_ROOT, "..", "shared", "data");
 }
 
 /**

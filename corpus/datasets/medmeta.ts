@@ -13,7 +13,7 @@
 import { z } from "zod";
 import { parse } from "csv-parse/sync";
 import { SynthesisTaskSchema, type SynthesisTask } from "../types.ts";
-import { createSkipCounter, dataPath, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
+import { createSkipCounter, dataFilePath, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this dataset. */
 export const MEDMETA_DATASET = "medmeta";
@@ -21,6 +21,7 @@ export const MEDMETA_DATASET = "medmeta";
 /** Options of {@link loadMedMeta}. */
 export const MedMetaOptionsSchema = z
   .object({
+    /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
     /** Path of MedMeta.csv (default `<dataDir>/medmeta/MedMeta.csv`). */
     path: z.string().optional(),
@@ -93,7 +94,7 @@ export function parsePmidList(cell: string): string[] {
  */
 export async function loadMedMeta(options: MedMetaOptions = {}): Promise<LoadedDataset<SynthesisTask>> {
   const opts = MedMetaOptionsSchema.parse(options);
-  const path = opts.path ?? dataPath(opts.dataDir, "medmeta/MedMeta.csv");
+  const path = opts.path ?? (await dataFilePath(opts.dataDir, "medmeta/MedMeta.csv"));
   const rows = parse(readDataFile(path, MEDMETA_DATASET), { columns: true, skip_empty_lines: true, trim: true }) as Record<string, string>[];
   const required = ["Number", "Meta Analysis Name", "Conclusion", "References"];
   const missing = required.filter((c) => rows.length > 0 && !(c in rows[0]));
