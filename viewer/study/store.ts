@@ -58,7 +58,12 @@ export class RatingStore {
    * @throws when the file cannot be opened
    */
   constructor(studyDir: string) {
-    const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+    let Database: typeof BetterSqlite3;
+    try {
+      Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+    } catch (err) {
+      throw new Error(`rating studies need better-sqlite3 (an optional peer dependency of medsynth: npm install better-sqlite3@12.9.0): ${err instanceof Error ? err.message : String(err)}`);
+    }
     this.db = new Database(join(studyDir, "ratings.sqlite"));
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = FULL");
