@@ -14,3 +14,4 @@ export * from "./multiple-testing.ts";
 export * from "./krippendorff.ts";
 export * from "./icc.ts";
 export * from "./kappa.ts";
+export * from "./status.ts";
