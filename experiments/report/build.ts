@@ -23,8 +23,13 @@ export interface RetrievalEvalRow {
   recall: number;
   precision: number;
   ndcg: number;
-  mrr: number;
+  /** MRR@K: reciprocal rank of the first relevant hit within the top K. */
+  mrrAtK: number;
   hit: number;
+  /** Uncut MRR over the hits retrieved (100 per query by default). */
+  mrr?: number;
+  /** MAP (uncut average precision) over the hits retrieved. */
+  map?: number;
 }
 
 /** Settings read from the run's spec.json (all optional). */
@@ -100,8 +105,9 @@ export function retrievalTable(rows: RetrievalEvalRow[]): ReportTable {
   return {
     id: "retrieval",
     title: "Retrieval against golden PMIDs (macro means over queries)",
-    header: ["dataset", "mode", "K", "queries", "recall@K", "precision@K", "nDCG@K", "MRR", "hit@K"],
-    rows: rows.map((r) => [r.dataset, r.mode, String(r.k), String(r.queries), fmt(r.recall), fmt(r.precision), fmt(r.ndcg), fmt(r.mrr), fmt(r.hit)]),
+    header: ["dataset", "mode", "K", "queries", "recall@K", "precision@K", "nDCG@K", "MRR@K", "hit@K", "MRR", "MAP"],
+    rows: rows.map((r) => [r.dataset, r.mode, String(r.k), String(r.queries), fmt(r.recall), fmt(r.precision), fmt(r.ndcg), fmt(r.mrrAtK), fmt(r.hit), r.mrr === undefined ? "–" : fmt(r.mrr), r.map === undefined ? "–" : fmt(r.map)]),
+    caption: "MRR@K is cut at K; MRR and MAP are uncut, over the hits retrieved per query (TREC export depth, 100 by default).",
     values: rows as unknown as Record<string, unknown>[],
   };
 }

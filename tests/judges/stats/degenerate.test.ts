@@ -8,7 +8,7 @@
  * scipy scales its moments, so d·2⁻⁶⁰⁰ and d·1e300 give the same t and p.
  */
 import { describe, expect, it } from "vitest";
-import { blandAltman, cohenDz, cohenKappa, describe as describeSample, icc, krippendorffAlpha, pairedTTest, pearson, wilcoxonSignedRank } from "../../../judges/stats/index.ts";
+import { blandAltman, cohenDz, cohenKappa, describe as describeSample, icc, krippendorffAlpha, pairedRandomizationTest, pairedTTest, pearson, wilcoxonSignedRank } from "../../../judges/stats/index.ts";
 
 const D = [1, 2, 3, 4, 6];
 const T = 3.719924439802217;
@@ -95,5 +95,25 @@ describe("every statistics result carries a status", () => {
     expect(krippendorffAlpha([[1, 1], [1, 1]], "interval").status).toBe("no-variation");
     expect(icc([[1, 2], [2, 3], [3, 4]]).status).toBe("no-variation"); // rater 2 = rater 1 + 1: residual 0
     expect(icc([[1, 2], [2, 2], [3, 5]]).status).toBe("ok");
+  });
+});
+
+describe("paired randomisation test (sign flips)", () => {
+  it("exact: d = [1, 2, 3] → sums ±1±2±3 = 6, 4, 2, 0, 0, −2, −4, −6; |sum| ≥ 6 in 2 of 8 → p = 0.25", () => {
+    const r = pairedRandomizationTest([1, 2, 3], [0, 0, 0]);
+    expect(r).toMatchObject({ status: "ok", p: 0.25, method: "exact", permutations: 8, meanDiff: 2 });
+  });
+  it("exact: d = [1, −1, 2] → |sum| ≥ 2 in 6 of 8 (sums 2, 0, 4, −2, 2, −4, 0, −2) → p = 0.75", () => {
+    expect(pairedRandomizationTest([1, -1, 2], [0, 0, 0]).p).toBe(0.75);
+  });
+  it("sampled: 20 differences of +1 (exact p = 2/2²⁰) with 1,000 draws → p = (0 + 1)/1001 at most, seeded", () => {
+    const x = Array<number>(20).fill(1);
+    const r = pairedRandomizationTest(x, zeros(20), { iterations: 1000, seed: "s" });
+    expect(r.method).toBe("sampled");
+    expect(r.p).toBe(1 / 1001);
+    expect(pairedRandomizationTest(x, zeros(20), { iterations: 1000, seed: "s" })).toEqual(r);
+  });
+  it("all differences zero: p = 1 with status constant-differences", () => {
+    expect(pairedRandomizationTest([1, 2], [1, 2])).toMatchObject({ status: "constant-differences", p: 1 });
   });
 });
