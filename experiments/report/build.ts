@@ -10,6 +10,7 @@ import { readResults, latestByKey } from "../results-store.ts";
 import { columnsOf, matchesFilter, recordValues } from "./columns.ts";
 import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, modelByVariantTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
+import { uncertaintyTable } from "./uncertainty.ts";
 import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "../../judges/rwe-weighted-score.ts";
 import { panelSection } from "./panel-section.ts";
 import { reportToHtml, reportToMarkdown, type ReportSection } from "./render.ts";
@@ -133,6 +134,8 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
     const main = primaryColumn(rs, settings.primaryMetric && cols.includes(settings.primaryMetric) ? settings.primaryMetric : undefined);
     const panelCols = cols.filter((c) => c.startsWith("judge:"));
     for (const c of [...new Set([main, ...panelCols].filter((x): x is string => !!x))]) tables.push(modelByVariantTable(rs, c, `main-${kind}-${c}`));
+    const unc = main ? uncertaintyTable(rs, main, `uncertainty-${kind}-${main}`) : null;
+    if (unc) tables.push(unc);
     tables.push({ ...allColumnsTable(rs, cols), id: `all-${kind}` });
     if (kind === "synthesis") tables.push(...answerAccuracyTables(rs));
     if (kind === "rwe") {

@@ -15,3 +15,4 @@ export * from "./krippendorff.ts";
 export * from "./icc.ts";
 export * from "./kappa.ts";
 export * from "./status.ts";
+export * from "./proportions.ts";
