@@ -3,7 +3,9 @@
  *
  * - `medsynth index build [--corpus bundled|<corpus.jsonl>] [--embedder id] [--bm25-engine fast|wink] [--index none|hnsw_sq|ivf_pq]`
  *   builds (or finds cached) the BM25 index and the LanceDB dense table for the corpus.
- * - `medsynth search "<query>" --mode bm25|dense|hybrid|lance-hybrid --k 10 [--rerank id]`
+ * - `medsynth search "<query>" [--mode bm25|dense|hybrid|lance-hybrid] --k 10 [--rerank id]`
+ *   (`--mode` defaults to bm25 with the offline word-vector embedder, hybrid with another one;
+ *   the chosen default is said once on stderr)
  *   prints rank, PMID, title and the per-retriever scores (bm25, dense, fused, reranker); a
  *   warning line when the reranker could not grade some docs (first error + count).
  * - `medsynth retrieval eval --dataset medevidence --mode bm25,hybrid --k 5,10 [--json] [--trec-out dir] [--trec-depth 100]`
@@ -34,7 +36,7 @@ import { evaluateRun, type Qrels, type RunEvaluation } from "../../retrieval/eva
 import { readTrecQrels, readTrecRun, TREC_EXPORT_DEPTH, writeTrecQrels, writeTrecRun, type TrecRun } from "../../retrieval/eval/trec.ts";
 import { holm } from "../../judges/stats/multiple-testing.ts";
 import { pairedRandomizationTest, pairedTTest } from "../../judges/stats/paired-tests.ts";
-import { createReranker, createRetriever, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, RERANKER_IDS, RETRIEVAL_MODES, RetrieverConfigSchema, type BuiltRetriever, type RetrievalMode, type RetrieverConfigInput } from "../../retrieval/registry.ts";
+import { createReranker, createRetriever, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, RERANKER_IDS, RETRIEVAL_MODES, RetrieverConfigSchema, type BuiltRetriever, type RetrievalMode, type RetrieverConfigInput } from "../../retrieval/registry.ts";
 import type { SearchHit } from "../../retrieval/types.ts";
 
 export { readCorpusFile, loadCorpusArg, type CorpusFileRead } from "../../corpus/corpus-file.ts";
@@ -121,7 +123,8 @@ function fmt(x: number | undefined): string {
 
 /** Options shared by `search` and `retrieval eval` that make a retriever config. */
 interface RetrievalCliOptions {
-  mode: string;
+  /** Absent: {@link defaultRetrievalMode} of `--embedder` (bm25 with the offline word vectors). */
+  mode?: string;
   embedder: string;
   bm25Engine: string;
   fusion: string;
@@ -164,7 +167,7 @@ export function retrieverConfig(o: Partial<RetrievalCliOptions>, mode: Retrieval
 
 function addRetrieverOptions(cmd: Command, multiMode = false): Command {
   return cmd
-    .option("--mode <mode>", multiMode ? `retrieval mode(s), comma-separated: ${RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${RETRIEVAL_MODES.join("|")}`, "hybrid")
+    .option("--mode <mode>", `${multiMode ? `retrieval mode(s), comma-separated: ${RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder)`)
     .option("--corpus <corpus>", "bundled | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text} or `corpus ingest` PubmedRecord lines)", "bundled")
     .option("--embedder <id>", `embedder id (${EMBEDDER_IDS.join(", ")})`, DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--bm25-engine <engine>", "fast | wink", "fast")
@@ -232,7 +235,7 @@ export interface SearchCliOptions extends RetrievalCliOptions {
 export async function runSearch(query: string, o: SearchCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<SearchHit[]> {
   const k = parseSingleK(o.k);
   const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
-  const config = retrieverConfig(o, parseModes(o.mode, false)[0]);
+  const config = retrieverConfig(o, parseModes(modeOrDefault(o, err), false)[0]);
   const docs = await loadCorpusArg(o.corpus, err);
   const r = await createRetriever(config, { docs, log: err });
   const reranker = await buildRerankerArg(o.rerank, o.chatModel);
@@ -251,6 +254,14 @@ export async function runSearch(query: string, o: SearchCliOptions, out: (l: str
   const widths = header.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i].length)));
   for (const row of [header, ...rows]) out(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join("  "));
   return hits;
+}
+
+/** `--mode`, or the default for `--embedder` ({@link defaultRetrievalMode}), said once on `err`. */
+function modeOrDefault(o: Partial<RetrievalCliOptions>, err: (l: string) => void): string {
+  if (o.mode !== undefined) return o.mode;
+  const d = defaultRetrievalMode(o.embedder ?? DEFAULT_RETRIEVER_EMBEDDER_ID);
+  err(d.note);
+  return d.mode;
 }
 
 function parseSingleKNamed(flag: string, s: string): number {
@@ -368,7 +379,7 @@ export function formatEvaluation(ev: RunEvaluation, ks: readonly number[]): stri
  */
 export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<ModeEvaluation[]> {
   const ks = parseKList(o.k);
-  const modes = parseModes(o.mode, true);
+  const modes = parseModes(modeOrDefault(o, err), true);
   const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
   const configs = modes.map((m) => retrieverConfig(o, m));
   const ds = await loadDataset(o.dataset);

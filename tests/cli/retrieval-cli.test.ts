@@ -12,7 +12,7 @@ import { ingestPubmed } from "../../corpus/ingest.ts";
 import { writeJsonl } from "../../corpus/jsonl.ts";
 import { sharedDataDir } from "../../corpus/paths.ts";
 import type { PubmedRecord } from "../../corpus/types.ts";
-import { DEFAULT_RETRIEVER_EMBEDDER_ID } from "../../retrieval/registry.ts";
+import { DEFAULT_RETRIEVER_EMBEDDER_ID, defaultRetrievalMode } from "../../retrieval/registry.ts";
 import { compareRuns, loadCorpusArg, parseKList, runRetrievalEval, runRetrievalScore, runSearch, type EvalCliOptions, type SearchCliOptions } from "../../experiments/cli/retrieval-commands.ts";
 import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
 import { runCli } from "./run-cli.ts";
@@ -68,6 +68,23 @@ describe("corpus files", () => {
     ]);
     const hits = await runSearch("aspirin", search({ corpus: path }), () => {}, () => {});
     expect(hits.map((h) => h.id)).toEqual(["a"]);
+  });
+});
+
+describe("default mode with the offline word-vector embedder", () => {
+  it("search without --mode uses BM25 and says so once; the README example puts a relevant hit first", async () => {
+    const { mode: _m, ...noMode } = search({ k: "3" });
+    const err: string[] = [];
+    const out: string[] = [];
+    const hits = await runSearch("Is mortality higher, lower, or the same when comparing rapid ART to standard initiation?", noMode as SearchCliOptions, (l) => out.push(l), (l) => err.push(l));
+    expect(err.filter((l) => l.startsWith("retrieval mode: bm25 (default with the offline word-vector embedder"))).toHaveLength(1);
+    expect(out[0]).toBe("bm25-fast: 3 hit(s)");
+    // MedEvidence question 19's relevant sources include both top hits.
+    expect(hits.slice(0, 2).map((h) => h.id)).toEqual(["28742880", "27163694"]);
+  });
+  it("another embedder keeps the hybrid default", () => {
+    expect(defaultRetrievalMode("transformers:Xenova/bge-small-en-v1.5").mode).toBe("hybrid");
+    expect(defaultRetrievalMode(DEFAULT_RETRIEVER_EMBEDDER_ID).mode).toBe("bm25");
   });
 });
 
