@@ -4,7 +4,7 @@
  */
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { analyze } from "../analyzer.ts";
-import type { Embedder, Retriever, SearchHit } from "../types.ts";
+import { embedQueries, type Embedder, type Retriever, type SearchHit } from "../types.ts";
 import { docContent, type DenseStore, type VectorHit } from "./lancedb-store.ts";
 
 /** Id prefix of dense retrievers: `dense:<embedder id>`. */
@@ -62,7 +62,7 @@ export function createDenseRetriever(deps: DenseRetrieverDeps): Retriever {
     async search(query: string, k: number): Promise<SearchHit[]> {
       if (typeof query !== "string" || query.trim() === "" || !(k > 0)) return [];
       if (analyze(query).length === 0) return [];
-      const [v] = await embedder.embed([query]);
+      const [v] = await embedQueries(embedder, [query]);
       if (!v || v.every((x) => x === 0)) return [];
       const hits = await searchMatchable(store, v, Math.floor(k), unmatchable);
       return hits.map((h, i) => {
