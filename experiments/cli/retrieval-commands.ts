@@ -235,7 +235,9 @@ export interface SearchCliOptions extends RetrievalCliOptions {
 export async function runSearch(query: string, o: SearchCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<SearchHit[]> {
   const k = parseSingleK(o.k);
   const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
-  const config = retrieverConfig(o, parseModes(modeOrDefault(o, err), false)[0]);
+  const chosen = modeOrDefault(o);
+  const config = retrieverConfig(o, parseModes(chosen.mode, false)[0]);
+  if (chosen.note) err(chosen.note);
   const docs = await loadCorpusArg(o.corpus, err);
   const r = await createRetriever(config, { docs, log: err });
   const reranker = await buildRerankerArg(o.rerank, o.chatModel);
@@ -256,12 +258,14 @@ export async function runSearch(query: string, o: SearchCliOptions, out: (l: str
   return hits;
 }
 
-/** `--mode`, or the default for `--embedder` ({@link defaultRetrievalMode}), said once on `err`. */
-function modeOrDefault(o: Partial<RetrievalCliOptions>, err: (l: string) => void): string {
-  if (o.mode !== undefined) return o.mode;
+/**
+ * `--mode`, or the default for `--embedder` ({@link defaultRetrievalMode}) with the note the
+ * caller prints once, after the options validated.
+ */
+function modeOrDefault(o: Partial<RetrievalCliOptions>): { mode: string; note: string | null } {
+  if (o.mode !== undefined) return { mode: o.mode, note: null };
   const d = defaultRetrievalMode(o.embedder ?? DEFAULT_RETRIEVER_EMBEDDER_ID);
-  err(d.note);
-  return d.mode;
+  return { mode: d.mode, note: d.note };
 }
 
 function parseSingleKNamed(flag: string, s: string): number {
@@ -379,9 +383,11 @@ export function formatEvaluation(ev: RunEvaluation, ks: readonly number[]): stri
  */
 export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<ModeEvaluation[]> {
   const ks = parseKList(o.k);
-  const modes = parseModes(modeOrDefault(o, err), true);
+  const chosen = modeOrDefault(o);
+  const modes = parseModes(chosen.mode, true);
   const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
   const configs = modes.map((m) => retrieverConfig(o, m));
+  if (chosen.note) err(chosen.note);
   const ds = await loadDataset(o.dataset);
   if (!ds.qrels) throw new Error(`dataset ${o.dataset} has no qrels (relevance judgments); use medevidence or cohen2006`);
   const qrels: Qrels = ds.qrels;
