@@ -2,8 +2,8 @@
  * Relevance judgments (qrels) in the TREC sense: for each query, the documents judged relevant
  * and their gain. Retrieval metrics (recall@k, nDCG) read this shape.
  *
- * Convention: only documents with gain > 0 are stored unless a builder is told otherwise; a
- * missing document means "not relevant or not judged".
+ * Convention: documents with gain > 0 are relevant; gain 0 means judged non-relevant (kept where
+ * the source has such labels, e.g. Cohen 2006); a missing document means "not judged".
  */
 import { z } from "zod";
 import type { SynthesisTask } from "./types.ts";
@@ -33,15 +33,21 @@ export const QrelsTopicSchema = z
 export type QrelsTopic = z.infer<typeof QrelsTopicSchema>;
 
 /**
- * Build qrels from topics: each topic's `relevant` docs get gain 1.
+ * Build qrels from topics: each topic's `relevant` docs get gain 1; with `judgedNonRelevant`
+ * (default true) every other doc of `judged` gets gain 0 (judged non-relevant, e.g. Cohen 2006
+ * records screened out), so exported qrels tell judged from unjudged as trec_eval expects.
+ * Gain-0 entries change no metric (relevance is gain > 0).
  * @param topics validated topics; a duplicate topic id throws.
  * @throws Error naming the duplicate topic id.
  */
-export function qrelsFromTopics(topics: QrelsTopic[]): Qrels {
+export function qrelsFromTopics(topics: QrelsTopic[], opts: { judgedNonRelevant?: boolean } = {}): Qrels {
   const qrels: Qrels = {};
   for (const t of topics) {
     if (qrels[t.id]) throw new Error(`qrels: duplicate query id "${t.id}"`);
-    qrels[t.id] = Object.fromEntries(t.relevant.map((d) => [d, 1]));
+    const rels: Record<string, number> = {};
+    if (opts.judgedNonRelevant ?? true) for (const d of t.judged) rels[d] = 0;
+    for (const d of t.relevant) rels[d] = 1;
+    qrels[t.id] = rels;
   }
   return qrels;
 }

@@ -66,7 +66,11 @@ export const RetrievalSettingsSchema = z
   .object({
     /** "bundled" = PubMedQA + MedEvidence sources + Cohen 2006 abstracts; a corpus store ("lance:<folder>", "s3://…"; storage options from $MEDSYNTH_STORAGE_OPTIONS); or a path to a corpus JSONL. */
     corpus: z.string().default("bundled"),
-    mode: z.enum(["bm25", "dense", "hybrid", "lance-hybrid"]).default("hybrid"),
+    /**
+     * Retrieval mode; when absent, `defaultRetrievalMode` of the embedder: bm25 with the offline
+     * word-vector embedder (it measured best on MedEvidence), hybrid with a real embedder.
+     */
+    mode: z.enum(["bm25", "dense", "hybrid", "lance-hybrid"]).optional(),
     /**
      * MedMeta-style noise corpus: the golden abstracts of `goldenFrom` (a dataset name) plus
      * `noiseCount` abstracts sampled with `seed` from `corpus` (golden ids excluded). MedMeta used
@@ -117,7 +121,7 @@ export const ExperimentConfigSchema = z
     repeats: z.number().int().positive().default(1),
     /** Cells run at the same time. */
     concurrency: z.number().int().positive().default(2),
-    retrieval: RetrievalSettingsSchema.default({ corpus: "bundled", mode: "hybrid", options: {} }),
+    retrieval: RetrievalSettingsSchema.default({ corpus: "bundled", options: {} }),
     retrievalEval: RetrievalEvalSchema.optional(),
     /** Reference metrics computed for every record with a reference (ids from the metric registry). */
     metrics: z.array(z.string()).default([]),

@@ -1,9 +1,11 @@
 /**
  * Retrieval evaluation stage of an experiment: for each dataset with golden PMIDs (MedEvidence
  * `relevant_sources`, MS² included studies, Cohen 2006 inclusions), each retrieval mode and each
- * K, macro recall@K, precision@K, nDCG@K, MRR and hit@K over the queries, against the run's
+ * K, macro recall@K, precision@K, nDCG@K, MRR@K (cut at K) and hit@K over the queries, plus
+ * uncut MRR and MAP over the {@link TREC_EXPORT_DEPTH} hits retrieved per query, against the run's
  * retrieval corpus. Written to `<run>/retrieval-eval.json` with the spec hash, so an unchanged
- * re-run does not recompute it. TREC run and qrels files go to `<run>/trec/` for trec_eval / ranx.
+ * re-run does not recompute it. TREC run and qrels files (runs to depth 100, qrels with judged
+ * non-relevant documents where the dataset has them) go to `<run>/trec/` for trec_eval / ranx.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +16,7 @@ import { buildSynthesisQrels, qrelsFromTopics, type Qrels, type QrelsTopic } fro
 import type { SynthesisTask } from "../corpus/types.ts";
 import { createRetriever } from "../retrieval/registry.ts";
 import { evaluateRun } from "../retrieval/eval/ir-metrics.ts";
-import { writeTrecQrels, writeTrecRun, type TrecRunEntry } from "../retrieval/eval/trec.ts";
+import { TREC_EXPORT_DEPTH, writeTrecQrels, writeTrecRun, type TrecRunEntry } from "../retrieval/eval/trec.ts";
 import type { ExperimentConfig } from "./config.ts";
 import type { RetrievalEvalRow } from "./report/build.ts";
 import { loadRetrievalCorpus } from "./wiring.ts";
@@ -40,7 +42,7 @@ export async function queriesOf(name: string): Promise<{ queries: { id: string; 
 export async function runRetrievalEval(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l)): Promise<{ rows: RetrievalEvalRow[]; recomputed: boolean }> {
   if (!config.retrievalEval) return { rows: [], recomputed: false };
   const path = join(config.output, "retrieval-eval.json");
-  const hash = createHash("sha256").update(stringify({ r: config.retrieval, e: config.retrievalEval }) ?? "").digest("hex");
+  const hash = createHash("sha256").update(stringify({ r: config.retrieval, e: config.retrievalEval, v: 2 }) ?? "").digest("hex");
   if (existsSync(path)) {
     const prev = JSON.parse(readFileSync(path, "utf8")) as { hash?: string; rows?: RetrievalEvalRow[] };
     if (prev.hash === hash && prev.rows) return { rows: prev.rows, recomputed: false };
@@ -49,7 +51,8 @@ export async function runRetrievalEval(config: ExperimentConfig, log: (l: string
   const ks = [...new Set(config.retrievalEval.k)].sort((a, b) => a - b);
   const modes = [...new Set(config.retrievalEval.modes)];
   const kMax = Math.max(...ks);
-  const metrics = ks.flatMap((k) => [`recall@${k}`, `precision@${k}`, `ndcg@${k}`, `mrr@${k}`, `hit@${k}`]);
+  const depth = Math.max(kMax, TREC_EXPORT_DEPTH);
+  const metrics = [...ks.flatMap((k) => [`recall@${k}`, `precision@${k}`, `ndcg@${k}`, `mrr@${k}`, `hit@${k}`]), "mrr", "map"];
   const rows: RetrievalEvalRow[] = [];
   const trecDir = join(config.output, "trec");
   mkdirSync(trecDir, { recursive: true });
@@ -65,14 +68,14 @@ export async function runRetrievalEval(config: ExperimentConfig, log: (l: string
       const run: Record<string, string[]> = {};
       const trec: Record<string, TrecRunEntry[]> = {};
       for (const q of queries) {
-        const hits = await retriever.search(q.text, kMax);
+        const hits = await retriever.search(q.text, depth);
         run[q.id] = hits.map((h) => h.id);
         trec[q.id] = hits.map((h) => ({ id: h.id, score: h.score }));
       }
-      writeTrecRun(join(trecDir, `${name}.${mode}.run`), trec, `medsynth-${mode}`);
+      writeTrecRun(join(trecDir, `${name}.${mode}.run`), trec, `medsynth-${mode}`, depth);
       const ev = evaluateRun(run, qrels, metrics);
       for (const k of ks) {
-        rows.push({ dataset: name, mode, k, queries: ev.queries, recall: ev.mean[`recall@${k}`], precision: ev.mean[`precision@${k}`], ndcg: ev.mean[`ndcg@${k}`], mrr: ev.mean[`mrr@${k}`], hit: ev.mean[`hit@${k}`] });
+        rows.push({ dataset: name, mode, k, queries: ev.queries, recall: ev.mean[`recall@${k}`], precision: ev.mean[`precision@${k}`], ndcg: ev.mean[`ndcg@${k}`], mrrAtK: ev.mean[`mrr@${k}`], hit: ev.mean[`hit@${k}`], mrr: ev.mean.mrr, map: ev.mean.map });
       }
       log(`retrieval eval ${name} ${mode}: recall@${kMax} ${ev.mean[`recall@${kMax}`].toFixed(3)} over ${ev.queries} queries`);
     }

@@ -17,7 +17,7 @@ import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
 import { loadCorpusArg, openCorpusSource } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
-import { createRetriever, createReranker, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever } from "../retrieval/registry.ts";
+import { createRetriever, createReranker, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever, type RetrievalMode } from "../retrieval/registry.ts";
 import { describeEmbedder } from "../retrieval/embedders/registry.ts";
 import { buildNoiseCorpus, buildNoiseCorpusFromSource } from "../retrieval/noise-corpus.ts";
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
@@ -141,12 +141,25 @@ function packageVersions(): Record<string, string> {
   return { medsynth: pkg.version, ...Object.fromEntries(keep.map((k) => [k, pkg.dependencies[k] ?? "?"])) };
 }
 
+/**
+ * The retrieval mode of a run: the config's, or {@link defaultRetrievalMode} of its embedder
+ * (saying so on `log`).
+ */
+export function resolvedRetrievalMode(settings: ExperimentConfig["retrieval"], log: (l: string) => void = () => {}): RetrievalMode {
+  if (settings.mode) return settings.mode;
+  const embedder = typeof settings.options.embedder === "string" ? settings.options.embedder : DEFAULT_RETRIEVER_EMBEDDER_ID;
+  const d = defaultRetrievalMode(embedder);
+  log(d.note);
+  return d.mode;
+}
+
 /** Shared, lazily built retriever of a run. */
 export function retrieverFactory(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l)): () => Promise<BuiltRetriever> {
   return once(async () => {
     const docs = await loadRetrievalCorpus(config.retrieval);
-    log(`retrieval corpus: ${docs.length} documents (${config.retrieval.corpus}); building ${config.retrieval.mode} index`);
-    return createRetriever({ mode: config.retrieval.mode, ...config.retrieval.options }, { docs, log });
+    const mode = resolvedRetrievalMode(config.retrieval, log);
+    log(`retrieval corpus: ${docs.length} documents (${config.retrieval.corpus}); building ${mode} index`);
+    return createRetriever({ mode, ...config.retrieval.options }, { docs, log });
   });
 }
 

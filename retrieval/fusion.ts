@@ -5,6 +5,17 @@
  * retrievers), best first. Outputs are new {@link SearchHit}s with fused `score`, 1-based `rank` and
  * `scores` holding each input list's original score under that list's name (absent when the doc was
  * not in the list). No I/O, no mutation of the inputs.
+ *
+ * Conventions shared by every fusion here (those of ranx and trec_eval):
+ * - ids are compared as strings (`101` and `"101"` are one document);
+ * - within one list a repeated id keeps its first (best) position, and the positions after it are
+ *   not renumbered (a list `[x, x, y]` ranks y 3rd, as trec_eval reads such a run);
+ * - a document's fused score is a sum of per-list contributions added in a fixed order (largest
+ *   first), so documents with identical inputs get bit-identical fused scores whatever the list
+ *   order they were met in;
+ * - ties of the fused score are broken by first appearance: the order in which documents are
+ *   first met reading list 0 top to bottom, then list 1, … (deterministic; with the TREC export's
+ *   strictly decreasing scores, see `retrieval/eval/trec.ts`, trec_eval ranks exactly as we do).
  */
 import type { SearchHit } from "./types.ts";
 
@@ -26,7 +37,8 @@ export const RRF_K = 60;
 
 interface Acc {
   id: string;
-  fused: number;
+  /** Per-list contributions, summed largest first in {@link finish}. */
+  parts: number[];
   firstSeen: number;
   scores: Record<string, number>;
   doc?: SearchHit["doc"];
@@ -50,11 +62,31 @@ function checkArgs(lists: readonly (readonly RankedItem[])[], opts: FusionOption
   return { weights, names };
 }
 
+/** Sum of contributions in descending order, so equal multisets give bit-identical sums. */
+function orderedSum(parts: readonly number[]): number {
+  const sorted = [...parts].sort((a, b) => b - a);
+  let s = 0;
+  for (const p of sorted) s += p;
+  return s;
+}
+
+/** Accumulator of doc `id` (string-normalised), created at its first appearance. */
+function accOf(acc: Map<string, Acc>, item: RankedItem, nextSeen: () => number): Acc {
+  const id = String(item.id);
+  let a = acc.get(id);
+  if (!a) {
+    a = { id, parts: [], firstSeen: nextSeen(), scores: {} };
+    acc.set(id, a);
+  }
+  if (!a.doc && item.doc) a.doc = item.doc;
+  return a;
+}
+
 function finish(acc: Map<string, Acc>, limit: number | undefined): SearchHit[] {
-  const all = [...acc.values()].sort((a, b) => b.fused - a.fused || a.firstSeen - b.firstSeen);
+  const all = [...acc.values()].map((a) => ({ a, fused: orderedSum(a.parts) })).sort((x, y) => y.fused - x.fused || x.a.firstSeen - y.a.firstSeen);
   const top = limit === undefined ? all : all.slice(0, limit);
-  return top.map((a, i) => {
-    const hit: SearchHit = { id: a.id, score: a.fused, rank: i + 1, scores: a.scores };
+  return top.map(({ a, fused }, i) => {
+    const hit: SearchHit = { id: a.id, score: fused, rank: i + 1, scores: a.scores };
     if (a.doc) hit.doc = a.doc;
     return hit;
   });
@@ -64,8 +96,9 @@ function finish(acc: Map<string, Acc>, limit: number | undefined): SearchHit[] {
  * Reciprocal rank fusion: `score(d) = Σ_i w_i / (k + rank_i(d))` over the lists containing d.
  *
  * `rank_i(d)` is d's 1-based position in list i (list order is trusted; `score`/`rank` fields are
- * not re-sorted). A duplicate id inside one list keeps only its first (best) position. Ties are
- * broken by first appearance (list 0 first, then list 1 …), so results are deterministic.
+ * not re-sorted). A duplicate id inside one list keeps only its first (best) position and the
+ * positions after it are not renumbered; ids are compared as strings. Ties are broken by first
+ * appearance (list 0 first, then list 1 …), so results are deterministic (see the module header).
  * @param lists any number of ranked lists, best first (empty lists allowed).
  * @param opts `k` (default {@link RRF_K} = 60, must be ≥ 0), `weights` (default 1 each), `names`, `limit`.
  * @returns fused hits, best first; `scores[name]` is the doc's original score in that list.
@@ -78,23 +111,18 @@ export function rrfFuse(lists: readonly (readonly RankedItem[])[], opts: FusionO
   const { weights, names } = checkArgs(lists, opts, "rrfFuse");
   const acc = new Map<string, Acc>();
   let seen = 0;
+  const nextSeen = () => seen++;
   lists.forEach((list, li) => {
     const w = opts.weights ? weights[li] : 1;
     const inList = new Set<string>();
-    let pos = 0;
-    for (const item of list) {
-      if (inList.has(item.id)) continue;
-      inList.add(item.id);
-      pos += 1;
-      let a = acc.get(item.id);
-      if (!a) {
-        a = { id: item.id, fused: 0, firstSeen: seen++, scores: {} };
-        acc.set(item.id, a);
-      }
-      if (!a.doc && item.doc) a.doc = item.doc;
-      a.fused += w / (k + pos);
+    list.forEach((item, i) => {
+      const id = String(item.id);
+      if (inList.has(id)) return;
+      inList.add(id);
+      const a = accOf(acc, item, nextSeen);
+      a.parts.push(w / (k + i + 1));
       a.scores[names[li]] = item.score;
-    }
+    });
   });
   return finish(acc, opts.limit);
 }
@@ -107,7 +135,7 @@ export function rrfFuse(lists: readonly (readonly RankedItem[])[], opts: FusionO
  * its worst 0. A doc missing from list i gets 0 for that list — the same as that list's worst
  * retrieved hit. A list whose scores are all equal (incl. a single hit) maps every hit to 1.
  * Weights default to 1/n each, so fused scores lie in [0, 1]. A duplicate id inside one list keeps
- * only its first occurrence. Ties are broken by first appearance.
+ * only its first occurrence; ids are compared as strings. Ties are broken by first appearance.
  * @param lists ranked lists with comparable-within-list scores (higher = better).
  * @param opts `weights` (default 1/n each), `names`, `limit`.
  * @returns fused hits, best first; `scores[name]` is the doc's original (unnormalised) score.
@@ -119,6 +147,7 @@ export function minMaxFuse(lists: readonly (readonly RankedItem[])[], opts: Fusi
   const n = lists.length;
   const acc = new Map<string, Acc>();
   let seen = 0;
+  const nextSeen = () => seen++;
   lists.forEach((list, li) => {
     const w = opts.weights ? weights[li] : 1 / n;
     let min = Infinity;
@@ -131,16 +160,12 @@ export function minMaxFuse(lists: readonly (readonly RankedItem[])[], opts: Fusi
     const range = max - min;
     const inList = new Set<string>();
     for (const item of list) {
-      if (inList.has(item.id)) continue;
-      inList.add(item.id);
-      let a = acc.get(item.id);
-      if (!a) {
-        a = { id: item.id, fused: 0, firstSeen: seen++, scores: {} };
-        acc.set(item.id, a);
-      }
-      if (!a.doc && item.doc) a.doc = item.doc;
+      const id = String(item.id);
+      if (inList.has(id)) continue;
+      inList.add(id);
+      const a = accOf(acc, item, nextSeen);
       const norm = range > 0 ? (item.score - min) / range : 1;
-      a.fused += w * norm;
+      a.parts.push(w * norm);
       a.scores[names[li]] = item.score;
     }
   });

@@ -20,6 +20,7 @@ import type { CorpusDoc } from "../corpus/types.ts";
 import { analyze } from "./analyzer.ts";
 import { minMaxFuse, rrfFuse, RRF_K, type RankedItem } from "./fusion.ts";
 import type { DenseStore } from "./dense/lancedb-store.ts";
+import { searchMatchable, unmatchableDocIds } from "./dense/dense-retriever.ts";
 import { embedQueries, type Embedder, type Retriever, type SearchHit } from "./types.ts";
 
 /** Config of the in-memory hybrid. */
@@ -132,7 +133,8 @@ const FTS_WORD_RE = /[\p{L}\p{M}\p{N}\p{Pc}]+/gu;
  * A query with no analyzable term under the project analyzer ({@link analyze}: no word of ≥ 2
  * characters outside the stop list, e.g. `"*&^%$#@!"`) returns [] without searching; a query
  * whose terms match nothing in the FTS index and whose embedding is the zero vector (no known
- * word) returns [] too. Hits carry `scores.fts` (LanceDB BM25 score, when in the FTS list),
+ * word) returns [] too; a document with no analyzable term never matches in the vector list
+ * ({@link unmatchableDocIds}, from `docs`; LanceDB's FTS never returns it either). Hits carry `scores.fts` (LanceDB BM25 score, when in the FTS list),
  * `scores.dense` (cosine, when in the vector list) and `scores.rrf` (= `score`).
  * @throws when the store and embedder ids differ, or on an invalid `rrfK` / `candidates`.
  * @see Cormack, Clarke & Büttcher 2009 (RRF).
@@ -150,6 +152,7 @@ export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise
     (deps.log ?? ((l: string) => console.error(l)))(`lance hybrid: built FTS index on ${store.tableName} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   const byId = new Map<string, CorpusDoc>((deps.docs ?? []).map((d) => [d.id, d]));
+  const unmatchable = unmatchableDocIds(deps.docs ?? []);
 
   /** LanceDB full-text candidates, best first (ties by id). `_score` is selected explicitly (no autoprojection warning). */
   const ftsSearch = async (text: string, depth: number): Promise<RankedItem[]> => {
@@ -176,7 +179,7 @@ export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise
       const [v] = await embedQueries(embedder, [query]);
       const [lex, den] = await Promise.all([
         ftsText === "" ? Promise.resolve([] as RankedItem[]) : ftsSearch(ftsText, depth),
-        !v || v.every((x) => x === 0) ? Promise.resolve([] as RankedItem[]) : store.search(v, depth),
+        !v || v.every((x) => x === 0) ? Promise.resolve([] as RankedItem[]) : searchMatchable(store, v, depth, unmatchable),
       ]);
       const fused = rrfFuse([lex, den], { k: cfg.rrfK, names: ["fts", "dense"], limit });
       return fused.map((h) => {

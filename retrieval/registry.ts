@@ -44,6 +44,22 @@ export const RetrieverConfigSchema = z
     dense: LanceStoreConfigSchema.prefault({}),
   })
   .strict();
+/**
+ * The mode a command or config uses when none is given, and the one line that says why.
+ * With the offline word-vector embedder (id `word-vectors:…`) BM25 alone measured best on
+ * MedEvidence (recall@10 0.865 vs hybrid 0.741, `experiments/bench/retrieval.ts`): fusing a weak
+ * dense list only dilutes BM25. With any other embedder (a real dense model) the default stays
+ * the MedMeta hybrid.
+ * @param embedderId the embedder that dense/hybrid modes would use.
+ * @returns the mode and a note for the user (printed once by the caller).
+ */
+export function defaultRetrievalMode(embedderId: string): { mode: RetrievalMode; note: string } {
+  if (embedderId.startsWith("word-vectors")) {
+    return { mode: "bm25", note: `retrieval mode: bm25 (default with the offline word-vector embedder ${embedderId}: on MedEvidence BM25 recall@10 is 0.865 vs hybrid 0.741; set the mode to hybrid explicitly to fuse, or use a real embedder)` };
+  }
+  return { mode: "hybrid", note: `retrieval mode: hybrid (default with embedder ${embedderId})` };
+}
+
 /** {@link RetrieverConfigSchema} after parsing (defaults applied). */
 export type RetrieverConfig = z.infer<typeof RetrieverConfigSchema>;
 /** What a caller may pass for {@link RetrieverConfigSchema} (keys with defaults are optional). */

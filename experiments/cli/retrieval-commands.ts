@@ -3,12 +3,18 @@
  *
  * - `medsynth index build [--corpus bundled|<corpus.jsonl>] [--embedder id] [--bm25-engine fast|wink] [--index none|hnsw_sq|ivf_pq]`
  *   builds (or finds cached) the BM25 index and the LanceDB dense table for the corpus.
- * - `medsynth search "<query>" --mode bm25|dense|hybrid|lance-hybrid --k 10 [--rerank id]`
+ * - `medsynth search "<query>" [--mode bm25|dense|hybrid|lance-hybrid] --k 10 [--rerank id]`
+ *   (`--mode` defaults to bm25 with the offline word-vector embedder, hybrid with another one;
+ *   the chosen default is said once on stderr)
  *   prints rank, PMID, title and the per-retriever scores (bm25, dense, fused, reranker); a
  *   warning line when the reranker could not grade some docs (first error + count).
- * - `medsynth retrieval eval --dataset medevidence --mode bm25,hybrid --k 5,10 [--json] [--trec-out dir]`
+ * - `medsynth retrieval eval --dataset medevidence --mode bm25,hybrid --k 5,10 [--json] [--trec-out dir] [--trec-depth 100]`
  *   runs every dataset query with each mode and prints recall/precision/nDCG/MRR/hit at each
- *   distinct k (macro means).
+ *   distinct k (macro means; MRR@k is cut at k), uncut MRR and MAP over the `--trec-depth` hits
+ *   retrieved, and with several modes per-query paired t and randomisation tests of each mode
+ *   against the first (Holm-adjusted), as ranx's `compare`.
+ * - `medsynth retrieval score <run> <qrels> [--k 5,10] [--json]` scores an external TREC run
+ *   with the same metrics (read the trec_eval way: score descending, then docno descending).
  *
  * Corpus: `bundled` (default: PubMedQA + MedEvidence sources + Cohen 2006, ~3.3k abstracts) or a
  * JSONL (.jsonl / .jsonl.gz) of {@link CorpusDoc} lines or PubmedRecord lines as written by
@@ -27,8 +33,10 @@ import { recordToCorpusDoc } from "../../corpus/conclusion-task.ts";
 import { isPubmedRecordLine } from "../../corpus/datasets/jsonl.ts";
 import { createChatModel } from "../../models/registry.ts";
 import { evaluateRun, type Qrels, type RunEvaluation } from "../../retrieval/eval/ir-metrics.ts";
-import { writeTrecQrels, writeTrecRun, type TrecRun } from "../../retrieval/eval/trec.ts";
-import { createReranker, createRetriever, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, RERANKER_IDS, RETRIEVAL_MODES, RetrieverConfigSchema, type BuiltRetriever, type RetrievalMode, type RetrieverConfigInput } from "../../retrieval/registry.ts";
+import { readTrecQrels, readTrecRun, TREC_EXPORT_DEPTH, writeTrecQrels, writeTrecRun, type TrecRun } from "../../retrieval/eval/trec.ts";
+import { holm } from "../../judges/stats/multiple-testing.ts";
+import { pairedRandomizationTest, pairedTTest } from "../../judges/stats/paired-tests.ts";
+import { createReranker, createRetriever, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, RERANKER_IDS, RETRIEVAL_MODES, RetrieverConfigSchema, type BuiltRetriever, type RetrievalMode, type RetrieverConfigInput } from "../../retrieval/registry.ts";
 import type { SearchHit } from "../../retrieval/types.ts";
 
 export { readCorpusFile, loadCorpusArg, type CorpusFileRead } from "../../corpus/corpus-file.ts";
@@ -115,7 +123,8 @@ function fmt(x: number | undefined): string {
 
 /** Options shared by `search` and `retrieval eval` that make a retriever config. */
 interface RetrievalCliOptions {
-  mode: string;
+  /** Absent: {@link defaultRetrievalMode} of `--embedder` (bm25 with the offline word vectors). */
+  mode?: string;
   embedder: string;
   bm25Engine: string;
   fusion: string;
@@ -158,7 +167,7 @@ export function retrieverConfig(o: Partial<RetrievalCliOptions>, mode: Retrieval
 
 function addRetrieverOptions(cmd: Command, multiMode = false): Command {
   return cmd
-    .option("--mode <mode>", multiMode ? `retrieval mode(s), comma-separated: ${RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${RETRIEVAL_MODES.join("|")}`, "hybrid")
+    .option("--mode <mode>", `${multiMode ? `retrieval mode(s), comma-separated: ${RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder)`)
     .option("--corpus <corpus>", "bundled | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text} or `corpus ingest` PubmedRecord lines)", "bundled")
     .option("--embedder <id>", `embedder id (${EMBEDDER_IDS.join(", ")})`, DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--bm25-engine <engine>", "fast | wink", "fast")
@@ -226,7 +235,9 @@ export interface SearchCliOptions extends RetrievalCliOptions {
 export async function runSearch(query: string, o: SearchCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<SearchHit[]> {
   const k = parseSingleK(o.k);
   const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
-  const config = retrieverConfig(o, parseModes(o.mode, false)[0]);
+  const chosen = modeOrDefault(o);
+  const config = retrieverConfig(o, parseModes(chosen.mode, false)[0]);
+  if (chosen.note) err(chosen.note);
   const docs = await loadCorpusArg(o.corpus, err);
   const r = await createRetriever(config, { docs, log: err });
   const reranker = await buildRerankerArg(o.rerank, o.chatModel);
@@ -245,6 +256,16 @@ export async function runSearch(query: string, o: SearchCliOptions, out: (l: str
   const widths = header.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i].length)));
   for (const row of [header, ...rows]) out(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join("  "));
   return hits;
+}
+
+/**
+ * `--mode`, or the default for `--embedder` ({@link defaultRetrievalMode}) with the note the
+ * caller prints once, after the options validated.
+ */
+function modeOrDefault(o: Partial<RetrievalCliOptions>): { mode: string; note: string | null } {
+  if (o.mode !== undefined) return { mode: o.mode, note: null };
+  const d = defaultRetrievalMode(o.embedder ?? DEFAULT_RETRIEVER_EMBEDDER_ID);
+  return { mode: d.mode, note: d.note };
 }
 
 function parseSingleKNamed(flag: string, s: string): number {
@@ -275,6 +296,82 @@ export interface EvalCliOptions extends RetrievalCliOptions {
   chatModel?: string;
   json?: boolean;
   trecOut?: string;
+  /** Hits retrieved and written per query (default {@link TREC_EXPORT_DEPTH}); uncut MRR and MAP read them all. */
+  trecDepth?: string;
+}
+
+/** Metrics of `retrieval eval` / `retrieval score` for cutoffs `ks`: per k recall, precision, nDCG, MRR@k, hit; then uncut MRR and MAP. */
+export function evalMetricNames(ks: readonly number[]): string[] {
+  return [...ks.flatMap((k) => [`recall@${k}`, `precision@${k}`, `ndcg@${k}`, `mrr@${k}`, `hit@${k}`]), "mrr", "map"];
+}
+
+/** One paired comparison of a mode against the baseline mode on one metric, over the evaluated queries. */
+export interface ModeComparison {
+  baseline: string;
+  mode: string;
+  metric: string;
+  /** Queries paired (evaluated in both). */
+  n: number;
+  /** mean(mode − baseline). */
+  meanDiff: number;
+  /** Paired t (NaN when all differences are equal). */
+  t: number;
+  pT: number;
+  /** Randomisation (sign-flip) test p. */
+  pRandomization: number;
+  /** Holm-adjusted paired-t p over all comparisons of the table. */
+  pTHolm: number;
+  /** Holm-adjusted randomisation p over all comparisons of the table. */
+  pRandomizationHolm: number;
+  status: string;
+}
+
+/**
+ * Per-query paired t and randomisation tests of every run against the first (the baseline), on
+ * each metric; p-values Holm-adjusted across the whole table (each test family separately).
+ * @param runs label and per-query metric values (`RunEvaluation.perQuery`) of each run.
+ * @param opts `iterations` and `seed` of the randomisation test (default 10,000, "medsynth").
+ */
+export function compareRuns(runs: readonly { label: string; perQuery: Record<string, Record<string, number>> }[], metrics: readonly string[], opts: { iterations?: number; seed?: string } = {}): ModeComparison[] {
+  if (runs.length < 2) return [];
+  const [base, ...rest] = runs;
+  const out: ModeComparison[] = [];
+  for (const r of rest) {
+    const qids = Object.keys(base.perQuery).filter((q) => q in r.perQuery);
+    for (const m of metrics) {
+      const xs = qids.map((q) => r.perQuery[q][m]);
+      const ys = qids.map((q) => base.perQuery[q][m]);
+      const t = qids.length >= 2 ? pairedTTest(xs, ys) : null;
+      const rnd = pairedRandomizationTest(xs, ys, opts);
+      out.push({ baseline: base.label, mode: r.label, metric: m, n: qids.length, meanDiff: rnd.meanDiff, t: t?.t ?? Number.NaN, pT: t?.p ?? Number.NaN, pRandomization: rnd.p, pTHolm: Number.NaN, pRandomizationHolm: Number.NaN, status: t?.status ?? "too-few" });
+    }
+  }
+  const adjust = (get: (c: ModeComparison) => number, set: (c: ModeComparison, v: number) => void) => {
+    const testable = out.filter((c) => Number.isFinite(get(c)));
+    holm(testable.map(get)).forEach((v, i) => set(testable[i], v));
+  };
+  adjust((c) => c.pT, (c, v) => (c.pTHolm = v));
+  adjust((c) => c.pRandomization, (c, v) => (c.pRandomizationHolm = v));
+  return out;
+}
+
+/** Text lines of a mode-comparison table (one per comparison). */
+export function formatComparisons(rows: readonly ModeComparison[]): string[] {
+  if (!rows.length) return [];
+  const f = (x: number, d = 4) => (Number.isFinite(x) ? x.toFixed(d) : "–");
+  const header = ["mode vs baseline", "metric", "n", "mean diff", "t", "p (t)", "p (t, Holm)", "p (rand.)", "p (rand., Holm)"];
+  const body = rows.map((c) => [`${c.mode} vs ${c.baseline}`, c.metric, String(c.n), f(c.meanDiff), f(c.t, 2), f(c.pT), f(c.pTHolm), f(c.pRandomization), f(c.pRandomizationHolm)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  return [header, ...body].map((row) => row.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd());
+}
+
+/** Text lines of the metrics table of one evaluation: a row per k (MRR@k), then uncut MRR and MAP. */
+export function formatEvaluation(ev: RunEvaluation, ks: readonly number[]): string[] {
+  const fams = ["recall", "precision", "ndcg", "mrr", "hit"];
+  const lines = [["k", "recall@k", "precision@k", "nDCG@k", "MRR@k", "hit@k"].map((c) => c.padEnd(12)).join("").trimEnd()];
+  for (const k of ks) lines.push([String(k), ...fams.map((f) => ev.mean[`${f}@${k}`].toFixed(4))].map((c) => c.padEnd(12)).join("").trimEnd());
+  lines.push(`MRR (uncut) ${ev.mean.mrr.toFixed(4)}   MAP ${ev.mean.map.toFixed(4)}`);
+  return lines;
 }
 
 /**
@@ -286,9 +383,11 @@ export interface EvalCliOptions extends RetrievalCliOptions {
  */
 export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<ModeEvaluation[]> {
   const ks = parseKList(o.k);
-  const modes = parseModes(o.mode, true);
+  const chosen = modeOrDefault(o);
+  const modes = parseModes(chosen.mode, true);
   const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
   const configs = modes.map((m) => retrieverConfig(o, m));
+  if (chosen.note) err(chosen.note);
   const ds = await loadDataset(o.dataset);
   if (!ds.qrels) throw new Error(`dataset ${o.dataset} has no qrels (relevance judgments); use medevidence or cohen2006`);
   const qrels: Qrels = ds.qrels;
@@ -301,8 +400,10 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
   const missing = judged.filter((id) => !inCorpus.has(id)).length;
   if (missing) err(`warning: ${missing} of ${judged.length} relevant (query, doc) pairs name docs absent from the corpus (they count as misses)`);
   const reranker = await buildRerankerArg(o.rerank, o.chatModel);
-  const maxK = Math.max(...ks);
-  const metrics = ks.flatMap((k) => [`recall@${k}`, `precision@${k}`, `ndcg@${k}`, `mrr@${k}`, `hit@${k}`]);
+  // With a reranker the default depth stays at the largest k, so a model is not asked to grade 100 docs per query.
+  const depth = o.trecDepth !== undefined ? parseSingleKNamed("--trec-depth", o.trecDepth) : reranker ? Math.max(...ks) : TREC_EXPORT_DEPTH;
+  const maxK = Math.max(...ks, depth);
+  const metrics = evalMetricNames(ks);
   const results: ModeEvaluation[] = [];
   for (const config of configs) {
     const r = await createRetriever(config, { docs, log: err });
@@ -318,27 +419,52 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
     if (o.trecOut) {
       mkdirSync(o.trecOut, { recursive: true });
       const runFile = join(o.trecOut, configs.length === 1 ? "run.trec" : `run.${config.mode}.trec`);
-      writeTrecRun(runFile, run, tag);
+      writeTrecRun(runFile, run, tag, depth);
       writeTrecQrels(join(o.trecOut, "qrels.trec"), qrels);
       err(`wrote ${runFile} and ${join(o.trecOut, "qrels.trec")}`);
     }
     results.push({ mode: config.mode as RetrievalMode, retriever: r.id, reranker: reranker?.id ?? null, config: r.config, msPerQuery: ms, ev });
   }
+  const cmpMetrics = [`recall@${Math.max(...ks)}`, `ndcg@${Math.max(...ks)}`, `mrr@${Math.max(...ks)}`, "map"];
+  const comparisons = compareRuns(results.map((x) => ({ label: x.mode, perQuery: x.ev.perQuery })), cmpMetrics);
   if (o.json) {
-    const one = (x: (typeof results)[number]) => ({ dataset: o.dataset, retriever: x.retriever, reranker: x.reranker, config: x.config, corpusDocs: docs.length, queries: x.ev.queries, msPerQuery: x.msPerQuery, mean: x.ev.mean, perQuery: x.ev.perQuery });
-    out(JSON.stringify(results.length === 1 ? one(results[0]) : { dataset: o.dataset, modes, runs: results.map(one) }, null, 2));
+    const one = (x: (typeof results)[number]) => ({ dataset: o.dataset, retriever: x.retriever, reranker: x.reranker, config: x.config, corpusDocs: docs.length, queries: x.ev.queries, depth, msPerQuery: x.msPerQuery, mean: x.ev.mean, perQuery: x.ev.perQuery });
+    out(JSON.stringify(results.length === 1 ? one(results[0]) : { dataset: o.dataset, modes, runs: results.map(one), comparisons }, null, 2));
     return results;
   }
-  const fams = ["recall", "precision", "ndcg", "mrr", "hit"];
   for (const x of results) {
-    out(`${o.dataset}: ${x.ev.queries} queries, corpus ${docs.length} docs, ${x.retriever}${x.reranker ? ` → ${x.reranker}` : ""}, ${x.msPerQuery.toFixed(1)} ms/query`);
-    out(["k", ...fams].map((c) => c.padEnd(10)).join(""));
-    for (const k of ks) out([String(k), ...fams.map((f) => x.ev.mean[`${f}@${k}`].toFixed(4))].map((c) => c.padEnd(10)).join(""));
+    out(`${o.dataset}: ${x.ev.queries} queries, corpus ${docs.length} docs, ${x.retriever}${x.reranker ? ` → ${x.reranker}` : ""}, ${x.msPerQuery.toFixed(1)} ms/query, ${depth} hits/query`);
+    for (const l of formatEvaluation(x.ev, ks)) out(l);
+  }
+  if (comparisons.length) {
+    out(`paired tests against ${results[0].mode} over ${comparisons[0].n} queries (two-sided; randomisation: 10,000 seeded sign flips; Holm across the table):`);
+    for (const l of formatComparisons(comparisons)) out(l);
   }
   return results;
 }
 
-/** Register `index build`, `search` and `retrieval eval` on the program. */
+/**
+ * Run `retrieval score` (exported for tests): read a TREC run the trec_eval way (score
+ * descending, then docno descending, rank column ignored) and TREC qrels, evaluate with
+ * {@link evalMetricNames}, print the table (or JSON).
+ * @returns the evaluation.
+ * @throws Error naming file and line on a malformed run or qrels line; on a bad `--k`.
+ */
+export function runRetrievalScore(runPath: string, qrelsPath: string, o: { k: string; json?: boolean }, out: (l: string) => void = (l) => console.log(l)): RunEvaluation {
+  const ks = parseKList(o.k);
+  const { run, tag } = readTrecRun(runPath);
+  const qrels = readTrecQrels(qrelsPath);
+  const ev = evaluateRun(Object.fromEntries(Object.entries(run).map(([q, es]) => [q, es.map((e) => e.id)])), qrels, evalMetricNames(ks));
+  if (o.json) {
+    out(JSON.stringify({ run: runPath, tag, qrels: qrelsPath, queries: ev.queries, skippedNoRelevant: ev.skippedNoRelevant, missingFromRun: ev.missingFromRun, unjudged: ev.unjudged, mean: ev.mean, perQuery: ev.perQuery }, null, 2));
+    return ev;
+  }
+  out(`${runPath} (${tag ?? "no tag"}): ${ev.queries} judged queries${ev.missingFromRun.length ? `, ${ev.missingFromRun.length} missing from the run (scored 0)` : ""}${ev.unjudged.length ? `, ${ev.unjudged.length} run queries without qrels ignored` : ""}`);
+  for (const l of formatEvaluation(ev, ks)) out(l);
+  return ev;
+}
+
+/** Register `index build`, `search`, `retrieval eval` and `retrieval score` on the program. */
 export function registerRetrievalCommands(program: Command): void {
   const index = program.command("index").description("Build retrieval indexes (BM25 + LanceDB dense table)");
   index
@@ -380,7 +506,19 @@ export function registerRetrievalCommands(program: Command): void {
     .option("--chat-model <id>", "chat model for --rerank llm-pointwise (openai:<model>)")
     .option("--json", "print JSON (means, per-query values, settings; {modes, runs: [...]} for several modes)")
     .option("--trec-out <dir>", "write run.trec (run.<mode>.trec for several modes) and qrels.trec there (for trec_eval / ranx)")
+    .option("--trec-depth <n>", `hits retrieved and written per query; uncut MRR and MAP read them all (default ${TREC_EXPORT_DEPTH}; with --rerank the largest --k)`)
     .action(async (o: EvalCliOptions) => {
       await runRetrievalEval(o);
+    });
+
+  retrieval
+    .command("score")
+    .description("Score an external TREC run against TREC qrels with our metrics (recall, precision, nDCG, MRR@k, hit; uncut MRR, MAP)")
+    .argument("<run>", "TREC run file (qid Q0 docid rank score tag)")
+    .argument("<qrels>", "TREC qrels file (qid 0 docid rel)")
+    .option("--k <list>", "cutoffs, comma-separated", "5,10")
+    .option("--json", "print JSON (means and per-query values)")
+    .action((runPath: string, qrelsPath: string, o: { k: string; json?: boolean }) => {
+      runRetrievalScore(runPath, qrelsPath, o);
     });
 }

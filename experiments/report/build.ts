@@ -10,6 +10,7 @@ import { readResults, latestByKey } from "../results-store.ts";
 import { columnsOf, matchesFilter, recordValues } from "./columns.ts";
 import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, modelByVariantTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
+import { uncertaintyTable } from "./uncertainty.ts";
 import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "../../judges/rwe-weighted-score.ts";
 import { panelSection } from "./panel-section.ts";
 import { humanRatingSections } from "./human-section.ts";
@@ -25,8 +26,13 @@ export interface RetrievalEvalRow {
   recall: number;
   precision: number;
   ndcg: number;
-  mrr: number;
+  /** MRR@K: reciprocal rank of the first relevant hit within the top K. */
+  mrrAtK: number;
   hit: number;
+  /** Uncut MRR over the hits retrieved (100 per query by default). */
+  mrr?: number;
+  /** MAP (uncut average precision) over the hits retrieved. */
+  map?: number;
 }
 
 /** Settings read from the run's spec.json (all optional). */
@@ -102,8 +108,9 @@ export function retrievalTable(rows: RetrievalEvalRow[]): ReportTable {
   return {
     id: "retrieval",
     title: "Retrieval against golden PMIDs (macro means over queries)",
-    header: ["dataset", "mode", "K", "queries", "recall@K", "precision@K", "nDCG@K", "MRR", "hit@K"],
-    rows: rows.map((r) => [r.dataset, r.mode, String(r.k), String(r.queries), fmt(r.recall), fmt(r.precision), fmt(r.ndcg), fmt(r.mrr), fmt(r.hit)]),
+    header: ["dataset", "mode", "K", "queries", "recall@K", "precision@K", "nDCG@K", "MRR@K", "hit@K", "MRR", "MAP"],
+    rows: rows.map((r) => [r.dataset, r.mode, String(r.k), String(r.queries), fmt(r.recall), fmt(r.precision), fmt(r.ndcg), fmt(r.mrrAtK), fmt(r.hit), r.mrr === undefined ? "–" : fmt(r.mrr), r.map === undefined ? "–" : fmt(r.map)]),
+    caption: "MRR@K is cut at K; MRR and MAP are uncut, over the hits retrieved per query (TREC export depth, 100 by default).",
     values: rows as unknown as Record<string, unknown>[],
   };
 }
@@ -129,6 +136,8 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
     const main = primaryColumn(rs, settings.primaryMetric && cols.includes(settings.primaryMetric) ? settings.primaryMetric : undefined);
     const panelCols = cols.filter((c) => c.startsWith("judge:"));
     for (const c of [...new Set([main, ...panelCols].filter((x): x is string => !!x))]) tables.push(modelByVariantTable(rs, c, `main-${kind}-${c}`));
+    const unc = main ? uncertaintyTable(rs, main, `uncertainty-${kind}-${main}`) : null;
+    if (unc) tables.push(unc);
     tables.push({ ...allColumnsTable(rs, cols), id: `all-${kind}` });
     if (kind === "synthesis") tables.push(...answerAccuracyTables(rs));
     if (kind === "rwe") {

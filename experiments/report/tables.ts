@@ -10,7 +10,7 @@
  * - Paired comparisons (paired t, Wilcoxon, Cohen's d_z, Holm-adjusted p).
  * - Subgroups by an item field, top and bottom groups (MedConclusion §5).
  */
-import { describe as describeSample, mean, pairedTTest, cohenDz, wilcoxonSignedRank, holm } from "../../judges/stats/index.ts";
+import { describe as describeSample, mean, pairedTTest, cohenDz, wilcoxonSignedRank, holm, isBinary, wilsonInterval } from "../../judges/stats/index.ts";
 import type { RunRecord } from "../types.ts";
 import { columnsOf, differencesVary, groupBy, matchesFilter, pairKey, recordValues, variantLabel } from "./columns.ts";
 
@@ -24,17 +24,27 @@ export interface ReportTable {
   values?: Record<string, unknown>[];
 }
 
-/** Mean and t-based 95 % CI of a sample (CI null when n < 2). */
+/** Mean and 95 % CI of a sample (CI null when n < 2 for the t interval). */
 export interface MeanCi {
   n: number;
   mean: number;
   ciLow: number | null;
   ciHigh: number | null;
+  /** `wilson` for binary (0/1) values, else `t`. Absent on older values = `t`. */
+  method?: "t" | "wilson";
 }
 
-/** Mean with t-based 95 % CI; n = 0 → null. */
+/**
+ * Mean with a 95 % CI; n = 0 → null. Binary values (all 0 or 1: answer accuracy, jury verdicts)
+ * get the Wilson score interval, which stays inside [0, 1] (a t interval of 1 of 3 was
+ * 0.333 ± 1.434); other values the t-based interval mean ± t·SD/√n.
+ */
 export function meanCi(values: number[]): MeanCi | null {
   if (values.length === 0) return null;
+  if (isBinary(values)) {
+    const w = wilsonInterval(values.filter((v) => v === 1).length, values.length);
+    return { n: w.n, mean: w.estimate, ciLow: w.lower, ciHigh: w.upper, method: "wilson" };
+  }
   if (values.length === 1) return { n: 1, mean: values[0], ciLow: null, ciHigh: null };
   const d = describeSample(values);
   const degenerate = d.sd === 0;
@@ -46,9 +56,10 @@ export function fmt(x: number | null | undefined, digits = 3): string {
   return x === null || x === undefined || !Number.isFinite(x) ? "–" : x.toFixed(digits);
 }
 
-/** "mean ± half-width" (half-width of the 95 % CI), or the mean alone when n < 2. */
+/** "mean ± half-width" (half-width of the 95 % CI), "mean [low, high]" for a Wilson interval, or the mean alone when n < 2. */
 export function fmtMeanCi(m: MeanCi | null, digits = 3): string {
   if (!m) return "–";
+  if (m.method === "wilson" && m.ciLow !== null && m.ciHigh !== null) return `${fmt(m.mean, digits)} [${fmt(m.ciLow, digits)}, ${fmt(m.ciHigh, digits)}]`;
   if (m.ciLow === null || m.ciHigh === null) return `${fmt(m.mean, digits)} (n=1)`;
   return `${fmt(m.mean, digits)} ± ${fmt((m.ciHigh - m.ciLow) / 2, digits)}`;
 }
@@ -87,7 +98,7 @@ export function modelByVariantTable(records: RunRecord[], column: string, id = `
     }
     rows.push(row);
   }
-  return { id, title: `${column}: mean ± 95 % CI by model and workflow`, caption: "t-based 95 % CI over items (and repeats); cells without a value are failed, skipped or unscored records.", header: ["model", ...variants], rows, values };
+  return { id, title: `${column}: mean ± 95 % CI by model and workflow`, caption: "t-based 95 % CI over items (and repeats); binary metrics (0/1) show the Wilson interval [low, high]; cells without a value are failed, skipped or unscored records.", header: ["model", ...variants], rows, values };
 }
 
 /** Every column's mean ± CI per model × variant (long format), for MedConclusion Tables 2–4. */

@@ -13,6 +13,14 @@
  * is computed with rouge_score's counting that prevents double-counting of tokens.
  * F1 = 2PR/(P+R), or 0 when P + R = 0.
  *
+ * Non-Latin text: rouge-score's tokenizer drops every character outside [a-z0-9], so Thai,
+ * Chinese or Greek text has no tokens at all. That stays the default (parity), but the registry
+ * metric flags it: a pair where either text has letters or digits yet no token survives gets
+ * `null` with the note `empty-after-tokenization` (identical Thai texts used to score a silent 0).
+ * The `tokenizer: "unicode"` option instead splits words with `Intl.Segmenter` (Unicode word
+ * boundaries, ICU dictionaries for Thai/CJK), lowercases them and stems only [a-z0-9] tokens —
+ * documented as not comparable with rouge-score numbers.
+ *
  * Speed: tokens are interned to integer ids through a memoised stemmer; n-gram overlap uses
  * typed arrays (unigrams) and sorted numeric codes (bigrams); LCS uses two Int32Array rows.
  *
@@ -39,12 +47,26 @@ export const RougeConfigSchema = z
     types: z.array(RougeTypeSchema).min(1).default(["rouge1", "rouge2", "rougeL"]),
     /** Porter-stem tokens longer than 3 characters (rouge_score `use_stemmer`). */
     useStemmer: z.boolean().default(true),
+    /**
+     * `rouge-score` (default): rouge-score's [a-z0-9] tokenizer, bit-for-bit parity. `unicode`:
+     * Unicode word segmentation (`Intl.Segmenter`), for non-Latin text; not rouge-score-comparable.
+     */
+    tokenizer: z.enum(["rouge-score", "unicode"]).default("rouge-score"),
     /** Which of precision / recall / fmeasure the registry metric reports. */
     report: z.array(z.enum(["precision", "recall", "fmeasure"])).min(1).default(["fmeasure"]),
   })
   .strict();
 /** Parsed ROUGE config. */
 export type RougeConfig = z.infer<typeof RougeConfigSchema>;
+
+/** Tokenizer of {@link RougeScorer}: rouge-score's [a-z0-9] runs, or Unicode word segmentation. */
+export type RougeTokenizer = "rouge-score" | "unicode";
+
+/** Note on a ROUGE value that is null because a text with letters or digits kept no token. */
+export const EMPTY_AFTER_TOKENIZATION = "empty-after-tokenization";
+
+const ASCII_TOKEN = /^[a-z0-9]+$/;
+const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 /** Precision, recall and F1 of one ROUGE variant, each in [0, 1]. */
 export interface RougeScore {
@@ -66,7 +88,9 @@ const ZERO: RougeScore = Object.freeze({ precision: 0, recall: 0, fmeasure: 0 })
 export class RougeScorer {
   readonly types: readonly RougeType[];
   readonly useStemmer: boolean;
+  readonly tokenizer: RougeTokenizer;
   private readonly stem: (w: string) => string;
+  private segmenter: Intl.Segmenter | null = null;
   private readonly ids = new Map<string, number>();
   private readonly words: string[] = [];
   private counts = new Int32Array(1024);
@@ -76,11 +100,13 @@ export class RougeScorer {
   /**
    * @param types ROUGE variants (default rouge1, rouge2, rougeL).
    * @param useStemmer stem tokens longer than 3 chars with NLTK's Porter stemmer (default true).
+   * @param tokenizer `rouge-score` (default, parity) or `unicode` (see the module header).
    * @throws ZodError on an unknown variant name.
    */
-  constructor(types: readonly string[] = ["rouge1", "rouge2", "rougeL"], useStemmer = true) {
+  constructor(types: readonly string[] = ["rouge1", "rouge2", "rougeL"], useStemmer = true, tokenizer: RougeTokenizer = "rouge-score") {
     this.types = types.map((t) => RougeTypeSchema.parse(t));
     this.useStemmer = useStemmer;
+    this.tokenizer = tokenizer;
     this.stem = createMemoStemmer();
   }
 
@@ -94,7 +120,7 @@ export class RougeScorer {
   private intern(raw: string): number {
     let id = this.ids.get(raw);
     if (id === undefined) {
-      const word = this.useStemmer && raw.length > 3 ? this.stem(raw) : raw;
+      const word = this.useStemmer && raw.length > 3 && ASCII_TOKEN.test(raw) ? this.stem(raw) : raw;
       let wid = this.ids.get("\u0000" + word);
       if (wid === undefined) {
         wid = this.words.length;
@@ -107,8 +133,22 @@ export class RougeScorer {
     return id;
   }
 
+  /**
+   * True when `text` has a letter or digit (any script) but the tokenizer kept no token — e.g.
+   * Thai text under the rouge-score tokenizer. ROUGE of such a pair is undefined, not 0.
+   */
+  emptyAfterTokenization(text: string): boolean {
+    return HAS_LETTER_OR_DIGIT.test(text) && this.tokenIds(text).length === 0;
+  }
+
   /** Token ids of `text` (ids are stable for the lifetime of this scorer). */
   tokenIds(text: string): Int32Array {
+    if (this.tokenizer === "unicode") {
+      this.segmenter ??= new Intl.Segmenter("und", { granularity: "word" });
+      const out: number[] = [];
+      for (const seg of this.segmenter.segment(text.toLowerCase())) if (seg.isWordLike) out.push(this.intern(seg.segment));
+      return Int32Array.from(out);
+    }
     const lower = text.toLowerCase();
     const out: number[] = [];
     let start = -1;
@@ -318,20 +358,27 @@ export function rougeScores(reference: string, candidate: string, types: readonl
 }
 
 /**
- * Registry factory: a metric reporting `<type>_<field>` values (e.g. `rouge1_fmeasure`).
+ * Registry factory: a metric reporting `<type>_<field>` values (e.g. `rouge1_fmeasure`). A pair
+ * where the reference or the candidate has letters or digits but no token after tokenization gets
+ * `{value: null, note: "empty-after-tokenization"}` for every output (see the module header); an
+ * empty or punctuation-only text still scores 0, as in rouge-score.
  * @throws ZodError on a bad config.
  */
 export function createRougeMetric(config: Partial<RougeConfig> = {}): Metric {
   const c = RougeConfigSchema.parse(config);
-  const scorer = new RougeScorer(c.types, c.useStemmer);
+  const scorer = new RougeScorer(c.types, c.useStemmer, c.tokenizer);
   const outputs = c.types.flatMap((t) => c.report.map((f) => `${t}_${f}`));
   return {
     id: ROUGE_METRIC_ID,
     outputs,
     async score(pairs: readonly MetricPair[]): Promise<MetricScores[]> {
       return pairs.map((p) => {
-        const s = scorer.score(p.reference, p.candidate);
         const row: MetricScores = {};
+        if (scorer.emptyAfterTokenization(p.reference) || scorer.emptyAfterTokenization(p.candidate)) {
+          for (const o of outputs) row[o] = { value: null, note: EMPTY_AFTER_TOKENIZATION };
+          return row;
+        }
+        const s = scorer.score(p.reference, p.candidate);
         for (const t of c.types) for (const f of c.report) row[`${t}_${f}`] = { value: s[t][f] };
         return row;
       });

@@ -6,6 +6,7 @@
 import seedrandom from "seedrandom";
 import { z } from "zod";
 import { mean } from "./descriptive.ts";
+import type { StatStatus } from "./status.ts";
 
 /** Options for {@link bootstrapCi}. */
 export const BootstrapOptionsSchema = z
@@ -23,6 +24,8 @@ export type BootstrapOptions = z.infer<typeof BootstrapOptionsSchema>;
 
 /** A bootstrap interval with the point estimate on the original sample. */
 export interface BootstrapCi {
+  /** Always `ok` (fewer than 2 values throw). */
+  status: StatStatus;
   estimate: number;
   lower: number;
   upper: number;
@@ -67,6 +70,7 @@ export function bootstrapCi(
   stats.sort();
   const alpha = (1 - o.level) / 2;
   return {
+    status: "ok",
     estimate: statistic([...values]),
     lower: quantileSorted(stats, alpha),
     upper: quantileSorted(stats, 1 - alpha),

@@ -6,9 +6,12 @@
  */
 import { normalSf, studentTTwoSided } from "./distributions.ts";
 import { rankAverage } from "./ranks.ts";
+import type { StatStatus } from "./status.ts";
 
 /** A correlation estimate with its two-sided p-value. */
 export interface CorrelationResult {
+  /** `ok`, or `constant-input` (a series has zero variance: estimate and p NaN). */
+  status: StatStatus;
   /** Coefficient in [−1, 1]; NaN when a series is constant. */
   estimate: number;
   /** Two-sided p-value; NaN when undefined (constant input). */
@@ -45,7 +48,7 @@ export function isConstant(values: readonly number[]): boolean {
 
 /** Result for an input with a constant series: estimate and p undefined (NaN), as scipy. */
 function undefinedResult(n: number): CorrelationResult {
-  return { estimate: Number.NaN, p: Number.NaN, n };
+  return { status: "constant-input", estimate: Number.NaN, p: Number.NaN, n };
 }
 
 function pearsonR(x: readonly number[], y: readonly number[]): number {
@@ -93,7 +96,7 @@ export function pearson(x: readonly number[], y: readonly number[]): Correlation
   checkPaired(x, y, "pearson", 3);
   if (isConstant(x) || isConstant(y)) return undefinedResult(x.length);
   const r = pearsonR(x, y);
-  return { estimate: r, p: tTestOfR(r, x.length), n: x.length };
+  return { status: Number.isNaN(r) ? "constant-input" : "ok", estimate: r, p: tTestOfR(r, x.length), n: x.length };
 }
 
 /**
@@ -105,7 +108,7 @@ export function spearman(x: readonly number[], y: readonly number[]): Correlatio
   checkPaired(x, y, "spearman", 3);
   if (isConstant(x) || isConstant(y)) return undefinedResult(x.length);
   const rho = pearsonR(rankAverage(x).ranks, rankAverage(y).ranks);
-  return { estimate: rho, p: tTestOfR(rho, x.length), n: x.length };
+  return { status: Number.isNaN(rho) ? "constant-input" : "ok", estimate: rho, p: tTestOfR(rho, x.length), n: x.length };
 }
 
 /** Two-sided exact p-value of Kendall's statistic with `c` discordant pairs (no ties). */
@@ -169,7 +172,7 @@ function tieStats(values: readonly number[]): { pairs: number; v0: number; v1: n
 export function kendallTauB(x: readonly number[], y: readonly number[]): KendallResult {
   checkPaired(x, y, "kendallTauB", 2);
   const n = x.length;
-  if (isConstant(x) || isConstant(y)) return { estimate: Number.NaN, p: Number.NaN, n, method: "asymptotic", pAsymptotic: Number.NaN };
+  if (isConstant(x) || isConstant(y)) return { status: "constant-input", estimate: Number.NaN, p: Number.NaN, n, method: "asymptotic", pAsymptotic: Number.NaN };
   let dis = 0;
   let tiedBoth = 0;
   for (let i = 0; i < n; i++) {
@@ -190,5 +193,5 @@ export function kendallTauB(x: readonly number[], y: readonly number[]): Kendall
   const z = conMinusDis / Math.sqrt(variance);
   const pAsymptotic = Math.min(1, 2 * normalSf(Math.abs(z)));
   const exact = !tx.hasTies && !ty.hasTies && (n <= 33 || Math.min(dis, tot - dis) <= 1);
-  return { estimate: tau, p: exact ? kendallExactP(n, dis) : pAsymptotic, n, method: exact ? "exact" : "asymptotic", pAsymptotic };
+  return { status: "ok", estimate: tau, p: exact ? kendallExactP(n, dis) : pAsymptotic, n, method: exact ? "exact" : "asymptotic", pAsymptotic };
 }

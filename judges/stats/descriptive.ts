@@ -6,6 +6,7 @@
  *   tests/fixtures/parity/stats_cases.json ("descriptives").
  */
 import { studentTPpf } from "./distributions.ts";
+import type { StatStatus } from "./status.ts";
 
 function assertFinite(values: readonly number[], fn: string): void {
   for (let i = 0; i < values.length; i++) {
@@ -50,6 +51,8 @@ export function standardError(values: readonly number[]): number {
 
 /** Summary of one sample with its t-based confidence interval of the mean. */
 export interface Descriptives {
+  /** Always `ok` (fewer than 2 values throw). */
+  status: StatStatus;
   /** Number of values. */
   n: number;
   mean: number;
@@ -77,5 +80,5 @@ export function describe(values: readonly number[], level = 0.95): Descriptives 
   const s = sd(values);
   const se = s / Math.sqrt(n);
   const tCrit = studentTPpf((1 + level) / 2, n - 1);
-  return { n, mean: m, sd: s, se, tCrit, level, ci: [m - tCrit * se, m + tCrit * se] };
+  return { status: "ok", n, mean: m, sd: s, se, tCrit, level, ci: [m - tCrit * se, m + tCrit * se] };
 }

@@ -6,9 +6,12 @@
  *   ICC(2,k), ICC(3,1), ICC(3,k) formulas.
  */
 import { fSf } from "./distributions.ts";
+import type { StatStatus } from "./status.ts";
 
 /** ICC estimates and the ANOVA they come from. */
 export interface IccResult {
+  /** `ok`, or `no-variation` (residual mean square 0: F and p undefined, NaN). */
+  status: StatStatus;
   /** ICC(2,1): two-way random effects, absolute agreement, single rater. */
   icc21: number;
   /** ICC(2,k): two-way random effects, absolute agreement, mean of k raters. */
@@ -68,6 +71,7 @@ export function icc(ratings: ReadonlyArray<ReadonlyArray<number | null | undefin
   const icc2k = (bms - ems) / (bms + (jms - ems) / n);
   const icc31 = (bms - ems) / (bms + (k - 1) * ems);
   const icc3k = (bms - ems) / bms;
+  if (!(ems > 0)) return { status: "no-variation", icc21, icc2k, icc31, icc3k, n, k, droppedTargets: dropped, bms, jms, ems, f: Number.NaN, p: Number.NaN };
   const f = bms / ems;
-  return { icc21, icc2k, icc31, icc3k, n, k, droppedTargets: dropped, bms, jms, ems, f, p: fSf(f, n - 1, (n - 1) * (k - 1)) };
+  return { status: "ok", icc21, icc2k, icc31, icc3k, n, k, droppedTargets: dropped, bms, jms, ems, f, p: fSf(f, n - 1, (n - 1) * (k - 1)) };
 }

@@ -14,3 +14,5 @@ export * from "./multiple-testing.ts";
 export * from "./krippendorff.ts";
 export * from "./icc.ts";
 export * from "./kappa.ts";
+export * from "./status.ts";
+export * from "./proportions.ts";

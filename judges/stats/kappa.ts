@@ -1,9 +1,12 @@
 /**
  * Cohen's kappa for two raters' categorical labels.
  */
+import type { StatStatus } from "./status.ts";
 
 /** Cohen's κ of two raters over nominal categories. */
 export interface KappaResult {
+  /** `ok`, `empty` (no pair with both labels) or `no-variation` (chance agreement 1: κ undefined). */
+  status: StatStatus;
   /** Pairs where both labels are present. */
   n: number;
   /** Pairs with a missing label (left out). */
@@ -49,9 +52,9 @@ export function cohenKappa(a: readonly (string | null)[], b: readonly (string | 
     row[y] = (row[y] ?? 0) + 1;
   }
   const categories = [...new Set([...ca.keys(), ...cb.keys()])].sort();
-  if (n === 0) return { n, excluded, observed: null, expected: null, kappa: null, categories, confusion };
+  if (n === 0) return { status: "empty", n, excluded, observed: null, expected: null, kappa: null, categories, confusion };
   const observed = agree / n;
   const expected = categories.reduce((s, k) => s + ((ca.get(k) ?? 0) / n) * ((cb.get(k) ?? 0) / n), 0);
   const kappa = expected >= 1 ? null : (observed - expected) / (1 - expected);
-  return { n, excluded, observed, expected, kappa, categories, confusion };
+  return { status: kappa === null ? "no-variation" : "ok", n, excluded, observed, expected, kappa, categories, confusion };
 }

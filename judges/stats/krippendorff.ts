@@ -5,12 +5,15 @@
  *   Communication, Departmental Papers 43), sections "C. Nominal data, any number of observers,
  *   missing data" and "E. Interval metric".
  */
+import type { StatStatus } from "./status.ts";
 
 /** Difference functions δ² supported. */
 export type KrippendorffLevel = "nominal" | "interval";
 
 /** Alpha with the coincidence-matrix totals used to compute it. */
 export interface KrippendorffAlpha {
+  /** `ok`, or `no-variation` (expected disagreement 0: alpha NaN). */
+  status: StatStatus;
   alpha: number;
   level: KrippendorffLevel;
   /** Pairable values n.. (values in units coded by ≥ 2 raters). */
@@ -83,5 +86,5 @@ export function krippendorffAlpha(data: ReadonlyArray<ReadonlyArray<number | nul
   }
   dO /= n;
   dE /= n * (n - 1);
-  return { alpha: dE === 0 ? Number.NaN : 1 - dO / dE, level, nPairable: n, unitsUsed: units.length, observedDisagreement: dO, expectedDisagreement: dE };
+  return { status: dE === 0 ? "no-variation" : "ok", alpha: dE === 0 ? Number.NaN : 1 - dO / dE, level, nPairable: n, unitsUsed: units.length, observedDisagreement: dO, expectedDisagreement: dE };
 }

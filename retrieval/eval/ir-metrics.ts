@@ -1,6 +1,7 @@
 /**
- * Offline IR metrics: recall@k, precision@k, nDCG@k, MRR (reciprocal rank) and hit@k, per query
- * and macro-averaged over queries. Pure functions, no I/O.
+ * Offline IR metrics: recall@k, precision@k, nDCG@k, MRR@k / uncut MRR (reciprocal rank), MAP /
+ * MAP@k (average precision) and hit@k, per query and macro-averaged over queries. Pure functions,
+ * no I/O.
  *
  * Conventions (those of trec_eval / ranx, so our figures can be checked against them):
  * - A document is relevant when its qrels grade is > 0 (trec_eval `relevance_level` 1).
@@ -9,7 +10,10 @@
  * - nDCG@k: DCG = Σ_{i=1..k} gain(rel_i) / log2(i + 1), gain = rel ("linear", trec_eval
  *   `ndcg_cut`) or 2^rel − 1 ("exponential", Burges et al. 2005); the ideal DCG sorts all qrels
  *   grades of the query (not only retrieved ones) descending. 0 when IDCG = 0.
- * - reciprocal rank = 1 / rank of the first relevant document within the cutoff, else 0.
+ * - reciprocal rank = 1 / rank of the first relevant document within the cutoff, else 0. `mrr@k`
+ *   is cut at k; `mrr` (no cutoff) reads the whole retrieved list (trec_eval `recip_rank`).
+ * - average precision = Σ over relevant retrieved docs of precision at their rank / number of
+ *   relevant docs in the qrels (trec_eval `map`; `map@k` = `map_cut_k`).
  * - Macro mean: over queries that have ≥ 1 relevant document in the qrels; a query with no
  *   relevant documents is skipped and reported; a judged query missing from the run scores 0.
  *
@@ -24,7 +28,7 @@ export type RankedList = readonly (string | { id: string })[];
 export type Run = Record<string, RankedList>;
 
 /** Metric families supported by {@link evaluateRun}. */
-export const METRIC_FAMILIES = ["recall", "precision", "ndcg", "mrr", "hit"] as const;
+export const METRIC_FAMILIES = ["recall", "precision", "ndcg", "mrr", "map", "hit"] as const;
 /** One of {@link METRIC_FAMILIES}. */
 export type MetricFamily = (typeof METRIC_FAMILIES)[number];
 
@@ -107,6 +111,26 @@ export function reciprocalRank(ranked: RankedList, rels: Record<string, number>,
   return 0;
 }
 
+/**
+ * Average precision within the top k (default: the whole list): Σ_{i ≤ k, doc i relevant}
+ * P@i / |relevant| (trec_eval `map`, `map_cut_k`).
+ * @returns in [0, 1]; 0 when the query has no relevant document.
+ */
+export function averagePrecision(ranked: RankedList, rels: Record<string, number>, k = Number.MAX_SAFE_INTEGER): number {
+  checkK(k, "averagePrecision");
+  const nRel = numRelevant(rels);
+  if (nRel === 0) return 0;
+  let found = 0;
+  let sum = 0;
+  idsOf(ranked, k).forEach((id, i) => {
+    if ((rels[id] ?? 0) > 0) {
+      found++;
+      sum += found / (i + 1);
+    }
+  });
+  return sum / nRel;
+}
+
 /** 1 when at least one of the top k is relevant, else 0. */
 export function hitAtK(ranked: RankedList, rels: Record<string, number>, k: number): number {
   checkK(k, "hitAtK");
@@ -115,17 +139,17 @@ export function hitAtK(ranked: RankedList, rels: Record<string, number>, k: numb
 
 /**
  * Parses a metric name: `recall@10`, `precision@5` (alias `P@5`), `ndcg@10`, `mrr` / `mrr@10`,
- * `hit@1`. Case-insensitive.
- * @returns family and cutoff (`mrr` without cutoff → k = Infinity).
+ * `map` / `map@10`, `hit@1`. Case-insensitive.
+ * @returns family and cutoff (`mrr` and `map` without cutoff → k = Infinity: uncut).
  * @throws Error naming the metric and listing valid forms.
  */
 export function parseMetric(name: string): { family: MetricFamily; k: number } {
-  const m = /^(recall|precision|p|ndcg|mrr|hit)(?:@(\d+))?$/i.exec(name.trim());
-  if (!m) throw new Error(`unknown metric ${JSON.stringify(name)}; valid: recall@k, precision@k (P@k), ndcg@k, mrr, mrr@k, hit@k`);
+  const m = /^(recall|precision|p|ndcg|mrr|map|hit)(?:@(\d+))?$/i.exec(name.trim());
+  if (!m) throw new Error(`unknown metric ${JSON.stringify(name)}; valid: recall@k, precision@k (P@k), ndcg@k, mrr, mrr@k, map, map@k, hit@k`);
   const fam = m[1].toLowerCase();
   const family = (fam === "p" ? "precision" : fam) as MetricFamily;
   if (m[2] === undefined) {
-    if (family !== "mrr") throw new Error(`metric ${JSON.stringify(name)} needs a cutoff, e.g. ${family}@10`);
+    if (family !== "mrr" && family !== "map") throw new Error(`metric ${JSON.stringify(name)} needs a cutoff, e.g. ${family}@10`);
     return { family, k: Infinity };
   }
   const k = Number(m[2]);
@@ -148,6 +172,8 @@ export function computeMetric(metric: string, ranked: RankedList, rels: Record<s
       return ndcgAtK(ranked, rels, k, opts);
     case "mrr":
       return reciprocalRank(ranked, rels, Number.isFinite(k) ? k : Number.MAX_SAFE_INTEGER);
+    case "map":
+      return averagePrecision(ranked, rels, Number.isFinite(k) ? k : Number.MAX_SAFE_INTEGER);
     case "hit":
       return hitAtK(ranked, rels, k);
   }

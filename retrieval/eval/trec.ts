@@ -5,9 +5,19 @@
  * Qrels line: `qid 0 docid rel` (the second column, "iteration", is written as 0 and ignored on read).
  * Ids must not contain whitespace. Reading skips blank lines and lines starting with `#`; a
  * malformed line throws with the file name and line number.
+ *
+ * How trec_eval reads a run (trec_eval 10.0, `form_res_rels.c`): per query it sorts the lines by
+ * score descending, ties by docno descending (`strcmp`), and ignores the rank column entirely.
+ * So that it ranks exactly as we do, {@link formatTrecRun} writes strictly decreasing scores: a
+ * score that ties (or exceeds) the one written above it is written as the next double below that
+ * one (a change in the 16th–17th significant digit, printed exactly), and {@link parseTrecRun}
+ * reads the trec_eval way.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Qrels } from "./ir-metrics.ts";
+
+/** Default number of hits per query written to TREC runs, so external tools compute uncut measures. */
+export const TREC_EXPORT_DEPTH = 100;
 
 /** One scored document of a TREC run. */
 export interface TrecRunEntry {
@@ -21,22 +31,44 @@ function checkId(kind: string, id: string): void {
   if (id.length === 0 || /\s/.test(id)) throw new Error(`TREC ${kind} id ${JSON.stringify(id)} is empty or contains whitespace`);
 }
 
+/** The largest double strictly below x (x finite). */
+export function nextDown(x: number): number {
+  if (x === 0) return -Number.MIN_VALUE;
+  const buf = new DataView(new ArrayBuffer(8));
+  buf.setFloat64(0, x);
+  const bits = buf.getBigUint64(0);
+  buf.setBigUint64(0, x > 0 ? bits - 1n : bits + 1n);
+  return buf.getFloat64(0);
+}
+
 /**
- * Formats a run as TREC text. Ranks are the 1-based positions in each list (lists are written in
- * the given order; queries in insertion order).
+ * Formats a run as TREC text. Lists are written in the given order (queries in insertion order);
+ * ranks are the 1-based positions. Scores are made strictly decreasing down each list: an entry
+ * whose score is not below the score written above it gets {@link nextDown} of that score, so
+ * trec_eval (which sorts by score, then docno descending, and ignores ranks) sees our order. A
+ * repeated id in a list is written once (its first position).
  * @param tag run tag (no whitespace), e.g. "medsynth-bm25".
+ * @param depth at most this many entries per query (default: all).
  * @throws Error on an id or tag containing whitespace, or a non-finite score.
  */
-export function formatTrecRun(run: TrecRun, tag: string): string {
+export function formatTrecRun(run: TrecRun, tag: string, depth = Infinity): string {
   checkId("tag", tag);
   const lines: string[] = [];
   for (const [qid, entries] of Object.entries(run)) {
     checkId("query", qid);
-    entries.forEach((e, i) => {
-      checkId("doc", e.id);
-      if (!Number.isFinite(e.score)) throw new Error(`TREC run: query ${qid} doc ${e.id} has a non-finite score ${e.score}`);
-      lines.push(`${qid} Q0 ${e.id} ${i + 1} ${e.score} ${tag}`);
-    });
+    let prev = Infinity;
+    const seen = new Set<string>();
+    for (const e of entries) {
+      if (seen.size >= depth) break;
+      const id = String(e.id);
+      checkId("doc", id);
+      if (!Number.isFinite(e.score)) throw new Error(`TREC run: query ${qid} doc ${id} has a non-finite score ${e.score}`);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const score = e.score < prev ? e.score : nextDown(prev);
+      prev = score;
+      lines.push(`${qid} Q0 ${id} ${seen.size} ${score} ${tag}`);
+    }
   }
   return lines.length ? lines.join("\n") + "\n" : "";
 }
@@ -56,14 +88,15 @@ export function formatTrecQrels(qrels: Qrels): string {
 }
 
 /**
- * Parses TREC run text. Entries of each query are sorted by score descending (ties: by the file's
- * rank column, then line order) — trec_eval's ordering.
+ * Parses TREC run text the way trec_eval reads it: entries of each query sorted by score
+ * descending, ties by docno descending (byte order, as C `strcmp`); the rank column is checked to
+ * be a number but otherwise ignored (trec_eval does not use it).
  * @param source name used in errors (a file path).
  * @returns the run and its tag (of the first line; null if empty).
  * @throws Error `source:line: …` on a line without 6 fields, a non-numeric rank/score, or Q0 missing.
  */
 export function parseTrecRun(text: string, source = "run"): { run: Record<string, TrecRunEntry[]>; tag: string | null } {
-  const tmp: Record<string, { id: string; score: number; rank: number; line: number }[]> = {};
+  const tmp: Record<string, { id: string; score: number }[]> = {};
   let tag: string | null = null;
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.trim();
@@ -76,11 +109,11 @@ export function parseTrecRun(text: string, source = "run"): { run: Record<string
     const score = Number(scoreS);
     if (!Number.isFinite(rank) || !Number.isFinite(score)) throw new Error(`${source}:${i + 1}: rank and score must be numbers`);
     tag ??= t;
-    (tmp[qid] ??= []).push({ id, score, rank, line: i });
+    (tmp[qid] ??= []).push({ id, score });
   });
   const run: Record<string, TrecRunEntry[]> = {};
   for (const [qid, es] of Object.entries(tmp)) {
-    es.sort((a, b) => b.score - a.score || a.rank - b.rank || a.line - b.line);
+    es.sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     run[qid] = es.map(({ id, score }) => ({ id, score }));
   }
   return { run, tag };
@@ -104,9 +137,9 @@ export function parseTrecQrels(text: string, source = "qrels"): Qrels {
   return qrels;
 }
 
-/** Writes {@link formatTrecRun} output to `path`. */
-export function writeTrecRun(path: string, run: TrecRun, tag: string): void {
-  writeFileSync(path, formatTrecRun(run, tag));
+/** Writes {@link formatTrecRun} output to `path` (at most `depth` entries per query, default all). */
+export function writeTrecRun(path: string, run: TrecRun, tag: string, depth = Infinity): void {
+  writeFileSync(path, formatTrecRun(run, tag, depth));
 }
 /** Writes {@link formatTrecQrels} output to `path`. */
 export function writeTrecQrels(path: string, qrels: Qrels): void {

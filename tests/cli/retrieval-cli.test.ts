@@ -4,7 +4,7 @@
  * warning when a reranker fails on every doc.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -12,8 +12,8 @@ import { ingestPubmed } from "../../corpus/ingest.ts";
 import { writeJsonl } from "../../corpus/jsonl.ts";
 import { datasetDirSync } from "../../corpus/datasets/files.ts";
 import type { PubmedRecord } from "../../corpus/types.ts";
-import { DEFAULT_RETRIEVER_EMBEDDER_ID } from "../../retrieval/registry.ts";
-import { loadCorpusArg, parseKList, runRetrievalEval, runSearch, type EvalCliOptions, type SearchCliOptions } from "../../experiments/cli/retrieval-commands.ts";
+import { DEFAULT_RETRIEVER_EMBEDDER_ID, defaultRetrievalMode } from "../../retrieval/registry.ts";
+import { compareRuns, loadCorpusArg, parseKList, runRetrievalEval, runRetrievalScore, runSearch, type EvalCliOptions, type SearchCliOptions } from "../../experiments/cli/retrieval-commands.ts";
 import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
 import { runCli } from "./run-cli.ts";
 
@@ -71,6 +71,23 @@ describe("corpus files", () => {
   });
 });
 
+describe("default mode with the offline word-vector embedder", () => {
+  it("search without --mode uses BM25 and says so once; the README example puts a relevant hit first", async () => {
+    const { mode: _m, ...noMode } = search({ k: "3" });
+    const err: string[] = [];
+    const out: string[] = [];
+    const hits = await runSearch("Is mortality higher, lower, or the same when comparing rapid ART to standard initiation?", noMode as SearchCliOptions, (l) => out.push(l), (l) => err.push(l));
+    expect(err.filter((l) => l.startsWith("retrieval mode: bm25 (default with the offline word-vector embedder"))).toHaveLength(1);
+    expect(out[0]).toBe("bm25-fast: 3 hit(s)");
+    // MedEvidence question 19's relevant sources include both top hits.
+    expect(hits.slice(0, 2).map((h) => h.id)).toEqual(["28742880", "27163694"]);
+  });
+  it("another embedder keeps the hybrid default", () => {
+    expect(defaultRetrievalMode("transformers:Xenova/bge-small-en-v1.5").mode).toBe("hybrid");
+    expect(defaultRetrievalMode(DEFAULT_RETRIEVER_EMBEDDER_ID).mode).toBe("bm25");
+  });
+});
+
 describe("retrieval eval", () => {
   it("drops repeated K values", () => {
     expect(parseKList("5,5,10,5")).toEqual([5, 10]);
@@ -88,6 +105,53 @@ describe("retrieval eval", () => {
     // one header + one k row per mode
     expect(out.filter((l) => /^5 /.test(l))).toHaveLength(2);
     expect(out.filter((l) => l.startsWith("medevidence: 284 queries, corpus 3340 docs, "))).toHaveLength(2);
+    // MRR@k is named so; uncut MRR and MAP over the 100 hits retrieved; hybrid tested against bm25.
+    expect(out.filter((l) => l.startsWith("k ") && l.includes("MRR@k"))).toHaveLength(2);
+    expect(out.filter((l) => /^MRR \(uncut\) 0\.\d{4} {3}MAP 0\.\d{4}$/.test(l))).toHaveLength(2);
+    for (const r of both) expect(r.ev.mean.mrr).toBeGreaterThanOrEqual(r.ev.mean["mrr@5"]);
+    const cmp = out.findIndex((l) => l.startsWith("paired tests against bm25 over 284 queries"));
+    expect(cmp).toBeGreaterThan(0);
+    expect(out.slice(cmp + 2).filter((l) => l.startsWith("hybrid vs bm25"))).toHaveLength(4); // recall@5, ndcg@5, mrr@5, map
+  }, 300_000);
+});
+
+describe("paired tests between modes and `retrieval score`", () => {
+  it("compareRuns: per-query differences, paired t, exact randomisation p, Holm across the table", () => {
+    // Three queries; B − A on m = [0.5, 0.5, 1] (mean 2/3, SD √(1/12)), on z = [0, 0, 0].
+    const A = { q1: { m: 0, z: 1 }, q2: { m: 0.5, z: 1 }, q3: { m: 0, z: 1 } };
+    const B = { q1: { m: 0.5, z: 1 }, q2: { m: 1, z: 1 }, q3: { m: 1, z: 1 } };
+    const [m, z] = compareRuns([{ label: "A", perQuery: A }, { label: "B", perQuery: B }], ["m", "z"]);
+    expect(m).toMatchObject({ baseline: "A", mode: "B", metric: "m", n: 3, status: "ok" });
+    expect(m.meanDiff).toBeCloseTo(2 / 3, 15);
+    expect(m.t).toBeCloseTo((2 / 3) / Math.sqrt(1 / 12 / 3), 12); // = 4
+    // Sign flips of [0.5, 0.5, 1]: |sum| ≥ 2 only for all + or all − → 2/8.
+    expect(m.pRandomization).toBe(0.25);
+    expect(z).toMatchObject({ status: "constant-differences", pRandomization: 1 });
+    expect(z.t).toBeNaN();
+    // Holm over the two randomisation p-values [0.25, 1] → [0.5, 1]; the t family has one finite p.
+    expect(m.pRandomizationHolm).toBe(0.5);
+    expect(m.pTHolm).toBe(m.pT);
+  });
+
+  it("scores an external TREC run read the trec_eval way (ties by docno descending)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "medsynth-score-"));
+    try {
+      // q1: tie of a and b at 0.5 → trec_eval order b, a; relevant a → MRR 1/2, AP 1/2.
+      // q2: c (relevant, grade 2) first → MRR 1, AP (1 + 2/3)/2 with e relevant at rank 3.
+      writeFileSync(join(dir, "run"), "q1 Q0 a 1 0.5 x\nq1 Q0 b 2 0.5 x\nq2 Q0 c 1 3 x\nq2 Q0 d 2 2 x\nq2 Q0 e 3 1 x\n");
+      writeFileSync(join(dir, "qrels"), "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq2 0 e 1\nq3 0 z 0\n");
+      const out: string[] = [];
+      const ev = runRetrievalScore(join(dir, "run"), join(dir, "qrels"), { k: "1,3" }, (l) => out.push(l));
+      expect(ev.queries).toBe(2);
+      expect(ev.skippedNoRelevant).toEqual(["q3"]);
+      expect(ev.perQuery.q1).toMatchObject({ "mrr@1": 0, mrr: 0.5, map: 0.5, "recall@3": 1 });
+      expect(ev.perQuery.q2.map).toBeCloseTo((1 + 2 / 3) / 2, 15);
+      expect(ev.mean.mrr).toBe(0.75);
+      expect(out[0]).toBe(`${join(dir, "run")} (x): 2 judged queries`);
+      expect(out).toContain(`MRR (uncut) 0.7500   MAP ${((0.5 + (1 + 2 / 3) / 2) / 2).toFixed(4)}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -24,3 +24,16 @@ describe("wiring", () => {
     for (const o of study.outcomes) expect(text).toContain(o.name);
   });
 });
+
+describe("retrieval mode default of a config (issue 12 item 9)", () => {
+  it("absent mode: bm25 with the offline word vectors (said once), hybrid with a real embedder; an explicit mode wins", async () => {
+    const { resolvedRetrievalMode } = await import("../../experiments/wiring.ts");
+    const log: string[] = [];
+    expect(resolvedRetrievalMode({ corpus: "bundled", options: {} }, (l) => log.push(l))).toBe("bm25");
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatch(/^retrieval mode: bm25 \(default with the offline word-vector embedder/);
+    expect(resolvedRetrievalMode({ corpus: "bundled", options: { embedder: "transformers:Xenova/bge-small-en-v1.5" } })).toBe("hybrid");
+    expect(resolvedRetrievalMode({ corpus: "bundled", mode: "dense", options: {} }, (l) => log.push(l))).toBe("dense");
+    expect(log).toHaveLength(1);
+  });
+});

@@ -35,10 +35,12 @@ describe("rrfFuse", () => {
     ]);
     expect(rrfFuse([A]).map((h) => h.id)).toEqual(["a", "b", "c"]);
     expect(rrfFuse([A, B, hits(["c", 1])]).map((h) => h.id)).toEqual(["b", "a", "c", "d"]);
+    // A repeated id keeps its first rank and the ranks after it are not renumbered (ranx,
+    // trec_eval): y stays 3rd, 1/3 — not 1/2.
     const dup = rrfFuse([hits(["x", 3], ["x", 2], ["y", 1])], { k: 0 });
     expect(dup.map((h) => [h.id, h.score])).toEqual([
       ["x", 1],
-      ["y", 0.5],
+      ["y", 1 / 3],
     ]);
     expect(rrfFuse([])).toEqual([]);
   });
@@ -54,6 +56,33 @@ describe("rrfFuse", () => {
     rrfFuse([A, B]);
     minMaxFuse([A, B]);
     expect(JSON.stringify([A, B])).toBe(copy);
+  });
+});
+
+describe("RRF as ranx and trec_eval see it (issue 12 item 6)", () => {
+  it("ids are compared as strings: 101 and \"101\" are one document", () => {
+    const f = rrfFuse([[{ id: 101 as unknown as string, score: 1 }], hits(["101", 1])], { k: 0 });
+    expect(f).toHaveLength(1);
+    expect(f[0].id).toBe("101");
+    expect(f[0].score).toBe(2);
+  });
+
+  it("identical inputs give bit-identical fused scores whatever the list order (k = 0: 1 + 1/2 + 1/6 both)", () => {
+    // x has ranks (1, 2, 6), y has (2, 6, 1). Summed in list order these differ in the last bit
+    // (1.6666666666666667 vs 1.6666666666666665); contributions are summed largest first.
+    const L0 = hits(["x", 6], ["y", 5], ["f1", 4], ["f2", 3], ["f3", 2], ["f4", 1]);
+    const L1 = hits(["g1", 6], ["x", 5], ["g2", 4], ["g3", 3], ["g4", 2], ["y", 1]);
+    const L2 = hits(["y", 6], ["h1", 5], ["h2", 4], ["h3", 3], ["h4", 2], ["x", 1]);
+    const f = rrfFuse([L0, L1, L2], { k: 0 });
+    const x = f.find((h) => h.id === "x")!;
+    const y = f.find((h) => h.id === "y")!;
+    expect(x.score).toBe(y.score);
+    expect(x.score).toBe(1 + 1 / 2 + 1 / 6);
+    // Tie rule: first appearance (x is met first in list 0).
+    expect([x.rank, y.rank]).toEqual([1, 2]);
+    const g = rrfFuse([L2, L1, L0], { k: 0 });
+    expect(g.find((h) => h.id === "x")!.score).toBe(x.score);
+    expect(g.slice(0, 2).map((h) => h.id)).toEqual(["y", "x"]); // first appearance in list 0 = L2
   });
 });
 

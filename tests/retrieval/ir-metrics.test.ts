@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  averagePrecision,
+  computeMetric,
   evaluateRun,
   hitAtK,
   ndcgAtK,
@@ -77,9 +79,23 @@ describe("evaluateRun", () => {
     expect(ev.mean["P@2"]).toBeCloseTo(1 / 3, 15);
   });
   it("rejects unknown metrics and missing cutoffs", () => {
-    expect(() => evaluateRun({}, {}, ["map@10"])).toThrow(/unknown metric "map@10"/);
+    expect(() => evaluateRun({}, {}, ["err@10"])).toThrow(/unknown metric "err@10"/);
     expect(() => parseMetric("recall")).toThrow(/needs a cutoff/);
     expect(parseMetric("NDCG@10")).toEqual({ family: "ndcg", k: 10 });
     expect(() => recallAtK(RANKED, BIN, 0)).toThrow(/k must be an integer/);
+  });
+});
+
+describe("average precision (MAP) and uncut MRR (trec_eval map, map_cut, recip_rank)", () => {
+  const rels = { r1: 1, r2: 2, r3: 1, n: 0 };
+  const ranked = ["x", "r1", "n", "r2", "y"];
+  it("AP = (1/2 + 2/4)/3 relevant = 1/3; map@2 = (1/2)/3; mrr uncut = 1/2, mrr@1 = 0", () => {
+    expect(averagePrecision(ranked, rels)).toBeCloseTo(1 / 3, 15);
+    expect(averagePrecision(ranked, rels, 2)).toBeCloseTo(1 / 6, 15);
+    expect(computeMetric("map", ranked, rels)).toBeCloseTo(1 / 3, 15);
+    expect(computeMetric("map@2", ranked, rels)).toBeCloseTo(1 / 6, 15);
+    expect(computeMetric("mrr", ranked, rels)).toBe(0.5);
+    expect(computeMetric("mrr@1", ranked, rels)).toBe(0);
+    expect(averagePrecision(ranked, { n: 0 })).toBe(0);
   });
 });

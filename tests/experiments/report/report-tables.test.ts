@@ -9,6 +9,8 @@ import { writeResultsAtomic } from "../../../experiments/results-store.ts";
 import { writeReport } from "../../../experiments/report/build.ts";
 import { compareRecords } from "../../../experiments/report/compare.ts";
 import { panelSection } from "../../../experiments/report/panel-section.ts";
+import { uncertaintyTable, type UncertaintyRow } from "../../../experiments/report/uncertainty.ts";
+import { bootstrapCi } from "../../../judges/stats/index.ts";
 
 /** Builder of a small fixed record. */
 function rec(itemId: string, workflow: string, rougeL: number | null, judges: [string, number | null][] = [], specialty = "cardiology", status: RunRecord["status"] = "ok"): RunRecord {
@@ -142,5 +144,30 @@ describe("report tables (hand-computed)", () => {
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
     expect(files.charts.length).toBeGreaterThan(0);
     for (const c of files.charts) expect(existsSync(c)).toBe(true);
+  });
+});
+
+describe("uncertainty table: bootstrap CI over items and item-clustered SE when repeats > 1", () => {
+  it("two repeats of items a, b, c: clustered SE by hand; bootstrap = bootstrapCi of the item means", () => {
+    const rs: RunRecord[] = [];
+    const vals: Record<string, [number, number]> = { a: [0.2, 0.4], b: [0.6, 0.6], c: [0.1, 0.3] };
+    for (const [item, pair] of Object.entries(vals)) pair.forEach((v, repeat) => rs.push({ ...rec(item, "golden-rag", v), key: `${item}-${repeat}`, repeat }));
+    const t = uncertaintyTable(rs, "rougeL")!;
+    const row = t.values![0] as unknown as UncertaintyRow;
+    expect(row).toMatchObject({ n: 6, items: 3, repeats: 2 });
+    expect(row.mean).toBeCloseTo(2.2 / 6, 15);
+    // mean 11/30; item residual sums: a 0.6 − 22/30 = −2/15, b 1.2 − 22/30 = 7/15, c 0.4 − 22/30 = −1/3.
+    // SE² = 3/2 · (4/225 + 49/225 + 25/225) / 36 = 3/2 · 78/225 / 36
+    expect(row.clustered!.se).toBeCloseTo(Math.sqrt((1.5 * 78) / 225 / 36), 12);
+    const b = bootstrapCi([0.3, 0.6, 0.2]);
+    expect(row.bootstrap).toEqual({ lower: b.lower, upper: b.upper, iterations: 2000, seed: "medsynth" });
+    expect(t.header).toContain("clustered SE");
+  });
+
+  it("no repeats: no clustered column value", () => {
+    const row = uncertaintyTable(records, "rougeL")!.values![0] as unknown as UncertaintyRow;
+    expect(row.repeats).toBe(1);
+    expect(row.clustered).toBeNull();
+    expect(row.bootstrap).not.toBeNull();
   });
 });
