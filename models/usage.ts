@@ -51,3 +51,30 @@ export function summarizeUsage(calls: ReadonlyArray<CallInfo | undefined | null>
   }
   return s;
 }
+
+/**
+ * One record for several logical calls of one step (e.g. a judge's whole-call retries): usage
+ * summed (null only when no call reported any), attempts and latencies summed, `cached` only when
+ * every call was a hit, `usageUnknown` when any answer came without usage, the last call's finish
+ * reason and structured method, and `merged` = how many calls it stands for.
+ * @param calls at least one call record.
+ */
+export function mergeCalls(calls: readonly CallInfo[]): CallInfo {
+  if (calls.length === 1) return calls[0];
+  const last = calls[calls.length - 1];
+  const reported = calls.filter((c) => c.usage !== null);
+  const usage: CallInfo["usage"] = reported.length ? { inputTokens: reported.reduce((a, c) => a + c.usage!.inputTokens, 0), outputTokens: reported.reduce((a, c) => a + c.usage!.outputTokens, 0) } : null;
+  const original = calls.some((c) => c.originalLatencyMs !== undefined) ? calls.reduce((a, c) => a + (c.originalLatencyMs ?? c.latencyMs), 0) : undefined;
+  return {
+    modelId: last.modelId,
+    cached: calls.every((c) => c.cached),
+    latencyMs: calls.reduce((a, c) => a + c.latencyMs, 0),
+    ...(original !== undefined ? { originalLatencyMs: original } : {}),
+    usage,
+    attempts: calls.reduce((a, c) => a + c.attempts, 0),
+    ...(last.finishReason ? { finishReason: last.finishReason } : {}),
+    ...(last.structuredMethod ? { structuredMethod: last.structuredMethod } : {}),
+    ...(calls.some((c) => c.usageUnknown) ? { usageUnknown: true } : {}),
+    merged: calls.reduce((a, c) => a + (c.merged ?? 1), 0),
+  };
+}
