@@ -22,6 +22,9 @@ import { buildNoiseCorpus } from "../retrieval/noise-corpus.ts";
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { WorkflowDeps } from "../graphs/types.ts";
 import { createPanel, loadPanelConfig, type Panel } from "../judges/panel.ts";
+import { readConfigValue } from "../models/config-file.ts";
+import { unsetEnvReferences } from "../models/env-interpolation.ts";
+import type { ChatModel } from "../models/types.ts";
 import type { ExperimentConfig, RetrievalSettings } from "./config.ts";
 import type { LoadedItems, RunnerDeps, RunnerItem } from "./runner.ts";
 import { computeRecordMetrics, validateMetricSpecs } from "./metrics-stage.ts";
@@ -77,8 +80,8 @@ export function sourceTextOf(item: RunnerItem, kind: string): string {
  * schema (`workflows.<i>.params.<key>`), and reference metric specs are known.
  * @throws ConfigError listing each offending path with the reason.
  */
-export function validateAgainstRegistries(cfg: ExperimentConfig): void {
-  const issues: { path: string; message: string }[] = [];
+export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): void {
+  const issues: { path: string; message: string }[] = [...resourceIssues(cfg, env)];
   cfg.models.forEach((m, i) => {
     if (!/^(openai|extractive):.+/.test(m.id)) {
       issues.push({ path: `models.${i}.id`, message: `unknown model id "${m.id}"; valid ids: ${GENERATOR_MODEL_IDS.join(", ")}` });
@@ -109,6 +112,57 @@ export function validateAgainstRegistries(cfg: ExperimentConfig): void {
   const seen = new Set<string>();
   const unique = issues.filter((x) => (seen.has(x.path + x.message) ? false : (seen.add(x.path + x.message), true)));
   if (unique.length) throw new ConfigError(`experiment "${cfg.name}": invalid config\n${unique.map((x) => `  - ${x.path}: ${x.message}`).join("\n")}`, null, unique);
+}
+
+/**
+ * What a run needs besides the registries, checked before the first model call: every generator
+ * endpoint resolves (base URL, settings, API key variable), and the judge panel file loads — its
+ * environment variables (all unset ones listed), rubric and template files, and each judge's
+ * endpoint settings and API key.
+ * @returns every problem found (path + message), empty when all is well.
+ */
+export function resourceIssues(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
+  cfg.models.forEach((m, i) => {
+    if (!m.id.startsWith("openai:")) return;
+    try {
+      createGeneratorModel(m.id, (m.endpoint ?? {}) as never, { env });
+    } catch (e) {
+      issues.push({ path: `models.${i}`, message: firstLine(e) });
+    }
+  });
+  if (!cfg.panel) return issues;
+  const where = `panel ${cfg.panel}`;
+  let raw: unknown;
+  try {
+    raw = readConfigValue(cfg.panel, "panel");
+  } catch (e) {
+    issues.push({ path: "panel", message: firstLine(e) });
+    return issues;
+  }
+  const unset = unsetEnvReferences(raw, env);
+  if (unset.length) {
+    for (const u of unset) issues.push({ path: "panel", message: `${where}: ${u.path}: environment variable ${u.variable} is not set` });
+    return issues;
+  }
+  try {
+    const { config: pc, baseDir } = loadPanelConfig(cfg.panel, env);
+    createPanel(pc, {
+      baseDir,
+      modelFor: (spec, endpoint) => {
+        try {
+          return createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }, { env });
+        } catch (e) {
+          issues.push({ path: "panel", message: `${where}: judge ${spec.id} (${spec.model}): ${firstLine(e)}` });
+          return { id: spec.model, kind: "llm", chat: () => Promise.reject(new Error("not built")), structured: () => Promise.reject(new Error("not built")) } as ChatModel;
+        }
+      },
+    });
+  } catch (e) {
+    issues.push({ path: "panel", message: `${where}: ${firstLine(e)}` });
+  }
+  return issues;
 }
 
 /** Reranker ids accepted in `params.reranker` (see retrieval/rerankers/registry.ts). */

@@ -13,6 +13,7 @@ import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.t
 import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "../../judges/rwe-weighted-score.ts";
 import { panelSection } from "./panel-section.ts";
 import { reportToHtml, reportToMarkdown, type ReportSection } from "./render.ts";
+import { usageSection } from "./usage-section.ts";
 
 /** One row of retrieval-eval.json: macro means over a dataset's queries for one mode and K. */
 export interface RetrievalEvalRow {
@@ -193,7 +194,9 @@ export interface ReportFiles {
 export async function writeReport(runDir: string, settings: ReportSettings = {}): Promise<ReportFiles> {
   const resultsPath = join(runDir, "results.jsonl");
   if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
-  let records = [...latestByKey(readResults(resultsPath).records).values()];
+  const allRecords = readResults(resultsPath).records;
+  let records = [...latestByKey(allRecords).values()];
+  let spent = allRecords;
   const cellsPath = join(runDir, "cells.json");
   let otherRecords = 0;
   if (existsSync(cellsPath) && !settings.allRecords) {
@@ -201,8 +204,9 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
     const kept = records.filter((r) => keys.has(r.key));
     otherRecords = records.length - kept.length;
     records = kept;
+    spent = allRecords.filter((r) => keys.has(r.key));
   }
-  let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string }; comparisons?: ReportSettings["comparisons"] } } = {};
+  let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string }; comparisons?: ReportSettings["comparisons"]; prices?: Record<string, { input: number; output: number }>; models?: { id: string; label?: string }[] } } = {};
   if (existsSync(join(runDir, "spec.json"))) spec = JSON.parse(readFileSync(join(runDir, "spec.json"), "utf8"));
   const retrievalPath = join(runDir, "retrieval-eval.json");
   const retrieval: RetrievalEvalRow[] = existsSync(retrievalPath) ? JSON.parse(readFileSync(retrievalPath, "utf8")).rows ?? [] : [];
@@ -213,6 +217,8 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
     extraSections: settings.extraSections,
   };
   const sections = await buildSections(records, merged, retrieval);
+  const idByLabel = new Map((spec.config?.models ?? []).map((m) => [m.label ?? m.id, m.id]));
+  sections.push(usageSection(spent, records, spec.config?.prices ?? {}, (r) => idByLabel.get(r.model) ?? r.model));
   const title = settings.title ?? `medsynth report: ${spec.config?.name ?? runDir}`;
   const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats.`;
   const chartsDir = join(runDir, "charts");

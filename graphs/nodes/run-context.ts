@@ -29,11 +29,13 @@ export class StepFailure extends Error {
    * @param step node name, e.g. "plan"
    * @param message the model layer's error message (never secrets)
    * @param raw raw model text when a structured answer could not be parsed
+   * @param reason why the call failed (models/types.ts CallFailureReason), when known
    */
   constructor(
     readonly step: string,
     message: string,
     readonly raw?: string,
+    readonly reason?: string,
   ) {
     super(`${step}: ${message}`);
     this.name = "StepFailure";
@@ -88,7 +90,7 @@ export async function runGraph<I, O>(
     return { status: "ok", output, intermediate, calls: ctx.calls, latencyMs: performance.now() - started };
   } catch (err) {
     const base = { status: "failed" as const, output: null, intermediate: {}, calls: ctx.calls, latencyMs: performance.now() - started };
-    if (err instanceof StepFailure) return { ...base, error: err.message, ...(err.raw !== undefined ? { raw: err.raw } : {}), intermediate: { failedStep: err.step } };
+    if (err instanceof StepFailure) return { ...base, error: err.message, ...(err.raw !== undefined ? { raw: err.raw } : {}), ...(err.reason ? { failureReason: err.reason } : {}), intermediate: { failedStep: err.step } };
     if (err instanceof GraphRecursionError) return { ...base, error: `recursion limit ${opts.recursionLimit} reached: ${err.message}` };
     if (opts.signal?.aborted || (err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError"))) return { ...base, error: `aborted: ${err instanceof Error ? err.message : String(err)}` };
     throw err;
