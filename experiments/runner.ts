@@ -72,6 +72,17 @@ export interface RunOptions {
   onProgress?: (p: RunProgress) => void;
   /** Log sink for warnings (default console.error). */
   log?: (line: string) => void;
+  /** Called once the pending cells are known, before any of them runs (the CLI prints the estimate). */
+  onPlan?: (plan: RunPlan) => void;
+}
+
+/** The cells of a run before it starts. */
+export interface RunPlan {
+  pending: Cell[];
+  /** Cells already finished (not run again). */
+  finished: number;
+  /** Items by `dataset\0id`. */
+  items: Map<string, RunnerItem>;
 }
 
 /** Progress snapshot. */
@@ -207,6 +218,50 @@ export function explainEmptyMatrix(items: CellItems[], workflows: ExperimentConf
 }
 
 /**
+ * The cells a run would execute, without running or writing anything (`medsynth run --dry-run`).
+ * @throws ConfigError for an invalid config or a matrix without cells (saying why).
+ */
+export async function planExperiment(config: ExperimentConfig, deps: RunnerDeps, opts: Pick<RunOptions, "retryFailed" | "log"> = {}): Promise<RunPlan> {
+  for (const wf of config.workflows) deps.workflowKind(wf.id);
+  deps.validate?.(config);
+  const { cells, itemIndex } = await loadCells(config, deps, opts.log ?? ((l: string) => console.error(l)));
+  const existing = readResults(join(config.output, "results.jsonl"));
+  const pending = pendingCells(cells, latestByKey(existing.records), opts.retryFailed);
+  return { pending, finished: cells.length - pending.length, items: itemIndex };
+}
+
+/** Items (sampled) and the expanded cells of a config. */
+async function loadCells(config: ExperimentConfig, deps: RunnerDeps, log: (l: string) => void): Promise<{ cells: Cell[]; itemIndex: Map<string, RunnerItem>; kindOf: Map<string, string>; modelByKey: Map<string, ModelSelection>; warnings: string[] }> {
+  const warnings: string[] = [];
+  const loaded: LoadedItems[] = [];
+  const itemIndex = new Map<string, RunnerItem>();
+  const kindOf = new Map<string, string>();
+  for (const sel of config.datasets) {
+    const ds = await deps.loadItems(sel);
+    for (const w of ds.warnings) warnings.push(`${ds.dataset}: ${w}`);
+    const chosen = sampleItems(ds.items, sel, config.seed);
+    loaded.push({ ...ds, items: chosen });
+    for (const it of chosen) itemIndex.set(`${ds.dataset}\u0000${it.id}`, it);
+    kindOf.set(ds.dataset, ds.taskKind);
+  }
+  for (const w of warnings) log(`warning: ${w}`);
+  const cellItems: CellItems[] = loaded.map((l) => ({ dataset: l.dataset, taskKind: l.taskKind, itemIds: l.items.map((i) => i.id) }));
+  const modelByKey = new Map(config.models.map((m) => [modelKeyPart(m), m]));
+  const cells = expandCells(cellItems, [...modelByKey.keys()], config.workflows, config.repeats, (id) => deps.workflowKind(id));
+  if (cells.length === 0) throw new ConfigError(`experiment "${config.name}": the matrix has no cells: ${explainEmptyMatrix(cellItems, config.workflows, (id) => deps.workflowKind(id))}`, null, [{ path: "workflows", message: "no cells" }]);
+  return { cells, itemIndex, kindOf, modelByKey, warnings };
+}
+
+/** Cells to run: new ones, or with `retryFailed` only those whose latest record failed. */
+function pendingCells(cells: Cell[], latest: Map<string, RunRecord>, retryFailed?: boolean): Cell[] {
+  return cells.filter((c) => {
+    const prev = latest.get(c.key);
+    if (!prev) return !retryFailed;
+    return retryFailed ? prev.status === "failed" : false;
+  });
+}
+
+/**
  * Run (or resume) an experiment.
  * Writes `<output>/spec.json` (frozen config + hash), `<output>/env.json` and appends to
  * `<output>/results.jsonl`.
@@ -244,24 +299,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
   }
 
 
-  const warnings: string[] = [];
-  const loaded: LoadedItems[] = [];
-  const itemIndex = new Map<string, RunnerItem>();
-  const kindOf = new Map<string, string>();
-  for (const sel of config.datasets) {
-    const ds = await deps.loadItems(sel);
-    for (const w of ds.warnings) warnings.push(`${ds.dataset}: ${w}`);
-    const chosen = sampleItems(ds.items, sel, config.seed);
-    loaded.push({ ...ds, items: chosen });
-    for (const it of chosen) itemIndex.set(`${ds.dataset}\u0000${it.id}`, it);
-    kindOf.set(ds.dataset, ds.taskKind);
-  }
-  for (const w of warnings) log(`warning: ${w}`);
-
-  const cellItems: CellItems[] = loaded.map((l) => ({ dataset: l.dataset, taskKind: l.taskKind, itemIds: l.items.map((i) => i.id) }));
-  const modelByKey = new Map(config.models.map((m) => [modelKeyPart(m), m]));
-  const cells = expandCells(cellItems, [...modelByKey.keys()], config.workflows, config.repeats, (id) => deps.workflowKind(id));
-  if (cells.length === 0) throw new ConfigError(`experiment "${config.name}": the matrix has no cells: ${explainEmptyMatrix(cellItems, config.workflows, (id) => deps.workflowKind(id))}`, null, [{ path: "workflows", message: "no cells" }]);
+  const { cells, itemIndex, kindOf, modelByKey, warnings } = await loadCells(config, deps, log);
   // The spec and its cells are written once the config has loaded its items: the report covers
   // exactly these cells, even when the folder holds records of earlier configs.
   writeFileSync(specPath, JSON.stringify({ configHash: hash, config }, null, 2) + "\n");
@@ -275,12 +313,9 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
   if (existing.truncatedTail) log(`warning: ${resultsPath}: cut off an unfinished last line (a crash mid-write); that cell will run again`);
   if (existing.malformedLines.length) log(`warning: ${resultsPath}: skipped malformed lines ${existing.malformedLines.join(", ")}`);
   const latest = latestByKey(existing.records);
-  const pending = cells.filter((c) => {
-    const prev = latest.get(c.key);
-    if (!prev) return !opts.retryFailed;
-    return opts.retryFailed ? prev.status === "failed" : false;
-  });
+  const pending = pendingCells(cells, latest, opts.retryFailed);
   const skippedFinished = cells.length - pending.length;
+  opts.onPlan?.({ pending, finished: skippedFinished, items: itemIndex });
 
   const writer = new ResultsWriter(resultsPath);
   const limit = pLimit(config.concurrency);

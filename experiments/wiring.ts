@@ -165,6 +165,24 @@ export function resourceIssues(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = p
   return issues;
 }
 
+/**
+ * Judge calls per judged cell for the run estimate: judges × rubrics × repeats, the most requests
+ * one verdict can take (whole-call attempts × (1 + structured re-asks)), and the judge model ids.
+ * @returns null without a panel.
+ * @throws Error from loading the panel (call after {@link validateAgainstRegistries}).
+ */
+export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { calls: number; maxAttempts: number; models: string[] } | null {
+  if (!cfg.panel) return null;
+  const { config: pc } = loadPanelConfig(cfg.panel, env);
+  const rubrics = Array.isArray(pc.rubric) ? pc.rubric.length : 1;
+  let maxAttempts = 1;
+  for (const j of pc.judges) {
+    const ep = (j.endpoint ? pc.endpoints[j.endpoint] : undefined) as { structuredRetries?: number } | undefined;
+    maxAttempts = Math.max(maxAttempts, (j.attempts ?? 2) * (1 + (ep?.structuredRetries ?? 2)));
+  }
+  return { calls: pc.judges.length * rubrics * pc.repeats, maxAttempts, models: [...new Set(pc.judges.map((j) => j.model))] };
+}
+
 /** Reranker ids accepted in `params.reranker` (see retrieval/rerankers/registry.ts). */
 const RERANKER_ID_PATTERN = /^(none|cross-encoder(:.+)?|llm-pointwise(:.+)?)$/;
 

@@ -9,9 +9,10 @@ import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { setMaxListeners } from "node:events";
 import { loadExperimentConfig } from "../config.ts";
-import { runExperiment, type RunSummary } from "../runner.ts";
+import { planExperiment, runExperiment, type RunPlan, type RunSummary } from "../runner.ts";
+import { estimateRun, formatEstimate, type RunEstimate } from "../estimate.ts";
 import { readResults, latestByKey } from "../results-store.ts";
-import { createRunnerDeps } from "../wiring.ts";
+import { createRunnerDeps, judgePlan } from "../wiring.ts";
 import { validateMetricSpecs } from "../metrics-stage.ts";
 import { runRetrievalEval } from "../retrieval-eval-stage.ts";
 import { writeReport } from "../report/build.ts";
@@ -27,6 +28,23 @@ export interface RunCommandOptions {
   report?: boolean;
   json?: boolean;
   progress?: boolean;
+  /** Print the estimate (cells, calls, tokens, cost) and stop: no call, nothing written. */
+  dryRun?: boolean;
+}
+
+/**
+ * `medsynth run --dry-run`: validate everything, then estimate the run without running it.
+ * @returns the estimate (also printed, or as JSON with `json`).
+ */
+export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunEstimate> {
+  const config = loadExperimentConfig(file);
+  validateMetricSpecs(config.metrics);
+  const deps = createRunnerDeps(config, (l) => console.error(l));
+  const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed });
+  const est = estimateRun(config, plan.pending, plan.finished, plan.items, judgePlan(config));
+  if (opts.json) print(JSON.stringify(est, null, 2));
+  else for (const l of formatEstimate(est)) print(l);
+  return est;
 }
 
 /**
@@ -68,10 +86,14 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
       : null;
     let started = false;
     let lastLog = 0;
+    const plan = judgePlan(config);
     const summary = await runExperiment(config, deps, {
       retryFailed: opts.retryFailed,
       signal: ac.signal,
       log,
+      onPlan: (p: RunPlan) => {
+        if (!opts.json && p.pending.length) for (const l of formatEstimate(estimateRun(config, p.pending, p.finished, p.items, plan))) log(l);
+      },
       onProgress: (p) => {
         const payload = { failed: p.failed, tokens: p.inputTokens + p.outputTokens, cost: p.costUsd.toFixed(4) };
         if (bar) {
@@ -132,9 +154,11 @@ export function registerRunCommands(program: Command): void {
     .option("--no-report", "do not write the report at the end")
     .option("--no-progress", "no progress bar")
     .option("--json", "print the run summary as JSON")
+    .option("--dry-run", "check everything and print the estimate (cells, calls per cell, tokens, cost); run nothing")
     .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     .action(async (file: string, opts: RunCommandOptions) => {
-      await runCommand(file, opts);
+      if (opts.dryRun) await dryRunCommand(file, opts);
+      else await runCommand(file, opts);
     });
   program
     .command("report")

@@ -10,7 +10,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import YAML from "yaml";
-import { runCommand } from "../../experiments/cli/run-commands.ts";
+import { dryRunCommand, runCommand } from "../../experiments/cli/run-commands.ts";
+import { existsSync } from "node:fs";
 import { readResults } from "../../experiments/results-store.ts";
 import { runUsage } from "../../experiments/usage-summary.ts";
 import { EXIT_CELLS_FAILED, EXIT_OK } from "../../experiments/exit-codes.ts";
@@ -123,6 +124,28 @@ describe("issue 13: faults end to end", () => {
     expect(message).toContain("MEDSYNTH_TEST_UNSET_JUDGE_2");
     expect(message).toMatch(/models\.1: .*MEDSYNTH_TEST_UNSET_KEY/);
     expect(server.requests.length).toBe(before);
+  });
+
+  it("--dry-run checks everything and estimates cells, calls, tokens and cost with 0 requests and nothing written", async () => {
+    const { file, run } = setup("dry", {
+      id: "p",
+      rubric: "medmeta-semantic-equivalence",
+      endpoints: { judges: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY" } },
+      judges: [
+        { id: "a", model: "openai:judge-a", endpoint: "judges" },
+        { id: "b", model: "openai:judge-b", endpoint: "judges", attempts: 1 },
+      ],
+    });
+    const before = server.requests.length;
+    const lines: string[] = [];
+    const est = await dryRunCommand(file, {}, (l) => lines.push(l));
+    expect(est).toMatchObject({ cells: 3, pending: 3, finished: 0, generatorCalls: { min: 3, max: 3 }, judgeCalls: { min: 6, max: 36 }, unpriced: ["openai:judge-b"] });
+    // golden-rag: 1 call per cell at maxTokens 64 → 3 × 64 output tokens, plus 6 × 6 judge answers of 150
+    expect(est.outputTokens).toBe(3 * 64 + 36 * 150);
+    expect(est.costUsd).toBeGreaterThan(0);
+    expect(lines[0]).toBe("estimate: 3 cells (3 to run, 0 already finished)");
+    expect(server.requests.length).toBe(before);
+    expect(existsSync(run)).toBe(false);
   });
 
   it("truncation fails and is asked again; tokens and cost in results, summary and report equal the server's log", async () => {
