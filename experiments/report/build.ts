@@ -14,6 +14,7 @@ import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "
 import { panelSection } from "./panel-section.ts";
 import { reportToHtml, reportToMarkdown, type ReportSection } from "./render.ts";
 import { usageSection } from "./usage-section.ts";
+import { rweNoiseTable } from "./rwe-noise.ts";
 
 /** One row of retrieval-eval.json: macro means over a dataset's queries for one mode and K. */
 export interface RetrievalEvalRow {
@@ -135,7 +136,11 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
       if (t) {
         tables.push(t.table);
         const w = rweWeightedTable(t.perModel);
-        if (w) tables.push(w);
+        if (w) {
+          tables.push(w);
+          const noise = rweNoiseTable(rs);
+          if (noise) tables.push(noise);
+        }
       }
     }
     if (main) {
