@@ -103,6 +103,7 @@ export function formatTotals(t: PricedTotals): string {
 
 /** Lines for the plain log / terminal: generator and judges per model, then the total. */
 export function formatRunUsage(u: RunUsage): string[] {
+  if (!u.total.calls) return ["no model calls (extractive baselines or every cell already finished)"];
   const lines: string[] = [];
   for (const [label, r] of [["generator", u.generator], ["judges", u.judge]] as const) {
     if (!r.total.calls) continue;

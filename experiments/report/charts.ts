@@ -68,13 +68,16 @@ export async function paramSweep(records: RunRecord[], param: string, column: st
     if (m) data.push({ series, [param]: Number(x), mean: m.mean, lo: m.ciLow ?? m.mean, hi: m.ciHigh ?? m.mean, n: m.n });
   }
   if (data.length < 2) return null;
+  const xs = [...new Set(data.map((d) => d[param] as number))].sort((a, b) => a - b);
   const spec: TopLevelSpec = {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     title,
     data: { values: data },
     width: 360,
     height: 220,
-    encoding: { x: { field: param, type: "quantitative" }, color: { field: "series", type: "nominal", sort: null, legend: { labelLimit: 400, orient: "bottom", columns: 1 } } },
+    // Integer parameters (K) get integer ticks at their values; the padding keeps the CI whiskers
+    // of the first and last points inside the plot.
+    encoding: { x: { field: param, type: "quantitative", scale: { zero: false, nice: false, padding: 16 }, axis: xs.every(Number.isInteger) ? { values: xs, format: "d" } : { values: xs } }, color: { field: "series", type: "nominal", sort: null, legend: { labelLimit: 400, orient: "bottom", columns: 1 } } },
     layer: [
       { mark: { type: "line", point: true }, encoding: { y: { field: "mean", type: "quantitative", title: column } } },
       { mark: "rule", encoding: { y: { field: "lo", type: "quantitative" }, y2: { field: "hi" } } },

@@ -27,3 +27,20 @@ describe("rweNoiseTable", () => {
     expect(t.caption).not.toContain("rwe-completeness");
   });
 });
+
+describe("report layout (issue 13 item 13)", () => {
+  it("HTML has a table of contents, one heading per section, scroll boxes for tables, no title repeated under its own heading", async () => {
+    const { reportToHtml } = await import("../../../experiments/report/render.ts");
+    const t = { id: "x", title: "Paired comparisons", header: ["a"], rows: [["1"]] };
+    const html = reportToHtml("r", "intro", [
+      { heading: "Paired comparisons", tables: [t], charts: [] },
+      { heading: "Overview", tables: [{ ...t, title: "Cells" }], charts: [] },
+      { heading: "Paired comparisons", tables: [{ ...t, title: "More" }], charts: [] },
+    ]);
+    expect(html.match(/<h2>Paired comparisons<\/h2>/g)).toHaveLength(1);
+    expect(html).not.toContain("<h3>Paired comparisons</h3>");
+    expect(html).toContain("<h3>More</h3>");
+    expect(html).toContain('<nav class="toc"><h2>Contents</h2><ol><li><a href="#paired-comparisons">Paired comparisons</a></li><li><a href="#overview">Overview</a></li></ol></nav>');
+    expect(html.match(/<div class="tablewrap"><table>/g)).toHaveLength(3);
+  });
+});
