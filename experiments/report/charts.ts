@@ -3,8 +3,7 @@
  * (no browser, no canvas): bars with 95 % CIs, parameter sweeps (K sweep, negation dose–response)
  * and Bland–Altman plots.
  */
-import * as vega from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type { TopLevelSpec } from "vega-lite";
 import { blandAltman } from "../../judges/stats/index.ts";
 import type { RunRecord } from "../types.ts";
 import { groupBy, recordValues, variantLabel } from "./columns.ts";
@@ -19,8 +18,9 @@ export interface Chart {
   data: Record<string, unknown>[];
 }
 
-/** Render a Vega-Lite spec to an SVG string. */
+/** Render a Vega-Lite spec to an SVG string (Vega is loaded on the first chart, not at start-up). */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const [vega, { compile }] = await Promise.all([import("vega"), import("vega-lite")]);
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
   try {
     return await view.toSVG();
