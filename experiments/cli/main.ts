@@ -46,7 +46,11 @@ export function formatError(err: unknown): string {
  * @returns true when native logs were quietened.
  */
 export function quietNativeLogs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
-  if (argv.includes("--verbose") || (env.MEDSYNTH_VERBOSE && env.MEDSYNTH_VERBOSE !== "0") || env.LANCEDB_LOG !== undefined) return false;
+  if (env.LANCEDB_LOG !== undefined) return false;
+  if (argv.includes("--verbose") || (env.MEDSYNTH_VERBOSE && env.MEDSYNTH_VERBOSE !== "0")) {
+    env.LANCEDB_LOG = "warn"; // explicit, so the store's own "error unless set" default leaves it
+    return false;
+  }
   env.LANCEDB_LOG = "error";
   return true;
 }
