@@ -10,7 +10,7 @@ import { dirname, resolve, isAbsolute } from "node:path";
 import { z } from "zod";
 import { readConfigValue } from "../models/config-file.ts";
 import stringify from "safe-stable-stringify";
-import { interpolateEnv as interpolateEnvValues, EnvInterpolationError } from "../models/env-interpolation.ts";
+import { interpolateEnv as interpolateEnvValues, EnvInterpolationError, unsetEnvReferences } from "../models/env-interpolation.ts";
 
 /** A scalar parameter value or a list of values to sweep over. */
 const ParamValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -164,6 +164,12 @@ export class ConfigError extends Error {
  * @throws ConfigError naming the field and the variable.
  */
 export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv = process.env, path = ""): unknown {
+  const unset = unsetEnvReferences(value, env, path);
+  if (unset.length > 1) {
+    // Every unset variable at once, not one per attempt.
+    const issues = unset.map((u) => ({ path: u.path || "(root)", message: `env ${u.variable} not set` }));
+    throw new ConfigError(`environment variables not set (use \${NAME:-default} for a default):\n${issues.map((i) => `  - ${i.path}: ${i.message}`).join("\n")}`, null, issues);
+  }
   try {
     return interpolateEnvValues(value, env, path);
   } catch (e) {

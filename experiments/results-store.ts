@@ -4,6 +4,7 @@
  * and never loses one already written. On open, a torn last line (a crash mid-write) is cut off
  * and counted; malformed lines elsewhere are skipped and counted with their line numbers.
  */
+import { osErrorText } from "../models/config-file.ts";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
 import type { RunRecord } from "./types.ts";
@@ -23,7 +24,12 @@ export interface ResultsLoad {
  */
 export function readResults(path: string, repair = false): ResultsLoad {
   if (!existsSync(path)) return { records: [], malformedLines: [], truncatedTail: false };
-  const text = readFileSync(path, "utf8");
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new Error(`results file ${path}: cannot read (${osErrorText(err)})`);
+  }
   const lastNl = text.lastIndexOf("\n");
   const truncatedTail = text.length > 0 && lastNl !== text.length - 1;
   if (truncatedTail && repair) truncateSync(path, Buffer.byteLength(text.slice(0, lastNl + 1), "utf8"));
@@ -61,7 +67,11 @@ export class ResultsWriter {
 
   /** Append one record as a single write of one line. */
   append(record: RunRecord): void {
-    appendFileSync(this.path, JSON.stringify(record) + "\n", "utf8");
+    try {
+      appendFileSync(this.path, JSON.stringify(record) + "\n", "utf8");
+    } catch (err) {
+      throw new Error(`results file ${this.path}: cannot write (${osErrorText(err)})`);
+    }
   }
 }
 

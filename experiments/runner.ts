@@ -13,13 +13,16 @@ import { join } from "node:path";
 import pLimit from "p-limit";
 import seedrandom from "seedrandom";
 import type { ExperimentConfig, DatasetSelection, ModelSelection } from "./config.ts";
-import { configHash } from "./config.ts";
+import { configHash, ConfigError } from "./config.ts";
 import { expandCells, type Cell, type CellItems } from "./cells.ts";
 import { selectShard, shardDir, type ShardSpec } from "./shards.ts";
 import { readResults, latestByKey, ResultsWriter } from "./results-store.ts";
 import { tryAcquireLock } from "../corpus/file-lock.ts";
 import type { JudgeScoreEntry, RunRecord } from "./types.ts";
 import type { CallInfo } from "../models/types.ts";
+import { totalsOfCalls, type UsageTotals } from "../models/usage.ts";
+import { runUsage, type RunUsage } from "./usage-summary.ts";
+import { failureReasonOf } from "./failures.ts";
 import type { RunnableWorkflow, WorkflowRunResult } from "../graphs/types.ts";
 
 /** An item of any task kind, as loaded from a dataset. */
@@ -72,6 +75,17 @@ export interface RunOptions {
   onProgress?: (p: RunProgress) => void;
   /** Log sink for warnings (default console.error). */
   log?: (line: string) => void;
+  /** Called once the pending cells are known, before any of them runs (the CLI prints the estimate). */
+  onPlan?: (plan: RunPlan) => void;
+}
+
+/** The cells of a run before it starts. */
+export interface RunPlan {
+  pending: Cell[];
+  /** Cells already finished (not run again). */
+  finished: number;
+  /** Items by `dataset\0id`. */
+  items: Map<string, RunnerItem>;
 }
 
 /** Progress snapshot. */
@@ -81,8 +95,11 @@ export interface RunProgress {
   failed: number;
   inputTokens: number;
   outputTokens: number;
-  /** Estimated cost in USD from `config.prices` (0 when no prices are given). */
+  /** Cost in USD of the tokens spent (generator and judges) from `config.prices` (0 when no prices are given). */
   costUsd: number;
+  /** Judge verdicts given so far and how many are missing. */
+  verdicts?: number;
+  missingVerdicts?: number;
   last?: RunRecord;
 }
 
@@ -101,6 +118,12 @@ export interface RunSummary {
   aborted: boolean;
   malformedLines: number[];
   warnings: string[];
+  /** Tokens and cost of the cells run in this invocation: generator and judges, per model and in total. */
+  usage: RunUsage;
+  /** Cells that failed in this invocation, by reason (`truncated`, `http`, `timeout`, … see experiments/failures.ts). */
+  failuresByReason: Record<string, number>;
+  /** Judge verdicts given in this invocation and how many of them are missing. */
+  judgeVerdicts: { total: number; missing: number };
 }
 
 /**
@@ -129,17 +152,20 @@ export function sampleItems<T extends { id: string }>(items: T[], sel: { sample?
 }
 
 function sumCalls(calls: CallInfo[]) {
-  let inputTokens = 0;
-  let outputTokens = 0;
   let latencyMs = 0;
   let modelLatencyMs = 0;
   for (const c of calls) {
-    inputTokens += c.usage?.inputTokens ?? 0;
-    outputTokens += c.usage?.outputTokens ?? 0;
     latencyMs += c.latencyMs;
     modelLatencyMs += c.cached ? (c.originalLatencyMs ?? c.latencyMs) : c.latencyMs;
   }
-  return { calls: calls.length, inputTokens, outputTokens, latencyMs, modelLatencyMs, cached: calls.length > 0 && calls.every((c) => c.cached) };
+  return { ...totalsOfCalls(calls), latencyMs, modelLatencyMs, cached: calls.length > 0 && calls.every((c) => c.cached) };
+}
+
+/** Judge usage per judge model. */
+function judgeByModel(calls: CallInfo[]): Record<string, UsageTotals> {
+  const by = new Map<string, CallInfo[]>();
+  for (const c of calls) by.set(c.modelId, [...(by.get(c.modelId) ?? []), c]);
+  return Object.fromEntries([...by].sort(([a], [b]) => a.localeCompare(b)).map(([m, cs]) => [m, totalsOfCalls(cs)]));
 }
 
 function referenceOf(item: RunnerItem, kind: string): string | null {
@@ -169,6 +195,74 @@ function metaOf(item: RunnerItem): Record<string, string | number | null> {
  */
 function modelKeyPart(m: ModelSelection): string {
   return m.endpoint && Object.keys(m.endpoint).length ? `${m.id}#${JSON.stringify(Object.entries(m.endpoint).sort())}` : m.id;
+}
+
+/**
+ * Why a matrix has no cells, in the user's terms: datasets without items, and for each workflow
+ * the task kind it needs against the kinds the datasets hold (e.g. `golden-rag needs synthesis
+ * items; pubmedqa has conclusion items`), or the datasets it is restricted to.
+ */
+export function explainEmptyMatrix(items: CellItems[], workflows: ExperimentConfig["workflows"], workflowKind: (id: string) => string): string {
+  const reasons: string[] = [];
+  const empty = items.filter((d) => d.itemIds.length === 0);
+  for (const d of empty) reasons.push(`dataset ${d.dataset} has no items (check its sample/ids)`);
+  const withItems = items.filter((d) => d.itemIds.length > 0);
+  for (const wf of workflows) {
+    const kind = workflowKind(wf.id);
+    const pool = wf.datasets ? withItems.filter((d) => wf.datasets!.includes(d.dataset)) : withItems;
+    if (wf.datasets && pool.length === 0) {
+      reasons.push(`${wf.id} is restricted to ${wf.datasets.join(", ")}, which ${wf.datasets.length > 1 ? "are" : "is"} not among the loaded datasets with items (${withItems.map((d) => d.dataset).join(", ") || "none"})`);
+      continue;
+    }
+    if (!pool.some((d) => d.taskKind === kind) && pool.length) reasons.push(`${wf.id} needs ${kind} items; ${pool.map((d) => `${d.dataset} has ${d.taskKind} items`).join(", ")}`);
+  }
+  if (!reasons.length) reasons.push("no dataset × workflow pair matches");
+  return reasons.join("; ");
+}
+
+/**
+ * The cells a run would execute, without running or writing anything (`medsynth run --dry-run`).
+ * @throws ConfigError for an invalid config or a matrix without cells (saying why).
+ */
+export async function planExperiment(config: ExperimentConfig, deps: RunnerDeps, opts: Pick<RunOptions, "retryFailed" | "log" | "shard"> = {}): Promise<RunPlan> {
+  for (const wf of config.workflows) deps.workflowKind(wf.id);
+  deps.validate?.(config);
+  const { cells: matrix, itemIndex } = await loadCells(config, deps, opts.log ?? ((l: string) => console.error(l)));
+  const cells = opts.shard ? selectShard(matrix, opts.shard) : matrix;
+  const existing = readResults(join(opts.shard ? shardDir(config.output, opts.shard) : config.output, "results.jsonl"));
+  const pending = pendingCells(cells, latestByKey(existing.records), opts.retryFailed);
+  return { pending, finished: cells.length - pending.length, items: itemIndex };
+}
+
+/** Items (sampled) and the expanded cells of a config. */
+async function loadCells(config: ExperimentConfig, deps: RunnerDeps, log: (l: string) => void): Promise<{ cells: Cell[]; itemIndex: Map<string, RunnerItem>; kindOf: Map<string, string>; modelByKey: Map<string, ModelSelection>; warnings: string[] }> {
+  const warnings: string[] = [];
+  const loaded: LoadedItems[] = [];
+  const itemIndex = new Map<string, RunnerItem>();
+  const kindOf = new Map<string, string>();
+  for (const sel of config.datasets) {
+    const ds = await deps.loadItems(sel);
+    for (const w of ds.warnings) warnings.push(`${ds.dataset}: ${w}`);
+    const chosen = sampleItems(ds.items, sel, config.seed);
+    loaded.push({ ...ds, items: chosen });
+    for (const it of chosen) itemIndex.set(`${ds.dataset}\u0000${it.id}`, it);
+    kindOf.set(ds.dataset, ds.taskKind);
+  }
+  for (const w of warnings) log(`warning: ${w}`);
+  const cellItems: CellItems[] = loaded.map((l) => ({ dataset: l.dataset, taskKind: l.taskKind, itemIds: l.items.map((i) => i.id) }));
+  const modelByKey = new Map(config.models.map((m) => [modelKeyPart(m), m]));
+  const cells = expandCells(cellItems, [...modelByKey.keys()], config.workflows, config.repeats, (id) => deps.workflowKind(id));
+  if (cells.length === 0) throw new ConfigError(`experiment "${config.name}": the matrix has no cells: ${explainEmptyMatrix(cellItems, config.workflows, (id) => deps.workflowKind(id))}`, null, [{ path: "workflows", message: "no cells" }]);
+  return { cells, itemIndex, kindOf, modelByKey, warnings };
+}
+
+/** Cells to run: new ones, or with `retryFailed` only those whose latest record failed. */
+function pendingCells(cells: Cell[], latest: Map<string, RunRecord>, retryFailed?: boolean): Cell[] {
+  return cells.filter((c) => {
+    const prev = latest.get(c.key);
+    if (!prev) return !retryFailed;
+    return retryFailed ? prev.status === "failed" : false;
+  });
 }
 
 /**
@@ -209,23 +303,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
   }
 
 
-  const warnings: string[] = [];
-  const loaded: LoadedItems[] = [];
-  const itemIndex = new Map<string, RunnerItem>();
-  const kindOf = new Map<string, string>();
-  for (const sel of config.datasets) {
-    const ds = await deps.loadItems(sel);
-    for (const w of ds.warnings) warnings.push(`${ds.dataset}: ${w}`);
-    const chosen = sampleItems(ds.items, sel, config.seed);
-    loaded.push({ ...ds, items: chosen });
-    for (const it of chosen) itemIndex.set(`${ds.dataset}\u0000${it.id}`, it);
-    kindOf.set(ds.dataset, ds.taskKind);
-  }
-  for (const w of warnings) log(`warning: ${w}`);
-
-  const cellItems: CellItems[] = loaded.map((l) => ({ dataset: l.dataset, taskKind: l.taskKind, itemIds: l.items.map((i) => i.id) }));
-  const modelByKey = new Map(config.models.map((m) => [modelKeyPart(m), m]));
-  const matrix = expandCells(cellItems, [...modelByKey.keys()], config.workflows, config.repeats, (id) => deps.workflowKind(id));
+  const { cells: matrix, itemIndex, kindOf, modelByKey, warnings } = await loadCells(config, deps, log);
   const cells = opts.shard ? selectShard(matrix, opts.shard) : matrix;
   // The spec and its cells are written once the config has loaded its items: the report covers
   // exactly these cells, even when the folder holds records of earlier configs.
@@ -241,12 +319,9 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
   if (existing.truncatedTail) log(`warning: ${resultsPath}: cut off an unfinished last line (a crash mid-write); that cell will run again`);
   if (existing.malformedLines.length) log(`warning: ${resultsPath}: skipped malformed lines ${existing.malformedLines.join(", ")}`);
   const latest = latestByKey(existing.records);
-  const pending = cells.filter((c) => {
-    const prev = latest.get(c.key);
-    if (!prev) return !opts.retryFailed;
-    return opts.retryFailed ? prev.status === "failed" : false;
-  });
+  const pending = pendingCells(cells, latest, opts.retryFailed);
   const skippedFinished = cells.length - pending.length;
+  opts.onPlan?.({ pending, finished: skippedFinished, items: itemIndex });
 
   const writer = new ResultsWriter(resultsPath);
   const limit = pLimit(config.concurrency);
@@ -264,6 +339,12 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
   const progress: RunProgress = { done: 0, total: pending.length, failed: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
   let ran = 0;
   let skippedItems = 0;
+  // Light copies of the records written now (no texts), for the usage summary.
+  const written: RunRecord[] = [];
+  const failuresByReason: Record<string, number> = {};
+  const verdicts = { total: 0, missing: 0 };
+  const idByLabel = new Map(config.models.map((m) => [m.label ?? m.id, m.id]));
+  const modelIdOf = (r: RunRecord) => idByLabel.get(r.model) ?? r.model;
   const aborted = () => opts.signal?.aborted ?? false;
 
   const runCell = async (c: Cell): Promise<void> => {
@@ -284,7 +365,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     if (aborted()) return; // an interrupted cell is not a finished cell
     if (result.status === "ok" && (result.output === null || result.output.trim() === "")) {
       // An empty answer is an endpoint failure, not an output: never scored, never silently left out.
-      result = { ...result, status: "failed", output: null, error: "the model returned an empty answer" };
+      result = { ...result, status: "failed", output: null, error: "the model returned an empty answer", failureReason: "empty" };
     }
     const record: RunRecord = {
       key: c.key,
@@ -298,13 +379,14 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
       status: result.status,
       output: result.output,
       ...(result.error ? { error: result.error } : {}),
+      ...(result.status === "failed" && result.failureReason ? { failureReason: result.failureReason } : {}),
       ...(result.raw ? { raw: result.raw } : {}),
       reference: referenceOf(item, kind),
       itemMeta: metaOf(item),
       intermediate: result.intermediate,
       generator: (() => {
-        const g = sumCalls(result.calls);
-        return { calls: g.calls, inputTokens: g.inputTokens, outputTokens: g.outputTokens, latencyMs: result.latencyMs, cached: g.cached, ...(g.calls ? { modelLatencyMs: g.modelLatencyMs } : {}) };
+        const { latencyMs: _l, modelLatencyMs, cached, ...g } = sumCalls(result.calls);
+        return { ...g, latencyMs: result.latencyMs, cached, ...(result.calls.length ? { modelLatencyMs } : {}) };
       })(),
       startedAt,
       finishedAt: startedAt,
@@ -330,8 +412,8 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
       const j = await deps.judge(record, item);
       record.judgeScores = j.scores;
       if (j.panel) record.panel = j.panel;
-      const s = sumCalls(j.calls);
-      record.judge = { calls: s.calls, inputTokens: s.inputTokens, outputTokens: s.outputTokens, latencyMs: s.latencyMs };
+      const { cached: _c, modelLatencyMs: _m, ...s } = sumCalls(j.calls);
+      record.judge = { ...s, byModel: judgeByModel(j.calls) };
     }
     if (aborted()) return;
     record.finishedAt = new Date().toISOString();
@@ -340,10 +422,21 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     if (record.status === "failed") progress.failed++;
     if (record.status === "skipped") skippedItems++;
     progress.done++;
-    progress.inputTokens += record.generator.inputTokens + (record.judge?.inputTokens ?? 0);
-    progress.outputTokens += record.generator.outputTokens + (record.judge?.outputTokens ?? 0);
-    const price = config.prices[model.id];
-    if (price && !record.generator.cached) progress.costUsd += (record.generator.inputTokens * price.input + record.generator.outputTokens * price.output) / 1e6;
+    if (record.status === "failed") {
+      const reason = failureReasonOf(record);
+      failuresByReason[reason] = (failuresByReason[reason] ?? 0) + 1;
+    }
+    for (const v of record.judgeScores ?? []) {
+      verdicts.total++;
+      if (v.status === "missing") verdicts.missing++;
+    }
+    written.push({ ...record, output: null, intermediate: {}, judgeScores: undefined, raw: undefined });
+    const u = runUsage(written.slice(-1), config.prices, modelIdOf);
+    progress.inputTokens += u.total.inputTokens;
+    progress.outputTokens += u.total.outputTokens;
+    progress.costUsd += u.total.costUsd ?? 0;
+    progress.missingVerdicts = verdicts.missing;
+    progress.verdicts = verdicts.total;
     progress.last = record;
     opts.onProgress?.({ ...progress });
   };
@@ -362,5 +455,8 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     aborted: aborted(),
     malformedLines: existing.malformedLines,
     warnings,
+    usage: runUsage(written, config.prices, modelIdOf),
+    failuresByReason,
+    judgeVerdicts: verdicts,
   };
 }

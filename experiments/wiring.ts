@@ -23,6 +23,9 @@ import { buildNoiseCorpus, buildNoiseCorpusFromSource } from "../retrieval/noise
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { WorkflowDeps } from "../graphs/types.ts";
 import { createPanel, loadPanelConfig, type Panel } from "../judges/panel.ts";
+import { readConfigValue } from "../models/config-file.ts";
+import { unsetEnvReferences } from "../models/env-interpolation.ts";
+import type { ChatModel } from "../models/types.ts";
 import type { ExperimentConfig, RetrievalSettings } from "./config.ts";
 import type { LoadedItems, RunnerDeps, RunnerItem } from "./runner.ts";
 import { computeRecordMetrics, validateMetricSpecs } from "./metrics-stage.ts";
@@ -82,8 +85,8 @@ export function sourceTextOf(item: RunnerItem, kind: string): string {
  * schema (`workflows.<i>.params.<key>`), and reference metric specs are known.
  * @throws ConfigError listing each offending path with the reason.
  */
-export function validateAgainstRegistries(cfg: ExperimentConfig): void {
-  const issues: { path: string; message: string }[] = [];
+export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): void {
+  const issues: { path: string; message: string }[] = [...resourceIssues(cfg, env)];
   cfg.models.forEach((m, i) => {
     if (!/^(openai|extractive):.+/.test(m.id)) {
       issues.push({ path: `models.${i}.id`, message: `unknown model id "${m.id}"; valid ids: ${GENERATOR_MODEL_IDS.join(", ")}` });
@@ -114,6 +117,75 @@ export function validateAgainstRegistries(cfg: ExperimentConfig): void {
   const seen = new Set<string>();
   const unique = issues.filter((x) => (seen.has(x.path + x.message) ? false : (seen.add(x.path + x.message), true)));
   if (unique.length) throw new ConfigError(`experiment "${cfg.name}": invalid config\n${unique.map((x) => `  - ${x.path}: ${x.message}`).join("\n")}`, null, unique);
+}
+
+/**
+ * What a run needs besides the registries, checked before the first model call: every generator
+ * endpoint resolves (base URL, settings, API key variable), and the judge panel file loads — its
+ * environment variables (all unset ones listed), rubric and template files, and each judge's
+ * endpoint settings and API key.
+ * @returns every problem found (path + message), empty when all is well.
+ */
+export function resourceIssues(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
+  cfg.models.forEach((m, i) => {
+    if (!m.id.startsWith("openai:")) return;
+    try {
+      createGeneratorModel(m.id, (m.endpoint ?? {}) as never, { env });
+    } catch (e) {
+      issues.push({ path: `models.${i}`, message: firstLine(e) });
+    }
+  });
+  if (!cfg.panel) return issues;
+  const where = `panel ${cfg.panel}`;
+  let raw: unknown;
+  try {
+    raw = readConfigValue(cfg.panel, "panel");
+  } catch (e) {
+    issues.push({ path: "panel", message: firstLine(e) });
+    return issues;
+  }
+  const unset = unsetEnvReferences(raw, env);
+  if (unset.length) {
+    for (const u of unset) issues.push({ path: "panel", message: `${where}: ${u.path}: environment variable ${u.variable} is not set` });
+    return issues;
+  }
+  try {
+    const { config: pc, baseDir } = loadPanelConfig(cfg.panel, env);
+    createPanel(pc, {
+      baseDir,
+      modelFor: (spec, endpoint) => {
+        try {
+          return createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }, { env });
+        } catch (e) {
+          issues.push({ path: "panel", message: `${where}: judge ${spec.id} (${spec.model}): ${firstLine(e)}` });
+          return { id: spec.model, kind: "llm", chat: () => Promise.reject(new Error("not built")), structured: () => Promise.reject(new Error("not built")) } as ChatModel;
+        }
+      },
+    });
+  } catch (e) {
+    issues.push({ path: "panel", message: `${where}: ${firstLine(e)}` });
+  }
+  return issues;
+}
+
+/**
+ * Judge calls per judged cell for the run estimate: judges × rubrics × repeats, the most requests
+ * one verdict can take (whole-call attempts × (1 + structured re-asks)), and the judge model ids.
+ * @returns null without a panel.
+ * @throws Error from loading the panel (call after {@link validateAgainstRegistries}).
+ */
+export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { calls: number; maxAttempts: number; models: string[] } | null {
+  if (!cfg.panel) return null;
+  const { config: pc } = loadPanelConfig(cfg.panel, env);
+  const rubrics = Array.isArray(pc.rubric) ? pc.rubric.length : 1;
+  let maxAttempts = 1;
+  for (const j of pc.judges) {
+    const ep = (j.endpoint ? pc.endpoints[j.endpoint] : undefined) as { structuredRetries?: number } | undefined;
+    maxAttempts = Math.max(maxAttempts, (j.attempts ?? 2) * (1 + (ep?.structuredRetries ?? 2)));
+  }
+  return { calls: pc.judges.length * rubrics * pc.repeats, maxAttempts, models: [...new Set(pc.judges.map((j) => j.model))] };
 }
 
 /** Reranker ids accepted in `params.reranker` (see retrieval/rerankers/registry.ts). */

@@ -21,7 +21,7 @@ import { docToPassage, synthesizeFromEvidence, type SynthesisOutput } from "./no
 import { isExtractiveModel, requireChatModel, structuredStep } from "./nodes/model-call.ts";
 import { formatPlan, makePlan, type ResearchPlan } from "./nodes/plan.ts";
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
-import { getRunContext, runGraph, StepFailure } from "./nodes/run-context.ts";
+import { getRunContext, keepPartial, runGraph, StepFailure } from "./nodes/run-context.ts";
 import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
@@ -117,7 +117,23 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
   const model = extractive ? null : requireChatModel(deps.model, STANDARD_RAG_ID);
   const p = { plan: loadWorkflowPrompt("research-plan", deps.promptDir), queries: loadWorkflowPrompt("rag-queries", deps.promptDir), synthesize: loadWorkflowPrompt("rag-synthesize", deps.promptDir) };
 
+  /**
+   * One Send branch. A failure (retriever or reranker error, an aborted branch) names the branch
+   * and its query; the branches that finished are kept in the run context for the failed record.
+   */
   const retrieve = async (input: { query: string; queryIndex: number }, c?: LangGraphRunnableConfig): Promise<{ retrieved: QueryResult[] }> => {
+    try {
+      const out = await retrieveOne(input, c);
+      if (c) keepPartial(getRunContext(c), "retrieved", { queryIndex: input.queryIndex, query: input.query, ids: out.retrieved[0].hits.map((h) => h.id) }, true);
+      return out;
+    } catch (e) {
+      if (e instanceof StepFailure) throw e;
+      const msg = e instanceof Error ? e.message : String(e);
+      throw new StepFailure(`retrieve[${input.queryIndex}]`, `branch ${input.queryIndex} (query "${input.query}") failed: ${msg}`, undefined, /abort/i.test(msg) ? "aborted" : "retrieval", { queryIndex: input.queryIndex, query: input.query });
+    }
+  };
+
+  const retrieveOne = async (input: { query: string; queryIndex: number }, c?: LangGraphRunnableConfig): Promise<{ retrieved: QueryResult[] }> => {
     const fetchN = reranker ? config.candidatesPerQuery : config.k;
     const raw = await retriever.search(input.query, fetchN);
     const docs: CorpusDoc[] = [];
@@ -149,10 +165,16 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
   };
 
   const graph = new StateGraph(StandardState)
-    .addNode("make_plan", async (s, c) => ({ plan: await makePlan(getRunContext(c), model!, p.plan, s.topic, config.numQuestions) }))
+    .addNode("make_plan", async (s, c) => {
+      const plan = await makePlan(getRunContext(c), model!, p.plan, s.topic, config.numQuestions);
+      keepPartial(getRunContext(c), "plan", plan);
+      return { plan };
+    })
     .addNode("write_queries", async (s, c) => {
       const r = await structuredStep(getRunContext(c), model!, "queries", p.queries, { topic: s.topic, plan: formatPlan(s.plan), num_queries: config.numQueries }, SearchQueriesSchema, "search_queries");
-      return { queries: r.queries.slice(0, config.numQueries) };
+      const queries = r.queries.slice(0, config.numQueries);
+      keepPartial(getRunContext(c), "queries", queries);
+      return { queries };
     })
     .addNode("retrieve", retrieve as never)
     .addNode("merge", (s: S) => {

@@ -40,8 +40,10 @@ export interface WorkflowRunResult {
   output: string | null;
   /** Why it failed (error message, no secrets) or was skipped (e.g. "no golden abstracts"). */
   error?: string;
-  /** Raw model text kept when a structured answer could not be parsed. */
+  /** Raw model text kept when a structured answer could not be parsed or was cut off. */
   raw?: string;
+  /** Why the run failed, when the call layer knew (`truncated`, `http`, `timeout` …; models/types.ts CallFailureReason). */
+  failureReason?: string;
   /** Intermediate state: plan, queries, retrieved PMIDs per query, drafts, self-scores, negated ids … */
   intermediate: Record<string, unknown>;
   /** Every model call made (tokens, latency, cached flag). */

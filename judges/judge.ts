@@ -12,6 +12,8 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { CallInfo, ChatMessage, ChatModel } from "../models/types.ts";
 import type { JudgeScoreEntry } from "./run-record.ts";
+import { extractJsonText, parseStructuredAnswer } from "../models/structured.ts";
+import { mergeCalls } from "../models/usage.ts";
 import { loadPromptTemplate, renderPrompt, resolvePromptTemplate, type PromptTemplate } from "../models/prompt-template.ts";
 import { buildAnswerSchema, rubricPromptVariables, type Rubric, type RubricAnswer, type RubricInput } from "./rubric.ts";
 
@@ -110,25 +112,20 @@ export interface Judge {
 }
 
 /**
- * Recover a JSON object from a model answer that wraps it in a Markdown fence or in prose.
- * Tries the whole text, then each fenced block, then the outermost `{…}` span.
+ * Recover a JSON object from a model answer that wraps it in reasoning, a Markdown fence or prose:
+ * reasoning blocks (`<think>…</think>`) are removed and the LAST complete JSON object is taken
+ * (models/structured.ts {@link extractJsonText}), so an example quoted early does not win.
  * @returns the parsed value, or undefined when no JSON object can be found
  */
 export function extractJsonObject(text: string): unknown {
-  const tries: string[] = [text.trim()];
-  for (const m of text.matchAll(/```(?:json|JSON)?\s*\n?([\s\S]*?)```/g)) tries.push(m[1].trim());
-  const a = text.indexOf("{");
-  const b = text.lastIndexOf("}");
-  if (a >= 0 && b > a) tries.push(text.slice(a, b + 1));
-  for (const t of tries) {
-    try {
-      const v = JSON.parse(t);
-      if (v && typeof v === "object" && !Array.isArray(v)) return v;
-    } catch {
-      /* try the next candidate */
-    }
+  const t = extractJsonText(text);
+  if (t === null) return undefined;
+  try {
+    const v = JSON.parse(t);
+    return v && typeof v === "object" && !Array.isArray(v) ? v : undefined;
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /**
@@ -213,7 +210,9 @@ export function createJudge(config: JudgeConfig, deps: { model: ChatModel; rubri
       const messages = renderJudgeTemplate(template, judgePromptVariables(rubric, input));
       let lastRaw: string | null = null;
       let lastError = "no attempt made";
-      let lastCall: CallInfo | undefined;
+      // Every attempt's tokens count, not only the last one's.
+      const calls: CallInfo[] = [];
+      const merged = (): CallInfo | undefined => (calls.length ? mergeCalls(calls) : undefined);
       for (let attempt = 1; attempt <= cfg.attempts; attempt++) {
         try {
           // The judge's time limit applies per HTTP attempt (retried by the model layer); the
@@ -225,20 +224,23 @@ export function createJudge(config: JudgeConfig, deps: { model: ChatModel; rubri
             ...(opts.signal ? { signal: opts.signal } : {}),
             schemaName,
           });
-          lastCall = res.call;
-          if (res.ok) return ok(repeat, attempt, res.value as RubricAnswer, res.call, false);
+          calls.push(res.call);
+          if (res.ok) return ok(repeat, attempt, res.value as RubricAnswer, merged()!, false);
           lastError = res.error;
           if (res.raw !== null) {
             lastRaw = res.raw;
-            const recovered = schema.safeParse(extractJsonObject(res.raw));
-            if (recovered.success) return ok(repeat, attempt, recovered.data as RubricAnswer, res.call, true);
+            // A cut-off answer is kept raw and is not read: its scores may be unfinished.
+            if (res.reason !== "truncated") {
+              const recovered = parseStructuredAnswer(res.raw, schema);
+              if (recovered.ok) return ok(repeat, attempt, recovered.value as RubricAnswer, merged()!, true);
+            }
           }
         } catch (err) {
           lastError = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
         }
         if (opts.signal?.aborted) break;
       }
-      return missing(repeat, cfg.attempts, lastError, lastRaw, lastCall);
+      return missing(repeat, cfg.attempts, lastError, lastRaw, merged());
     },
   };
 }

@@ -4,6 +4,7 @@
  * enrich these records.
  */
 import type { CallInfo } from "../models/types.ts";
+import type { UsageTotals } from "../models/usage.ts";
 
 /** One judge's verdict on one record for one rubric. `missing` answers keep their raw text. */
 export interface JudgeScoreEntry {
@@ -34,6 +35,8 @@ export interface RunRecord {
   /** Set to "score" when the output is a number (e.g. feasibility), not prose; absent for text. */
   outputKind?: "score";
   error?: string;
+  /** Why a failed cell failed (`truncated`, `http`, `timeout`, … experiments/failures.ts). */
+  failureReason?: string;
   raw?: string;
   /** Reference text (conclusion/summary) when the item has one, for metrics. */
   reference: string | null;
@@ -41,12 +44,19 @@ export interface RunRecord {
   itemMeta: Record<string, string | number | null>;
   intermediate: Record<string, unknown>;
   /**
-   * Generator bookkeeping: `latencyMs` is the wall-clock time of this run of the cell;
+   * Generator bookkeeping (since issue 13: `inputTokens`/`outputTokens` are the tokens SPENT by
+   * requests made for this record, every attempt included; tokens of cache hits are in
+   * `cachedInputTokens`/`cachedOutputTokens`; `requests` counts HTTP requests and
+   * `unknownUsageCalls` the answers that came without usage). `latencyMs` is the wall-clock time of this run of the cell;
    * `modelLatencyMs` sums the model calls' generation times, using the original time for cache
    * hits (the inference time RWESummary compares; absent when the cell made no model call).
    */
-  generator: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number; cached: boolean; modelLatencyMs?: number };
-  judge?: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number };
+  generator: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number; cached: boolean; modelLatencyMs?: number } & Partial<UsageTotals>;
+  /**
+   * Judge bookkeeping (every attempt's tokens; `inputTokens`/`outputTokens` are spent tokens,
+   * cache hits in `cachedInputTokens`/`cachedOutputTokens`), split by judge model in `byModel`.
+   */
+  judge?: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number; byModel?: Record<string, UsageTotals> } & Partial<UsageTotals>;
   judgeScores?: JudgeScoreEntry[];
   /**
    * The panel's aggregate per rubric and dimension under its policy (mean, median or majority):

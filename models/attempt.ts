@@ -21,6 +21,39 @@ interface AttemptContext {
   signal: AbortSignal;
   /** Set when the reply was not usable JSON. */
   malformed?: MalformedResponseError;
+  /** Body of an HTTP error reply (4xx/5xx), whitespace collapsed, at most 1,000 characters. */
+  errorBody?: string;
+  /** Parsed body of the last 2xx reply (the OpenAI SDK may throw after reading it, e.g. on finish_reason "length"). */
+  okJson?: unknown;
+}
+
+/**
+ * The 2xx reply body behind an error the client threw after the server answered (the OpenAI
+ * SDK's structured parse throws `LengthFinishReasonError` on a cut-off answer and drops the text).
+ * @returns the parsed body, or undefined when the error came before any 2xx reply.
+ */
+export function replyBodyOf(err: unknown): unknown {
+  return err && typeof err === "object" ? (err as { replyBody?: unknown }).replyBody : undefined;
+}
+
+/**
+ * Keep the server's own words in the error: the OpenAI SDK only reads a body shaped
+ * `{error: {message}}`, so vLLM's `{"object":"error","message":…}` or a plain-text 400 used to
+ * become "400 status code (no body)". The body is appended to the message (unless it is already
+ * there) and kept on the error as `responseBody`.
+ */
+function withErrorBody(err: unknown, body: string | undefined): unknown {
+  if (!body || !(err instanceof Error)) return err;
+  (err as Error & { responseBody?: string }).responseBody = body;
+  if (!err.message.includes(body)) {
+    const msg = err.message.replace(/\s*\(no body\)\s*$/, "");
+    try {
+      err.message = `${msg} — server said: ${body}`;
+    } catch {
+      /* read-only message: the body stays on responseBody */
+    }
+  }
+  return err;
 }
 
 const attemptContext = new AsyncLocalStorage<AttemptContext>();
@@ -62,7 +95,8 @@ export async function runAttempt<T>(opts: { timeoutMs: number; signal?: AbortSig
     if (caller?.aborted) throw err;
     if (ctx.malformed) throw ctx.malformed;
     if (timedOut) throw new AttemptTimeoutError(timeoutMs);
-    throw err;
+    if (ctx.okJson !== undefined && err && typeof err === "object") (err as { replyBody?: unknown }).replyBody = ctx.okJson;
+    throw withErrorBody(err, ctx.errorBody);
   } finally {
     clearTimeout(timer);
     caller?.removeEventListener("abort", onCallerAbort);
@@ -138,7 +172,19 @@ export function guardedFetch(base: typeof fetch = globalThis.fetch): typeof fetc
     const res = await base(input, { ...init, signal });
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     try {
-      return await checkResponse(res, url);
+      const checked = await checkResponse(res, url);
+      if (checked.ok && ctx && url.split("?")[0].endsWith("/chat/completions")) {
+        try {
+          ctx.okJson = JSON.parse(await checked.clone().text());
+        } catch {
+          /* checked above; an event stream is not kept */
+        }
+      }
+      if (!checked.ok && ctx && checked.status !== 204) {
+        const body = (await checked.clone().text()).replace(/\s+/g, " ").trim();
+        if (body) ctx.errorBody = body.length > 1000 ? `${body.slice(0, 1000)}…` : body;
+      }
+      return checked;
     } catch (err) {
       if (err instanceof MalformedResponseError && ctx) ctx.malformed = err;
       throw err;

@@ -37,3 +37,21 @@ export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv = process.
   }
   return value;
 }
+
+/**
+ * Every `${NAME}` reference in a parsed config that is unset and has no default (all of them, not
+ * only the first), with the dotted path of the field that holds it.
+ */
+export function unsetEnvReferences(value: unknown, env: NodeJS.ProcessEnv = process.env, path = ""): { path: string; variable: string }[] {
+  if (typeof value === "string") {
+    const out: { path: string; variable: string }[] = [];
+    for (const m of value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g)) {
+      const v = env[m[1]];
+      if ((v === undefined || v === "") && m[2] === undefined) out.push({ path, variable: m[1] });
+    }
+    return out;
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => unsetEnvReferences(v, env, path ? `${path}.${i}` : String(i)));
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => unsetEnvReferences(v, env, path ? `${path}.${k}` : k));
+  return [];
+}

@@ -11,13 +11,13 @@ import { ChatOpenAI } from "@langchain/openai";
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { z } from "zod";
 import { cacheDir as defaultCacheDir } from "../corpus/paths.ts";
-import { guardedFetch, runAttempt } from "./attempt.ts";
+import { guardedFetch, replyBodyOf, runAttempt } from "./attempt.ts";
 import { CallCache, callCacheKey, endpointCacheId, stableStringify, type CacheKeyParts } from "./call-cache.ts";
 import { readApiKey, redactSecret, resolveEndpointConfig, type EndpointConfig, type EndpointConfigInput } from "./endpoint-config.ts";
 import { endpointLimiter, type RateLimiter } from "./rate-limit.ts";
-import { withRetry, type RetryPolicy } from "./retry.ts";
+import { withRetry, type ErrorClass, type RetryPolicy } from "./retry.ts";
 import { correctionMessage, jsonInstruction, parseStructuredAnswer, schemaHash, toEndpointJsonSchema } from "./structured.ts";
-import type { CallInfo, CallOptions, ChatMessage, ChatModel, ChatParams, ChatResult, StructuredResult, TokenUsage } from "./types.ts";
+import type { CallFailureReason, CallInfo, CallOptions, ChatMessage, ChatModel, ChatParams, ChatResult, StructuredResult, TokenUsage } from "./types.ts";
 
 /** Id prefix of OpenAI-compatible models. */
 export const OPENAI_PREFIX = "openai:";
@@ -33,7 +33,9 @@ export interface ModelFactoryOptions {
 }
 
 /** What one HTTP exchange (after retries) produced. */
-type RequestOutcome = { ok: true; message: AIMessage; attempts: number; usage: TokenUsage | null } | { ok: false; error: string; attempts: number };
+type RequestOutcome =
+  | { ok: true; message: AIMessage; attempts: number; usage: TokenUsage | null; finishReason?: string }
+  | { ok: false; error: string; attempts: number; reason: CallFailureReason; status?: number };
 
 /** Value stored in the cache for a chat call. */
 interface StoredChat {
@@ -42,8 +44,11 @@ interface StoredChat {
   usage: TokenUsage | null;
   latencyMs: number;
   attempts: number;
+  finishReason?: string;
+  /** An answer came back without token usage (the server sent none): its tokens are unknown. */
+  usageUnknown?: boolean;
 }
-type ComputedChat = StoredChat | { ok: false; error: string; raw?: string; usage: TokenUsage | null; latencyMs: number; attempts: number };
+type ComputedChat = StoredChat | { ok: false; error: string; raw?: string; usage: TokenUsage | null; latencyMs: number; attempts: number; finishReason?: string; usageUnknown?: boolean; reason: CallFailureReason };
 
 /** Value stored for a structured call (the raw answer; re-validated on every hit). */
 interface StoredStructured {
@@ -53,8 +58,11 @@ interface StoredStructured {
   latencyMs: number;
   attempts: number;
   validationAttempts: number;
+  finishReason?: string;
+  /** At least one answer came back without token usage: `usage` is not the whole count. */
+  usageUnknown?: boolean;
 }
-type ComputedStructured = StoredStructured | { ok: false; error: string; raw: string | null; usage: TokenUsage | null; latencyMs: number; attempts: number; validationAttempts: number };
+type ComputedStructured = StoredStructured | { ok: false; error: string; raw: string | null; usage: TokenUsage | null; latencyMs: number; attempts: number; validationAttempts: number; finishReason?: string; usageUnknown?: boolean; reason: CallFailureReason };
 
 function addUsage(a: TokenUsage | null, b: TokenUsage | null): TokenUsage | null {
   if (!a) return b;
@@ -66,6 +74,57 @@ function usageOf(msg: AIMessage): TokenUsage | null {
   const u = msg.usage_metadata;
   if (!u || (u.input_tokens === undefined && u.output_tokens === undefined)) return null;
   return { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0 };
+}
+
+/** `finish_reason` of an answer (`stop`, `length`, `tool_calls` …), when the server sent one. */
+function finishReasonOf(msg: AIMessage): string | undefined {
+  const f = (msg.response_metadata as { finish_reason?: unknown } | undefined)?.finish_reason;
+  return typeof f === "string" && f ? f : undefined;
+}
+
+/**
+ * The answer of a 2xx reply cut off at the output limit (`finish_reason: "length"`), rebuilt from
+ * the raw body when the client threw on it instead of returning it (the OpenAI SDK's structured
+ * parse does), so its text and usage are kept.
+ * @returns an AIMessage with content, tool calls, finish reason and usage; undefined otherwise.
+ */
+function cutOffReply(body: unknown): AIMessage | undefined {
+  const b = body as { choices?: { finish_reason?: string; message?: { content?: string | null; tool_calls?: unknown[] } }[]; usage?: { prompt_tokens?: number; completion_tokens?: number } } | undefined;
+  const choice = b?.choices?.[0];
+  if (choice?.finish_reason !== "length") return undefined;
+  const u = b?.usage;
+  return new AIMessage({
+    content: choice.message?.content ?? "",
+    additional_kwargs: choice.message?.tool_calls ? { tool_calls: choice.message.tool_calls as never } : {},
+    response_metadata: { finish_reason: "length" },
+    ...(u && (u.prompt_tokens !== undefined || u.completion_tokens !== undefined) ? { usage_metadata: { input_tokens: u.prompt_tokens ?? 0, output_tokens: u.completion_tokens ?? 0, total_tokens: (u.prompt_tokens ?? 0) + (u.completion_tokens ?? 0) } } : {}),
+  });
+}
+
+/** Failure reason of an HTTP outcome from its error class. */
+function reasonOfClass(ec: ErrorClass): CallFailureReason {
+  switch (ec.kind) {
+    case "rate-limit":
+    case "server":
+    case "client":
+      return "http";
+    case "timeout":
+    case "network":
+    case "malformed":
+    case "aborted":
+      return ec.kind;
+    default:
+      return "other";
+  }
+}
+
+/**
+ * Hint added to a 400 answer to a structured-output request: many servers (vLLM, llama.cpp,
+ * Ollama versions) accept only some ways of asking for JSON.
+ */
+export function structuredMethodHint(method: string): string {
+  const others = ["jsonSchema", "functionCalling", "jsonMode", "promptOnly"].filter((m) => m !== method);
+  return `the endpoint refused a structured-output request sent with structuredMethod "${method}"; if it does not support that, set structuredMethod to one of ${others.join(", ")} (endpoint setting \`structuredMethod\`, or env MEDSYNTH_OPENAI_STRUCTURED_METHOD)`;
 }
 
 function textOf(msg: AIMessage): string {
@@ -192,9 +251,17 @@ export class OpenAIChatModel implements ChatModel {
       this.retryPolicy,
       { signal, random: this.options.random },
     );
-    if (out.ok) return { ok: true, message: out.value, attempts: out.attempts, usage: usageOf(out.value) };
+    if (out.ok) {
+      const finishReason = finishReasonOf(out.value);
+      return { ok: true, message: out.value, attempts: out.attempts, usage: usageOf(out.value), ...(finishReason ? { finishReason } : {}) };
+    }
+    const cut = cutOffReply(replyBodyOf(out.error));
+    if (cut) return { ok: true, message: cut, attempts: out.attempts, usage: usageOf(cut), finishReason: "length" };
     const msg = out.error instanceof Error ? out.error.message : String(out.error);
-    return { ok: false, attempts: out.attempts, error: this.redact(`${this.id} at ${this.config.baseURL}: ${out.gaveUp}: ${msg.split("\n\nTroubleshooting URL")[0]}`) };
+    const status = out.errorClass.status;
+    const structured = "response_format" in extra || "tools" in extra;
+    const hint = structured && status === 400 ? `; ${structuredMethodHint(this.config.structuredMethod)}` : "";
+    return { ok: false, attempts: out.attempts, reason: reasonOfClass(out.errorClass), ...(status !== undefined ? { status } : {}), error: this.redact(`${this.id} at ${this.config.baseURL}: ${out.gaveUp}: ${msg.split("\n\nTroubleshooting URL")[0].replace(/\n\nTroubleshooting URL.*$/s, "")}${hint}`) };
   }
 
   private keyParts(kind: string, messages: ChatMessage[], opts: CallOptions, params: ChatParams, schema?: CacheKeyParts["schema"]): CacheKeyParts {
@@ -213,9 +280,11 @@ export class OpenAIChatModel implements ChatModel {
     };
   }
 
-  private callInfo(source: "hit" | "shared" | "miss", v: { usage: TokenUsage | null; latencyMs: number; attempts: number; ok: boolean }, started: number): CallInfo {
-    if (source === "miss" || !v.ok) return { modelId: this.id, cached: false, latencyMs: source === "miss" ? v.latencyMs : Date.now() - started, usage: v.usage, attempts: source === "miss" ? v.attempts : 0 };
-    return { modelId: this.id, cached: true, latencyMs: Date.now() - started, originalLatencyMs: v.latencyMs, usage: v.usage, attempts: 0 };
+  private callInfo(source: "hit" | "shared" | "miss", v: { usage: TokenUsage | null; latencyMs: number; attempts: number; ok: boolean; finishReason?: string; usageUnknown?: boolean }, started: number, structuredMethod?: string): CallInfo {
+    const extra = { ...(v.finishReason ? { finishReason: v.finishReason } : {}), ...(structuredMethod ? { structuredMethod } : {}), ...(v.usageUnknown && source !== "shared" ? { usageUnknown: true } : {}) };
+    // A failure shared with a concurrent identical call: that call made (and counts) the requests.
+    if (source === "miss" || !v.ok) return { modelId: this.id, cached: false, latencyMs: source === "miss" ? v.latencyMs : Date.now() - started, usage: source === "miss" ? v.usage : null, attempts: source === "miss" ? v.attempts : 0, ...extra };
+    return { modelId: this.id, cached: true, latencyMs: Date.now() - started, originalLatencyMs: v.latencyMs, usage: v.usage, attempts: 0, ...extra };
   }
 
   /**
@@ -233,21 +302,28 @@ export class OpenAIChatModel implements ChatModel {
       async () => {
         const t0 = Date.now();
         const r = await this.request(messages, params, {}, opts);
-        if (!r.ok) return { ok: false, error: r.error, usage: null, latencyMs: Date.now() - t0, attempts: r.attempts };
+        if (!r.ok) return { ok: false, error: r.error, reason: r.reason, usage: null, latencyMs: Date.now() - t0, attempts: r.attempts };
         const text = textOf(r.message);
+        const finish = r.finishReason;
+        const fin = { ...(finish ? { finishReason: finish } : {}), ...(r.usage === null ? { usageUnknown: true } : {}) };
+        const where = `${this.id} at ${this.config.baseURL} (prompt ${opts.meta.promptId}@${opts.meta.promptVersion})`;
         if (!text.trim()) {
           // An empty answer (e.g. a reasoning model that spent maxTokens thinking) is a failure:
           // never cached, never passed downstream as if it were text.
-          const finish = (r.message.response_metadata as { finish_reason?: string } | undefined)?.finish_reason;
-          return { ok: false, error: `${this.id} at ${this.config.baseURL} (prompt ${opts.meta.promptId}@${opts.meta.promptVersion}): the endpoint returned an empty answer${finish ? ` (finish_reason: ${finish})` : ""}`, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts };
+          return { ok: false, error: `${where}: the endpoint returned an empty answer${finish ? ` (finish_reason: ${finish})` : ""}`, reason: finish === "length" ? "truncated" : "empty", usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
         }
-        return { ok: true, text, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts };
+        if (finish === "length") {
+          // Cut off at maxTokens: the partial text is kept as `raw`, but it is not an answer
+          // (never cached, never judged) unless the endpoint config accepts truncated answers.
+          return { ok: false, error: `${where}: truncated: the answer hit the output limit (finish_reason "length", maxTokens ${params.maxTokens ?? "endpoint default"}) after ${r.usage?.outputTokens ?? "?"} output tokens; raise maxTokens`, reason: "truncated", raw: text, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
+        }
+        return { ok: true, text, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
       },
       (v) => v.ok,
       parts,
     );
     const call = this.callInfo(source, value, started);
-    return value.ok ? { ok: true, text: value.text, call } : { ok: false, error: value.error, call };
+    return value.ok ? { ok: true, text: value.text, call } : { ok: false, error: value.error, reason: value.reason, ...(value.raw !== undefined ? { raw: value.raw } : {}), call };
   }
 
   /**
@@ -302,29 +378,38 @@ export class OpenAIChatModel implements ChatModel {
         let attempts = 0;
         let raw: string | null = null;
         let lastError = "";
+        let finishReason: string | undefined;
+        let usageUnknown = false;
         let convo = base;
         const n = this.config.structuredRetries + 1;
         for (let v = 1; v <= n; v++) {
           const r = await this.request(convo, params, extra, opts);
           attempts += r.attempts;
-          if (!r.ok) return { ok: false, error: r.error, raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v - 1 };
+          if (!r.ok) return { ok: false, error: r.error, reason: r.reason, raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v - 1, ...(finishReason ? { finishReason } : {}), ...(usageUnknown ? { usageUnknown } : {}) };
           usage = addUsage(usage, r.usage);
+          if (r.usage === null) usageUnknown = true;
+          finishReason = r.finishReason;
           raw = rawOf(r.message);
+          if (r.finishReason === "length") {
+            // A cut-off answer is not re-asked (the same limit would cut it again): it fails with
+            // its raw text kept, and is never cached.
+            return { ok: false, error: this.redact(`${this.id}: truncated: structured answer "${opts.schemaName}" hit the output limit (finish_reason "length", maxTokens ${params.maxTokens ?? "endpoint default"}); raise maxTokens`), reason: "truncated", raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v, finishReason: "length", ...(usageUnknown ? { usageUnknown } : {}) };
+          }
           const p = parseStructuredAnswer(raw, schema);
-          if (p.ok) return { ok: true, text: raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v };
+          if (p.ok) return { ok: true, text: raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v, ...(finishReason ? { finishReason } : {}), ...(usageUnknown ? { usageUnknown } : {}) };
           lastError = p.error;
           convo = [...base, { role: "assistant", content: raw }, correctionMessage(p.error)];
         }
-        return { ok: false, error: this.redact(`${this.id}: structured answer "${opts.schemaName}" failed validation ${n} times; last: ${lastError}`), raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: n };
+        return { ok: false, error: this.redact(`${this.id}: structured answer "${opts.schemaName}" failed validation ${n} times; last: ${lastError}`), reason: "invalid", raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: n, ...(finishReason ? { finishReason } : {}), ...(usageUnknown ? { usageUnknown } : {}) };
       },
       (v) => v.ok,
       parts,
       (v) => v.ok && parseStructuredAnswer(v.text, schema).ok,
     );
-    const call = this.callInfo(source, value, started);
-    if (!value.ok) return { ok: false, error: value.error, raw: value.raw, call, validationAttempts: value.validationAttempts };
+    const call = this.callInfo(source, value, started, method);
+    if (!value.ok) return { ok: false, error: value.error, reason: value.reason, raw: value.raw, call, validationAttempts: value.validationAttempts };
     const p = parseStructuredAnswer(value.text, schema);
-    if (!p.ok) return { ok: false, error: p.error, raw: value.text, call, validationAttempts: value.validationAttempts };
+    if (!p.ok) return { ok: false, error: p.error, reason: "invalid", raw: value.text, call, validationAttempts: value.validationAttempts };
     return { ok: true, value: p.value, text: value.text, call, validationAttempts: value.validationAttempts };
   }
 }

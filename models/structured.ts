@@ -46,19 +46,78 @@ export function schemaHash(schema: z.ZodType): string {
   return sha256Of(toEndpointJsonSchema(schema).schema).slice(0, 16);
 }
 
+/** Reasoning blocks some models put before their answer (`<think>`, `<thinking>`, `<reasoning>`, `<reflection>`). */
+const REASONING_TAGS = ["think", "thinking", "reasoning", "reflection"];
+
 /**
- * Pick the JSON text out of an answer: the body of the first ```json (or bare ```) fence, else the
- * whole text when it starts with `{`/`[`, else the span from the first `{` to the last `}`.
+ * Remove reasoning blocks from an answer: every `<think>…</think>` (and `<thinking>`,
+ * `<reasoning>`, `<reflection>`), an unclosed block up to the end (a cut-off reasoning), and
+ * everything before a closing tag whose opening tag the server's chat template already consumed
+ * (DeepSeek-R1 style).
+ * @returns the answer text the model meant to give (may be empty).
+ */
+export function stripReasoning(answer: string): string {
+  let t = answer;
+  for (const tag of REASONING_TAGS) {
+    t = t.replace(new RegExp(`<${tag}>[\\s\\S]*?</${tag}>`, "gi"), " ");
+    const close = new RegExp(`^[\\s\\S]*?</${tag}>`, "i");
+    if (!new RegExp(`<${tag}>`, "i").test(t)) t = t.replace(close, " ");
+    t = t.replace(new RegExp(`<${tag}>[\\s\\S]*$`, "i"), " ");
+  }
+  return t.trim();
+}
+
+/**
+ * Spans of the complete top-level JSON objects in a text, in order: balanced `{…}` with strings
+ * (and braces inside them) skipped. An object cut off before its closing brace is not a span.
+ */
+export function jsonObjectSpans(text: string): string[] {
+  const spans: string[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') {
+      if (depth > 0) inString = true;
+    } else if (ch === "{") {
+      if (depth === 0) start = i;
+      depth++;
+    } else if (ch === "}" && depth > 0) {
+      depth--;
+      if (depth === 0) spans.push(text.slice(start, i + 1));
+    }
+  }
+  return spans;
+}
+
+/**
+ * Pick the JSON text out of an answer, after removing reasoning blocks ({@link stripReasoning}):
+ * the LAST complete top-level JSON object that parses (a judge that quotes a fenced example early
+ * in its reasoning and gives its verdict at the end is read by its verdict); when the answer holds
+ * no object, the body of the first ``` fence or the whole text when it starts with `[`.
  * @returns the candidate JSON text, or null when the answer holds no JSON-looking part.
  */
 export function extractJsonText(answer: string): string | null {
-  const t = answer.trim();
+  const t = stripReasoning(answer);
+  const spans = jsonObjectSpans(t);
+  for (let i = spans.length - 1; i >= 0; i--) {
+    try {
+      JSON.parse(spans[i]);
+      return spans[i];
+    } catch {
+      /* not JSON (e.g. a brace in prose): try the one before */
+    }
+  }
+  if (spans.length) return spans[spans.length - 1];
   const fence = /```(?:json|JSON)?\s*\n?([\s\S]*?)```/.exec(t);
   if (fence) return fence[1].trim();
   if (t.startsWith("{") || t.startsWith("[")) return t;
-  const a = t.indexOf("{");
-  const b = t.lastIndexOf("}");
-  if (a >= 0 && b > a) return t.slice(a, b + 1);
   return null;
 }
 
@@ -66,7 +125,31 @@ export function extractJsonText(answer: string): string | null {
 export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /**
- * Parse and validate an answer against a zod schema.
+ * Replace numeric strings (`"4"`, `" 3.5 "`) by numbers at the paths where the schema expected a
+ * number: judges often quote their scores. Other strings are left alone.
+ * @returns a copy of `data` with the fixes, or null when there was nothing to fix.
+ */
+function coerceNumericStrings(data: unknown, issues: readonly { code: string; path: PropertyKey[]; expected?: unknown }[]): unknown {
+  let changed = false;
+  const copy = structuredClone(data) as Record<PropertyKey, unknown>;
+  for (const iss of issues) {
+    if (iss.code !== "invalid_type" || iss.expected !== "number" || iss.path.length === 0) continue;
+    let parent: Record<PropertyKey, unknown> | undefined = copy;
+    for (const k of iss.path.slice(0, -1)) parent = parent?.[k as string] as Record<PropertyKey, unknown> | undefined;
+    const last = iss.path[iss.path.length - 1] as string;
+    const v = parent?.[last];
+    if (parent && typeof v === "string" && /^\s*-?\d+(\.\d+)?\s*$/.test(v)) {
+      parent[last] = Number(v);
+      changed = true;
+    }
+  }
+  return changed ? copy : null;
+}
+
+/**
+ * Parse and validate an answer against a zod schema: reasoning blocks removed, the last complete
+ * JSON object taken ({@link extractJsonText}), numeric strings accepted where a number is expected.
+ * Never fills in a value the answer did not give.
  * @param answer the model's text (or tool-call arguments).
  * @returns the typed value, or an error describing the JSON or schema problem (paths included).
  */
@@ -79,7 +162,11 @@ export function parseStructuredAnswer<S extends z.ZodType>(answer: string, schem
   } catch (e) {
     return { ok: false, error: `answer is not valid JSON: ${(e as Error).message}` };
   }
-  const r = schema.safeParse(data);
+  let r = schema.safeParse(data);
+  if (!r.success) {
+    const fixed = coerceNumericStrings(data, r.error.issues as never);
+    if (fixed !== null) r = schema.safeParse(fixed);
+  }
   if (r.success) return { ok: true, value: r.data as z.infer<S> };
   const issues = r.error.issues.slice(0, 8).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
   return { ok: false, error: `answer does not match the schema: ${issues.join("; ")}` };

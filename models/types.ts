@@ -44,17 +44,40 @@ export interface CallInfo {
   usage: TokenUsage | null;
   /** HTTP attempts made (0 for a cache hit). */
   attempts: number;
+  /**
+   * `finish_reason` of the last answer the endpoint sent (`stop`, `length`, `tool_calls` …);
+   * absent when no answer came back (HTTP failure) or the server sent none.
+   */
+  finishReason?: string;
+  /** How a structured answer was requested (endpoint `structuredMethod`); absent for free-text calls. */
+  structuredMethod?: string;
+  /**
+   * True when at least one answer behind this record came back without token usage (the server
+   * sent none): `usage` is then missing or incomplete, and totals show these tokens as unknown,
+   * never as 0.
+   */
+  usageUnknown?: boolean;
+  /** Logical calls merged into this record (e.g. a judge's whole-call retries); absent = 1. */
+  merged?: number;
 }
 
 /** Result of a free-text chat call. Failures are data, never thrown at run time. */
 export type ChatResult =
   | { ok: true; text: string; call: CallInfo }
-  | { ok: false; error: string; raw?: string; call: CallInfo };
+  | { ok: false; error: string; raw?: string; call: CallInfo; reason?: CallFailureReason };
+
+/**
+ * Why a call failed, for failure summaries: `truncated` (finish_reason "length": the answer hit
+ * maxTokens), `empty` (no text), `http` (4xx/5xx after retries), `timeout`, `network`,
+ * `malformed` (reply not usable JSON), `invalid` (structured answer failed validation),
+ * `aborted`, `other`.
+ */
+export type CallFailureReason = "truncated" | "empty" | "http" | "timeout" | "network" | "malformed" | "invalid" | "aborted" | "other";
 
 /** Result of a structured (zod-validated) call; `raw` keeps the last unparseable answer. */
 export type StructuredResult<T> =
   | { ok: true; value: T; text: string; call: CallInfo; validationAttempts: number }
-  | { ok: false; error: string; raw: string | null; call: CallInfo; validationAttempts: number };
+  | { ok: false; error: string; raw: string | null; call: CallInfo; validationAttempts: number; reason?: CallFailureReason };
 
 /** Options of one call. */
 export interface CallOptions {

@@ -51,3 +51,101 @@ export function summarizeUsage(calls: ReadonlyArray<CallInfo | undefined | null>
   }
   return s;
 }
+
+/**
+ * One record for several logical calls of one step (e.g. a judge's whole-call retries): usage
+ * summed (null only when no call reported any), attempts and latencies summed, `cached` only when
+ * every call was a hit, `usageUnknown` when any answer came without usage, the last call's finish
+ * reason and structured method, and `merged` = how many calls it stands for.
+ * @param calls at least one call record.
+ */
+export function mergeCalls(calls: readonly CallInfo[]): CallInfo {
+  if (calls.length === 1) return calls[0];
+  const last = calls[calls.length - 1];
+  const reported = calls.filter((c) => c.usage !== null);
+  const usage: CallInfo["usage"] = reported.length ? { inputTokens: reported.reduce((a, c) => a + c.usage!.inputTokens, 0), outputTokens: reported.reduce((a, c) => a + c.usage!.outputTokens, 0) } : null;
+  const original = calls.some((c) => c.originalLatencyMs !== undefined) ? calls.reduce((a, c) => a + (c.originalLatencyMs ?? c.latencyMs), 0) : undefined;
+  return {
+    modelId: last.modelId,
+    cached: calls.every((c) => c.cached),
+    latencyMs: calls.reduce((a, c) => a + c.latencyMs, 0),
+    ...(original !== undefined ? { originalLatencyMs: original } : {}),
+    usage,
+    attempts: calls.reduce((a, c) => a + c.attempts, 0),
+    ...(last.finishReason ? { finishReason: last.finishReason } : {}),
+    ...(last.structuredMethod ? { structuredMethod: last.structuredMethod } : {}),
+    ...(calls.some((c) => c.usageUnknown) ? { usageUnknown: true } : {}),
+    merged: calls.reduce((a, c) => a + (c.merged ?? 1), 0),
+  };
+}
+
+/**
+ * Token bookkeeping of a set of calls, as a run records and reports it. Tokens the run SPENT
+ * (requests made now, every attempt included) are kept apart from tokens of cache hits (answers
+ * reused from the disk cache: nothing was sent), and calls whose answer came without usage are
+ * counted, so a total is never silently low.
+ */
+export interface UsageTotals {
+  /** Logical calls (a judge verdict's whole-call retries count once each). */
+  calls: number;
+  /** HTTP requests made (retries included; 0 for cache hits). */
+  requests: number;
+  /** Calls answered from the cache. */
+  cachedCalls: number;
+  /** Input tokens of requests made (spent). */
+  inputTokens: number;
+  /** Output tokens of requests made (spent). */
+  outputTokens: number;
+  /** Input tokens of answers taken from the cache (not spent in this run). */
+  cachedInputTokens: number;
+  /** Output tokens of answers taken from the cache (not spent in this run). */
+  cachedOutputTokens: number;
+  /** Calls with at least one answer that came without usage: their tokens are unknown. */
+  unknownUsageCalls: number;
+}
+
+/** All-zero {@link UsageTotals}. */
+export function emptyTotals(): UsageTotals {
+  return { calls: 0, requests: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cachedOutputTokens: 0, unknownUsageCalls: 0 };
+}
+
+/**
+ * Totals of call records: a record standing for several calls ({@link mergeCalls}) counts `merged`
+ * calls; a cache hit's usage goes to the `cached*` fields.
+ */
+export function totalsOfCalls(calls: ReadonlyArray<CallInfo | undefined | null>): UsageTotals {
+  const t = emptyTotals();
+  for (const c of calls) {
+    if (!c) continue;
+    t.calls += c.merged ?? 1;
+    t.requests += c.attempts;
+    if (c.cached) t.cachedCalls += c.merged ?? 1;
+    if (c.usageUnknown) t.unknownUsageCalls++;
+    if (!c.usage) continue;
+    if (c.cached) {
+      t.cachedInputTokens += c.usage.inputTokens;
+      t.cachedOutputTokens += c.usage.outputTokens;
+    } else {
+      t.inputTokens += c.usage.inputTokens;
+      t.outputTokens += c.usage.outputTokens;
+    }
+  }
+  return t;
+}
+
+/** Field-wise sum of two {@link UsageTotals} (missing fields of old records count as 0). */
+export function addTotals(a: Partial<UsageTotals>, b: Partial<UsageTotals>): UsageTotals {
+  const out = emptyTotals();
+  for (const k of Object.keys(out) as (keyof UsageTotals)[]) out[k] = (a[k] ?? 0) + (b[k] ?? 0);
+  return out;
+}
+
+/**
+ * Cost in USD of the tokens spent (cache hits are free), at a price per million tokens.
+ * @param price `{input, output}` in USD per 1M tokens; undefined = not priced.
+ * @returns the cost, or null when there is no price.
+ */
+export function costOf(t: Pick<UsageTotals, "inputTokens" | "outputTokens">, price: { input: number; output: number } | undefined): number | null {
+  if (!price) return null;
+  return (t.inputTokens * price.input + t.outputTokens * price.output) / 1e6;
+}

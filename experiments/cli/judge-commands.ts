@@ -165,6 +165,9 @@ export async function runMetricsCommand(input: string, opts: { metrics: string[]
   validateMetricSpecs(specs);
   const out = opts.out ?? defaultOutPath(input, "metrics");
   const load = readResults(input);
+  if (load.records.length === 0) {
+    throw new Error(`metrics: ${input} is not a results file: ${load.malformedLines.length ? `none of its ${load.malformedLines.length} non-empty line(s) is a run record (JSON with a "key")` : "it holds no records"}; pass the results.jsonl of a run folder`);
+  }
   if (load.malformedLines.length) log(`metrics: skipped ${load.malformedLines.length} malformed line(s) of ${input}`);
   let scored = 0;
   let skipped = 0;

@@ -17,7 +17,8 @@ import { registerViewerCommands } from "./viewer-commands.ts";
 export function buildProgram(): Command {
   const program = new Command("medsynth")
     .description("Research workbench for retrieval-augmented synthesis of medical evidence")
-    .version("0.1.0");
+    .version("0.1.0")
+    .option("--verbose", "let native libraries (LanceDB) print their own log lines (also MEDSYNTH_VERBOSE=1)");
   registerCorpusCommands(program);
   registerDatasetsCommands(program);
   registerRetrievalCommands(program);
@@ -40,8 +41,25 @@ export function formatError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/**
+ * Keep native libraries' own log lines (LanceDB's Rust `WARN … No existing dataset`) off the
+ * user's terminal unless `--verbose` or `MEDSYNTH_VERBOSE` is set: sets `LANCEDB_LOG=error` when
+ * the user did not choose a level. Must run before LanceDB loads.
+ * @returns true when native logs were quietened.
+ */
+export function quietNativeLogs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.LANCEDB_LOG !== undefined) return false;
+  if (argv.includes("--verbose") || (env.MEDSYNTH_VERBOSE && env.MEDSYNTH_VERBOSE !== "0")) {
+    env.LANCEDB_LOG = "warn"; // explicit, so the store's own "error unless set" default leaves it
+    return false;
+  }
+  env.LANCEDB_LOG = "error";
+  return true;
+}
+
 /** Parse argv and run; exits non-zero with a one-line message on a thrown error. */
 export async function main(argv: string[]): Promise<void> {
+  quietNativeLogs(argv);
   try {
     await buildProgram().parseAsync(argv);
   } catch (err) {

@@ -12,15 +12,19 @@ import { ensureConfigData } from "../data-preflight.ts";
 import { setMaxListeners } from "node:events";
 import { dirname, resolve } from "node:path";
 import { loadExperimentConfig } from "../config.ts";
-import { runExperiment, type RunSummary } from "../runner.ts";
+import { planExperiment, runExperiment, type RunPlan, type RunSummary } from "../runner.ts";
+import { estimateRun, formatEstimate, type RunEstimate } from "../estimate.ts";
 import { readResults, latestByKey } from "../results-store.ts";
-import { createRunnerDeps } from "../wiring.ts";
+import { createRunnerDeps, judgePlan } from "../wiring.ts";
 import { validateMetricSpecs } from "../metrics-stage.ts";
 import { runRetrievalEval } from "../retrieval-eval-stage.ts";
 import { writeReport } from "../report/build.ts";
 import { compareRuns } from "../report/compare.ts";
 import { mergeShards, parseShard, shardDir } from "../shards.ts";
 import { tableToMarkdown } from "../report/render.ts";
+import { formatRunUsage } from "../usage-summary.ts";
+import { failureSummary } from "../failures.ts";
+import { EXIT_CODES_HELP, runExitCode } from "../exit-codes.ts";
 
 /** Options of `medsynth run`. */
 export interface RunCommandOptions {
@@ -30,6 +34,23 @@ export interface RunCommandOptions {
   report?: boolean;
   json?: boolean;
   progress?: boolean;
+  /** Print the estimate (cells, calls, tokens, cost) and stop: no call, nothing written. */
+  dryRun?: boolean;
+}
+
+/**
+ * `medsynth run --dry-run`: validate everything, then estimate the run without running it.
+ * @returns the estimate (also printed, or as JSON with `json`).
+ */
+export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunEstimate> {
+  const config = loadExperimentConfig(file);
+  validateMetricSpecs(config.metrics);
+  const deps = createRunnerDeps(config, (l) => console.error(l));
+  const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed, ...(opts.shard !== undefined ? { shard: parseShard(opts.shard) } : {}) });
+  const est = estimateRun(config, plan.pending, plan.finished, plan.items, judgePlan(config));
+  if (opts.json) print(JSON.stringify(est, null, 2));
+  else for (const l of formatEstimate(est)) print(l);
+  return est;
 }
 
 /**
@@ -37,7 +58,7 @@ export interface RunCommandOptions {
  * @returns the runner summary plus the report paths.
  * @throws ConfigError for an invalid config; errors for unknown dataset/workflow/model/metric ids.
  */
-export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean }> {
+export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean; failures: ReturnType<typeof failureSummary> }> {
   const config = loadExperimentConfig(file);
   const shard = opts.shard !== undefined ? parseShard(opts.shard) : undefined;
   validateMetricSpecs(config.metrics);
@@ -49,16 +70,22 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
   const ac = new AbortController();
   setMaxListeners(0, ac.signal); // every in-flight call listens to the run's signal
   let interrupts = 0;
-  const onSigint = () => {
+  const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts > 1) process.exit(130);
-    console.error("\nstopping: finishing nothing new; finished records are kept (Ctrl-C again to quit now)");
+    // Only a person at a terminal presses Ctrl-C again; a SIGTERM comes from a process manager.
+    console.error(signal === "SIGINT" ? "\nstopping: finishing nothing new; finished records are kept (Ctrl-C again to quit now)" : `\nstopping on ${signal}: finishing nothing new; finished records are kept`);
     ac.abort();
   };
+  const onSigint = () => onSignal("SIGINT");
+  const onSigterm = () => onSignal("SIGTERM");
   process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigint);
+  process.on("SIGTERM", onSigterm);
   try {
     const t0 = Date.now();
+    // Everything is checked (models, endpoints, panel, rubrics, env variables) before any call.
+    const deps = createRunnerDeps(config, log);
+    deps.validate?.(config);
     // A sharded run evaluates retrieval once, in shard 1 (merge carries it over).
     const retrieval =
       shard === undefined
@@ -73,11 +100,15 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
       : null;
     let started = false;
     let lastLog = 0;
-    const summary = await runExperiment(config, createRunnerDeps(config, log), {
+    const plan = judgePlan(config);
+    const summary = await runExperiment(config, deps, {
       retryFailed: opts.retryFailed,
       shard,
       signal: ac.signal,
       log,
+      onPlan: (p: RunPlan) => {
+        if (!opts.json && p.pending.length) for (const l of formatEstimate(estimateRun(config, p.pending, p.finished, p.items, plan))) log(l);
+      },
       onProgress: (p) => {
         const payload = { failed: p.failed, tokens: p.inputTokens + p.outputTokens, cost: p.costUsd.toFixed(4) };
         if (bar) {
@@ -88,7 +119,8 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
           bar.update(p.done, payload);
         } else if (!opts.json && (Date.now() - lastLog > 5000 || p.done === p.total)) {
           lastLog = Date.now();
-          log(`${p.done}/${p.total} cells, ${p.failed} failed, ${payload.tokens} tokens`);
+          const verdicts = p.verdicts ? `, ${p.missingVerdicts ?? 0} of ${p.verdicts} judge verdicts missing` : "";
+          log(`${p.done}/${p.total} cells, ${p.failed} failed${verdicts}, ${payload.tokens} tokens spent, $${payload.cost}`);
         }
       },
     });
@@ -100,7 +132,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
       report = files.html;
     }
     const seconds = ((Date.now() - t0) / 1000).toFixed(1);
-    if (opts.json) print(JSON.stringify({ ...summary, report, retrievalRecomputed: retrieval.recomputed, seconds: Number(seconds) }, null, 2));
+    if (opts.json) print(JSON.stringify({ ...summary, report, retrievalRecomputed: retrieval.recomputed, seconds: Number(seconds), failures: failureSummary([...latestByKey(readResults(summary.resultsPath).records).values()]) }, null, 2));
     else {
       print(`${summary.totalCells} cells: ${summary.ran} run now (${summary.failed} failed, ${summary.skippedItems} skipped items), ${summary.skippedFinished} already finished${summary.aborted ? " — interrupted" : ""}; ${seconds} s`);
       print(`results: ${summary.resultsPath}`);
@@ -108,17 +140,23 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     }
     const failedNow = readResults(summary.resultsPath).records;
     const latest = [...latestByKey(failedNow).values()];
-    const stillFailed = latest.filter((r) => r.status === "failed").length;
-    if (!opts.json && stillFailed) {
-      const firstError = latest.find((r) => r.status === "failed")?.error ?? "";
-      print(`${stillFailed} cell(s) failed (first error: ${firstError.slice(0, 200)}); fix the cause and re-run with --retry-failed`);
+    const failures = failureSummary(latest);
+    const stillFailed = failures.reduce((a, f) => a + f.count, 0);
+    if (!opts.json) {
+      for (const l of formatRunUsage(summary.usage)) print(`tokens ${l}`);
+      const v = summary.judgeVerdicts;
+      if (v.total) print(`judge verdicts: ${v.total - v.missing} of ${v.total} given, ${v.missing} missing${v.missing ? " (raw answers kept in results.jsonl)" : ""}`);
+      if (stillFailed) {
+        print(`${stillFailed} cell(s) failed, by reason:`);
+        for (const f of failures) print(`  ${f.reason}: ${f.count} (e.g. ${f.example.slice(0, 200)})`);
+        print("fix the cause and re-run with --retry-failed");
+      }
     }
-    if (summary.aborted) process.exitCode = 130;
-    else if (summary.ran > 0 && summary.failed === summary.ran) process.exitCode = 1;
-    return { ...summary, report, retrievalRecomputed: retrieval.recomputed };
+    process.exitCode = runExitCode({ aborted: summary.aborted, failedCells: stillFailed, verdicts: summary.judgeVerdicts });
+    return { ...summary, report, retrievalRecomputed: retrieval.recomputed, failures };
   } finally {
     process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigint);
+    process.off("SIGTERM", onSigterm);
   }
 }
 
@@ -133,8 +171,11 @@ export function registerRunCommands(program: Command): void {
     .option("--no-progress", "no progress bar")
     .option("--json", "print the run summary as JSON")
     .option("--shard <i/n>", "run only shard i of n (a deterministic 1/n of the cells) into <output>/shard-i-of-n; combine with `medsynth merge`")
+    .option("--dry-run", "check everything and print the estimate (cells, calls per cell, tokens, cost); run nothing")
+    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     .action(async (file: string, opts: RunCommandOptions) => {
-      await runCommand(file, opts);
+      if (opts.dryRun) await dryRunCommand(file, opts);
+      else await runCommand(file, opts);
     });
   program
     .command("merge")

@@ -16,6 +16,8 @@ import { panelSection } from "./panel-section.ts";
 import { humanRatingSections } from "./human-section.ts";
 import { robustnessSection } from "./robustness-section.ts";
 import { reportToHtml, reportToMarkdown, type ReportSection } from "./render.ts";
+import { usageSection } from "./usage-section.ts";
+import { rweNoiseTable } from "./rwe-noise.ts";
 
 /** One row of retrieval-eval.json: macro means over a dataset's queries for one mode and K. */
 export interface RetrievalEvalRow {
@@ -145,7 +147,11 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
       if (t) {
         tables.push(t.table);
         const w = rweWeightedTable(t.perModel);
-        if (w) tables.push(w);
+        if (w) {
+          tables.push(w);
+          const noise = rweNoiseTable(rs);
+          if (noise) tables.push(noise);
+        }
       }
     }
     if (main) {
@@ -206,7 +212,9 @@ export interface ReportFiles {
 export async function writeReport(runDir: string, settings: ReportSettings = {}): Promise<ReportFiles> {
   const resultsPath = join(runDir, "results.jsonl");
   if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
-  let records = [...latestByKey(readResults(resultsPath).records).values()];
+  const allRecords = readResults(resultsPath).records;
+  let records = [...latestByKey(allRecords).values()];
+  let spent = allRecords;
   const cellsPath = join(runDir, "cells.json");
   let otherRecords = 0;
   if (existsSync(cellsPath) && !settings.allRecords) {
@@ -214,8 +222,9 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
     const kept = records.filter((r) => keys.has(r.key));
     otherRecords = records.length - kept.length;
     records = kept;
+    spent = allRecords.filter((r) => keys.has(r.key));
   }
-  let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string }; comparisons?: ReportSettings["comparisons"] } } = {};
+  let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string }; comparisons?: ReportSettings["comparisons"]; prices?: Record<string, { input: number; output: number }>; models?: { id: string; label?: string }[] } } = {};
   if (existsSync(join(runDir, "spec.json"))) spec = JSON.parse(readFileSync(join(runDir, "spec.json"), "utf8"));
   const retrievalPath = join(runDir, "retrieval-eval.json");
   const retrieval: RetrievalEvalRow[] = existsSync(retrievalPath) ? JSON.parse(readFileSync(retrievalPath, "utf8")).rows ?? [] : [];
@@ -225,7 +234,10 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
     comparisons: settings.comparisons ?? spec.config?.comparisons ?? [],
     extraSections: settings.extraSections,
   };
-  const sections = [...(await buildSections(records, merged, retrieval)), ...humanRatingSections(runDir)];
+  const sections = await buildSections(records, merged, retrieval);
+  const idByLabel = new Map((spec.config?.models ?? []).map((m) => [m.label ?? m.id, m.id]));
+  sections.push(usageSection(spent, records, spec.config?.prices ?? {}, (r) => idByLabel.get(r.model) ?? r.model));
+  sections.push(...humanRatingSections(runDir));
   const title = settings.title ?? `medsynth report: ${spec.config?.name ?? runDir}`;
   const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats. Read every output next to its reference, evidence and judge verdicts with \`medsynth view ${runDir}\`.`;
   const chartsDir = join(runDir, "charts");

@@ -3,8 +3,7 @@
  * (no browser, no canvas): bars with 95 % CIs, parameter sweeps (K sweep, negation dose–response)
  * and Bland–Altman plots.
  */
-import * as vega from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type { TopLevelSpec } from "vega-lite";
 import { blandAltman } from "../../judges/stats/index.ts";
 import type { RunRecord } from "../types.ts";
 import { groupBy, recordValues, variantLabel } from "./columns.ts";
@@ -19,8 +18,9 @@ export interface Chart {
   data: Record<string, unknown>[];
 }
 
-/** Render a Vega-Lite spec to an SVG string. */
+/** Render a Vega-Lite spec to an SVG string (Vega is loaded on the first chart, not at start-up). */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const [vega, { compile }] = await Promise.all([import("vega"), import("vega-lite")]);
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
   try {
     return await view.toSVG();
@@ -68,13 +68,16 @@ export async function paramSweep(records: RunRecord[], param: string, column: st
     if (m) data.push({ series, [param]: Number(x), mean: m.mean, lo: m.ciLow ?? m.mean, hi: m.ciHigh ?? m.mean, n: m.n });
   }
   if (data.length < 2) return null;
+  const xs = [...new Set(data.map((d) => d[param] as number))].sort((a, b) => a - b);
   const spec: TopLevelSpec = {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     title,
     data: { values: data },
     width: 360,
     height: 220,
-    encoding: { x: { field: param, type: "quantitative" }, color: { field: "series", type: "nominal", sort: null, legend: { labelLimit: 400, orient: "bottom", columns: 1 } } },
+    // Integer parameters (K) get integer ticks at their values; the padding keeps the CI whiskers
+    // of the first and last points inside the plot.
+    encoding: { x: { field: param, type: "quantitative", scale: { zero: false, nice: false, padding: 16 }, axis: xs.every(Number.isInteger) ? { values: xs, format: "d" } : { values: xs } }, color: { field: "series", type: "nominal", sort: null, legend: { labelLimit: 400, orient: "bottom", columns: 1 } } },
     layer: [
       { mark: { type: "line", point: true }, encoding: { y: { field: "mean", type: "quantitative", title: column } } },
       { mark: "rule", encoding: { y: { field: "lo", type: "quantitative" }, y2: { field: "hi" } } },

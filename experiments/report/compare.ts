@@ -24,6 +24,8 @@ export function cellIdentityWithoutModel(r: RunRecord): string {
 /** One metric's comparison between run A and run B. */
 export interface RunDelta {
   column: string;
+  /** The workflow variant (workflow + parameters; with the model when pairs share it) these pairs belong to: each is tested on its own. */
+  variant: string;
   n: number;
   meanA: number;
   meanB: number;
@@ -36,37 +38,45 @@ export interface RunDelta {
 }
 
 /**
- * Compare two record sets column by column over the cells both scored.
- * Tests need ≥ 2 pairs with some variation in the differences; otherwise they are null.
+ * Compare two record sets column by column over the cells both scored, each workflow variant
+ * (workflow + parameters, and model when pairing by cell) tested on its own: pooling six variants
+ * × ten items into one test of 60 "pairs" would treat dependent, differently distributed pairs as
+ * one sample. Means and Δ are always shown; tests need ≥ 2 pairs with some variation in the
+ * differences, otherwise they are null.
+ * @param groupOf the variant a record of run A belongs to (default: model + workflow variant).
  */
-export function compareRecords(a: RunRecord[], b: RunRecord[], identity: (r: RunRecord) => string = cellIdentity): RunDelta[] {
-  const A = new Map(a.map((r) => [identity(r), recordValues(r)]));
+export function compareRecords(a: RunRecord[], b: RunRecord[], identity: (r: RunRecord) => string = cellIdentity, groupOf: (r: RunRecord) => string = (r) => `${r.model} · ${variantLabel(r)}`): RunDelta[] {
+  const A = new Map(a.map((r) => [identity(r), { v: recordValues(r), g: groupOf(r) }]));
   const B = new Map(b.map((r) => [identity(r), recordValues(r)]));
   const cols = columnsOf([...a, ...b]).filter((c) => !c.includes("@"));
+  const groups = [...new Set(a.map(groupOf))];
   const out: RunDelta[] = [];
   for (const c of cols) {
-    const xa: number[] = [];
-    const xb: number[] = [];
-    for (const [k, va] of A) {
-      const vb = B.get(k);
-      if (vb && va[c] !== undefined && vb[c] !== undefined) {
-        xa.push(va[c]);
-        xb.push(vb[c]);
+    for (const g of groups) {
+      const xa: number[] = [];
+      const xb: number[] = [];
+      for (const [k, ra] of A) {
+        if (ra.g !== g) continue;
+        const vb = B.get(k);
+        if (vb && ra.v[c] !== undefined && vb[c] !== undefined) {
+          xa.push(ra.v[c]);
+          xb.push(vb[c]);
+        }
       }
-    }
-    if (!xa.length) continue;
-    const d = xb.map((v, i) => v - xa[i]);
-    const testable = differencesVary(d);
-    let w: number | null = null;
-    if (testable) {
-      try {
-        w = wilcoxonSignedRank(xb, xa).p;
-      } catch {
-        w = null;
+      if (!xa.length) continue;
+      const d = xb.map((v, i) => v - xa[i]);
+      const testable = differencesVary(d);
+      let w: number | null = null;
+      if (testable) {
+        try {
+          w = wilcoxonSignedRank(xb, xa).p;
+        } catch {
+          w = null;
+        }
       }
+      const t = testable ? pairedTTest(xb, xa) : null;
+      out.push({ column: c, variant: g, n: xa.length, meanA: mean(xa), meanB: mean(xb), delta: mean(xb) - mean(xa), t: t?.t ?? null, p: t?.p ?? null, dz: testable ? cohenDz(xb, xa) : null, wilcoxonP: w });
     }
-    const t = testable ? pairedTTest(xb, xa) : null;
-    out.push({ column: c, n: xa.length, meanA: mean(xa), meanB: mean(xb), delta: mean(xb) - mean(xa), t: t?.t ?? null, p: t?.p ?? null, dz: testable ? cohenDz(xb, xa) : null, wilcoxonP: w });
   }
   return out;
 }
@@ -85,7 +95,7 @@ export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; t
   let pairing: "cell" | "item" = "cell";
   if (!deltas.length) {
     // No cell in common (e.g. two runs of different models): pair by item, workflow and parameters.
-    deltas = compareRecords(a, b, cellIdentityWithoutModel);
+    deltas = compareRecords(a, b, cellIdentityWithoutModel, variantLabel);
     pairing = "item";
   }
   return {
@@ -93,9 +103,9 @@ export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; t
     table: {
       id: "compare",
       title: `Run B (${dirB}) minus run A (${dirA})`,
-      caption: `Paired by dataset, item, ${pairing === "cell" ? "model, " : ""}workflow + parameters and repeat${pairing === "item" ? " (the runs share no model, so records are paired across models)" : ""}; paired t-test and Wilcoxon signed-rank on B − A; d_z = mean(B − A)/SD(B − A).${deltas.length ? "" : " No record pairs up: the runs share no item × workflow × parameters."}`,
-      header: ["metric", "pairs", "mean A", "mean B", "Δ (B − A)", "t", "p", "d_z", "Wilcoxon p"],
-      rows: deltas.map((d) => [d.column, String(d.n), fmt(d.meanA), fmt(d.meanB), fmt(d.delta), fmt(d.t, 2), fmt(d.p, 4), fmt(d.dz, 2), fmt(d.wilcoxonP, 4)]),
+      caption: `Paired by dataset, item, ${pairing === "cell" ? "model, " : ""}workflow + parameters and repeat${pairing === "item" ? " (the runs share no model, so records are paired across models)" : ""}; each variant tested on its own (paired t-test and Wilcoxon signed-rank on B − A; d_z = mean(B − A)/SD(B − A)); '–' = fewer than 2 pairs or constant differences (the means and Δ still hold).${deltas.length ? "" : " No record pairs up: the runs share no item × workflow × parameters."}`,
+      header: ["metric", "variant", "pairs", "mean A", "mean B", "Δ (B − A)", "t", "p", "d_z", "Wilcoxon p"],
+      rows: deltas.map((d) => [d.column, d.variant, String(d.n), fmt(d.meanA), fmt(d.meanB), fmt(d.delta), fmt(d.t, 2), fmt(d.p, 4), fmt(d.dz, 2), fmt(d.wilcoxonP, 4)]),
       values: deltas as unknown as Record<string, unknown>[],
     },
     pairing,

@@ -167,7 +167,7 @@ export interface ComparisonResult {
  */
 export function comparisonsTable(records: RunRecord[], specs: { metric: string; a: Record<string, unknown>; b: Record<string, unknown>; label?: string }[]): ReportTable | null {
   if (!specs.length) return null;
-  const results: (ComparisonResult | { label: string; metric: string; n: number })[] = [];
+  const results: (ComparisonResult | { label: string; metric: string; n: number; meanA?: number; meanB?: number; meanDiff?: number })[] = [];
   for (const s of specs) {
     const label = s.label ?? `${JSON.stringify(s.a)} vs ${JSON.stringify(s.b)}`;
     const pick = (f: Record<string, unknown>) => new Map(records.filter((r) => matchesFilter(r, f)).map((r) => [pairKey(r), recordValues(r)[s.metric]] as const).filter(([, v]) => v !== undefined) as [string, number][]);
@@ -178,7 +178,8 @@ export function comparisonsTable(records: RunRecord[], specs: { metric: string; 
     const xb = keys.map((k) => B.get(k)!);
     const diffs = xa.map((v, i) => v - xb[i]);
     if (!differencesVary(diffs)) {
-      results.push({ label, metric: s.metric, n: keys.length });
+      // No test (fewer than 2 pairs, or every difference equal), but the means and the gap are real.
+      results.push({ label, metric: s.metric, n: keys.length, ...(keys.length ? { meanA: mean(xa), meanB: mean(xb), meanDiff: mean(diffs) } : {}) });
       continue;
     }
     const t = pairedTTest(xa, xb);
@@ -196,12 +197,12 @@ export function comparisonsTable(records: RunRecord[], specs: { metric: string; 
   const rows = results.map((r) =>
     "p" in r
       ? [r.label, r.metric, String(r.n), fmt(r.meanA), fmt(r.meanB), fmt(r.meanDiff), fmt(r.t, 2), fmt(r.p, 4), fmt(r.pHolm, 4), fmt(r.dz, 2), fmt(r.wilcoxonP, 4)]
-      : [r.label, r.metric, String(r.n), "–", "–", "–", "–", "–", "–", "–", "–"],
+      : [r.label, r.metric, String(r.n), fmt(r.meanA), fmt(r.meanB), fmt(r.meanDiff), "–", "–", "–", "–", "–"],
   );
   return {
     id: "comparisons",
     title: "Paired comparisons",
-    caption: "Pairs matched by item and repeat; d = A − B; paired t-test (two-sided), Cohen's d_z = mean(d)/SD(d), Holm-adjusted p across this table, Wilcoxon signed-rank p (scipy defaults). '–' = fewer than 2 pairs or no variation.",
+    caption: "Pairs matched by item and repeat; d = A − B; paired t-test (two-sided), Cohen's d_z = mean(d)/SD(d), Holm-adjusted p across this table, Wilcoxon signed-rank p (scipy defaults). '–' in the test columns = fewer than 2 pairs or constant differences (t undefined); the means and the difference are shown regardless.",
     header: ["comparison", "metric", "n pairs", "mean A", "mean B", "mean diff", "t", "p", "p (Holm)", "d_z", "Wilcoxon p"],
     rows,
     values: results as unknown as Record<string, unknown>[],

@@ -36,7 +36,7 @@ export function requireChatModel(model: GeneratorModel, workflowId: string, why 
 export async function chatStep(ctx: RunContext, model: ChatModel, step: string, prompt: WorkflowPrompt, vars: Record<string, string | number>, params?: ChatParams, repeatOffset = 0): Promise<string> {
   const r = await model.chat(renderWorkflowPrompt(prompt, vars), { meta: promptMeta(prompt, ctx.repeat + repeatOffset), params, signal: ctx.signal });
   ctx.calls.push(r.call);
-  if (!r.ok) throw new StepFailure(step, r.error, r.raw);
+  if (!r.ok) throw new StepFailure(step, r.error, r.raw, r.reason);
   return r.text.trim();
 }
 
@@ -50,6 +50,6 @@ export async function chatStep(ctx: RunContext, model: ChatModel, step: string, 
 export async function structuredStep<S extends z.ZodType>(ctx: RunContext, model: ChatModel, step: string, prompt: WorkflowPrompt, vars: Record<string, string | number>, schema: S, schemaName: string, params?: ChatParams, repeatOffset = 0): Promise<z.infer<S>> {
   const r = await model.structured(renderWorkflowPrompt(prompt, vars), schema, { meta: promptMeta(prompt, ctx.repeat + repeatOffset), params, signal: ctx.signal, schemaName });
   ctx.calls.push(r.call);
-  if (!r.ok) throw new StepFailure(step, r.error, r.raw ?? undefined);
+  if (!r.ok) throw new StepFailure(step, r.error, r.raw ?? undefined, r.reason);
   return r.value;
 }

@@ -18,6 +18,20 @@ export interface RunContext {
   calls: CallInfo[];
   /** A fresh id per run (also used as LangGraph `thread_id`). */
   runId: string;
+  /**
+   * State of the steps (and parallel branches) that finished, kept for a failed record's
+   * `intermediate` (e.g. the plan, the queries, the branches whose retrieval succeeded).
+   */
+  partial: Record<string, unknown>;
+}
+
+/**
+ * Record a finished step's state in the run context, for a failed run's intermediate state.
+ * With `append`, the value is added to a list under `key` (parallel branches).
+ */
+export function keepPartial(ctx: RunContext, key: string, value: unknown, append = false): void {
+  if (append) ctx.partial[key] = [...((ctx.partial[key] as unknown[] | undefined) ?? []), value];
+  else ctx.partial[key] = value;
 }
 
 /**
@@ -29,11 +43,15 @@ export class StepFailure extends Error {
    * @param step node name, e.g. "plan"
    * @param message the model layer's error message (never secrets)
    * @param raw raw model text when a structured answer could not be parsed
+   * @param reason why the call failed (models/types.ts CallFailureReason), when known
+   * @param branch the parallel branch that failed (a `Send` task), e.g. `{queryIndex: 2, query: "…"}`
    */
   constructor(
     readonly step: string,
     message: string,
     readonly raw?: string,
+    readonly reason?: string,
+    readonly branch?: Record<string, unknown>,
   ) {
     super(`${step}: ${message}`);
     this.name = "StepFailure";
@@ -81,14 +99,14 @@ export async function runGraph<I, O>(
   finish: (state: O) => { output: string; intermediate: Record<string, unknown> },
 ): Promise<WorkflowRunResult> {
   const started = performance.now();
-  const ctx: RunContext = { repeat: opts.repeat, signal: opts.signal, calls: [], runId: randomUUID() };
+  const ctx: RunContext = { repeat: opts.repeat, signal: opts.signal, calls: [], runId: randomUUID(), partial: {} };
   try {
     const state = await graph.invoke(input, { configurable: { ctx, thread_id: ctx.runId }, recursionLimit: opts.recursionLimit, signal: opts.signal });
     const { output, intermediate } = finish(state);
     return { status: "ok", output, intermediate, calls: ctx.calls, latencyMs: performance.now() - started };
   } catch (err) {
-    const base = { status: "failed" as const, output: null, intermediate: {}, calls: ctx.calls, latencyMs: performance.now() - started };
-    if (err instanceof StepFailure) return { ...base, error: err.message, ...(err.raw !== undefined ? { raw: err.raw } : {}), intermediate: { failedStep: err.step } };
+    const base = { status: "failed" as const, output: null, intermediate: { ...ctx.partial }, calls: ctx.calls, latencyMs: performance.now() - started };
+    if (err instanceof StepFailure) return { ...base, error: err.message, ...(err.raw !== undefined ? { raw: err.raw } : {}), ...(err.reason ? { failureReason: err.reason } : {}), intermediate: { failedStep: err.step, ...(err.branch ? { failedBranch: err.branch } : {}), ...ctx.partial } };
     if (err instanceof GraphRecursionError) return { ...base, error: `recursion limit ${opts.recursionLimit} reached: ${err.message}` };
     if (opts.signal?.aborted || (err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError"))) return { ...base, error: `aborted: ${err instanceof Error ? err.message : String(err)}` };
     throw err;

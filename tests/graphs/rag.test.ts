@@ -45,6 +45,45 @@ describe("Standard-RAG", () => {
     expect(r.intermediate.goldenRecall).toBe(medEvidenceTasks(1)[0].goldenPmids.filter((p) => union.includes(p)).length / medEvidenceTasks(1)[0].goldenPmids.length);
   });
 
+  it("a failing Send branch is named with its query; the plan, the queries, the finished branches and the calls are kept", async () => {
+    const docs = medEvidenceDocs(12);
+    const bm25 = buildFastBm25(docs);
+    server = await startScriptedServer((req) => {
+      const t = promptText(req);
+      if (t.includes("Write a concise research plan")) return { content: JSON.stringify({ background: "b", keyQuestions: ["q1"], searchStrategy: "s" }) };
+      if (t.includes("search queries")) return { content: JSON.stringify({ queries: QUERIES }) };
+      return { content: "SYNTHESIS" };
+    });
+    const byId = new Map(docs.map((d) => [d.id, d]));
+    // The third query's retrieval fails after the first two have finished.
+    let finished = 0;
+    let release: () => void = () => undefined;
+    const othersDone = new Promise<void>((r) => (release = r));
+    const flaky = { ...bm25, id: bm25.id, search: async (q: string, k: number) => {
+      if (q === QUERIES[2]) {
+        await othersDone;
+        throw new Error("embedding endpoint refused the request (HTTP 503)");
+      }
+      const hits = await bm25.search(q, k);
+      if (++finished === 2) setImmediate(release);
+      return hits;
+    } };
+    const wf = getWorkflow("standard-rag").create({ model: scriptedModel(server), retriever: flaky, getDoc: (id) => byId.get(id) }, { numQueries: 3, k: 2 });
+    const r = await wf.run(medEvidenceTasks(1)[0], { repeat: 0 });
+    expect(r.status).toBe("failed");
+    expect(r.error).toBe(`retrieve[2]: branch 2 (query "${QUERIES[2]}") failed: embedding endpoint refused the request (HTTP 503)`);
+    expect(r.failureReason).toBe("retrieval");
+    expect(r.intermediate.failedStep).toBe("retrieve[2]");
+    expect(r.intermediate.failedBranch).toEqual({ queryIndex: 2, query: QUERIES[2] });
+    expect(r.intermediate.queries).toEqual(QUERIES);
+    expect(r.intermediate.plan).toMatchObject({ keyQuestions: ["q1"] });
+    const done = (r.intermediate.retrieved as { queryIndex: number; ids: string[] }[]).sort((a, b) => a.queryIndex - b.queryIndex);
+    expect(done.map((d) => d.queryIndex)).toEqual([0, 1]);
+    expect(done[0].ids).toEqual((await bm25.search(QUERIES[0], 2)).map((h) => h.id));
+    expect(r.calls).toHaveLength(2); // plan + queries
+    expect(server.chatRequests()).toHaveLength(2);
+  });
+
   it("refuses to build without a retriever", () => {
     expect(() => getWorkflow("standard-rag").create({ model: createGeneratorModel("extractive:mmr") }, {})).toThrow(/deps.retriever/);
   });

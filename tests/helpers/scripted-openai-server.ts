@@ -12,6 +12,8 @@ import { createHash } from "node:crypto";
 
 /** A request the server received. */
 export interface ScriptedRequest {
+  /** The reply the server sent (set once it is decided). */
+  reply?: ScriptedReply;
   path: string;
   body: any;
   headers: IncomingMessage["headers"];
@@ -31,12 +33,35 @@ export interface ScriptedReply {
   /** Wait this many ms before answering (to provoke client timeouts). */
   delayMs?: number;
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Send no `usage` at all (some servers do not). */
+  omitUsage?: boolean;
+  /** `finish_reason` of the choice (default "stop", or "tool_calls" for a tool call); "length" = cut off at max_tokens. */
+  finishReason?: string;
   /** Embedding vectors to return (embeddings endpoint). */
   embeddings?: number[][];
 }
 
 /** Decides the reply for the n-th request (0-based over all requests). */
 export type Responder = (req: ScriptedRequest, n: number) => ScriptedReply | Promise<ScriptedReply>;
+
+/**
+ * Tokens the server reported over its chat requests (the ground truth for usage accounting):
+ * sum of the `usage` it sent, and how many replies carried none.
+ */
+export function reportedUsage(replies: ScriptedReply[]): { inputTokens: number; outputTokens: number; noUsage: number } {
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let noUsage = 0;
+  for (const r of replies) {
+    if ((r.status ?? 200) >= 400 || r.body !== undefined) continue;
+    if (r.omitUsage) noUsage++;
+    else {
+      inputTokens += r.usage?.prompt_tokens ?? 11;
+      outputTokens += r.usage?.completion_tokens ?? 7;
+    }
+  }
+  return { inputTokens, outputTokens, noUsage };
+}
 
 /** A running scripted server. `baseURL` ends in `/v1`. */
 export interface ScriptedServer {
@@ -63,8 +88,8 @@ function chatBody(req: ScriptedRequest, r: ScriptedReply) {
     object: "chat.completion",
     created: 1_700_000_000,
     model: req.body?.model ?? "scripted",
-    choices: [{ index: 0, message, finish_reason: r.toolCall ? "tool_calls" : "stop", logprobs: null }],
-    usage: { prompt_tokens: r.usage?.prompt_tokens ?? 11, completion_tokens: r.usage?.completion_tokens ?? 7, total_tokens: (r.usage?.prompt_tokens ?? 11) + (r.usage?.completion_tokens ?? 7) },
+    choices: [{ index: 0, message, finish_reason: r.finishReason ?? (r.toolCall ? "tool_calls" : "stop"), logprobs: null }],
+    ...(r.omitUsage ? {} : { usage: { prompt_tokens: r.usage?.prompt_tokens ?? 11, completion_tokens: r.usage?.completion_tokens ?? 7, total_tokens: (r.usage?.prompt_tokens ?? 11) + (r.usage?.completion_tokens ?? 7) } }),
   };
 }
 
@@ -97,6 +122,7 @@ export async function startScriptedServer(script: ScriptedReply[] | Responder): 
     } else {
       reply = await responder(sreq, n);
     }
+    sreq.reply = reply;
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;
     const status = reply.status ?? 200;

@@ -133,6 +133,25 @@ describe("report tables (hand-computed)", () => {
     expect(d.t).toBeNull(); // no variation in the differences: no test
   });
 
+  it("comparisons with constant differences still show mean A, mean B and the gap (t undefined)", () => {
+    const a = records.filter((r) => r.workflow === "golden-rag");
+    const both = [...a, ...a.map((r) => ({ ...r, workflow: "pzs", key: `${r.key}-pzs`, metrics: { rougeL: (r.metrics!.rougeL as number) + 0.5 } }))];
+    const t = comparisonsTable(both, [{ metric: "rougeL", a: { workflow: "pzs" }, b: { workflow: "golden-rag" }, label: "gap" }])!;
+    // A = 0.7, 0.9, 1.1 (mean 0.9); B = 0.2, 0.4, 0.6 (mean 0.4); every difference 0.5
+    expect(t.rows[0]).toEqual(["gap", "rougeL", "3", "0.900", "0.400", "0.500", "–", "–", "–", "–", "–"]);
+  });
+
+  it("compare tests each workflow variant on its own instead of pooling them", () => {
+    // run B adds +0.1 to golden-rag and −0.2 to negated-rag (items a, b, c in both)
+    const a = records.filter((r) => r.status === "ok");
+    const b = a.map((r) => ({ ...r, metrics: { rougeL: (r.metrics!.rougeL as number) + (r.workflow === "golden-rag" ? 0.1 : -0.2) } }));
+    const d = compareRecords(a, b).filter((x) => x.column === "rougeL");
+    expect(d.map((x) => [x.variant, x.n])).toEqual([["m1 · golden-rag", 3], ["m1 · negated-rag", 3]]);
+    expect(d[0].delta).toBeCloseTo(0.1, 12);
+    expect(d[1].delta).toBeCloseTo(-0.2, 12);
+    expect(d[1].meanA).toBeCloseTo((0.1 + 0.4 + 0.3) / 3, 12);
+  });
+
   it("writes markdown, standalone html with inline svg, and json", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-report-"));
     writeResultsAtomic(join(dir, "results.jsonl"), records);
