@@ -27,31 +27,37 @@ import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 import { XMLParser } from "fast-xml-parser";
-import type { AbstractSegment, Journal, PubmedRecord } from "./types.ts";
+import { XmlByteDecoder } from "./xml-encoding.ts";
+import type { AbstractSegment, Author, Journal, PubmedRecord } from "./types.ts";
 import { PubmedRecordSchema } from "./types.ts";
 import { decodeEntities, flattenInlineMarkup } from "./markup.ts";
+import { applyRetractionFields, emptyPubmedRecord, leafText, normalizeOrcid, normalizePubDate, utf8FromLatin1 } from "./pubmed-fields.ts";
+
+export { leafText, normalizeMedlineDate, normalizeOrcid, normalizePubDate, SEASON_MONTHS, utf8FromLatin1 } from "./pubmed-fields.ts";
 
 /** Elements that may repeat and must always come back as arrays from the parser. */
 export const REPEATABLE_ELEMENTS: ReadonlySet<string> = new Set([
   "AbstractText", "MeshHeading", "QualifierName", "Keyword", "KeywordList", "PublicationType",
   "Language", "ELocationID", "ArticleId", "OtherAbstract", "CommentsCorrections", "PMID",
-  "ISSN", "OtherID", "ArticleDate",
+  "ISSN", "OtherID", "ArticleDate", "Author", "AffiliationInfo", "Affiliation", "Identifier",
 ]);
 
 /** Elements kept as raw inner XML (inline markup) and flattened by {@link flattenInlineMarkup}. */
-export const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set(["AbstractText", "ArticleTitle", "VernacularTitle", "Keyword"]);
+export const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set([
+  "AbstractText", "ArticleTitle", "VernacularTitle", "Keyword", "CollectiveName", "Affiliation", "CopyrightInformation",
+]);
 
 /**
  * Subtrees and leaves never read. {@link reduceRecordXml} cuts them out before fast-xml-parser
  * sees the record (the parser's cost is per tag, and these are ~80% of a record's tags).
  */
 export const SKIPPED_ELEMENTS: ReadonlySet<string> = new Set([
-  "AuthorList", "ReferenceList", "GrantList", "ChemicalList", "InvestigatorList", "History",
+  "ReferenceList", "GrantList", "ChemicalList", "InvestigatorList", "History",
   "SupplMeshList", "GeneSymbolList", "PersonalNameSubjectList", "DataBankList", "Pagination",
-  "DateCreated", "DateCompleted", "DateRevised", "GeneralNote", "CopyrightInformation", "OtherID",
+  "DateCreated", "DateCompleted", "DateRevised", "GeneralNote", "OtherID",
   "CitationSubset", "NumberOfReferences", "SpaceFlightMission", "CoiStatement", "QualifierName",
   "Country", "MedlineTA", "Volume", "Issue", "PublicationStatus", "ObjectList", "AccessionNumberList",
-  "CommentsCorrectionsList",
+  "RefSource", "Note",
 ]);
 
 /**
@@ -66,7 +72,9 @@ export const PUBMED_PARSER_OPTIONS = {
   attributeNamePrefix: "@_",
   parseTagValue: false,
   parseAttributeValue: false,
-  trimValues: true,
+  // Values are trimmed by our code after UTF-8 decoding: the parser's trim runs on latin1-held
+  // bytes, where it removes the 0xA0 of a UTF-8 "à" (C3 A0), "Š", "†" … at the end of a value.
+  trimValues: false,
   htmlEntities: false,
   processEntities: false,
   ignoreDeclaration: true,
@@ -165,9 +173,18 @@ export interface PubmedWarning {
   pmid: string | null;
   /** Byte offset of the record's start in the (decompressed) XML. */
   byteOffset: number;
-  /** `"malformed"` (record skipped), `"truncated"` (unfinished record at end), `"book"` (skipped). */
-  kind: "malformed" | "truncated" | "book";
+  /**
+   * `"malformed"` (record skipped), `"truncated"` (unfinished record at end), `"book"` (a
+   * `PubmedBookArticle`, skipped; `pmid` is its PMID), `"encoding"` (once per file, at its end:
+   * `invalidBytes` sequences were invalid in the file's encoding and became U+FFFD; no record is
+   * skipped; `byteOffset` is the first one's, or 0 when unknown).
+   */
+  kind: "malformed" | "truncated" | "book" | "encoding";
   message: string;
+  /** For `"encoding"`: ill-formed byte sequences in the file (each decoded as U+FFFD). */
+  invalidBytes?: number;
+  /** For `"encoding"`: the encoding the file was decoded with (as declared, e.g. "ISO-8859-1"; "UTF-8" by default). */
+  encoding?: string;
 }
 
 /** Options of {@link parsePubmedFile} and {@link parsePubmedXmlString}. */
@@ -200,16 +217,6 @@ export interface RawRecord {
   xml: string;
   /** Byte offset of the record's start tag in the decompressed stream. */
   byteOffset: number;
-}
-
-const NON_ASCII_RE = /[\x80-\xff]/;
-/**
- * Decode a latin1-held UTF-8 byte string (see {@link RecordSplitter}) to a JS string.
- * @param s - one character per byte.
- * @returns the UTF-8 decoding (the same string when it is pure ASCII).
- */
-export function utf8FromLatin1(s: string): string {
-  return NON_ASCII_RE.test(s) ? Buffer.from(s, "latin1").toString("utf8") : s;
 }
 
 const START_RE = /<(PubmedArticle|PubmedBookArticle|MedlineCitation|DeleteCitation|DeleteDocument)(?=[\s>/])/g;
@@ -302,12 +309,12 @@ function asNode(v: unknown): Node | undefined {
 function asArray(v: unknown): unknown[] {
   return v === undefined || v === null ? [] : Array.isArray(v) ? v : [v];
 }
-/** Text content of a parsed element (string, or object with "#text"), entities decoded. */
+/** Text content of a parsed element (string, or object with "#text"), UTF-8 and entities decoded, then trimmed. */
 function textOf(v: unknown): string {
-  if (typeof v === "string") return decodeEntities(utf8FromLatin1(v));
+  if (typeof v === "string") return leafText(v);
   if (typeof v === "number") return String(v);
   const n = asNode(v);
-  if (n && typeof n["#text"] === "string") return decodeEntities(utf8FromLatin1(n["#text"] as string));
+  if (n && typeof n["#text"] === "string") return leafText(n["#text"] as string);
   return "";
 }
 /** Side table of the record being converted (see {@link reduceRecordXml}). */
@@ -334,65 +341,6 @@ function nonEmpty(s: string): string | null {
   return t.length > 0 ? t : null;
 }
 
-const MONTHS: Record<string, string> = {
-  jan: "01", feb: "02", mar: "03", apr: "04", may: "05", jun: "06",
-  jul: "07", aug: "08", sep: "09", oct: "10", nov: "11", dec: "12",
-};
-/**
- * Season → month used for `PubDate/Season` and seasons in `MedlineDate`: the season's first month
- * in the northern hemisphere, except Winter → 01 (a "Winter 2019" issue opens year 2019).
- */
-export const SEASON_MONTHS: Readonly<Record<string, string>> = Object.freeze({
-  spring: "03", summer: "06", fall: "09", autumn: "09", winter: "01",
-});
-
-function monthOf(token: string | undefined): string | null {
-  if (!token) return null;
-  const t = token.trim().toLowerCase();
-  if (/^\d{1,2}$/.test(t)) {
-    const n = Number(t);
-    return n >= 1 && n <= 12 ? String(n).padStart(2, "0") : null;
-  }
-  return MONTHS[t.slice(0, 3)] ?? SEASON_MONTHS[t] ?? null;
-}
-
-/**
- * Normalise a PubMed `PubDate` to ISO: "YYYY", "YYYY-MM" or "YYYY-MM-DD".
- * Handles Year/Month/Day (month as "Sep", "09" or "9"), Season ("Spring" → "-03", see
- * {@link SEASON_MONTHS}) and free-text MedlineDate ("1998 Dec-1999 Jan" → "1998-12",
- * "2000 Spring" → "2000-03", "1975-1976" → "1975", "1999 Nov 3-9" → "1999-11-03"); the start of a
- * range is kept.
- * @param pubDate - the parsed `PubDate` element (object of strings) or undefined.
- * @returns the ISO date, or null when no year can be found.
- */
-export function normalizePubDate(pubDate: unknown): string | null {
-  const n = asNode(pubDate);
-  if (!n) return null;
-  const year = textOf(n.Year).trim();
-  if (/^\d{4}$/.test(year)) {
-    const month = monthOf(textOf(n.Month)) ?? monthOf(textOf(n.Season));
-    if (!month) return year;
-    const day = textOf(n.Day).trim();
-    if (textOf(n.Month) && /^\d{1,2}$/.test(day) && Number(day) >= 1 && Number(day) <= 31) return `${year}-${month}-${day.padStart(2, "0")}`;
-    return `${year}-${month}`;
-  }
-  return normalizeMedlineDate(textOf(n.MedlineDate));
-}
-
-/**
- * Normalise a free-text `MedlineDate` (see {@link normalizePubDate}).
- * @param text - e.g. "1998 Dec-1999 Jan".
- * @returns ISO date of the range start, or null when no 4-digit year leads the text.
- */
-export function normalizeMedlineDate(text: string): string | null {
-  const m = /^\s*(\d{4})(?:[\s-]+([A-Za-z]+)(?:\s+(\d{1,2}))?)?/.exec(text);
-  if (!m) return null;
-  const month = monthOf(m[2]);
-  if (!month) return m[1];
-  if (m[3] && MONTHS[m[2].slice(0, 3).toLowerCase()] && Number(m[3]) >= 1 && Number(m[3]) <= 31) return `${m[1]}-${month}-${m[3].padStart(2, "0")}`;
-  return `${m[1]}-${month}`;
-}
-
 function segmentsOf(abstractNode: unknown): AbstractSegment[] {
   const n = asNode(abstractNode);
   if (!n) return [];
@@ -407,26 +355,54 @@ function segmentsOf(abstractNode: unknown): AbstractSegment[] {
   return out;
 }
 
-function emptyRecord(pmid: string, version: string): PubmedRecord {
-  return {
-    pmid, version, doi: null, title: "", vernacularTitle: null,
-    journal: { title: null, isoAbbreviation: null, issn: null, nlmUniqueId: null },
-    pubDate: null, languages: [], publicationTypes: [], meshHeadings: [], keywords: [], abstract: [],
-    otherAbstracts: [], flags: { deleted: false, retracted: false, erratum: false },
-  };
+function authorsOf(authorList: unknown): Author[] {
+  const out: Author[] = [];
+  for (const a of asArray(asNode(authorList)?.Author)) {
+    const n = asNode(a);
+    if (!n || attr(a, "ValidYN") === "N") continue;
+    const affiliations: string[] = [];
+    for (const aff of asArray(n.Affiliation)) {
+      const t = rawText(aff);
+      if (t) affiliations.push(t);
+    }
+    for (const info of asArray(n.AffiliationInfo)) {
+      for (const aff of asArray(asNode(info)?.Affiliation)) {
+        const t = rawText(aff);
+        if (t) affiliations.push(t);
+      }
+    }
+    let orcid: string | null = null;
+    for (const id of asArray(n.Identifier)) {
+      if (attr(id, "Source") === "ORCID") {
+        orcid = normalizeOrcid(textOf(id));
+        if (orcid) break;
+      }
+    }
+    const author: Author = {
+      lastName: nonEmpty(textOf(n.LastName)),
+      foreName: nonEmpty(textOf(n.ForeName)),
+      initials: nonEmpty(textOf(n.Initials)),
+      collectiveName: nonEmpty(rawText(n.CollectiveName)),
+      affiliations,
+      orcid,
+    };
+    if (author.lastName === null && author.foreName === null && author.initials === null && author.collectiveName === null) continue;
+    out.push(author);
+  }
+  return out;
 }
 
 /**
  * Build a {@link PubmedRecord} from a parsed `MedlineCitation` (and the sibling `PubmedData` of a
- * `PubmedArticle`, when present). `retractionIn` says the record has a CommentsCorrections of
- * RefType "RetractionIn" (its list is cut before parsing, so the caller checks the raw XML).
+ * `PubmedArticle`, when present). `retractionIn` = true marks the record retracted even without a
+ * `RetractionIn` entry in its (parsed) CommentsCorrectionsList.
  * @throws Error when the citation has no numeric PMID.
  */
 export function citationToRecord(citation: Node, pubmedData?: Node, retractionIn = false): PubmedRecord {
   const pmidNode = asArray(citation.PMID)[0];
   const pmid = textOf(pmidNode).trim();
   if (!/^\d+$/.test(pmid)) throw new Error(`MedlineCitation has no numeric PMID (got ${JSON.stringify(pmid)})`);
-  const rec = emptyRecord(pmid, attr(pmidNode, "Version") ?? "1");
+  const rec = emptyPubmedRecord(pmid, attr(pmidNode, "Version") ?? "1");
   const article = asNode(citation.Article) ?? {};
   const journalNode = asNode(article.Journal) ?? {};
   const issns = asArray(journalNode.ISSN);
@@ -457,6 +433,8 @@ export function citationToRecord(citation: Node, pubmedData?: Node, retractionIn
     for (const k of asArray(asNode(list)?.Keyword)) rec.keywords.push(rawText(k));
   }
   rec.abstract = segmentsOf(article.Abstract);
+  rec.copyright = nonEmpty(rawText(asNode(article.Abstract)?.CopyrightInformation));
+  rec.authors = authorsOf(article.AuthorList);
   for (const oa of asArray(citation.OtherAbstract)) {
     rec.otherAbstracts.push({ type: attr(oa, "Type"), language: attr(oa, "Language"), segments: segmentsOf(oa) });
   }
@@ -477,14 +455,12 @@ export function citationToRecord(citation: Node, pubmedData?: Node, retractionIn
     }
   }
   rec.doi = doi;
-  const types = rec.publicationTypes;
-  const ccl = asArray(asNode(citation.CommentsCorrectionsList)?.CommentsCorrections);
-  retractionIn = retractionIn || ccl.some((c) => attr(c, "RefType") === "RetractionIn");
-  rec.flags = {
-    deleted: false,
-    retracted: retractionIn || types.includes("Retracted Publication"),
-    erratum: types.includes("Published Erratum"),
-  };
+  const refs = asArray(asNode(citation.CommentsCorrectionsList)?.CommentsCorrections).map((c) => ({
+    refType: attr(c, "RefType"),
+    pmid: nonEmpty(textOf(asArray(asNode(c)?.PMID)[0])),
+  }));
+  if (retractionIn && !refs.some((r) => r.refType === "RetractionIn")) refs.push({ refType: "RetractionIn", pmid: null });
+  applyRetractionFields(rec, refs);
   return rec;
 }
 
@@ -499,18 +475,17 @@ export function parseRecordXml(raw: RawRecord): PubmedRecord[] {
   const reduced = reduceRecordXml(raw.xml);
   const doc = parser.parse(reduced.xml) as Node;
   currentRaw = reduced.raw;
-  const retractionIn = raw.xml.includes('"RetractionIn"');
   try {
     if (raw.tag === "PubmedArticle") {
       const art = asNode(doc.PubmedArticle);
       const citation = asNode(art?.MedlineCitation);
       if (!citation) throw new Error("PubmedArticle without MedlineCitation");
-      return [citationToRecord(citation, asNode(art?.PubmedData), retractionIn)];
+      return [citationToRecord(citation, asNode(art?.PubmedData))];
     }
     if (raw.tag === "MedlineCitation") {
       const citation = asNode(doc.MedlineCitation);
       if (!citation) throw new Error("empty MedlineCitation");
-      return [citationToRecord(citation, undefined, retractionIn)];
+      return [citationToRecord(citation, undefined)];
     }
   } finally {
     currentRaw = [];
@@ -520,7 +495,7 @@ export function parseRecordXml(raw: RawRecord): PubmedRecord[] {
   return asArray(del.PMID).map((p) => {
     const pmid = textOf(p).trim();
     if (!/^\d+$/.test(pmid)) throw new Error(`DeleteCitation has a non-numeric PMID ${JSON.stringify(pmid)}`);
-    const rec = emptyRecord(pmid, attr(p, "Version") ?? "1");
+    const rec = emptyPubmedRecord(pmid, attr(p, "Version") ?? "1");
     rec.flags.deleted = true;
     return rec;
   });
@@ -530,7 +505,8 @@ const PMID_RE = /<PMID\b[^>]*>\s*(\d+)\s*<\/PMID>/;
 
 function handleRaw(raw: RawRecord, file: string, opts: ParsePubmedOptions): PubmedRecord[] {
   if (raw.tag === "PubmedBookArticle") {
-    opts.onWarning?.({ file, pmid: PMID_RE.exec(raw.xml)?.[1] ?? null, byteOffset: raw.byteOffset, kind: "book", message: "PubmedBookArticle skipped (no MedlineCitation)" });
+    const pmid = PMID_RE.exec(raw.xml)?.[1] ?? null;
+    opts.onWarning?.({ file, pmid, byteOffset: raw.byteOffset, kind: "book", message: `${file}: book record (PubmedBookArticle${pmid ? `, PMID ${pmid}` : ""}) skipped: no MedlineCitation` });
     return [];
   }
   try {
@@ -605,22 +581,41 @@ export async function* parsePubmedFile(path: string, options: ParsePubmedOptions
   const stream = gz ? fileStream.pipe(createGunzip({ chunkSize: 256 * 1024 })) : fileStream;
   if (gz) fileStream.on("error", (err) => stream.destroy(err));
   const splitter = new RecordSplitter();
+  const decoder = new XmlByteDecoder();
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       options.onProgress?.(fileStream.bytesRead);
-      for (const raw of splitter.push(chunk.toString("latin1"))) {
+      for (const raw of splitter.push(decoder.push(chunk))) {
         for (const rec of handleRaw(raw, path, options)) {
           yielded++;
           yield rec;
         }
       }
     }
+    for (const raw of splitter.push(decoder.end())) {
+      for (const rec of handleRaw(raw, path, options)) {
+        yielded++;
+        yield rec;
+      }
+    }
   } catch (err) {
     handleLeftover(splitter, path, options);
+    reportInvalidBytes(decoder, path, options);
     throw new PubmedFileError(path, yielded, err);
   } finally {
     fileStream.destroy();
     if (stream !== fileStream) stream.destroy();
   }
   handleLeftover(splitter, path, options);
+  reportInvalidBytes(decoder, path, options);
+}
+
+function reportInvalidBytes(decoder: XmlByteDecoder, file: string, opts: ParsePubmedOptions): void {
+  if (decoder.invalid === 0) return;
+  const enc = decoder.declared ?? "UTF-8";
+  const where = decoder.firstInvalidOffset !== null ? `; first at byte offset ${decoder.firstInvalidOffset}` : "";
+  opts.onWarning?.({
+    file, pmid: null, byteOffset: decoder.firstInvalidOffset ?? 0, kind: "encoding", invalidBytes: decoder.invalid, encoding: enc,
+    message: `${file}: ${decoder.invalid} byte sequence(s) invalid in the file's encoding ${enc} (decoded as U+FFFD${where})`,
+  });
 }
