@@ -8,10 +8,15 @@
  * Memory stays flat whatever the file size: the file is streamed (fs stream → zlib gunzip), the
  * bytes are held as latin1 strings (one char per byte; only the fields we read are decoded as
  * UTF-8, see {@link utf8FromLatin1}), the text is cut at record boundaries (`</PubmedArticle>`, a top-level
- * `</MedlineCitation>`, `</DeleteCitation>`, `</PubmedBookArticle>`), and each record is parsed on
- * its own with fast-xml-parser (settings in {@link PUBMED_PARSER_OPTIONS}). Subtrees we never read
- * (author, reference, grant, chemical, investigator lists and the PubMed history) are stop nodes,
- * so the parser skips over them without building objects.
+ * `</MedlineCitation>`, `</DeleteCitation>`, `</PubmedBookArticle>`), and each record is read on
+ * its own, by default with the purpose-built scanner of `pubmed-scan.ts` (`reader: "scan"`), or
+ * with fast-xml-parser (`reader: "fxp"`, settings in {@link PUBMED_PARSER_OPTIONS}), the full-tree
+ * reference: subtrees we never read (reference, grant, chemical, investigator lists and the PubMed
+ * history) are cut out before it sees the record. Both readers give identical records.
+ *
+ * Encodings: the file's bytes are decoded as its BOM or XML declaration says (UTF-8 by default,
+ * see `xml-encoding.ts`); bytes invalid in that encoding are counted and reported once per file
+ * as a warning of kind `"encoding"` (the records are kept, with U+FFFD in their place).
  *
  * Deleted citations: every PMID of a `<DeleteCitation>` becomes one {@link PubmedRecord} with
  * `flags.deleted = true`, empty title and empty lists (so a consumer applying an update file sees
@@ -28,6 +33,7 @@ import { open } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 import { XMLParser } from "fast-xml-parser";
 import { XmlByteDecoder } from "./xml-encoding.ts";
+import { scanRecordXml } from "./pubmed-scan.ts";
 import type { AbstractSegment, Author, Journal, PubmedRecord } from "./types.ts";
 import { PubmedRecordSchema } from "./types.ts";
 import { decodeEntities, flattenInlineMarkup } from "./markup.ts";
@@ -195,6 +201,8 @@ export interface ParsePubmedOptions {
   onProgress?: (bytesRead: number) => void;
   /** Validate each record with the zod {@link PubmedRecordSchema} (default false: the parser builds the shape itself; tests validate). */
   validate?: boolean;
+  /** Record reader (default `"scan"`; `"fxp"` = the fast-xml-parser reference), see {@link PubmedRecordReader}. */
+  reader?: PubmedRecordReader;
 }
 
 /** Error raised when a file cannot be read to its end (e.g. a truncated .gz). Records before the break were already yielded. */
@@ -219,20 +227,47 @@ export interface RawRecord {
   byteOffset: number;
 }
 
-const START_RE = /<(PubmedArticle|PubmedBookArticle|MedlineCitation|DeleteCitation|DeleteDocument)(?=[\s>/])/g;
+/** Names of the top-level record elements, by first letter. */
+const RECORD_TAGS_BY_INITIAL: ReadonlyMap<number, readonly string[]> = new Map([
+  [0x50 /* P */, ["PubmedArticle", "PubmedBookArticle"]],
+  [0x4d /* M */, ["MedlineCitation"]],
+  [0x44 /* D */, ["DeleteCitation", "DeleteDocument"]],
+]);
+const CLOSE_TAGS: ReadonlyMap<string, Buffer> = new Map(
+  ["PubmedArticle", "PubmedBookArticle", "MedlineCitation", "DeleteCitation", "DeleteDocument"].map((t) => [t, Buffer.from(`</${t}>`, "latin1")]),
+);
 /** Longest partial start tag that may hang at a chunk's end and must be kept. */
 const KEEP_TAIL = 24;
+const EMPTY: Buffer = Buffer.alloc(0);
+
+/** The record element whose name starts at `b[p]` (followed by whitespace, `>` or `/`), or null. */
+function recordTagAt(b: Buffer, p: number): string | null {
+  const names = RECORD_TAGS_BY_INITIAL.get(b[p]);
+  if (!names) return null;
+  for (const name of names) {
+    const end = p + name.length;
+    if (end >= b.length) continue;
+    const c = b[end];
+    if (c !== 0x20 && c !== 0x3e && c !== 0x2f && c !== 0x0a && c !== 0x09 && c !== 0x0d) continue;
+    let k = 1;
+    while (k < name.length && b[p + k] === name.charCodeAt(k)) k++;
+    if (k === name.length) return name;
+  }
+  return null;
+}
 
 /**
- * Incremental splitter: feed the bytes as a latin1 ("binary") string — one character per byte, so
- * string indexes are byte offsets and no UTF-8 decoding is spent on the parts never read (UTF-8
- * multi-byte sequences never contain `<` or `>`, so cutting at tags is safe) — and get complete
- * record XML strings back (still latin1; see {@link utf8FromLatin1}).
+ * Incremental splitter: feed the decompressed bytes (UTF-8; see `xml-encoding.ts` for other
+ * encodings) and get each complete record's XML back as a latin1 ("binary") string — one
+ * character per byte, so string indexes are byte offsets and no UTF-8 decoding is spent on the
+ * parts never read (UTF-8 multi-byte sequences never contain `<` or `>`, so cutting at tags is
+ * safe); see {@link utf8FromLatin1}. Record boundaries are found in the bytes (native
+ * `Buffer.indexOf`), so only records are turned into strings.
  * Works on the top level: once a `<PubmedArticle>` starts, everything up to its `</PubmedArticle>`
  * (including its nested `<MedlineCitation>`) is one record.
  */
 export class RecordSplitter {
-  private buf = "";
+  private buf: Buffer = EMPTY;
   /** Byte offset (in the decompressed stream) of `buf[0]`. */
   private bufOffset = 0;
   /** Pending record start found in buf (index), its tag, and where to resume the end-tag search. */
@@ -241,11 +276,20 @@ export class RecordSplitter {
   private endSearchFrom = 0;
 
   /**
-   * Add decoded text and return the records completed by it.
-   * @param text - the next piece of the XML text.
+   * Add text held as a latin1 string (one char per byte) and return the records completed by it.
+   * @param text - the next piece of the XML bytes, as latin1.
    */
   push(text: string): RawRecord[] {
-    this.buf = this.buf.length === 0 ? text : this.buf + text;
+    return this.pushBytes(Buffer.from(text, "latin1"));
+  }
+
+  /**
+   * Add bytes and return the records completed by them.
+   * @param chunk - the next piece of the (decompressed, UTF-8) XML.
+   */
+  pushBytes(chunk: Buffer): RawRecord[] {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    const buf = this.buf;
     const out: RawRecord[] = [];
     let pos = 0;
     for (;;) {
@@ -255,19 +299,24 @@ export class RecordSplitter {
         start = this.pendingStart;
         tag = this.pendingTag;
       } else {
-        START_RE.lastIndex = pos;
-        const m = START_RE.exec(this.buf);
-        if (!m) {
-          const keep = Math.max(pos, this.buf.length - KEEP_TAIL);
+        let found: string | null = null;
+        let i = buf.indexOf(0x3c, pos);
+        while (i >= 0) {
+          found = recordTagAt(buf, i + 1);
+          if (found) break;
+          i = buf.indexOf(0x3c, i + 1);
+        }
+        if (!found) {
+          const keep = Math.max(pos, buf.length - KEEP_TAIL);
           this.drop(keep);
           return out;
         }
-        start = m.index;
-        tag = m[1];
+        start = i;
+        tag = found;
         this.endSearchFrom = start;
       }
-      const close = `</${tag}>`;
-      const end = this.buf.indexOf(close, this.endSearchFrom);
+      const close = CLOSE_TAGS.get(tag)!;
+      const end = buf.indexOf(close, this.endSearchFrom);
       if (end < 0) {
         // Unfinished: keep from the start tag, remember where to resume.
         this.drop(start);
@@ -277,8 +326,7 @@ export class RecordSplitter {
         return out;
       }
       const stop = end + close.length;
-      const xml = this.buf.slice(start, stop);
-      out.push({ tag, xml, byteOffset: this.bufOffset + start });
+      out.push({ tag, xml: buf.toString("latin1", start, stop), byteOffset: this.bufOffset + start });
       this.pendingStart = -1;
       pos = stop;
     }
@@ -287,13 +335,13 @@ export class RecordSplitter {
   /** The unfinished record left in the buffer at end of input, if any. */
   leftover(): RawRecord | null {
     if (this.pendingStart < 0) return null;
-    return { tag: this.pendingTag, xml: this.buf, byteOffset: this.bufOffset };
+    return { tag: this.pendingTag, xml: this.buf.toString("latin1"), byteOffset: this.bufOffset };
   }
 
   private drop(upTo: number): void {
     if (upTo <= 0) return;
     this.bufOffset += upTo;
-    this.buf = this.buf.slice(upTo);
+    this.buf = upTo >= this.buf.length ? EMPTY : this.buf.subarray(upTo);
   }
 }
 
@@ -465,12 +513,30 @@ export function citationToRecord(citation: Node, pubmedData?: Node, retractionIn
 }
 
 /**
+ * Record readers: `"scan"` — the purpose-built scanner of `pubmed-scan.ts` (default, fast);
+ * `"fxp"` — fast-xml-parser on the reduced record (the full-tree reference). Both give identical
+ * records on DTD-valid input.
+ */
+export type PubmedRecordReader = "scan" | "fxp";
+
+/**
  * Parse one record's XML (as cut by {@link RecordSplitter}) into records.
  * A `PubmedArticle` or `MedlineCitation` gives one record; a `DeleteCitation` gives one
  * `deleted` record per PMID; other tags give none.
+ * @param raw - the record.
+ * @param reader - {@link PubmedRecordReader} (default `"scan"`).
  * @throws Error when the XML is malformed or lacks a PMID.
  */
-export function parseRecordXml(raw: RawRecord): PubmedRecord[] {
+export function parseRecordXml(raw: RawRecord, reader: PubmedRecordReader = "scan"): PubmedRecord[] {
+  return reader === "scan" ? scanRecordXml(raw.tag, raw.xml) : parseRecordXmlFxp(raw);
+}
+
+/**
+ * {@link parseRecordXml} with fast-xml-parser: the record is reduced ({@link reduceRecordXml}),
+ * parsed into a tree, and the fields are read from the tree ({@link citationToRecord}).
+ * @throws Error when the XML is malformed or lacks a PMID.
+ */
+export function parseRecordXmlFxp(raw: RawRecord): PubmedRecord[] {
   if (raw.tag === "PubmedBookArticle" || raw.tag === "DeleteDocument") return [];
   const reduced = reduceRecordXml(raw.xml);
   const doc = parser.parse(reduced.xml) as Node;
@@ -510,7 +576,7 @@ function handleRaw(raw: RawRecord, file: string, opts: ParsePubmedOptions): Pubm
     return [];
   }
   try {
-    const recs = parseRecordXml(raw);
+    const recs = parseRecordXml(raw, opts.reader);
     if (opts.validate) for (let i = 0; i < recs.length; i++) recs[i] = PubmedRecordSchema.parse(recs[i]);
     return recs;
   } catch (err) {
@@ -544,7 +610,7 @@ export function parsePubmedXmlString(xml: string, options: ParsePubmedOptions & 
   const file = options.source ?? "<string>";
   const splitter = new RecordSplitter();
   const out: PubmedRecord[] = [];
-  for (const raw of splitter.push(Buffer.from(xml, "utf8").toString("latin1"))) for (const r of handleRaw(raw, file, options)) out.push(r);
+  for (const raw of splitter.pushBytes(Buffer.from(xml, "utf8"))) for (const r of handleRaw(raw, file, options)) out.push(r);
   handleLeftover(splitter, file, options);
   return out;
 }
@@ -585,14 +651,14 @@ export async function* parsePubmedFile(path: string, options: ParsePubmedOptions
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       options.onProgress?.(fileStream.bytesRead);
-      for (const raw of splitter.push(decoder.push(chunk))) {
+      for (const raw of splitter.pushBytes(decoder.push(chunk))) {
         for (const rec of handleRaw(raw, path, options)) {
           yielded++;
           yield rec;
         }
       }
     }
-    for (const raw of splitter.push(decoder.end())) {
+    for (const raw of splitter.pushBytes(decoder.end())) {
       for (const rec of handleRaw(raw, path, options)) {
         yielded++;
         yield rec;

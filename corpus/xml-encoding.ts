@@ -4,8 +4,8 @@
  * `TextDecoder` knows is accepted (labels per the Encoding Standard: "ISO-8859-1" and "latin1"
  * decode as windows-1252, a superset).
  *
- * Output is what `RecordSplitter` reads: the text as a latin1-held UTF-8 byte string (one char
- * per byte). A UTF-8 stream passes through untouched — its bytes are only validated (native
+ * Output is what `RecordSplitter` reads: the text as UTF-8 bytes. A UTF-8 stream passes through
+ * untouched (the same Buffers) — its bytes are only validated (native
  * `isUtf8`, with a byte-exact count of the bad sequences when a chunk fails) — so byte offsets
  * stay those of the file. Any other encoding is decoded and re-encoded as UTF-8; byte offsets then
  * refer to that UTF-8 text.
@@ -31,6 +31,7 @@ export interface SniffedEncoding {
   source: "bom" | "declaration" | "default";
 }
 
+const EMPTY: Buffer = Buffer.alloc(0);
 const DECL_RE = /^\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z][A-Za-z0-9._:-]*)["']/;
 
 /**
@@ -121,8 +122,8 @@ function countReplacement(s: string): number {
 }
 
 /**
- * Streaming decoder of one XML file's bytes into the latin1-held UTF-8 text `RecordSplitter`
- * reads (see the module comment). Push chunks in order, then call {@link XmlByteDecoder.end}.
+ * Streaming decoder of one XML file's bytes into the UTF-8 bytes `RecordSplitter` reads (see the
+ * module comment). Push chunks in order, then call {@link XmlByteDecoder.end}.
  */
 export class XmlByteDecoder {
   /** Encoding in use once known (WHATWG name, e.g. "utf-8", "windows-1252"); null before the first bytes are seen. */
@@ -142,14 +143,14 @@ export class XmlByteDecoder {
 
   /**
    * Add the next bytes.
-   * @returns the text they complete (possibly "") as a latin1-held UTF-8 string.
+   * @returns the UTF-8 bytes they complete (possibly empty).
    * @throws Error when the declared encoding is not one `TextDecoder` knows (message names it).
    */
-  push(chunk: Buffer): string {
+  push(chunk: Buffer): Buffer {
     if (this.encoding === null) {
       this.head.push(chunk);
       this.headLength += chunk.length;
-      if (this.headLength < SNIFF_BYTES) return "";
+      if (this.headLength < SNIFF_BYTES) return EMPTY;
       return this.start();
     }
     return this.decode(chunk);
@@ -157,15 +158,15 @@ export class XmlByteDecoder {
 
   /**
    * Flush at end of input.
-   * @returns the last text; an unfinished multi-byte sequence at the end counts as invalid.
+   * @returns the last bytes; an unfinished multi-byte sequence at the end counts as invalid.
    */
-  end(): string {
-    let out = "";
+  end(): Buffer {
+    let out = EMPTY;
     if (this.encoding === null) out = this.start();
     if (this.decoder) {
       const s = this.decoder.decode();
       this.invalid += countReplacement(s);
-      return out + (s ? Buffer.from(s, "utf8").toString("latin1") : "");
+      return s ? Buffer.concat([out, Buffer.from(s, "utf8")]) : out;
     }
     if (this.carry && this.carry.length > 0) {
       this.firstInvalidOffset ??= this.offset;
@@ -175,7 +176,7 @@ export class XmlByteDecoder {
     return out;
   }
 
-  private start(): string {
+  private start(): Buffer {
     const head = this.head.length === 1 ? this.head[0] : Buffer.concat(this.head);
     this.head = [];
     const found = sniffXmlEncoding(head);
@@ -188,14 +189,14 @@ export class XmlByteDecoder {
     }
     this.encoding = dec.encoding;
     if (dec.encoding !== "utf-8") this.decoder = dec;
-    return head.length > 0 ? this.decode(head) : "";
+    return head.length > 0 ? this.decode(head) : EMPTY;
   }
 
-  private decode(chunk: Buffer): string {
+  private decode(chunk: Buffer): Buffer {
     if (this.decoder) {
       const s = this.decoder.decode(chunk, { stream: true });
       this.invalid += countReplacement(s);
-      return Buffer.from(s, "utf8").toString("latin1");
+      return Buffer.from(s, "utf8");
     }
     const buf = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
     const cut = incompleteTailStart(buf);
@@ -209,6 +210,6 @@ export class XmlByteDecoder {
     }
     this.offset += body.length;
     this.carry = cut === buf.length ? null : Buffer.from(buf.subarray(cut));
-    return chunk.toString("latin1");
+    return chunk;
   }
 }
