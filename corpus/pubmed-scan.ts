@@ -51,21 +51,51 @@ const LEAF: ReadonlySet<string> = new Set([
   "LastName", "ForeName", "Initials", "Identifier",
 ]);
 
-const ATTR_RE = /([^\s=/]+)\s*=\s*(["'])([\s\S]*?)\2/g;
-/** Value of attribute `name` in a start tag's attribute text, entities and UTF-8 decoded; null when absent. */
+/**
+ * Value of attribute `name` in a start tag's attribute text, entities and UTF-8 decoded; null
+ * when absent. The name must follow whitespace and be followed by optional whitespace, `=`,
+ * optional whitespace and a quoted value (as fast-xml-parser reads attributes).
+ */
 function attrIn(attrs: string, name: string): string | null {
-  if (attrs.indexOf(name) < 0) return null;
-  ATTR_RE.lastIndex = 0;
-  for (let m = ATTR_RE.exec(attrs); m; m = ATTR_RE.exec(attrs)) {
-    if (m[1] === name) return decodeEntities(utf8FromLatin1(m[3]));
+  let i = attrs.indexOf(name);
+  while (i >= 0) {
+    const before = attrs.charCodeAt(i - 1);
+    if (i > 0 && (before === 32 || before === 10 || before === 9 || before === 13)) {
+      let j = i + name.length;
+      let c = attrs.charCodeAt(j);
+      while (c === 32 || c === 10 || c === 9 || c === 13) c = attrs.charCodeAt(++j);
+      if (c === 61 /* = */) {
+        c = attrs.charCodeAt(++j);
+        while (c === 32 || c === 10 || c === 9 || c === 13) c = attrs.charCodeAt(++j);
+        if (c === 34 || c === 39) {
+          const end = attrs.indexOf(c === 34 ? '"' : "'", j + 1);
+          if (end >= 0) {
+            const v = attrs.slice(j + 1, end);
+            return v.indexOf("&") < 0 && !NON_ASCII_RE.test(v) ? v : decodeEntities(utf8FromLatin1(v));
+          }
+        }
+      }
+    }
+    i = attrs.indexOf(name, i + 1);
   }
   return null;
 }
+const NON_ASCII_RE = /[\x80-\xff]/;
 
 function nonEmpty(s: string): string | null {
   const t = s.trim();
   return t.length > 0 ? t : null;
 }
+
+const SKIP_KIND = 1;
+const RAW_KIND = 2;
+const LEAF_KIND = 3;
+/** Element name → how the scanner treats it (absent: walked into). */
+const KIND: ReadonlyMap<string, number> = new Map([
+  ...[...SKIP].map((n) => [n, SKIP_KIND] as const),
+  ...[...RAW].map((n) => [n, RAW_KIND] as const),
+  ...[...LEAF].map((n) => [n, LEAF_KIND] as const),
+]);
 
 interface AuthorDraft {
   valid: boolean;
@@ -200,7 +230,20 @@ export function scanRecordXml(tag: string, xml: string): PubmedRecord[] {
       continue;
     }
     const closing = c0 === 47; /* / */
-    if (closing) e++;
+    if (closing) {
+      // Fast path: the expected closing tag of the innermost open element.
+      const open = stack.length > 0 ? stack[stack.length - 1] : "";
+      const after = pos + 2 + open.length;
+      if (open.length > 0 && xml.charCodeAt(after) === 62 && xml.startsWith(open, pos + 2)) {
+        stack.pop();
+        if (open === "Author") author = null;
+        else if (open === "Abstract" || open === "OtherAbstract") segments = null;
+        else if (open === "PubDate" || open === "ArticleDate") date = null;
+        pos = xml.indexOf("<", after + 1);
+        continue;
+      }
+      e++;
+    }
     const nameStart = e;
     while (e < n) {
       const c = xml.charCodeAt(e);
@@ -221,7 +264,8 @@ export function scanRecordXml(tag: string, xml: string): PubmedRecord[] {
     }
     const selfClosing = xml.charCodeAt(gt - 1) === 47;
     const parent = stack.length > 0 ? stack[stack.length - 1] : "";
-    if (SKIP.has(name)) {
+    const kind = KIND.get(name);
+    if (kind === SKIP_KIND) {
       if (selfClosing) {
         pos = xml.indexOf("<", gt + 1);
         continue;
@@ -232,7 +276,7 @@ export function scanRecordXml(tag: string, xml: string): PubmedRecord[] {
       pos = xml.indexOf("<", j + close.length);
       continue;
     }
-    if (RAW.has(name)) {
+    if (kind === RAW_KIND) {
       let content = "";
       let after = gt + 1;
       if (!selfClosing) {
@@ -246,7 +290,7 @@ export function scanRecordXml(tag: string, xml: string): PubmedRecord[] {
       pos = xml.indexOf("<", after);
       continue;
     }
-    if (LEAF.has(name)) {
+    if (kind === LEAF_KIND) {
       // Text up to the closing tag when the element holds text only; a leaf with child elements
       // (not in valid records) is walked like any element and read as its first text run.
       const attrs = xml.slice(e, selfClosing ? gt - 1 : gt);
