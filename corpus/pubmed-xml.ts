@@ -288,10 +288,26 @@ export class RecordSplitter {
    * @param chunk - the next piece of the (decompressed, UTF-8) XML.
    */
   pushBytes(chunk: Buffer): RawRecord[] {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
-    const buf = this.buf;
     const out: RawRecord[] = [];
     let pos = 0;
+    if (this.buf.length > 0 && this.pendingStart >= 0) {
+      // A record began in an earlier chunk: find its end here without copying the whole chunk.
+      const endAt = this.closeEndIn(chunk);
+      if (endAt < 0) {
+        this.buf = Buffer.concat([this.buf, chunk]);
+        this.endSearchFrom = Math.max(0, this.buf.length - CLOSE_TAGS.get(this.pendingTag)!.length);
+        return out;
+      }
+      const record = Buffer.concat([this.buf.subarray(this.pendingStart), chunk.subarray(0, endAt)]);
+      out.push({ tag: this.pendingTag, xml: record.toString("latin1"), byteOffset: this.bufOffset + this.pendingStart });
+      this.bufOffset += this.buf.length;
+      this.buf = chunk;
+      this.pendingStart = -1;
+      pos = endAt;
+    } else {
+      this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    }
+    const buf = this.buf;
     for (;;) {
       let start: number;
       let tag: string;
@@ -307,8 +323,10 @@ export class RecordSplitter {
           i = buf.indexOf(0x3c, i + 1);
         }
         if (!found) {
-          const keep = Math.max(pos, buf.length - KEEP_TAIL);
-          this.drop(keep);
+          // Keep what may be the start of a record tag cut by the chunk's end: from the last "<"
+          // when it lies in the last KEEP_TAIL bytes.
+          const lt = buf.lastIndexOf(0x3c);
+          this.drop(lt >= Math.max(pos, buf.length - KEEP_TAIL) ? lt : buf.length);
           return out;
         }
         start = i;
@@ -330,6 +348,23 @@ export class RecordSplitter {
       this.pendingStart = -1;
       pos = stop;
     }
+  }
+
+  /**
+   * Index in `chunk` just past the closing tag of the pending record, looking first for a tag cut
+   * by the chunk boundary (the buffer was already searched up to its last bytes); -1 when absent.
+   */
+  private closeEndIn(chunk: Buffer): number {
+    const close = CLOSE_TAGS.get(this.pendingTag)!;
+    const l = close.length;
+    const tail = Math.min(l - 1, this.buf.length - this.pendingStart);
+    if (tail > 0) {
+      const bridge = Buffer.concat([this.buf.subarray(this.buf.length - tail), chunk.subarray(0, l - 1)]);
+      const k = bridge.indexOf(close);
+      if (k >= 0) return k + l - tail;
+    }
+    const k = chunk.indexOf(close);
+    return k >= 0 ? k + l : -1;
   }
 
   /** The unfinished record left in the buffer at end of input, if any. */
