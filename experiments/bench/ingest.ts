@@ -58,6 +58,8 @@ export interface ParseRun {
   seconds: number;
   cpuSeconds: number;
   peakRssMiB: number;
+  /** Peak RSS of the child before it parsed anything (runtime and modules loaded). */
+  startRssMiB: number;
 }
 
 /**
@@ -102,14 +104,14 @@ function parseChildJson(what: string, r: ReturnType<typeof spawnSync>): Record<s
 export function runMedsynth(dir: string, reader: PubmedRecordReader): ParseRun {
   const r = spawnSync(process.execPath, ["--import", "tsx", SELF, "--child", dir, "--reader", reader], { cwd: REPO_ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
   const j = parseChildJson(`medsynth parser (${reader})`, r);
-  return { records: j.records, seconds: j.seconds, cpuSeconds: j.cpuSeconds, peakRssMiB: j.peakRssKiB / 1024 };
+  return { records: j.records, seconds: j.seconds, cpuSeconds: j.cpuSeconds, peakRssMiB: j.peakRssKiB / 1024, startRssMiB: j.startRssKiB / 1024 };
 }
 
 /** Run the lxml anchor over the folder in a child process. */
 export function runLxml(python: string, dir: string): ParseRun {
   const r = spawnSync(python, [LXML_SCRIPT, dir], { encoding: "utf8", maxBuffer: 1 << 24 });
   const j = parseChildJson("lxml anchor", r);
-  return { records: j.records, seconds: j.seconds, cpuSeconds: j.cpu_seconds, peakRssMiB: j.peak_rss_kib / 1024 };
+  return { records: j.records, seconds: j.seconds, cpuSeconds: j.cpu_seconds, peakRssMiB: j.peak_rss_kib / 1024, startRssMiB: j.start_rss_kib / 1024 };
 }
 
 /** Child mode: parse every file of `dir`, print {records, seconds, cpuSeconds, peakRssKiB}. */
@@ -117,6 +119,7 @@ async function childParse(dir: string, reader: PubmedRecordReader): Promise<void
   const files = readdirSync(dir).filter((f) => /\.xml(\.gz)?$/.test(f)).sort().map((f) => join(dir, f));
   let records = 0;
   let segments = 0;
+  const startRssKiB = process.resourceUsage().maxRSS;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (const f of files) {
@@ -128,7 +131,7 @@ async function childParse(dir: string, reader: PubmedRecordReader): Promise<void
   }
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  console.log(JSON.stringify({ records, segments, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRssKiB: process.resourceUsage().maxRSS }));
+  console.log(JSON.stringify({ records, segments, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRssKiB: process.resourceUsage().maxRSS, startRssKiB }));
 }
 
 function median(xs: number[]): number {
@@ -165,13 +168,14 @@ export async function parserSection(ctx: BenchContext): Promise<void> {
   }
   const med = (k: string) => {
     const rs = runs.get(k)!;
-    return { wall: median(rs.map((r) => r.records / r.seconds)), cpu: median(rs.map((r) => r.records / r.cpuSeconds)), rss: Math.max(...rs.map((r) => r.peakRssMiB)) };
+    return { wall: median(rs.map((r) => r.records / r.seconds)), cpu: median(rs.map((r) => r.records / r.cpuSeconds)), rss: Math.max(...rs.map((r) => r.peakRssMiB)), start: Math.max(...rs.map((r) => r.startRssMiB)) };
   };
-  console.log(`\n${"reader".padEnd(18)}${"median rec/s".padStart(14)}${"rec/CPU-s".padStart(12)}${"peak RSS MiB".padStart(14)}`);
+  console.log(`\n${"reader".padEnd(18)}${"median rec/s".padStart(14)}${"rec/CPU-s".padStart(12)}${"peak RSS MiB".padStart(14)}${"before parse".padStart(14)}`);
   for (const k of runs.keys()) {
     const m = med(k);
-    console.log(`${k.padEnd(18)}${fmt(m.wall).padStart(14)}${fmt(m.cpu).padStart(12)}${m.rss.toFixed(1).padStart(14)}`);
+    console.log(`${k.padEnd(18)}${fmt(m.wall).padStart(14)}${fmt(m.cpu).padStart(12)}${m.rss.toFixed(1).padStart(14)}${m.start.toFixed(1).padStart(14)}`);
   }
+  console.log("(rec/s: wall time of the parse loop; rec/CPU-s: CPU time of the whole child, all threads — gunzip runs on libuv's pool in node, inline in Python)");
   if (!ctx.python) {
     console.log("\nlxml anchor skipped: no Python with lxml found (set $MEDSYNTH_PYTHON, or `apt-get install -y python3-lxml`); no ratio printed");
     return;

@@ -8,9 +8,9 @@ other abstracts, copyright line, DOI, authors with affiliations and ORCID, Comme
 retraction links), clearing each top-level element after use so memory stays flat (the usual
 streaming idiom). Records are counted, not written.
 
-Prints one JSON line: {"records", "deleted", "books", "segments", "seconds", "cpu_seconds",
-"peak_rss_kib"} — seconds timed around the parse only (interpreter start-up excluded), peak RSS
-from getrusage (KiB on Linux).
+Prints one JSON line: {"records", "deleted", "books", "segments", "start_rss_kib", "seconds",
+"cpu_seconds", "peak_rss_kib"} — seconds timed around the parse only (interpreter start-up
+excluded), peak RSS from getrusage (KiB on Linux), before parsing and at the end.
 
 Usage: python3 experiments/bench/lxml-anchor.py FILE_OR_DIR...
 """
@@ -128,6 +128,7 @@ def open_xml(path):
 def main():
     files = files_of(sys.argv[1:])
     counts = {"records": 0, "deleted": 0, "books": 0, "segments": 0}
+    counts["start_rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
     c0 = time.process_time()
     for path in files:
