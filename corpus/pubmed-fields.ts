@@ -14,6 +14,25 @@
 import type { PubmedRecord } from "./types.ts";
 import { decodeEntities } from "./markup.ts";
 
+/** Elements kept as raw inner XML (inline markup) and flattened by `flattenInlineMarkup` (both readers). */
+export const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set([
+  "AbstractText", "ArticleTitle", "VernacularTitle", "Keyword", "CollectiveName", "Affiliation", "CopyrightInformation",
+]);
+
+/**
+ * Subtrees and leaves never read. `reduceRecordXml` cuts them out before fast-xml-parser sees
+ * the record (the parser's cost is per tag, and these are most of a record's tags), and the
+ * scanner (`pubmed-scan.ts`) jumps over them: one list, so the two readers cannot drift apart.
+ */
+export const SKIPPED_ELEMENTS: ReadonlySet<string> = new Set([
+  "ReferenceList", "GrantList", "ChemicalList", "InvestigatorList", "History",
+  "SupplMeshList", "GeneSymbolList", "PersonalNameSubjectList", "DataBankList", "Pagination",
+  "DateCreated", "DateCompleted", "DateRevised", "GeneralNote", "OtherID",
+  "CitationSubset", "NumberOfReferences", "SpaceFlightMission", "CoiStatement", "QualifierName",
+  "Country", "MedlineTA", "Volume", "Issue", "PublicationStatus", "ObjectList", "AccessionNumberList",
+  "RefSource", "Note",
+]);
+
 const NON_ASCII_RE = /[\x80-\xff]/;
 /**
  * Decode a latin1-held UTF-8 byte string (see `RecordSplitter`) to a JS string.

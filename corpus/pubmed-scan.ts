@@ -26,23 +26,8 @@
  */
 import type { AbstractSegment, Author, PubmedRecord } from "./types.ts";
 import { flattenInlineMarkup } from "./markup.ts";
-import { applyRetractionFields, emptyPubmedRecord, leafText, normalizeOrcid, normalizePubDate, utf8FromLatin1, type DateParts } from "./pubmed-fields.ts";
+import { applyRetractionFields, emptyPubmedRecord, leafText, normalizeOrcid, normalizePubDate, RAW_TEXT_ELEMENTS, SKIPPED_ELEMENTS, utf8FromLatin1, type DateParts } from "./pubmed-fields.ts";
 import { decodeEntities } from "./markup.ts";
-
-/** Subtrees the scanner jumps over (same set as the reference reader's reducer cuts). */
-const SKIP: ReadonlySet<string> = new Set([
-  "ReferenceList", "GrantList", "ChemicalList", "InvestigatorList", "History",
-  "SupplMeshList", "GeneSymbolList", "PersonalNameSubjectList", "DataBankList", "Pagination",
-  "DateCreated", "DateCompleted", "DateRevised", "GeneralNote", "OtherID",
-  "CitationSubset", "NumberOfReferences", "SpaceFlightMission", "CoiStatement", "QualifierName",
-  "Country", "MedlineTA", "Volume", "Issue", "PublicationStatus", "ObjectList", "AccessionNumberList",
-  "RefSource", "Note",
-]);
-
-/** Elements whose content is raw inline XML (same set as the reference reader). */
-const RAW: ReadonlySet<string> = new Set([
-  "AbstractText", "ArticleTitle", "VernacularTitle", "Keyword", "CollectiveName", "Affiliation", "CopyrightInformation",
-]);
 
 /** Leaf elements read as text, each under the parents named in {@link leafTarget}. */
 const LEAF: ReadonlySet<string> = new Set([
@@ -92,8 +77,8 @@ const RAW_KIND = 2;
 const LEAF_KIND = 3;
 /** Element name → how the scanner treats it (absent: walked into). */
 const KIND: ReadonlyMap<string, number> = new Map([
-  ...[...SKIP].map((n) => [n, SKIP_KIND] as const),
-  ...[...RAW].map((n) => [n, RAW_KIND] as const),
+  ...[...SKIPPED_ELEMENTS].map((n) => [n, SKIP_KIND] as const),
+  ...[...RAW_TEXT_ELEMENTS].map((n) => [n, RAW_KIND] as const),
   ...[...LEAF].map((n) => [n, LEAF_KIND] as const),
 ]);
 

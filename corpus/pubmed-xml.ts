@@ -37,33 +37,15 @@ import { scanRecordXml } from "./pubmed-scan.ts";
 import type { AbstractSegment, Author, Journal, PubmedRecord } from "./types.ts";
 import { PubmedRecordSchema } from "./types.ts";
 import { decodeEntities, flattenInlineMarkup } from "./markup.ts";
-import { applyRetractionFields, emptyPubmedRecord, leafText, normalizeOrcid, normalizePubDate, utf8FromLatin1 } from "./pubmed-fields.ts";
+import { applyRetractionFields, emptyPubmedRecord, leafText, normalizeOrcid, normalizePubDate, RAW_TEXT_ELEMENTS, SKIPPED_ELEMENTS, utf8FromLatin1 } from "./pubmed-fields.ts";
 
-export { leafText, normalizeMedlineDate, normalizeOrcid, normalizePubDate, SEASON_MONTHS, utf8FromLatin1 } from "./pubmed-fields.ts";
+export { leafText, normalizeMedlineDate, normalizeOrcid, normalizePubDate, RAW_TEXT_ELEMENTS, SEASON_MONTHS, SKIPPED_ELEMENTS, utf8FromLatin1 } from "./pubmed-fields.ts";
 
 /** Elements that may repeat and must always come back as arrays from the parser. */
 export const REPEATABLE_ELEMENTS: ReadonlySet<string> = new Set([
   "AbstractText", "MeshHeading", "QualifierName", "Keyword", "KeywordList", "PublicationType",
   "Language", "ELocationID", "ArticleId", "OtherAbstract", "CommentsCorrections", "PMID",
   "ISSN", "OtherID", "ArticleDate", "Author", "AffiliationInfo", "Affiliation", "Identifier",
-]);
-
-/** Elements kept as raw inner XML (inline markup) and flattened by {@link flattenInlineMarkup}. */
-export const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set([
-  "AbstractText", "ArticleTitle", "VernacularTitle", "Keyword", "CollectiveName", "Affiliation", "CopyrightInformation",
-]);
-
-/**
- * Subtrees and leaves never read. {@link reduceRecordXml} cuts them out before fast-xml-parser
- * sees the record (the parser's cost is per tag, and these are ~80% of a record's tags).
- */
-export const SKIPPED_ELEMENTS: ReadonlySet<string> = new Set([
-  "ReferenceList", "GrantList", "ChemicalList", "InvestigatorList", "History",
-  "SupplMeshList", "GeneSymbolList", "PersonalNameSubjectList", "DataBankList", "Pagination",
-  "DateCreated", "DateCompleted", "DateRevised", "GeneralNote", "OtherID",
-  "CitationSubset", "NumberOfReferences", "SpaceFlightMission", "CoiStatement", "QualifierName",
-  "Country", "MedlineTA", "Volume", "Issue", "PublicationStatus", "ObjectList", "AccessionNumberList",
-  "RefSource", "Note",
 ]);
 
 /**
