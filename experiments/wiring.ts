@@ -17,7 +17,8 @@ import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
 import { loadCorpusArg } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
-import { createRetriever, createReranker, RERANKER_IDS, type BuiltRetriever } from "../retrieval/registry.ts";
+import { createRetriever, createReranker, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever } from "../retrieval/registry.ts";
+import { describeEmbedder } from "../retrieval/embedders/registry.ts";
 import { buildNoiseCorpus } from "../retrieval/noise-corpus.ts";
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { WorkflowDeps } from "../graphs/types.ts";
@@ -151,6 +152,7 @@ export function retrieverFactory(config: ExperimentConfig, log: (l: string) => v
  */
 export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l)): RunnerDeps {
   const retriever = retrieverFactory(config, log);
+  const retrievalDocs = once(() => loadRetrievalCorpus(config.retrieval));
   const panel = once(async (): Promise<Panel | null> => {
     if (!config.panel) return null;
     const { config: pc, baseDir } = loadPanelConfig(config.panel);
@@ -184,6 +186,12 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
         if (typeof reranker === "string" && reranker !== "none") {
           deps.reranker = await createReranker(reranker, reranker.startsWith("llm") ? { chatModel: model.kind === "llm" ? model : undefined } : {});
         }
+      } else if (workflowId === "perturbed-rag" || workflowId === "critic-rag") {
+        const p = params as { op?: string; source?: string; mode?: string; also?: string };
+        const ops = `${p.op ?? ""},${p.also ?? ""}`;
+        if (/distract/.test(ops)) deps.retriever = await retriever();
+        if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert")) deps.corpus = await retrievalDocs();
+        if (reranker !== undefined) throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
       } else if (reranker !== undefined) {
         throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
       }
@@ -209,7 +217,9 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
         }
       : {}),
     async environment() {
-      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, panel: config.panel ?? null, panelDir };
+      const embedderId = (config.retrieval.options as { embedder?: unknown } | undefined)?.embedder;
+      const embedder = describeEmbedder(typeof embedderId === "string" ? embedderId : DEFAULT_RETRIEVER_EMBEDDER_ID);
+      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, embedder, panel: config.panel ?? null, panelDir };
     },
   };
 }
