@@ -20,6 +20,7 @@ import { recordToCorpusDoc } from "../../corpus/conclusion-task.ts";
 import { ingestPubmed } from "../../corpus/ingest.ts";
 import { bookSummary } from "../../experiments/cli/corpus-commands.ts";
 import { retractionTag } from "../../experiments/cli/retrieval-commands.ts";
+import { isRetractedDoc } from "../../graphs/perturb/retracted.ts";
 
 const EDGE = fileURLToPath(new URL("../fixtures/pubmed-edge/", import.meta.url));
 
@@ -81,6 +82,9 @@ describe("retractions both ways (issue 12 item 1)", async () => {
     expect(retractionTag("retracted")).toBe("[RETRACTED] ");
     expect(retractionTag("notice")).toBe("[RETRACTION NOTICE] ");
     expect(retractionTag(undefined)).toBe("");
+    // The `retracted` evidence perturbation finds these documents in its pool; a notice is not a retracted study.
+    expect(isRetractedDoc(recordToCorpusDoc(by("90000002")))).toBe(true);
+    expect(isRetractedDoc(recordToCorpusDoc(by("90000001")))).toBe(false);
   });
 });
 
