@@ -6,9 +6,10 @@
  * 2019+ baseline), plain `.xml` or gzip-compressed `.xml.gz` (detected by the gzip magic bytes).
  *
  * Memory stays flat whatever the file size: the file is streamed (fs stream → zlib gunzip), the
- * bytes are held as latin1 strings (one char per byte; only the fields we read are decoded as
- * UTF-8, see {@link utf8FromLatin1}), the text is cut at record boundaries (`</PubmedArticle>`, a top-level
- * `</MedlineCitation>`, `</DeleteCitation>`, `</PubmedBookArticle>`), and each record is read on
+ * bytes are cut at record boundaries (`</PubmedArticle>`, a top-level `</MedlineCitation>`,
+ * `</DeleteCitation>`, `</PubmedBookArticle>`) by {@link RecordSplitter}, each record is held as
+ * a latin1 string (one char per byte; only the fields we read are decoded as UTF-8, see
+ * {@link utf8FromLatin1}), and each record is read on
  * its own, by default with the purpose-built scanner of `pubmed-scan.ts` (`reader: "scan"`), or
  * with fast-xml-parser (`reader: "fxp"`, settings in {@link PUBMED_PARSER_OPTIONS}), the full-tree
  * reference: subtrees we never read (reference, grant, chemical, investigator lists and the PubMed
