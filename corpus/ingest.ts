@@ -6,6 +6,8 @@
  * (missing, truncated gzip, or a plain .xml cut off inside a record) keeps the records read before
  * the break and is listed in `fileErrors`, and the run goes on with the next file. A file that
  * yields no PubMed entry and is not a valid empty `<PubmedArticleSet>` is listed in `emptyFiles`.
+ * Book records (`PubmedBookArticle`) are counted apart and listed with their PMID in `books`; a
+ * file with bytes invalid in its encoding is listed in `encodingErrors` with the count.
  */
 import { createReadStream } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
