@@ -29,7 +29,7 @@ import { flattenInlineMarkup } from "./markup.ts";
 import { applyRetractionFields, emptyPubmedRecord, leafText, normalizeOrcid, normalizePubDate, RAW_TEXT_ELEMENTS, SKIPPED_ELEMENTS, utf8FromLatin1, type DateParts } from "./pubmed-fields.ts";
 import { decodeEntities } from "./markup.ts";
 
-/** Leaf elements read as text, each under the parents named in {@link leafTarget}. */
+/** Leaf elements read as text; which field each fills depends on its parent element (see `onLeaf`). */
 const LEAF: ReadonlySet<string> = new Set([
   "PMID", "Title", "ISOAbbreviation", "ISSN", "ISSNLinking", "NlmUniqueID", "Year", "Month", "Day", "Season",
   "MedlineDate", "Language", "PublicationType", "DescriptorName", "ArticleId", "ELocationID",
@@ -93,7 +93,7 @@ interface AuthorDraft {
   orcids: string[];
 }
 
-/** State of one record's scan: the fields as found, turned into a record by {@link finish}. */
+/** State of one record's scan: the fields as found, turned into a record by `finish`. */
 class Draft {
   pmid: string | null = null;
   pmidVersion: string | null = null;
