@@ -10,6 +10,43 @@ import { recordToCorpusDoc } from "./conclusion-task.ts";
 import { isPubmedRecordLine } from "./datasets/jsonl.ts";
 import { readJsonl } from "./jsonl.ts";
 import { loadBundledCorpus } from "./bundled-corpus.ts";
+import { storeUriOf } from "./store/lance-store.ts";
+import type { RecordStore } from "./store/types.ts";
+
+/** Environment variable holding LanceDB storage options (a JSON object of strings) for corpus stores named by `--corpus`. */
+export const STORAGE_OPTIONS_ENV = "MEDSYNTH_STORAGE_OPTIONS";
+
+/**
+ * Storage options for a corpus store from `$MEDSYNTH_STORAGE_OPTIONS` (JSON object of strings).
+ * @returns the options, or undefined when the variable is unset or empty.
+ * @throws Error naming the variable when it is not a JSON object of strings.
+ */
+export function storageOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> | undefined {
+  const raw = env[STORAGE_OPTIONS_ENV];
+  if (!raw) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    throw new Error(`${STORAGE_OPTIONS_ENV} is not JSON (expected an object such as {"aws_region": "us-east-1"})`);
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v) || Object.values(v).some((x) => typeof x !== "string")) throw new Error(`${STORAGE_OPTIONS_ENV} must be a JSON object of string values`);
+  return v as Record<string, string>;
+}
+
+/**
+ * Open the corpus store a `--corpus` argument names (`lance:<folder or URI>`, or an `s3://`,
+ * `gs://`, `az://` URI; storage options from {@link storageOptionsFromEnv}), or null when the
+ * argument names no store ("bundled", a JSONL path). Reads nothing but the store's metadata.
+ * @throws Error naming the URI when no finalised store is there.
+ */
+export async function openCorpusSource(corpus: string): Promise<RecordStore | null> {
+  const uri = storeUriOf(corpus);
+  if (uri === null) return null;
+  const { openLanceRecordStore } = await import("./store/lance-store.ts");
+  const storageOptions = storageOptionsFromEnv();
+  return openLanceRecordStore({ uri, ...(storageOptions ? { storageOptions } : {}) });
+}
 
 /** Result of {@link readCorpusFile}: the documents plus what was dropped. */
 export interface CorpusFileRead {
@@ -83,12 +120,21 @@ function issueText(issue: z.core.$ZodIssue | undefined): string {
 }
 
 /**
- * Load the corpus named by `--corpus`: `bundled`, or a JSONL path of CorpusDoc or PubmedRecord
- * lines (see {@link readCorpusFile}). Logs one line with the doc count, and a warning line for
+ * Load the corpus named by `--corpus`: `bundled`, a corpus store (`lance:<uri>`, `s3://…`; its
+ * documents scanned in batches), or a JSONL path of CorpusDoc or PubmedRecord lines (see
+ * {@link readCorpusFile}). Logs one line with the doc count, and a warning line for
  * skipped malformed lines and for repeated ids (first kept).
  * @throws Error naming the file when it is missing or holds no usable document.
  */
 export async function loadCorpusArg(corpus: string, log: (l: string) => void = (l) => console.error(l), label = "--corpus"): Promise<CorpusDoc[]> {
+  const source = await openCorpusSource(corpus);
+  if (source) {
+    const docs: CorpusDoc[] = [];
+    for await (const batch of source.scanDocs(5000)) docs.push(...batch);
+    log(`corpus: store ${corpus}, ${docs.length} docs`);
+    if (docs.length === 0) throw new Error(`${label}: the corpus store ${corpus} holds no document`);
+    return docs;
+  }
   if (corpus === "bundled") {
     const { docs, stats } = await loadBundledCorpus({ cache: true });
     log(`corpus: bundled, ${stats.total} docs (${Object.entries(stats.bySource).map(([s, n]) => `${s} ${n}`).join(", ")})`);

@@ -14,6 +14,7 @@ import { MslrAnnotationsOptionsSchema, loadMslrAnnotations } from "./mslr-annota
 import { RweGlp1OptionsSchema, loadRweGlp1 } from "./rwe-glp1.ts";
 import { OhdsiHcqOptionsSchema, loadOhdsiHcq } from "./ohdsi-hcq.ts";
 import { JsonlOptionsSchema, loadJsonlTasks } from "./jsonl.ts";
+import { loadStoreConclusionTasks, StoreConclusionOptionsSchema } from "../store/conclusion-view.ts";
 
 /** One registered dataset. `load` validates its options with `optionsSchema` (strict: unknown keys throw). */
 export interface DatasetEntry {
@@ -47,6 +48,7 @@ export const DATASETS: Readonly<Record<string, DatasetEntry>> = Object.freeze(
       entry({ name: "mslr-annotations", description: "MSLR Cochrane expert ratings of generated vs target summaries", taskKind: "annotations", source: "mslr-annotations/cochrane-A1.tsv", bundled: true, optionsSchema: MslrAnnotationsOptionsSchema, load: loadMslrAnnotations }),
       entry({ name: "rwe-glp1", description: "RWESummary example study: GLP-1 RA vs SGLT2i, respiratory hospitalisations", taskKind: "rwe", source: "rwe/glp1-vs-sglt2i-respiratory.json", bundled: true, optionsSchema: RweGlp1OptionsSchema, load: loadRweGlp1 }),
       entry({ name: "ohdsi-hcq", description: "OHDSI hydroxychloroquine safety study: one RWE study per comparison", taskKind: "rwe", source: "rwe/ohdsi-hcq/", bundled: true, optionsSchema: OhdsiHcqOptionsSchema, load: loadOhdsiHcq }),
+      entry({ name: "corpus-store", description: "MedConclusion tasks streamed from a Lance corpus store built by `corpus ingest --store`; needs {uri}", taskKind: "conclusion", source: null, bundled: false, optionsSchema: StoreConclusionOptionsSchema, load: loadStoreConclusionTasks }),
       entry({ name: "jsonl", description: "Our own JSONL task files (conclusion | synthesis | rwe per line); needs {path}", taskKind: "mixed", source: null, bundled: false, optionsSchema: JsonlOptionsSchema, load: loadJsonlTasks }),
     ].map((e) => [e.name, e]),
   ),

