@@ -683,6 +683,20 @@ export async function* parsePubmedFile(path: string, options: ParsePubmedOptions
       }
     }
   } catch (err) {
+    // Bytes the decoder still holds (it reads up to SNIFF_BYTES before deciding the encoding) go
+    // to the splitter first, so a file cut early still reports its unfinished record and offset.
+    let rest: RawRecord[] = [];
+    try {
+      rest = splitter.pushBytes(decoder.end());
+    } catch {
+      rest = [];
+    }
+    for (const raw of rest) {
+      for (const rec of handleRaw(raw, path, options)) {
+        yielded++;
+        yield rec;
+      }
+    }
     handleLeftover(splitter, path, options);
     reportInvalidBytes(decoder, path, options);
     throw new PubmedFileError(path, yielded, err);
