@@ -8,7 +8,8 @@
  *    records with the same PMID only the latest version (highest `version`, later wins ties) is
  *    kept ("duplicate-pmid").
  * 2. Per-record rules: "retracted" (option, default on — an addition to §3.1.1: a retracted paper's
- *    conclusion is no reference), "not-english" (no "eng" in `languages`), "missing-core-fields"
+ *    conclusion is no reference), "retraction-notice" (option, default on: a notice is not a study),
+ *    "not-english" (no "eng" in `languages`), "missing-core-fields"
  *    (empty title, journal title or publication year), "no-abstract", "unstructured" (no segment
  *    has a label), "malformed-labels" (a segment
  *    without a label, or a label with no letter, longer than {@link MAX_LABEL_LENGTH} characters,
@@ -42,7 +43,7 @@ export const MAX_LABEL_LENGTH = 80;
 
 /** Reasons a record is dropped, in the order they are checked. */
 export const DROP_REASONS = [
-  "deleted", "duplicate-pmid", "retracted", "not-english", "missing-core-fields", "no-abstract",
+  "deleted", "duplicate-pmid", "retracted", "retraction-notice", "not-english", "missing-core-fields", "no-abstract",
   "unstructured", "malformed-labels", "too-few-segments", "no-conclusion", "duplicate-doi", "duplicate-title",
 ] as const;
 /** One of {@link DROP_REASONS}. */
@@ -53,6 +54,8 @@ export const CleanOptionsSchema = z
   .object({
     /** Drop records flagged retracted (default true; not in §3.1.1). */
     dropRetracted: z.boolean().default(true),
+    /** Drop retraction notices (`flags.retractionNotice`; default true; not in §3.1.1). */
+    dropRetractionNotices: z.boolean().default(true),
     /** Minimum number of abstract segments. */
     minSegments: z.number().int().min(1).default(MIN_SEGMENTS),
     /** Require at least one conclusion segment. */
@@ -137,6 +140,7 @@ function versionNumber(v: string): number {
  */
 export function recordDropReason(record: PubmedRecord, options: z.output<typeof CleanOptionsSchema> = CleanOptionsSchema.parse({})): DropReason | null {
   if (options.dropRetracted && record.flags.retracted) return "retracted";
+  if (options.dropRetractionNotices && record.flags.retractionNotice === true) return "retraction-notice";
   if (options.language !== null && !record.languages.includes(options.language)) return "not-english";
   if (record.title.trim().length === 0 || !record.journal.title || !record.pubDate) return "missing-core-fields";
   if (record.abstract.length === 0) return "no-abstract";

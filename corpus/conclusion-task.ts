@@ -45,7 +45,8 @@ export function recordToConclusionTask(record: PubmedRecord, dataset: string): C
 
 /**
  * Build a retrieval-corpus document of a record: id = PMID, text = segments joined by "\n", a
- * labelled segment written "LABEL: text".
+ * labelled segment written "LABEL: text"; `retraction` = "retracted" for a retracted paper,
+ * "notice" for a retraction notice, absent otherwise.
  * @param record - a parsed record.
  * @returns a zod-validated {@link CorpusDoc} (`source: "pubmed"`).
  */
@@ -56,5 +57,6 @@ export function recordToCorpusDoc(record: PubmedRecord): CorpusDoc {
     text: record.abstract.map((s) => (s.label ? `${s.label}: ${s.text}` : s.text)).join("\n"),
     year: yearOf(record.pubDate),
     source: "pubmed",
+    ...(record.flags.retracted ? { retraction: "retracted" } : record.flags.retractionNotice === true ? { retraction: "notice" } : {}),
   });
 }

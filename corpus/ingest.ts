@@ -6,6 +6,8 @@
  * (missing, truncated gzip, or a plain .xml cut off inside a record) keeps the records read before
  * the break and is listed in `fileErrors`, and the run goes on with the next file. A file that
  * yields no PubMed entry and is not a valid empty `<PubmedArticleSet>` is listed in `emptyFiles`.
+ * Book records (`PubmedBookArticle`) are counted apart and listed with their PMID in `books`; a
+ * file with bytes invalid in its encoding is listed in `encodingErrors` with the count.
  */
 import { createReadStream } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
@@ -31,8 +33,12 @@ export interface IngestCounts {
   deletedCitations: number;
   retracted: number;
   errata: number;
-  /** Records skipped with a warning. */
+  /** Records skipped with a warning (malformed or truncated; book records are counted apart). */
   warnings: number;
+  /** Book records (`PubmedBookArticle`) skipped: they have no MedlineCitation. */
+  books: number;
+  /** Retraction notices among the records. */
+  retractionNotices: number;
 }
 
 /** Result of {@link ingestPubmed}. */
@@ -48,6 +54,14 @@ export interface IngestReport {
    * the message names the file and says why.
    */
   emptyFiles: { file: string; message: string }[];
+  /** Book records skipped (`PubmedBookArticle`), with their PMID (null when it could not be read), in input order. */
+  books?: { file: string; pmid: string | null }[];
+  /**
+   * Files with bytes invalid in their encoding (declared, or UTF-8 by default): how many ill-formed
+   * sequences were decoded as U+FFFD, and where the first one is (UTF-8 only; else null). Always
+   * set by {@link ingestPubmed}.
+   */
+  encodingErrors?: { file: string; encoding: string; invalidBytes: number; firstByteOffset: number | null; message: string }[];
 }
 
 /** Options of {@link ingestPubmed}. */
@@ -61,7 +75,7 @@ export interface IngestOptions {
 
 /** Empty counters. */
 export function emptyIngestCounts(): IngestCounts {
-  return { files: 0, records: 0, withAbstract: 0, structured: 0, withConclusion: 0, abstractSegments: 0, meshHeadings: 0, keywords: 0, deletedCitations: 0, retracted: 0, errata: 0, warnings: 0 };
+  return { files: 0, records: 0, withAbstract: 0, structured: 0, withConclusion: 0, abstractSegments: 0, meshHeadings: 0, keywords: 0, deletedCitations: 0, retracted: 0, errata: 0, warnings: 0, books: 0, retractionNotices: 0 };
 }
 
 /**
@@ -83,6 +97,7 @@ export function countRecord(counts: IngestCounts, record: PubmedRecord): void {
   counts.keywords += record.keywords.length;
   if (record.flags.retracted) counts.retracted++;
   if (record.flags.erratum) counts.errata++;
+  if (record.flags.retractionNotice === true) counts.retractionNotices++;
 }
 
 const XML_RE = /\.xml(\.gz)?$/i;
@@ -186,7 +201,9 @@ export async function ingestPubmed(inputs: readonly string[], options: IngestOpt
   const sizes = await Promise.all(files.map(async (f) => (await stat(f)).size));
   const totalBytes = sizes.reduce((a, b) => a + b, 0);
   const counts = emptyIngestCounts();
-  const report: IngestReport = { counts, fileErrors: [], perFile: [], emptyFiles: [] };
+  const books: NonNullable<IngestReport["books"]> = [];
+  const encodingErrors: NonNullable<IngestReport["encodingErrors"]> = [];
+  const report: IngestReport = { counts, fileErrors: [], perFile: [], emptyFiles: [], books, encodingErrors };
   let doneBytes = 0;
   for (let i = 0; i < files.length; i++) {
     const file = files[i];
@@ -199,8 +216,15 @@ export async function ingestPubmed(inputs: readonly string[], options: IngestOpt
     try {
       for await (const rec of parsePubmedFile(file, {
         onWarning: (w) => {
-          counts.warnings++;
-          skippedHere++;
+          if (w.kind === "book") {
+            counts.books++;
+            books.push({ file, pmid: w.pmid });
+          } else if (w.kind === "encoding") {
+            encodingErrors.push({ file, encoding: w.encoding ?? "UTF-8", invalidBytes: w.invalidBytes ?? 0, firstByteOffset: /^utf-?8$/i.test(w.encoding ?? "UTF-8") ? w.byteOffset : null, message: w.message });
+          } else {
+            counts.warnings++;
+            skippedHere++;
+          }
           if (w.kind === "truncated") truncated = w;
           options.onWarning?.(w);
         },

@@ -6,12 +6,18 @@
  * 2019+ baseline), plain `.xml` or gzip-compressed `.xml.gz` (detected by the gzip magic bytes).
  *
  * Memory stays flat whatever the file size: the file is streamed (fs stream → zlib gunzip), the
- * bytes are held as latin1 strings (one char per byte; only the fields we read are decoded as
- * UTF-8, see {@link utf8FromLatin1}), the text is cut at record boundaries (`</PubmedArticle>`, a top-level
- * `</MedlineCitation>`, `</DeleteCitation>`, `</PubmedBookArticle>`), and each record is parsed on
- * its own with fast-xml-parser (settings in {@link PUBMED_PARSER_OPTIONS}). Subtrees we never read
- * (author, reference, grant, chemical, investigator lists and the PubMed history) are stop nodes,
- * so the parser skips over them without building objects.
+ * bytes are cut at record boundaries (`</PubmedArticle>`, a top-level `</MedlineCitation>`,
+ * `</DeleteCitation>`, `</PubmedBookArticle>`) by {@link RecordSplitter}, each record is held as
+ * a latin1 string (one char per byte; only the fields we read are decoded as UTF-8, see
+ * {@link utf8FromLatin1}), and each record is read on
+ * its own, by default with the purpose-built scanner of `pubmed-scan.ts` (`reader: "scan"`), or
+ * with fast-xml-parser (`reader: "fxp"`, settings in {@link PUBMED_PARSER_OPTIONS}), the full-tree
+ * reference: subtrees we never read (reference, grant, chemical, investigator lists and the PubMed
+ * history) are cut out before it sees the record. Both readers give identical records.
+ *
+ * Encodings: the file's bytes are decoded as its BOM or XML declaration says (UTF-8 by default,
+ * see `xml-encoding.ts`); bytes invalid in that encoding are counted and reported once per file
+ * as a warning of kind `"encoding"` (the records are kept, with U+FFFD in their place).
  *
  * Deleted citations: every PMID of a `<DeleteCitation>` becomes one {@link PubmedRecord} with
  * `flags.deleted = true`, empty title and empty lists (so a consumer applying an update file sees
@@ -27,31 +33,20 @@ import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 import { XMLParser } from "fast-xml-parser";
-import type { AbstractSegment, Journal, PubmedRecord } from "./types.ts";
+import { XmlByteDecoder } from "./xml-encoding.ts";
+import { scanRecordXml } from "./pubmed-scan.ts";
+import type { AbstractSegment, Author, Journal, PubmedRecord } from "./types.ts";
 import { PubmedRecordSchema } from "./types.ts";
 import { decodeEntities, flattenInlineMarkup } from "./markup.ts";
+import { applyRetractionFields, emptyPubmedRecord, leafText, normalizeOrcid, normalizePubDate, RAW_TEXT_ELEMENTS, SKIPPED_ELEMENTS, utf8FromLatin1 } from "./pubmed-fields.ts";
+
+export { leafText, normalizeMedlineDate, normalizeOrcid, normalizePubDate, RAW_TEXT_ELEMENTS, SEASON_MONTHS, SKIPPED_ELEMENTS, utf8FromLatin1 } from "./pubmed-fields.ts";
 
 /** Elements that may repeat and must always come back as arrays from the parser. */
 export const REPEATABLE_ELEMENTS: ReadonlySet<string> = new Set([
   "AbstractText", "MeshHeading", "QualifierName", "Keyword", "KeywordList", "PublicationType",
   "Language", "ELocationID", "ArticleId", "OtherAbstract", "CommentsCorrections", "PMID",
-  "ISSN", "OtherID", "ArticleDate",
-]);
-
-/** Elements kept as raw inner XML (inline markup) and flattened by {@link flattenInlineMarkup}. */
-export const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set(["AbstractText", "ArticleTitle", "VernacularTitle", "Keyword"]);
-
-/**
- * Subtrees and leaves never read. {@link reduceRecordXml} cuts them out before fast-xml-parser
- * sees the record (the parser's cost is per tag, and these are ~80% of a record's tags).
- */
-export const SKIPPED_ELEMENTS: ReadonlySet<string> = new Set([
-  "AuthorList", "ReferenceList", "GrantList", "ChemicalList", "InvestigatorList", "History",
-  "SupplMeshList", "GeneSymbolList", "PersonalNameSubjectList", "DataBankList", "Pagination",
-  "DateCreated", "DateCompleted", "DateRevised", "GeneralNote", "CopyrightInformation", "OtherID",
-  "CitationSubset", "NumberOfReferences", "SpaceFlightMission", "CoiStatement", "QualifierName",
-  "Country", "MedlineTA", "Volume", "Issue", "PublicationStatus", "ObjectList", "AccessionNumberList",
-  "CommentsCorrectionsList",
+  "ISSN", "OtherID", "ArticleDate", "Author", "AffiliationInfo", "Affiliation", "Identifier",
 ]);
 
 /**
@@ -66,7 +61,9 @@ export const PUBMED_PARSER_OPTIONS = {
   attributeNamePrefix: "@_",
   parseTagValue: false,
   parseAttributeValue: false,
-  trimValues: true,
+  // Values are trimmed by our code after UTF-8 decoding: the parser's trim runs on latin1-held
+  // bytes, where it removes the 0xA0 of a UTF-8 "à" (C3 A0), "Š", "†" … at the end of a value.
+  trimValues: false,
   htmlEntities: false,
   processEntities: false,
   ignoreDeclaration: true,
@@ -165,9 +162,18 @@ export interface PubmedWarning {
   pmid: string | null;
   /** Byte offset of the record's start in the (decompressed) XML. */
   byteOffset: number;
-  /** `"malformed"` (record skipped), `"truncated"` (unfinished record at end), `"book"` (skipped). */
-  kind: "malformed" | "truncated" | "book";
+  /**
+   * `"malformed"` (record skipped), `"truncated"` (unfinished record at end), `"book"` (a
+   * `PubmedBookArticle`, skipped; `pmid` is its PMID), `"encoding"` (once per file, at its end:
+   * `invalidBytes` sequences were invalid in the file's encoding and became U+FFFD; no record is
+   * skipped; `byteOffset` is the first one's, or 0 when unknown).
+   */
+  kind: "malformed" | "truncated" | "book" | "encoding";
   message: string;
+  /** For `"encoding"`: ill-formed byte sequences in the file (each decoded as U+FFFD). */
+  invalidBytes?: number;
+  /** For `"encoding"`: the encoding the file was decoded with (as declared, e.g. "ISO-8859-1"; "UTF-8" by default). */
+  encoding?: string;
 }
 
 /** Options of {@link parsePubmedFile} and {@link parsePubmedXmlString}. */
@@ -178,6 +184,8 @@ export interface ParsePubmedOptions {
   onProgress?: (bytesRead: number) => void;
   /** Validate each record with the zod {@link PubmedRecordSchema} (default false: the parser builds the shape itself; tests validate). */
   validate?: boolean;
+  /** Record reader (default `"scan"`; `"fxp"` = the fast-xml-parser reference), see {@link PubmedRecordReader}. */
+  reader?: PubmedRecordReader;
 }
 
 /** Error raised when a file cannot be read to its end (e.g. a truncated .gz). Records before the break were already yielded. */
@@ -202,30 +210,47 @@ export interface RawRecord {
   byteOffset: number;
 }
 
-const NON_ASCII_RE = /[\x80-\xff]/;
-/**
- * Decode a latin1-held UTF-8 byte string (see {@link RecordSplitter}) to a JS string.
- * @param s - one character per byte.
- * @returns the UTF-8 decoding (the same string when it is pure ASCII).
- */
-export function utf8FromLatin1(s: string): string {
-  return NON_ASCII_RE.test(s) ? Buffer.from(s, "latin1").toString("utf8") : s;
-}
-
-const START_RE = /<(PubmedArticle|PubmedBookArticle|MedlineCitation|DeleteCitation|DeleteDocument)(?=[\s>/])/g;
+/** Names of the top-level record elements, by first letter. */
+const RECORD_TAGS_BY_INITIAL: ReadonlyMap<number, readonly string[]> = new Map([
+  [0x50 /* P */, ["PubmedArticle", "PubmedBookArticle"]],
+  [0x4d /* M */, ["MedlineCitation"]],
+  [0x44 /* D */, ["DeleteCitation", "DeleteDocument"]],
+]);
+const CLOSE_TAGS: ReadonlyMap<string, Buffer> = new Map(
+  ["PubmedArticle", "PubmedBookArticle", "MedlineCitation", "DeleteCitation", "DeleteDocument"].map((t) => [t, Buffer.from(`</${t}>`, "latin1")]),
+);
 /** Longest partial start tag that may hang at a chunk's end and must be kept. */
 const KEEP_TAIL = 24;
+const EMPTY: Buffer = Buffer.alloc(0);
+
+/** The record element whose name starts at `b[p]` (followed by whitespace, `>` or `/`), or null. */
+function recordTagAt(b: Buffer, p: number): string | null {
+  const names = RECORD_TAGS_BY_INITIAL.get(b[p]);
+  if (!names) return null;
+  for (const name of names) {
+    const end = p + name.length;
+    if (end >= b.length) continue;
+    const c = b[end];
+    if (c !== 0x20 && c !== 0x3e && c !== 0x2f && c !== 0x0a && c !== 0x09 && c !== 0x0d) continue;
+    let k = 1;
+    while (k < name.length && b[p + k] === name.charCodeAt(k)) k++;
+    if (k === name.length) return name;
+  }
+  return null;
+}
 
 /**
- * Incremental splitter: feed the bytes as a latin1 ("binary") string — one character per byte, so
- * string indexes are byte offsets and no UTF-8 decoding is spent on the parts never read (UTF-8
- * multi-byte sequences never contain `<` or `>`, so cutting at tags is safe) — and get complete
- * record XML strings back (still latin1; see {@link utf8FromLatin1}).
+ * Incremental splitter: feed the decompressed bytes (UTF-8; see `xml-encoding.ts` for other
+ * encodings) and get each complete record's XML back as a latin1 ("binary") string — one
+ * character per byte, so string indexes are byte offsets and no UTF-8 decoding is spent on the
+ * parts never read (UTF-8 multi-byte sequences never contain `<` or `>`, so cutting at tags is
+ * safe); see {@link utf8FromLatin1}. Record boundaries are found in the bytes (native
+ * `Buffer.indexOf`), so only records are turned into strings.
  * Works on the top level: once a `<PubmedArticle>` starts, everything up to its `</PubmedArticle>`
  * (including its nested `<MedlineCitation>`) is one record.
  */
 export class RecordSplitter {
-  private buf = "";
+  private buf: Buffer = EMPTY;
   /** Byte offset (in the decompressed stream) of `buf[0]`. */
   private bufOffset = 0;
   /** Pending record start found in buf (index), its tag, and where to resume the end-tag search. */
@@ -234,13 +259,38 @@ export class RecordSplitter {
   private endSearchFrom = 0;
 
   /**
-   * Add decoded text and return the records completed by it.
-   * @param text - the next piece of the XML text.
+   * Add text held as a latin1 string (one char per byte) and return the records completed by it.
+   * @param text - the next piece of the XML bytes, as latin1.
    */
   push(text: string): RawRecord[] {
-    this.buf = this.buf.length === 0 ? text : this.buf + text;
+    return this.pushBytes(Buffer.from(text, "latin1"));
+  }
+
+  /**
+   * Add bytes and return the records completed by them.
+   * @param chunk - the next piece of the (decompressed, UTF-8) XML.
+   */
+  pushBytes(chunk: Buffer): RawRecord[] {
     const out: RawRecord[] = [];
     let pos = 0;
+    if (this.buf.length > 0 && this.pendingStart >= 0) {
+      // A record began in an earlier chunk: find its end here without copying the whole chunk.
+      const endAt = this.closeEndIn(chunk);
+      if (endAt < 0) {
+        this.buf = Buffer.concat([this.buf, chunk]);
+        this.endSearchFrom = Math.max(0, this.buf.length - CLOSE_TAGS.get(this.pendingTag)!.length);
+        return out;
+      }
+      const record = Buffer.concat([this.buf.subarray(this.pendingStart), chunk.subarray(0, endAt)]);
+      out.push({ tag: this.pendingTag, xml: record.toString("latin1"), byteOffset: this.bufOffset + this.pendingStart });
+      this.bufOffset += this.buf.length;
+      this.buf = chunk;
+      this.pendingStart = -1;
+      pos = endAt;
+    } else {
+      this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    }
+    const buf = this.buf;
     for (;;) {
       let start: number;
       let tag: string;
@@ -248,19 +298,26 @@ export class RecordSplitter {
         start = this.pendingStart;
         tag = this.pendingTag;
       } else {
-        START_RE.lastIndex = pos;
-        const m = START_RE.exec(this.buf);
-        if (!m) {
-          const keep = Math.max(pos, this.buf.length - KEEP_TAIL);
-          this.drop(keep);
+        let found: string | null = null;
+        let i = buf.indexOf(0x3c, pos);
+        while (i >= 0) {
+          found = recordTagAt(buf, i + 1);
+          if (found) break;
+          i = buf.indexOf(0x3c, i + 1);
+        }
+        if (!found) {
+          // Keep what may be the start of a record tag cut by the chunk's end: from the last "<"
+          // when it lies in the last KEEP_TAIL bytes.
+          const lt = buf.lastIndexOf(0x3c);
+          this.drop(lt >= Math.max(pos, buf.length - KEEP_TAIL) ? lt : buf.length);
           return out;
         }
-        start = m.index;
-        tag = m[1];
+        start = i;
+        tag = found;
         this.endSearchFrom = start;
       }
-      const close = `</${tag}>`;
-      const end = this.buf.indexOf(close, this.endSearchFrom);
+      const close = CLOSE_TAGS.get(tag)!;
+      const end = buf.indexOf(close, this.endSearchFrom);
       if (end < 0) {
         // Unfinished: keep from the start tag, remember where to resume.
         this.drop(start);
@@ -270,23 +327,39 @@ export class RecordSplitter {
         return out;
       }
       const stop = end + close.length;
-      const xml = this.buf.slice(start, stop);
-      out.push({ tag, xml, byteOffset: this.bufOffset + start });
+      out.push({ tag, xml: buf.toString("latin1", start, stop), byteOffset: this.bufOffset + start });
       this.pendingStart = -1;
       pos = stop;
     }
   }
 
+  /**
+   * Index in `chunk` just past the closing tag of the pending record, looking first for a tag cut
+   * by the chunk boundary (the buffer was already searched up to its last bytes); -1 when absent.
+   */
+  private closeEndIn(chunk: Buffer): number {
+    const close = CLOSE_TAGS.get(this.pendingTag)!;
+    const l = close.length;
+    const tail = Math.min(l - 1, this.buf.length - this.pendingStart);
+    if (tail > 0) {
+      const bridge = Buffer.concat([this.buf.subarray(this.buf.length - tail), chunk.subarray(0, l - 1)]);
+      const k = bridge.indexOf(close);
+      if (k >= 0) return k + l - tail;
+    }
+    const k = chunk.indexOf(close);
+    return k >= 0 ? k + l : -1;
+  }
+
   /** The unfinished record left in the buffer at end of input, if any. */
   leftover(): RawRecord | null {
     if (this.pendingStart < 0) return null;
-    return { tag: this.pendingTag, xml: this.buf, byteOffset: this.bufOffset };
+    return { tag: this.pendingTag, xml: this.buf.toString("latin1"), byteOffset: this.bufOffset };
   }
 
   private drop(upTo: number): void {
     if (upTo <= 0) return;
     this.bufOffset += upTo;
-    this.buf = this.buf.slice(upTo);
+    this.buf = upTo >= this.buf.length ? EMPTY : this.buf.subarray(upTo);
   }
 }
 
@@ -302,12 +375,12 @@ function asNode(v: unknown): Node | undefined {
 function asArray(v: unknown): unknown[] {
   return v === undefined || v === null ? [] : Array.isArray(v) ? v : [v];
 }
-/** Text content of a parsed element (string, or object with "#text"), entities decoded. */
+/** Text content of a parsed element (string, or object with "#text"), UTF-8 and entities decoded, then trimmed. */
 function textOf(v: unknown): string {
-  if (typeof v === "string") return decodeEntities(utf8FromLatin1(v));
+  if (typeof v === "string") return leafText(v);
   if (typeof v === "number") return String(v);
   const n = asNode(v);
-  if (n && typeof n["#text"] === "string") return decodeEntities(utf8FromLatin1(n["#text"] as string));
+  if (n && typeof n["#text"] === "string") return leafText(n["#text"] as string);
   return "";
 }
 /** Side table of the record being converted (see {@link reduceRecordXml}). */
@@ -334,65 +407,6 @@ function nonEmpty(s: string): string | null {
   return t.length > 0 ? t : null;
 }
 
-const MONTHS: Record<string, string> = {
-  jan: "01", feb: "02", mar: "03", apr: "04", may: "05", jun: "06",
-  jul: "07", aug: "08", sep: "09", oct: "10", nov: "11", dec: "12",
-};
-/**
- * Season → month used for `PubDate/Season` and seasons in `MedlineDate`: the season's first month
- * in the northern hemisphere, except Winter → 01 (a "Winter 2019" issue opens year 2019).
- */
-export const SEASON_MONTHS: Readonly<Record<string, string>> = Object.freeze({
-  spring: "03", summer: "06", fall: "09", autumn: "09", winter: "01",
-});
-
-function monthOf(token: string | undefined): string | null {
-  if (!token) return null;
-  const t = token.trim().toLowerCase();
-  if (/^\d{1,2}$/.test(t)) {
-    const n = Number(t);
-    return n >= 1 && n <= 12 ? String(n).padStart(2, "0") : null;
-  }
-  return MONTHS[t.slice(0, 3)] ?? SEASON_MONTHS[t] ?? null;
-}
-
-/**
- * Normalise a PubMed `PubDate` to ISO: "YYYY", "YYYY-MM" or "YYYY-MM-DD".
- * Handles Year/Month/Day (month as "Sep", "09" or "9"), Season ("Spring" → "-03", see
- * {@link SEASON_MONTHS}) and free-text MedlineDate ("1998 Dec-1999 Jan" → "1998-12",
- * "2000 Spring" → "2000-03", "1975-1976" → "1975", "1999 Nov 3-9" → "1999-11-03"); the start of a
- * range is kept.
- * @param pubDate - the parsed `PubDate` element (object of strings) or undefined.
- * @returns the ISO date, or null when no year can be found.
- */
-export function normalizePubDate(pubDate: unknown): string | null {
-  const n = asNode(pubDate);
-  if (!n) return null;
-  const year = textOf(n.Year).trim();
-  if (/^\d{4}$/.test(year)) {
-    const month = monthOf(textOf(n.Month)) ?? monthOf(textOf(n.Season));
-    if (!month) return year;
-    const day = textOf(n.Day).trim();
-    if (textOf(n.Month) && /^\d{1,2}$/.test(day) && Number(day) >= 1 && Number(day) <= 31) return `${year}-${month}-${day.padStart(2, "0")}`;
-    return `${year}-${month}`;
-  }
-  return normalizeMedlineDate(textOf(n.MedlineDate));
-}
-
-/**
- * Normalise a free-text `MedlineDate` (see {@link normalizePubDate}).
- * @param text - e.g. "1998 Dec-1999 Jan".
- * @returns ISO date of the range start, or null when no 4-digit year leads the text.
- */
-export function normalizeMedlineDate(text: string): string | null {
-  const m = /^\s*(\d{4})(?:[\s-]+([A-Za-z]+)(?:\s+(\d{1,2}))?)?/.exec(text);
-  if (!m) return null;
-  const month = monthOf(m[2]);
-  if (!month) return m[1];
-  if (m[3] && MONTHS[m[2].slice(0, 3).toLowerCase()] && Number(m[3]) >= 1 && Number(m[3]) <= 31) return `${m[1]}-${month}-${m[3].padStart(2, "0")}`;
-  return `${m[1]}-${month}`;
-}
-
 function segmentsOf(abstractNode: unknown): AbstractSegment[] {
   const n = asNode(abstractNode);
   if (!n) return [];
@@ -407,26 +421,54 @@ function segmentsOf(abstractNode: unknown): AbstractSegment[] {
   return out;
 }
 
-function emptyRecord(pmid: string, version: string): PubmedRecord {
-  return {
-    pmid, version, doi: null, title: "", vernacularTitle: null,
-    journal: { title: null, isoAbbreviation: null, issn: null, nlmUniqueId: null },
-    pubDate: null, languages: [], publicationTypes: [], meshHeadings: [], keywords: [], abstract: [],
-    otherAbstracts: [], flags: { deleted: false, retracted: false, erratum: false },
-  };
+function authorsOf(authorList: unknown): Author[] {
+  const out: Author[] = [];
+  for (const a of asArray(asNode(authorList)?.Author)) {
+    const n = asNode(a);
+    if (!n || attr(a, "ValidYN") === "N") continue;
+    const affiliations: string[] = [];
+    for (const aff of asArray(n.Affiliation)) {
+      const t = rawText(aff);
+      if (t) affiliations.push(t);
+    }
+    for (const info of asArray(n.AffiliationInfo)) {
+      for (const aff of asArray(asNode(info)?.Affiliation)) {
+        const t = rawText(aff);
+        if (t) affiliations.push(t);
+      }
+    }
+    let orcid: string | null = null;
+    for (const id of asArray(n.Identifier)) {
+      if (attr(id, "Source") === "ORCID") {
+        orcid = normalizeOrcid(textOf(id));
+        if (orcid) break;
+      }
+    }
+    const author: Author = {
+      lastName: nonEmpty(textOf(n.LastName)),
+      foreName: nonEmpty(textOf(n.ForeName)),
+      initials: nonEmpty(textOf(n.Initials)),
+      collectiveName: nonEmpty(rawText(n.CollectiveName)),
+      affiliations,
+      orcid,
+    };
+    if (author.lastName === null && author.foreName === null && author.initials === null && author.collectiveName === null) continue;
+    out.push(author);
+  }
+  return out;
 }
 
 /**
  * Build a {@link PubmedRecord} from a parsed `MedlineCitation` (and the sibling `PubmedData` of a
- * `PubmedArticle`, when present). `retractionIn` says the record has a CommentsCorrections of
- * RefType "RetractionIn" (its list is cut before parsing, so the caller checks the raw XML).
+ * `PubmedArticle`, when present). `retractionIn` = true marks the record retracted even without a
+ * `RetractionIn` entry in its (parsed) CommentsCorrectionsList.
  * @throws Error when the citation has no numeric PMID.
  */
 export function citationToRecord(citation: Node, pubmedData?: Node, retractionIn = false): PubmedRecord {
   const pmidNode = asArray(citation.PMID)[0];
   const pmid = textOf(pmidNode).trim();
   if (!/^\d+$/.test(pmid)) throw new Error(`MedlineCitation has no numeric PMID (got ${JSON.stringify(pmid)})`);
-  const rec = emptyRecord(pmid, attr(pmidNode, "Version") ?? "1");
+  const rec = emptyPubmedRecord(pmid, attr(pmidNode, "Version") ?? "1");
   const article = asNode(citation.Article) ?? {};
   const journalNode = asNode(article.Journal) ?? {};
   const issns = asArray(journalNode.ISSN);
@@ -457,6 +499,8 @@ export function citationToRecord(citation: Node, pubmedData?: Node, retractionIn
     for (const k of asArray(asNode(list)?.Keyword)) rec.keywords.push(rawText(k));
   }
   rec.abstract = segmentsOf(article.Abstract);
+  rec.copyright = nonEmpty(rawText(asNode(article.Abstract)?.CopyrightInformation));
+  rec.authors = authorsOf(article.AuthorList);
   for (const oa of asArray(citation.OtherAbstract)) {
     rec.otherAbstracts.push({ type: attr(oa, "Type"), language: attr(oa, "Language"), segments: segmentsOf(oa) });
   }
@@ -477,40 +521,55 @@ export function citationToRecord(citation: Node, pubmedData?: Node, retractionIn
     }
   }
   rec.doi = doi;
-  const types = rec.publicationTypes;
-  const ccl = asArray(asNode(citation.CommentsCorrectionsList)?.CommentsCorrections);
-  retractionIn = retractionIn || ccl.some((c) => attr(c, "RefType") === "RetractionIn");
-  rec.flags = {
-    deleted: false,
-    retracted: retractionIn || types.includes("Retracted Publication"),
-    erratum: types.includes("Published Erratum"),
-  };
+  const refs = asArray(asNode(citation.CommentsCorrectionsList)?.CommentsCorrections).map((c) => ({
+    refType: attr(c, "RefType"),
+    pmid: nonEmpty(textOf(asArray(asNode(c)?.PMID)[0])),
+  }));
+  if (retractionIn && !refs.some((r) => r.refType === "RetractionIn")) refs.push({ refType: "RetractionIn", pmid: null });
+  applyRetractionFields(rec, refs);
   return rec;
 }
+
+/**
+ * Record readers: `"scan"` — the purpose-built scanner of `pubmed-scan.ts` (default, fast);
+ * `"fxp"` — fast-xml-parser on the reduced record (the full-tree reference). Both give identical
+ * records on DTD-valid input.
+ */
+export type PubmedRecordReader = "scan" | "fxp";
 
 /**
  * Parse one record's XML (as cut by {@link RecordSplitter}) into records.
  * A `PubmedArticle` or `MedlineCitation` gives one record; a `DeleteCitation` gives one
  * `deleted` record per PMID; other tags give none.
+ * @param raw - the record.
+ * @param reader - {@link PubmedRecordReader} (default `"scan"`).
  * @throws Error when the XML is malformed or lacks a PMID.
  */
-export function parseRecordXml(raw: RawRecord): PubmedRecord[] {
+export function parseRecordXml(raw: RawRecord, reader: PubmedRecordReader = "scan"): PubmedRecord[] {
+  return reader === "scan" ? scanRecordXml(raw.tag, raw.xml) : parseRecordXmlFxp(raw);
+}
+
+/**
+ * {@link parseRecordXml} with fast-xml-parser: the record is reduced ({@link reduceRecordXml}),
+ * parsed into a tree, and the fields are read from the tree ({@link citationToRecord}).
+ * @throws Error when the XML is malformed or lacks a PMID.
+ */
+export function parseRecordXmlFxp(raw: RawRecord): PubmedRecord[] {
   if (raw.tag === "PubmedBookArticle" || raw.tag === "DeleteDocument") return [];
   const reduced = reduceRecordXml(raw.xml);
   const doc = parser.parse(reduced.xml) as Node;
   currentRaw = reduced.raw;
-  const retractionIn = raw.xml.includes('"RetractionIn"');
   try {
     if (raw.tag === "PubmedArticle") {
       const art = asNode(doc.PubmedArticle);
       const citation = asNode(art?.MedlineCitation);
       if (!citation) throw new Error("PubmedArticle without MedlineCitation");
-      return [citationToRecord(citation, asNode(art?.PubmedData), retractionIn)];
+      return [citationToRecord(citation, asNode(art?.PubmedData))];
     }
     if (raw.tag === "MedlineCitation") {
       const citation = asNode(doc.MedlineCitation);
       if (!citation) throw new Error("empty MedlineCitation");
-      return [citationToRecord(citation, undefined, retractionIn)];
+      return [citationToRecord(citation, undefined)];
     }
   } finally {
     currentRaw = [];
@@ -520,7 +579,7 @@ export function parseRecordXml(raw: RawRecord): PubmedRecord[] {
   return asArray(del.PMID).map((p) => {
     const pmid = textOf(p).trim();
     if (!/^\d+$/.test(pmid)) throw new Error(`DeleteCitation has a non-numeric PMID ${JSON.stringify(pmid)}`);
-    const rec = emptyRecord(pmid, attr(p, "Version") ?? "1");
+    const rec = emptyPubmedRecord(pmid, attr(p, "Version") ?? "1");
     rec.flags.deleted = true;
     return rec;
   });
@@ -530,11 +589,12 @@ const PMID_RE = /<PMID\b[^>]*>\s*(\d+)\s*<\/PMID>/;
 
 function handleRaw(raw: RawRecord, file: string, opts: ParsePubmedOptions): PubmedRecord[] {
   if (raw.tag === "PubmedBookArticle") {
-    opts.onWarning?.({ file, pmid: PMID_RE.exec(raw.xml)?.[1] ?? null, byteOffset: raw.byteOffset, kind: "book", message: "PubmedBookArticle skipped (no MedlineCitation)" });
+    const pmid = PMID_RE.exec(raw.xml)?.[1] ?? null;
+    opts.onWarning?.({ file, pmid, byteOffset: raw.byteOffset, kind: "book", message: `${file}: book record (PubmedBookArticle${pmid ? `, PMID ${pmid}` : ""}) skipped: no MedlineCitation` });
     return [];
   }
   try {
-    const recs = parseRecordXml(raw);
+    const recs = parseRecordXml(raw, opts.reader);
     if (opts.validate) for (let i = 0; i < recs.length; i++) recs[i] = PubmedRecordSchema.parse(recs[i]);
     return recs;
   } catch (err) {
@@ -568,7 +628,7 @@ export function parsePubmedXmlString(xml: string, options: ParsePubmedOptions & 
   const file = options.source ?? "<string>";
   const splitter = new RecordSplitter();
   const out: PubmedRecord[] = [];
-  for (const raw of splitter.push(Buffer.from(xml, "utf8").toString("latin1"))) for (const r of handleRaw(raw, file, options)) out.push(r);
+  for (const raw of splitter.pushBytes(Buffer.from(xml, "utf8"))) for (const r of handleRaw(raw, file, options)) out.push(r);
   handleLeftover(splitter, file, options);
   return out;
 }
@@ -605,22 +665,55 @@ export async function* parsePubmedFile(path: string, options: ParsePubmedOptions
   const stream = gz ? fileStream.pipe(createGunzip({ chunkSize: 256 * 1024 })) : fileStream;
   if (gz) fileStream.on("error", (err) => stream.destroy(err));
   const splitter = new RecordSplitter();
+  const decoder = new XmlByteDecoder();
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       options.onProgress?.(fileStream.bytesRead);
-      for (const raw of splitter.push(chunk.toString("latin1"))) {
+      for (const raw of splitter.pushBytes(decoder.push(chunk))) {
         for (const rec of handleRaw(raw, path, options)) {
           yielded++;
           yield rec;
         }
       }
     }
+    for (const raw of splitter.pushBytes(decoder.end())) {
+      for (const rec of handleRaw(raw, path, options)) {
+        yielded++;
+        yield rec;
+      }
+    }
   } catch (err) {
+    // Bytes the decoder still holds (it reads up to SNIFF_BYTES before deciding the encoding) go
+    // to the splitter first, so a file cut early still reports its unfinished record and offset.
+    let rest: RawRecord[] = [];
+    try {
+      rest = splitter.pushBytes(decoder.end());
+    } catch {
+      rest = [];
+    }
+    for (const raw of rest) {
+      for (const rec of handleRaw(raw, path, options)) {
+        yielded++;
+        yield rec;
+      }
+    }
     handleLeftover(splitter, path, options);
+    reportInvalidBytes(decoder, path, options);
     throw new PubmedFileError(path, yielded, err);
   } finally {
     fileStream.destroy();
     if (stream !== fileStream) stream.destroy();
   }
   handleLeftover(splitter, path, options);
+  reportInvalidBytes(decoder, path, options);
+}
+
+function reportInvalidBytes(decoder: XmlByteDecoder, file: string, opts: ParsePubmedOptions): void {
+  if (decoder.invalid === 0) return;
+  const enc = decoder.declared ?? "UTF-8";
+  const where = decoder.firstInvalidOffset !== null ? `; first at byte offset ${decoder.firstInvalidOffset}` : "";
+  opts.onWarning?.({
+    file, pmid: null, byteOffset: decoder.firstInvalidOffset ?? 0, kind: "encoding", invalidBytes: decoder.invalid, encoding: enc,
+    message: `${file}: ${decoder.invalid} byte sequence(s) invalid in the file's encoding ${enc} (decoded as U+FFFD${where})`,
+  });
 }

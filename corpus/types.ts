@@ -33,6 +33,27 @@ export const JournalSchema = z
 /** {@link JournalSchema} after parsing (defaults applied). */
 export type Journal = z.infer<typeof JournalSchema>;
 
+/**
+ * One author of a record's `AuthorList` (authors marked `ValidYN="N"` are left out).
+ * A person has `lastName` (and usually `foreName`/`initials`); a group author has
+ * `collectiveName` and null name parts: a group is an author, not an empty one.
+ */
+export const AuthorSchema = z
+  .object({
+    lastName: z.string().nullable(),
+    foreName: z.string().nullable(),
+    initials: z.string().nullable(),
+    /** Name of a group author (`CollectiveName`), inline markup flattened. */
+    collectiveName: z.string().nullable(),
+    /** `AffiliationInfo/Affiliation` texts (and a bare `Affiliation`), in order. */
+    affiliations: z.array(z.string()),
+    /** ORCID iD as `0000-0000-0000-000X` (from `Identifier Source="ORCID"`, URL prefix removed), or null. */
+    orcid: z.string().nullable(),
+  })
+  .strict();
+/** {@link AuthorSchema} after parsing. */
+export type Author = z.infer<typeof AuthorSchema>;
+
 /** One PubMed/MEDLINE citation, as parsed from efetch or baseline XML. */
 export const PubmedRecordSchema = z
   .object({
@@ -50,7 +71,33 @@ export const PubmedRecordSchema = z
     keywords: z.array(z.string()),
     abstract: z.array(AbstractSegmentSchema),
     otherAbstracts: z.array(z.object({ type: z.string().nullable(), language: z.string().nullable(), segments: z.array(AbstractSegmentSchema) }).strict()),
-    flags: z.object({ deleted: z.boolean(), retracted: z.boolean(), erratum: z.boolean() }).strict(),
+    flags: z
+      .object({
+        deleted: z.boolean(),
+        /** The record has been retracted (`CommentsCorrections RefType="RetractionIn"` or publication type "Retracted Publication"). */
+        retracted: z.boolean(),
+        /** The record is a published erratum (publication type "Published Erratum"); not a retraction. */
+        erratum: z.boolean(),
+        /**
+         * The record is a retraction notice (publication type "Retraction of Publication", or a
+         * `CommentsCorrections RefType="RetractionOf"`). The parser sets it (true) on notices only
+         * and leaves it out elsewhere, so other records keep the shape they had before it existed.
+         */
+        retractionNotice: z.boolean().optional(),
+      })
+      .strict(),
+    /**
+     * Fields below were added after the first corpus files were written: optional so those files
+     * still validate (absent = not parsed, which differs from empty); the parser always sets them.
+     */
+    /** Authors in `AuthorList` order. */
+    authors: z.array(AuthorSchema).optional(),
+    /** The abstract's `CopyrightInformation` line (flattened), kept apart from the segments; null when absent. */
+    copyright: z.string().nullable().optional(),
+    /** PMIDs this record retracts (`CommentsCorrections RefType="RetractionOf"`), for a retraction notice. */
+    retractionOf: z.array(z.string()).optional(),
+    /** PMIDs of the notices retracting this record (`CommentsCorrections RefType="RetractionIn"`). */
+    retractionIn: z.array(z.string()).optional(),
   })
   .strict();
 /** {@link PubmedRecordSchema} after parsing (defaults applied). */
@@ -65,6 +112,8 @@ export const CorpusDocSchema = z
     text: z.string(),
     year: z.number().int().nullable().optional(),
     source: z.string().optional(),
+    /** Retraction status of the source record, when it has one: a retracted paper or a retraction notice. */
+    retraction: z.enum(["retracted", "notice"]).optional(),
   })
   .strict();
 /** {@link CorpusDocSchema} after parsing (defaults applied). */

@@ -9,7 +9,11 @@
  * - `corpus export --store <uri> --out corpus.jsonl`: the store's records as JSONL.
  * - `corpus ingest <xml|gz|dir>... --out corpus.jsonl [--clean] [--json]`: stream the files, write one
  *   {@link PubmedRecord} per line, print a counts table (or JSON); `--clean` applies the
- *   MedConclusion §3.1.1 cleaning and prints drop counts per reason. A file that breaks
+ *   MedConclusion §3.1.1 cleaning and prints drop counts per reason (retracted papers and
+ *   retraction notices are dropped too, counted; `--keep-retracted` keeps them). Book records
+ *   (`PubmedBookArticle`) are skipped and named by PMID in the summary. A file with bytes invalid
+ *   in its encoding (declared, else UTF-8) is named with the count on stderr and the command
+ *   exits 1. A file that breaks
  *   (a truncated .gz, or a plain .xml that ends inside a record) keeps its records before the
  *   break, is named on stderr, and the command exits 1. A file that yields no PubMed record and is
  *   not a valid empty `<PubmedArticleSet>` (non-XML, JSON, empty file) is named in a warning; when
@@ -23,7 +27,7 @@ import cliProgress from "cli-progress";
 import type { PubmedRecord } from "../../corpus/types.ts";
 import { PubmedRecordSchema } from "../../corpus/types.ts";
 import { ingestPubmed, countRecord, emptyIngestCounts, type IngestCounts, type IngestReport } from "../../corpus/ingest.ts";
-import { createRecordCleaner, type CleanResult } from "../../corpus/clean.ts";
+import { createRecordCleaner, type CleanOptions, type CleanResult } from "../../corpus/clean.ts";
 import { createJsonlWriter, readJsonl, type JsonlStats } from "../../corpus/jsonl.ts";
 import { createEutilsClient } from "../../corpus/eutils.ts";
 import type { PubmedWarning } from "../../corpus/pubmed-xml.ts";
@@ -42,15 +46,33 @@ function countsRows(c: IngestCounts): [string, number][] {
   return [
     ["files", c.files], ["records", c.records], ["with abstract", c.withAbstract], ["structured", c.structured],
     ["with conclusion", c.withConclusion], ["abstract segments", c.abstractSegments], ["MeSH headings", c.meshHeadings],
-    ["keywords", c.keywords], ["deleted citations", c.deletedCitations], ["retracted", c.retracted], ["errata", c.errata],
-    ["skipped (warnings)", c.warnings],
+    ["keywords", c.keywords], ["deleted citations", c.deletedCitations], ["retracted", c.retracted],
+    ["retraction notices", c.retractionNotices], ["errata", c.errata],
+    ["skipped (warnings)", c.warnings], ["book records (skipped)", c.books],
   ];
+}
+
+/** How many book PMIDs the text summary lists (the JSON report lists them all). */
+const MAX_BOOK_PMIDS_SHOWN = 20;
+
+/**
+ * The summary line naming skipped book records (`PubmedBookArticle`) by PMID, or null when none.
+ * @param books - `IngestReport.books`.
+ * @returns e.g. "book records skipped (PubmedBookArticle, no MedlineCitation): 2 — PMIDs 123, 456".
+ */
+export function bookSummary(books: IngestReport["books"] = []): string | null {
+  if (books.length === 0) return null;
+  const ids = books.slice(0, MAX_BOOK_PMIDS_SHOWN).map((b) => b.pmid ?? `? (${b.file})`);
+  const more = books.length > MAX_BOOK_PMIDS_SHOWN ? `, … ${books.length - MAX_BOOK_PMIDS_SHOWN} more` : "";
+  return `book records skipped (PubmedBookArticle, no MedlineCitation): ${books.length} — PMIDs ${ids.join(", ")}${more}`;
 }
 
 function warningPrinter(json: boolean): { onWarning: (w: PubmedWarning) => void; flush: () => void } {
   let n = 0;
   return {
     onWarning(w) {
+      // Book records and invalid bytes have their own lines in the summary.
+      if (w.kind === "book" || w.kind === "encoding") return;
       n++;
       if (n <= MAX_WARNINGS_SHOWN) process.stderr.write(`warning: ${w.message}\n`);
     },
@@ -84,7 +106,8 @@ export function registerCorpusCommands(program: Command): void {
     .option("--storage-option <key=value>", "LanceDB storage option for --store (repeatable), e.g. aws_endpoint=http://127.0.0.1:9000", collectKeyValue, {} as Record<string, string>)
     .option("--jobs <n>", "worker threads for --store (default: number of cores)")
     .option("--out <file>", "output JSONL (.jsonl or .jsonl.gz), one thread, kept records held until the end with --clean")
-    .option("--clean", "apply MedConclusion §3.1.1 cleaning (English, ≥3 segments, a conclusion, dedupe) and print drop counts", false)
+    .option("--clean", "apply MedConclusion §3.1.1 cleaning (English, ≥3 segments, a conclusion, dedupe; retracted papers and retraction notices dropped) and print drop counts", false)
+    .option("--keep-retracted", "with --clean: keep retracted papers and retraction notices", false)
     .option("--json", "print the report as JSON", false)
     .option("--no-progress", "no progress bar")
     .action(async (inputs: string[], opts: IngestCliOptions) => {
@@ -137,7 +160,7 @@ export function registerCorpusCommands(program: Command): void {
       const years = Number.isFinite(minYear) ? `${minYear}–${maxYear}` : "n/a";
       if (opts.json) console.log(JSON.stringify({ path, ...counts, malformedLines: stats.skipped, languages: langs, years }, null, 2));
       else {
-        const rows = countsRows(counts).filter(([k]) => k !== "files" && k !== "skipped (warnings)");
+        const rows = countsRows(counts).filter(([k]) => k !== "files" && k !== "skipped (warnings)" && k !== "book records (skipped)");
         console.log(formatCountsTable([...rows, ["malformed lines skipped", stats.skipped], ["years", years], ["languages", Object.entries(langs).slice(0, 5).map(([k, v]) => `${k} ${v}`).join(", ")]]));
       }
     });
@@ -180,8 +203,15 @@ interface IngestCliOptions {
   jobs?: string;
   out?: string;
   clean: boolean;
+  keepRetracted: boolean;
   json: boolean;
   progress: boolean;
+}
+
+/** Cleaning options of `corpus ingest`: null without `--clean`; `--keep-retracted` keeps retracted papers and notices. */
+function cleanOptionsOf(opts: IngestCliOptions): CleanOptions | null {
+  if (!opts.clean) return null;
+  return opts.keepRetracted ? { dropRetracted: false, dropRetractionNotices: false } : {};
 }
 
 /** commander collector for repeatable `key=value` options. */
@@ -206,7 +236,7 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
   let started = false;
   const report = await ingestToStore(inputs, {
     store: storeLocation(uri, opts.storageOption),
-    clean: opts.clean ? {} : null,
+    clean: cleanOptionsOf(opts),
     jobs,
     log: (l) => process.stderr.write(`${l}\n`),
     onFile: (r) => {
@@ -246,7 +276,8 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
 /** `corpus ingest --out`: one thread into a JSONL file (import/export format). */
 async function ingestJsonlCommand(inputs: string[], opts: IngestCliOptions, out: string): Promise<void> {
   const writer = createJsonlWriter(out);
-  const cleaner = opts.clean ? createRecordCleaner() : null;
+  const cleanOptions = cleanOptionsOf(opts);
+  const cleaner = cleanOptions ? createRecordCleaner(cleanOptions) : null;
   const warn = warningPrinter(opts.json);
   const bar = opts.progress && !opts.json && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | {value}/{total} MiB | {records} records", stream: process.stderr }, cliProgress.Presets.shades_classic)
@@ -285,17 +316,21 @@ async function ingestJsonlCommand(inputs: string[], opts: IngestCliOptions, out:
   warn.flush();
   for (const w of report.emptyFiles) process.stderr.write(`warning: ${w.message}\n`);
   for (const e of report.fileErrors) process.stderr.write(`error: ${e.message} (kept ${e.recordsBefore} records read before the break)\n`);
+  const encodingErrors = report.encodingErrors ?? [];
+  for (const e of encodingErrors) process.stderr.write(`error: ${e.message}\n`);
   const failure = ingestFailure(inputs, report);
   if (failure) process.stderr.write(`error: ${failure}\n`);
   if (opts.json) {
-    console.log(JSON.stringify({ out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, kept: cleaned.kept.length } }, null, 2));
+    console.log(JSON.stringify({ out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, books: report.books, encodingErrors: report.encodingErrors, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, kept: cleaned.kept.length } }, null, 2));
   } else {
     console.log(formatCountsTable(countsRows(report.counts)));
+    const books = bookSummary(report.books);
+    if (books) console.log(books);
     if (cleaned) {
       console.log("\ncleaning (MedConclusion §3.1.1) — dropped by reason:");
       console.log(formatCountsTable([...Object.entries(cleaned.dropped), ["kept", cleaned.kept.length], ["keywords dropped (non-ASCII)", cleaned.keywordsDropped.nonAscii], ["keywords dropped (overlong)", cleaned.keywordsDropped.overlong], ["keywords dropped (empty)", cleaned.keywordsDropped.empty]]));
     }
     console.log(`\nwrote ${written.toLocaleString("en-US")} records to ${out}`);
   }
-  if (report.fileErrors.length > 0 || failure) process.exitCode = 1;
+  if (report.fileErrors.length > 0 || encodingErrors.length > 0 || failure) process.exitCode = 1;
 }

@@ -227,6 +227,15 @@ export interface SearchCliOptions extends RetrievalCliOptions {
 }
 
 /**
+ * The mark `search` puts before a hit's title: "[RETRACTED] " for a retracted paper,
+ * "[RETRACTION NOTICE] " for a notice, "" otherwise.
+ * @param retraction - `CorpusDoc.retraction`.
+ */
+export function retractionTag(retraction: CorpusDoc["retraction"]): string {
+  return retraction === "retracted" ? "[RETRACTED] " : retraction === "notice" ? "[RETRACTION NOTICE] " : "";
+}
+
+/**
  * Run `search` (exported for tests): load the corpus, build the retriever (and reranker), print the hits.
  * @param out stdout line sink; @param err stderr line sink (corpus line, warnings).
  * @returns the hits.
@@ -246,13 +255,13 @@ export async function runSearch(query: string, o: SearchCliOptions, out: (l: str
   const warning = reranker ? rerankFailureWarning(reranker.id, failures) : null;
   if (warning) err(warning);
   if (o.json) {
-    out(JSON.stringify(hits.map((h) => ({ rank: h.rank, pmid: h.id, title: h.doc?.title ?? null, score: Number.isFinite(h.score) ? h.score : null, scores: h.scores ?? {}, ...(h.error ? { error: h.error } : {}) })), null, 2));
+    out(JSON.stringify(hits.map((h) => ({ rank: h.rank, pmid: h.id, title: h.doc?.title ?? null, ...(h.doc?.retraction ? { retraction: h.doc.retraction } : {}), score: Number.isFinite(h.score) ? h.score : null, scores: h.scores ?? {}, ...(h.error ? { error: h.error } : {}) })), null, 2));
     return hits;
   }
   const names = [...new Set(hits.flatMap((h) => Object.keys(h.scores ?? {})))];
   out(`${r.id}${reranker ? ` → ${reranker.id}` : ""}: ${hits.length} hit(s)`);
   const header = ["rank", "PMID", ...names, "title"];
-  const rows = hits.map((h) => [String(h.rank), h.id, ...names.map((n) => fmt(h.scores?.[n])), (h.doc?.title ?? "").slice(0, 90)]);
+  const rows = hits.map((h) => [String(h.rank), h.id, ...names.map((n) => fmt(h.scores?.[n])), `${retractionTag(h.doc?.retraction)}${h.doc?.title ?? ""}`.slice(0, 90)]);
   const widths = header.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i].length)));
   for (const row of [header, ...rows]) out(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join("  "));
   return hits;

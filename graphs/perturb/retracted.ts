@@ -25,10 +25,14 @@ export const RetractedOpSchema = z
   })
   .strict();
 
-/** Whether a corpus document is flagged retracted (a `retracted` flag or PubMed's publication type). */
+/**
+ * Whether a corpus document is flagged retracted: `retraction: "retracted"` (set by
+ * `recordToCorpusDoc` from the PubMed record), a `retracted` flag, or PubMed's publication type.
+ */
 export function isRetractedDoc(doc: CorpusDoc): boolean {
-  const d = doc as CorpusDoc & { retracted?: unknown; retraction?: { retracted?: unknown }; publicationTypes?: unknown };
-  if (d.retracted === true || d.retraction?.retracted === true) return true;
+  if (doc.retraction === "retracted") return true;
+  const d = doc as CorpusDoc & { retracted?: unknown; publicationTypes?: unknown };
+  if (d.retracted === true || (d as { retraction?: { retracted?: unknown } }).retraction?.retracted === true) return true;
   return Array.isArray(d.publicationTypes) && d.publicationTypes.some((t) => /retracted publication/i.test(String(t)));
 }
 

@@ -25,7 +25,7 @@ describe("cleanRecords on the 2016 baseline slice (MedConclusion §3.1.1)", asyn
   it("counts every dropped record by reason", () => {
     expect(res.seen).toBe(605);
     expect(res.dropped).toEqual({
-      deleted: 1, "duplicate-pmid": 0, retracted: 0, "not-english": 18, "missing-core-fields": 0,
+      deleted: 1, "duplicate-pmid": 0, retracted: 0, "retraction-notice": 0, "not-english": 18, "missing-core-fields": 0,
       "no-abstract": 68, unstructured: 307, "malformed-labels": 10, "too-few-segments": 1, "no-conclusion": 2,
       "duplicate-doi": 0, "duplicate-title": 0,
     });
@@ -127,6 +127,6 @@ describe("labels, titles and keywords", () => {
     const res = cleanKeywords([" asthma ", "", "x".repeat(101), "café", "asthma", "COPD"]);
     expect(res.keywords).toEqual(["asthma", "COPD"]);
     expect(res.dropped).toEqual({ empty: 1, overlong: 1, nonAscii: 1, duplicate: 1 });
-    expect(DROP_REASONS.length).toBe(12);
+    expect(DROP_REASONS.length).toBe(13);
   });
 });
