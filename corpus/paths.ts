@@ -22,3 +22,13 @@ export function sharedDataDir(): string {
 export function cacheDir(): string {
   return process.env.MEDSYNTH_CACHE_DIR ? resolve(process.env.MEDSYNTH_CACHE_DIR) : resolve(REPO_ROOT, ".medsynth-cache");
 }
+
+/**
+ * Folder of a dataset built on this machine by `medsynth datasets prepare <name>` (e.g. MedMeta's
+ * golden abstracts and retrieval corpus fetched from PubMed): `<cacheDir()>/prepared/<name>`.
+ * Moves with `$MEDSYNTH_CACHE_DIR`.
+ * @returns an absolute path (not checked for existence).
+ */
+export function preparedDataDir(name: string): string {
+  return resolve(cacheDir(), "prepared", name);
+}

@@ -11,7 +11,9 @@
  *   no input yields anything (or no XML file is found), the command exits 1 naming them.
  * - `corpus stats <corpus.jsonl> [--json]`: counts of a JSONL corpus (malformed lines skipped and counted).
  * - `corpus fetch --term … --out … [--structured] [--min-date --max-date] [--max N]`: esearch
- *   (history) + batched efetch; API key from `$NCBI_API_KEY` (never printed).
+ *   (history) + batched efetch; a search matching more than NCBI's 10,000-record cap is split into
+ *   publication-date windows (corpus/eutils-windows.ts) so every record comes back once; API key
+ *   from `$NCBI_API_KEY` (never printed).
  */
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
@@ -21,6 +23,7 @@ import { ingestPubmed, countRecord, emptyIngestCounts, type IngestCounts, type I
 import { createRecordCleaner, type CleanResult } from "../../corpus/clean.ts";
 import { createJsonlWriter, readJsonl, type JsonlStats } from "../../corpus/jsonl.ts";
 import { createEutilsClient } from "../../corpus/eutils.ts";
+import { emptyWindowStats, EUTILS_RETRIEVAL_CAP, fetchAllRecords } from "../../corpus/eutils-windows.ts";
 import type { PubmedWarning } from "../../corpus/pubmed-xml.ts";
 
 const MAX_WARNINGS_SHOWN = 20;
@@ -184,10 +187,17 @@ export function registerCorpusCommands(program: Command): void {
       const writer = createJsonlWriter(opts.out);
       const warn = warningPrinter(false);
       const counts = emptyIngestCounts();
-      for await (const rec of client.fetchRecords({ webEnv: found.webEnv, queryKey: found.queryKey, count }, warn.onWarning)) {
+      const windows = emptyWindowStats();
+      // Past NCBI's cap one result set cannot serve every record: fetch date window by window.
+      const records = count > EUTILS_RETRIEVAL_CAP
+        ? fetchAllRecords(client, { term: opts.term, hasStructuredAbstract: opts.structured }, { minDate: opts.minDate, maxDate: opts.maxDate }, { max: count, stats: windows, onWarning: warn.onWarning })
+        : client.fetchRecords({ webEnv: found.webEnv, queryKey: found.queryKey, count }, warn.onWarning);
+      for await (const rec of records) {
         countRecord(counts, rec);
         if (!rec.flags.deleted) await writer.write(rec);
       }
+      if (windows.windows > 0) process.stderr.write(`${found.count.toLocaleString("en-US")} matches exceed the ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")}-record cap: fetched in ${windows.windows} date window(s)${windows.duplicates ? `, ${windows.duplicates} repeated record(s) dropped` : ""}\n`);
+      for (const w of windows.overflow) process.stderr.write(`warning: ${w.minDate} alone matches ${w.count.toLocaleString("en-US")} records; only the first ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")} of that day could be fetched (narrow the term)\n`);
       await writer.close();
       warn.flush();
       console.log(formatCountsTable([["matched", found.count], ...countsRows(counts).filter(([k]) => k !== "files")]));
