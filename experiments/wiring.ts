@@ -14,7 +14,7 @@ import { formatDesign, formatResults } from "../graphs/rwe-summary.ts";
 import { formatSections } from "../graphs/conclusion-modes.ts";
 import { loadDataset } from "../corpus/datasets/registry.ts";
 import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
-import { loadCorpusArg } from "../corpus/corpus-file.ts";
+import { loadCorpusArg, preparedCorpusPath } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
 import { createRetriever, createReranker, RERANKER_IDS, type BuiltRetriever } from "../retrieval/registry.ts";
@@ -50,8 +50,23 @@ export async function loadRetrievalCorpus(settings: Pick<RetrievalSettings, "cor
   return buildNoiseCorpus(golden, pool, { noiseCount: settings.noise.noiseCount, seed: String(settings.noise.seed) }).docs;
 }
 
-/** The bundled corpus or the documents of a corpus JSONL file (malformed lines, deleted citations and repeated ids skipped with a warning). */
-async function loadCorpusPool(corpus: string, log: (l: string) => void = (l) => console.error(l)): Promise<CorpusDoc[]> {
+/**
+ * The corpus a `retrieval.corpus` setting resolves to on this machine: itself, or "bundled" for a
+ * `prepared:<name>` corpus that has not been built yet — with the note saying so (null otherwise).
+ */
+export function resolveCorpusSetting(corpus: string): { corpus: string; note: string | null } {
+  const prepared = preparedCorpusPath(corpus);
+  if (!prepared || prepared.exists) return { corpus, note: null };
+  return {
+    corpus: "bundled",
+    note: `retrieval.corpus "${corpus}" has not been prepared on this machine (no ${prepared.path}); using the bundled corpus instead, which holds none of ${prepared.name}'s included studies: Standard-RAG golden recall on ${prepared.name} items is 0 and Golden-/Negated-RAG skip them. Run \`medsynth datasets prepare ${prepared.name}\` (needs PubMed access) to build it.`,
+  };
+}
+
+/** The bundled corpus or the documents of a corpus JSONL file (malformed lines, deleted citations and repeated ids skipped with a warning); an unprepared `prepared:<name>` falls back to bundled with a note. */
+async function loadCorpusPool(setting: string, log: (l: string) => void = (l) => console.error(l)): Promise<CorpusDoc[]> {
+  const { corpus, note } = resolveCorpusSetting(setting);
+  if (note) log(`note: ${note}`);
   if (corpus === "bundled") return (await loadBundledCorpus()).docs;
   return loadCorpusArg(corpus, log, "retrieval.corpus");
 }
@@ -209,7 +224,8 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
         }
       : {}),
     async environment() {
-      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, panel: config.panel ?? null, panelDir };
+      const corpus = resolveCorpusSetting(config.retrieval.corpus);
+      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, retrievalCorpusUsed: corpus.corpus, retrievalCorpusNote: corpus.note, panel: config.panel ?? null, panelDir };
     },
   };
 }

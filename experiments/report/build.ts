@@ -214,7 +214,9 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   };
   const sections = await buildSections(records, merged, retrieval);
   const title = settings.title ?? `medsynth report: ${spec.config?.name ?? runDir}`;
-  const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats.`;
+  const envPath = join(runDir, "env.json");
+  const corpusNote = existsSync(envPath) ? (JSON.parse(readFileSync(envPath, "utf8")) as { retrievalCorpusNote?: string | null }).retrievalCorpusNote : null;
+  const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats.${corpusNote ? ` Note: ${corpusNote}` : ""}`;
   const chartsDir = join(runDir, "charts");
   mkdirSync(chartsDir, { recursive: true });
   const chartFiles: string[] = [];
