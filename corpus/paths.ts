@@ -25,10 +25,11 @@ export function cacheDir(): string {
 
 /**
  * Folder of a dataset built on this machine by `medsynth datasets prepare <name>` (e.g. MedMeta's
- * golden abstracts and retrieval corpus fetched from PubMed): `<cacheDir()>/prepared/<name>`.
- * Moves with `$MEDSYNTH_CACHE_DIR`.
+ * golden abstracts and retrieval corpus fetched from PubMed): `$MEDSYNTH_PREPARED_DIR/<name>`, else
+ * `<cacheDir()>/prepared/<name>`.
  * @returns an absolute path (not checked for existence).
  */
 export function preparedDataDir(name: string): string {
-  return resolve(cacheDir(), "prepared", name);
+  const root = process.env.MEDSYNTH_PREPARED_DIR ? resolve(process.env.MEDSYNTH_PREPARED_DIR) : resolve(cacheDir(), "prepared");
+  return resolve(root, name);
 }
