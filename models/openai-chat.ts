@@ -35,6 +35,14 @@ export interface ModelFactoryOptions {
 /** What one HTTP exchange (after retries) produced. */
 type RequestOutcome = { ok: true; message: AIMessage; attempts: number; usage: TokenUsage | null } | { ok: false; error: string; attempts: number };
 
+/**
+ * Whether a failed request was the endpoint refusing `reasoning_effort` (a 400/422 naming it):
+ * models without reasoning (and some servers) reject the parameter instead of ignoring it.
+ */
+export function isReasoningEffortRejection(status: number | undefined, message: string): boolean {
+  return (status === 400 || status === 422) && /reasoning[_ ]?effort|reasoning/i.test(message);
+}
+
 /** Value stored in the cache for a chat call. */
 interface StoredChat {
   ok: true;
@@ -132,6 +140,11 @@ export class OpenAIChatModel implements ChatModel {
   private readonly apiKey: string;
   private readonly clients = new Map<string, ChatOpenAI>();
   private readonly retryPolicy: RetryPolicy;
+  /**
+   * Set once the endpoint refused `reasoning_effort` ({@link isReasoningEffortRejection}): later
+   * calls are sent without it. Said once on stderr; read it to record the fact (env.json).
+   */
+  reasoningEffortRejected = false;
 
   constructor(
     readonly id: string,
@@ -147,7 +160,7 @@ export class OpenAIChatModel implements ChatModel {
       temperature: params?.temperature ?? this.config.temperature,
       maxTokens: params?.maxTokens ?? this.config.maxTokens,
       seed: params?.seed ?? this.config.seed,
-      reasoningEffort: params?.reasoningEffort ?? this.config.reasoningEffort,
+      reasoningEffort: this.reasoningEffortRejected ? undefined : (params?.reasoningEffort ?? this.config.reasoningEffort),
     };
     return JSON.parse(JSON.stringify(p)) as ChatParams;
   }
@@ -194,6 +207,13 @@ export class OpenAIChatModel implements ChatModel {
     );
     if (out.ok) return { ok: true, message: out.value, attempts: out.attempts, usage: usageOf(out.value) };
     const msg = out.error instanceof Error ? out.error.message : String(out.error);
+    if (params.reasoningEffort !== undefined && isReasoningEffortRejection(out.errorClass.status, msg)) {
+      // Reasoning where the endpoint supports it: this one refused the parameter, so go on without it.
+      if (!this.reasoningEffortRejected) console.error(`note: ${this.id} at ${this.config.baseURL} does not accept reasoning_effort; its calls go on without it`);
+      this.reasoningEffortRejected = true;
+      const again = await this.request(messages, { ...params, reasoningEffort: undefined }, extra, opts);
+      return again.ok ? { ...again, attempts: again.attempts + out.attempts } : again;
+    }
     return { ok: false, attempts: out.attempts, error: this.redact(`${this.id} at ${this.config.baseURL}: ${out.gaveUp}: ${msg.split("\n\nTroubleshooting URL")[0]}`) };
   }
 
