@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { dirname } from "node:path";
 import type { ConclusionTask, CorpusDoc, RweStudy, SynthesisTask } from "../corpus/types.ts";
-import { formatDesign, formatResults } from "../graphs/rwe-summary.ts";
+import { formatStudyRaw } from "../graphs/rwe-summary.ts";
 import { formatSections } from "../graphs/conclusion-modes.ts";
 import { loadDataset } from "../corpus/datasets/registry.ts";
 import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
@@ -74,12 +74,13 @@ async function loadCorpusPool(setting: string, log: (l: string) => void = (l) =>
 /**
  * The text an output was written from, for judges that need it (RWESummary's jury reads the study;
  * MedConclusion's judge reads the abstract's other sections): the RWE study rendered as the
- * workflow renders it, the abstract's non-conclusion sections, or the golden abstracts.
+ * workflow gives it to the model (raw structured study), the abstract's non-conclusion sections, or the golden abstracts.
  */
 export function sourceTextOf(item: RunnerItem, kind: string): string {
   if (kind === "rwe") {
     const s = item as unknown as RweStudy;
-    return `${s.question}\n\n${formatDesign(s)}\n\n${formatResults(s, 0.05)}`;
+    // The jurors see the same raw study the model was given (no significance labels).
+    return `${s.question}\n\n${formatStudyRaw(s)}`;
   }
   if (kind === "conclusion") return formatSections(item as unknown as ConclusionTask);
   const t = item as unknown as SynthesisTask;

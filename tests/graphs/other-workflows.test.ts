@@ -1,11 +1,13 @@
 /** P-ZS, feasibility, MedConclusion modes A–D, RWE summary and the registry. */
 import { afterEach, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ConclusionTask, RweStudy } from "../../corpus/types.ts";
 import { sharedDataDir } from "../../corpus/paths.ts";
 import { getWorkflow, listWorkflowIds } from "../../graphs/registry.ts";
 import { conclusionTargets } from "../../graphs/conclusion-modes.ts";
+import { formatStudyRaw } from "../../graphs/rwe-summary.ts";
 import { createGeneratorModel } from "../../models/registry.ts";
 import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
 import { medEvidenceTasks, promptText, scriptedModel } from "./fixtures.ts";
@@ -90,18 +92,45 @@ describe("MedConclusion modes", () => {
 });
 
 describe("RWE summary", () => {
-  it("puts every outcome with OR/CI/p, the p < 0.05 rule and the PSM note in the cohort prompt", async () => {
+  it("gives the model the raw structured study (no significance labels), the paper's rules, the PSM note and the two bundled example summaries", async () => {
     server = await startScriptedServer([{ content: "SUMMARY" }]);
-    const r = await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, {}).run(glp1Study(), { repeat: 0 });
+    const study = glp1Study();
+    const r = await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, {}).run(study, { repeat: 0 });
     expect(r.status).toBe("ok");
     const sent = promptText(server.chatRequests()[0]);
-    expect(sent).toContain("asthma exacerbation: OR 0.866 (95% CI 0.665 to 1.13), p = 0.28 — not statistically significant (p ≥ 0.05)");
-    expect(sent).toContain("gout: OR 0.858 (95% CI 0.696 to 1.06), p = 0.151");
+    // The study itself, as JSON: every outcome's estimate, CI and p, and nothing pre-judged.
+    expect(sent).toContain(formatStudyRaw(study));
+    expect(sent).toContain('"name": "asthma exacerbation"');
+    expect(sent).toContain('"pValue": 0.28');
+    expect(sent).not.toMatch(/— (not )?statistically significant/);
+    expect(sent).not.toContain("p ≥ 0.05");
+    // The paper's instructions.
     expect(sent).toContain("only when its p-value is below 0.05");
+    expect(sent).toContain("about 100 words");
+    expect(sent).toContain("Charlson comorbidity scores to one decimal place");
+    expect(sent).toContain("never call them significant");
+    expect(sent).toContain("If the study gives no outcomes, make no statement about results.");
     expect(sent).toContain("propensity-score matched");
     expect(sent).toContain("This is a cohort study");
-    expect(sent).toContain("female_pct: control 47.3579 vs intervention 71.2047");
+    expect(sent).toContain("control 47.3579 vs intervention 71.2047");
+    // Both bundled example summaries, always.
+    expect(sent.match(/Example summary:/g)).toHaveLength(2);
+    expect(sent).toContain("Statin users had a statistically significantly lower risk of hospitalisation for pneumonia");
+    expect(sent).toContain("Clostridioides difficile infection (OR 1.64, 95% CI 1.21 to 2.22, p = 0.001)");
     expect(r.intermediate.template).toBe("rwe-summary-cohort");
+    expect(r.intermediate.examples).toBe("bundled");
+  });
+
+  it("a fewShotFile replaces the bundled examples; examples: false shows none", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "medsynth-fewshot-")), "ex.txt");
+    writeFileSync(file, "MY OWN EXAMPLE SUMMARY");
+    server = await startScriptedServer([{ content: "S1" }, { content: "S2" }]);
+    await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, { fewShotFile: file }).run(glp1Study(), { repeat: 0 });
+    await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, { examples: false }).run(glp1Study(), { repeat: 1 });
+    const [withFile, without] = server.chatRequests().map(promptText);
+    expect(withFile).toContain("MY OWN EXAMPLE SUMMARY");
+    expect(withFile).not.toContain("Example summary:");
+    expect(without).not.toContain("Example summar");
   });
 
   it("uses the case-series instructions and no PSM note when not matched", async () => {
