@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
 import { readResults, latestByKey } from "../results-store.ts";
 import { columnsOf, matchesFilter, recordValues } from "./columns.ts";
-import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, modelByVariantTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
+import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, judgesOf, modelByVariantTable, perJudgeTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
 import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "../../judges/rwe-weighted-score.ts";
 import { panelSection } from "./panel-section.ts";
@@ -126,7 +126,15 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
     const cols = columnsOf(rs).filter((c) => !c.includes("@"));
     const main = primaryColumn(rs, settings.primaryMetric && cols.includes(settings.primaryMetric) ? settings.primaryMetric : undefined);
     const panelCols = cols.filter((c) => c.startsWith("judge:"));
-    for (const c of [...new Set([main, ...panelCols].filter((x): x is string => !!x))]) tables.push(modelByVariantTable(rs, c, `main-${kind}-${c}`));
+    if (kind === "conclusion" && panelCols.some((c) => judgesOf(rs, c).length >= 2)) {
+      // MedConclusion (Tables 2 and 5): the primary and the secondary judge separately, the panel
+      // aggregate only as the last column.
+      if (main && !main.startsWith("judge:")) tables.push(modelByVariantTable(rs, main, `main-${kind}-${main}`));
+      for (const c of panelCols) {
+        const t = perJudgeTable(rs, c, `per-judge-${kind}-${c}`);
+        tables.push(t ?? modelByVariantTable(rs, c, `main-${kind}-${c}`));
+      }
+    } else for (const c of [...new Set([main, ...panelCols].filter((x): x is string => !!x))]) tables.push(modelByVariantTable(rs, c, `main-${kind}-${c}`));
     tables.push({ ...allColumnsTable(rs, cols), id: `all-${kind}` });
     if (kind === "synthesis") tables.push(...answerAccuracyTables(rs));
     if (kind === "rwe") {
