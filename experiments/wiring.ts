@@ -17,7 +17,10 @@ import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
 import { loadCorpusArg, preparedCorpusPath } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
+import type { GeneratorModel } from "../models/types.ts";
 import { createRetriever, createReranker, RERANKER_IDS, type BuiltRetriever } from "../retrieval/registry.ts";
+import type { Reranker } from "../retrieval/types.ts";
+import { CROSS_ENCODER_PREFIX, isCrossEncoderCached } from "../retrieval/rerankers/cross-encoder.ts";
 import { buildNoiseCorpus } from "../retrieval/noise-corpus.ts";
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { WorkflowDeps } from "../graphs/types.ts";
@@ -130,6 +133,27 @@ export function validateAgainstRegistries(cfg: ExperimentConfig): void {
 /** Reranker ids accepted in `params.reranker` (see retrieval/rerankers/registry.ts). */
 const RERANKER_ID_PATTERN = /^(none|cross-encoder(:.+)?|llm-pointwise(:.+)?)$/;
 
+/** Whether a reranker id needs a local transformers.js model (`cross-encoder[:<model>]`). */
+function isCrossEncoderId(id: string): boolean {
+  return id === CROSS_ENCODER_PREFIX || id.startsWith(`${CROSS_ENCODER_PREFIX}:`);
+}
+
+/**
+ * Cross-encoder rerankers named in the config's workflow parameters and whether their model is in
+ * the local model folder (`env.json` records it; a missing one makes Standard-RAG run without
+ * reranking, said once in the log).
+ */
+export function rerankerAvailability(cfg: ExperimentConfig): { id: string; available: boolean; note: string | null }[] {
+  const ids = new Set<string>();
+  for (const w of cfg.workflows)
+    for (const p of expandParams(w.params as Record<string, ParamValue | ParamValue[]>)) if (typeof p.reranker === "string" && isCrossEncoderId(p.reranker)) ids.add(p.reranker);
+  return [...ids].map((id) => {
+    const model = id.slice(CROSS_ENCODER_PREFIX.length + 1) || undefined;
+    const available = isCrossEncoderCached(model);
+    return { id, available, note: available ? null : `reranker ${id} is not available (its model is not in the local model folder; put the ONNX export there or set MEDSYNTH_MODEL_DIR): Standard-RAG runs without reranking (records show reranker: null)` };
+  });
+}
+
 /** Memoise an async factory. */
 function once<T>(f: () => Promise<T>): () => Promise<T> {
   let p: Promise<T> | null = null;
@@ -174,6 +198,21 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
   });
   const panelDir = config.panel ? dirname(config.panel) : null;
   const warnedMetrics = new Set<string>();
+  // One cross-encoder per id for the run (loaded once); a missing local model resolves to null, said once.
+  const crossEncoders = new Map<string, Promise<Reranker | null>>();
+  const rerankerFor = (id: string, model: GeneratorModel): Promise<Reranker | null> => {
+    if (!isCrossEncoderId(id)) return createReranker(id, id.startsWith("llm") ? { chatModel: model.kind === "llm" ? model : undefined } : {});
+    let p = crossEncoders.get(id);
+    if (!p) {
+      p = createReranker(id).catch((err: unknown) => {
+        // Not in the local model folder: go on without reranking (env.json records it).
+        log(`note: reranker ${id} is not available, Standard-RAG runs without reranking: ${err instanceof Error ? err.message : String(err)}`);
+        return null;
+      });
+      crossEncoders.set(id, p);
+    }
+    return p;
+  };
   return {
     async loadItems(sel): Promise<LoadedItems> {
       const ds = await loadDataset(sel.name, sel.options);
@@ -198,7 +237,8 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
       if (workflowId === "standard-rag") {
         deps.retriever = await retriever();
         if (typeof reranker === "string" && reranker !== "none") {
-          deps.reranker = await createReranker(reranker, reranker.startsWith("llm") ? { chatModel: model.kind === "llm" ? model : undefined } : {});
+          const r = await rerankerFor(reranker, model);
+          if (r) deps.reranker = r;
         }
       } else if (reranker !== undefined) {
         throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
@@ -226,7 +266,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
       : {}),
     async environment() {
       const corpus = resolveCorpusSetting(config.retrieval.corpus);
-      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, retrievalCorpusUsed: corpus.corpus, retrievalCorpusNote: corpus.note, panel: config.panel ?? null, panelDir };
+      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, retrievalCorpusUsed: corpus.corpus, retrievalCorpusNote: corpus.note, rerankers: rerankerAvailability(config), panel: config.panel ?? null, panelDir };
     },
   };
 }

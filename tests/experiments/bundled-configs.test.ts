@@ -34,8 +34,10 @@ describe("bundled experiment configs", () => {
     for (const j of panel.judges) expect(j.params).toEqual({ temperature: 0, reasoningEffort: "medium" });
     expect(loadPanelConfig(cfg.panel!, { ...env, MEDSYNTH_JUDGE_REASONING_EFFORT: "high" }).config.judges[0].params.reasoningEffort).toBe("high");
     const std = cfg.workflows.find((w) => w.id === "standard-rag")!;
-    const { k: _k, ...params } = std.params as Record<string, unknown>;
-    expect(getWorkflow("standard-rag").configSchema.parse(params)).toMatchObject({ queryMode: "sub-questions", numQuestions: 5 });
+    const { k: _k, reranker, ...params } = std.params as Record<string, unknown>;
+    expect(getWorkflow("standard-rag").configSchema.parse(params)).toMatchObject({ queryMode: "sub-questions", numQuestions: 5, candidatesPerQuery: 20 });
+    // Reranking on by default (the paper reranks with a BGE cross-encoder), more candidates than K.
+    expect(reranker).toBe("cross-encoder:Xenova/bge-reranker-base");
     expect(cfg.retrieval.corpus).toBe("prepared:medmeta");
   });
   it("medconclusion.yaml generates with maxTokens 1024 at T = 0 (MedConclusion Appendix H)", () => {

@@ -14,6 +14,7 @@ import { buildProgram } from "../../experiments/cli/main.ts";
 import { runCommand } from "../../experiments/cli/run-commands.ts";
 import { resolveCorpusSetting } from "../../experiments/wiring.ts";
 import { loadCorpusArg } from "../../corpus/corpus-file.ts";
+import { isCrossEncoderCached } from "../../retrieval/rerankers/cross-encoder.ts";
 import { readResults } from "../../experiments/results-store.ts";
 import { startFakeEutils, type FakeEutilsServer } from "../helpers/fake-eutils-server.ts";
 import { medmetaFakePubmed, MISSING_GOLDEN_PMID } from "../helpers/fake-pubmed-medmeta.ts";
@@ -77,7 +78,14 @@ describe("medmeta.yaml on a prepared MedMeta corpus (fake E-utilities)", () => {
     delete run.panel;
     const file = join(dir, "medmeta-offline.yaml");
     writeFileSync(file, YAML.stringify(run));
-    const summary = await runCommand(file, { progress: false }, quiet);
+    const errs: string[] = [];
+    const spyRun = vi.spyOn(console, "error").mockImplementation((l: string) => void errs.push(String(l)));
+    let summary: Awaited<ReturnType<typeof runCommand>>;
+    try {
+      summary = await runCommand(file, { progress: false }, quiet);
+    } finally {
+      spyRun.mockRestore();
+    }
     // 2 items × (golden + negated + standard K=5 + standard K=10)
     expect(summary.totalCells).toBe(8);
     expect(summary.failed).toBe(0);
@@ -106,5 +114,12 @@ describe("medmeta.yaml on a prepared MedMeta corpus (fake E-utilities)", () => {
     const env = JSON.parse(readFileSync(join(dir, "run", "env.json"), "utf8"));
     expect(env.retrievalCorpusUsed).toBe("prepared:medmeta");
     expect(env.retrievalCorpusNote).toBeNull();
+    // Reranking is on in medmeta.yaml; without the BGE model locally the run says so once and goes on.
+    const bge = "cross-encoder:Xenova/bge-reranker-base";
+    const available = isCrossEncoderCached("Xenova/bge-reranker-base");
+    expect(env.rerankers).toEqual([{ id: bge, available, note: available ? null : expect.stringContaining("runs without reranking") }]);
+    const stdRecords = records.filter((r) => r.workflow === "standard-rag");
+    for (const r of stdRecords) expect((r.intermediate as { reranker: string | null }).reranker).toBe(available ? bge : null);
+    if (!available) expect(errs.filter((l) => l.includes(`reranker ${bge} is not available`))).toHaveLength(1);
   }, 240_000);
 });
