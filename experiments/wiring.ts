@@ -18,7 +18,8 @@ import { loadCorpusArg, preparedCorpusPath } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
 import type { GeneratorModel } from "../models/types.ts";
-import { createRetriever, createReranker, RERANKER_IDS, type BuiltRetriever } from "../retrieval/registry.ts";
+import { createRetriever, createReranker, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever } from "../retrieval/registry.ts";
+import { describeEmbedder } from "../retrieval/embedders/registry.ts";
 import type { Reranker } from "../retrieval/types.ts";
 import { CROSS_ENCODER_PREFIX, isCrossEncoderCached } from "../retrieval/rerankers/cross-encoder.ts";
 import { buildNoiseCorpus } from "../retrieval/noise-corpus.ts";
@@ -266,7 +267,9 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
       : {}),
     async environment() {
       const corpus = resolveCorpusSetting(config.retrieval.corpus);
-      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, retrievalCorpusUsed: corpus.corpus, retrievalCorpusNote: corpus.note, rerankers: rerankerAvailability(config), panel: config.panel ?? null, panelDir };
+      const embedderId = (config.retrieval.options as { embedder?: unknown } | undefined)?.embedder;
+      const embedder = describeEmbedder(typeof embedderId === "string" ? embedderId : DEFAULT_RETRIEVER_EMBEDDER_ID);
+      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, retrievalCorpusUsed: corpus.corpus, retrievalCorpusNote: corpus.note, rerankers: rerankerAvailability(config), embedder, panel: config.panel ?? null, panelDir };
     },
   };
 }

@@ -19,7 +19,7 @@ import type { CorpusDoc } from "../corpus/types.ts";
 import { analyze } from "./analyzer.ts";
 import { minMaxFuse, rrfFuse, RRF_K, type RankedItem } from "./fusion.ts";
 import type { DenseStore } from "./dense/lancedb-store.ts";
-import type { Embedder, Retriever, SearchHit } from "./types.ts";
+import { embedQueries, type Embedder, type Retriever, type SearchHit } from "./types.ts";
 
 /** Config of the in-memory hybrid. */
 export const HybridConfigSchema = z
@@ -170,7 +170,7 @@ export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise
       if (limit <= 0) return [];
       const depth = Math.max(cfg.candidates, limit);
       const ftsText = (query.match(FTS_WORD_RE) ?? []).join(" ");
-      const [v] = await embedder.embed([query]);
+      const [v] = await embedQueries(embedder, [query]);
       const [lex, den] = await Promise.all([
         ftsText === "" ? Promise.resolve([] as RankedItem[]) : ftsSearch(ftsText, depth),
         !v || v.every((x) => x === 0) ? Promise.resolve([] as RankedItem[]) : store.search(v, depth),

@@ -10,6 +10,22 @@ export interface Embedder {
   readonly id: string;
   readonly dims: number;
   embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * Embed search queries when they are encoded differently from documents (a query instruction
+   * prefix as in BGE, a separate query encoder as in MedCPT); absent → `embed` is used.
+   */
+  embedQueries?(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * What the vectors depend on beyond `id` (model ids, revision, pooling, normalisation, query
+   * prefix, max length), recorded in env.json and in LanceDB table metadata; a table built with
+   * other settings is refused.
+   */
+  readonly info?: Readonly<Record<string, unknown>>;
+}
+
+/** Embed queries with the embedder's query path when it has one, else as documents. */
+export function embedQueries(embedder: Embedder, texts: string[]): Promise<Float32Array[]> {
+  return embedder.embedQueries ? embedder.embedQueries(texts) : embedder.embed(texts);
 }
 
 /** One ranked hit. `score` is the retriever's own score (higher = better); `scores` keeps per-component scores. */

@@ -1,15 +1,19 @@
 /**
- * BERTScore precision / recall / F1 through a local @xenova/transformers encoder.
+ * BERTScore precision / recall / F1 through a local @xenova/transformers encoder, by the original
+ * algorithm (bert_score's `greedy_cos_idf`).
  *
- * Each text is encoded; token embeddings (last hidden layer, special tokens [CLS]/[SEP]/<s>/</s>
- * excluded) are L2-normalised; recall = mean over reference tokens of the max cosine with any
- * candidate token, precision = mean over candidate tokens of the max cosine with any reference
- * token, F1 = 2PR/(P+R). IDF weighting is off (bert-score's default). Optional baseline
- * rescaling maps s → (s − b)/(1 − b) with constants the user supplies (bert-score ships them per
- * model and layer in `rescale_baseline/<lang>/<model>.tsv`; none are assumed here).
- * Note: reference BERTScore uses a model-specific layer (e.g. roberta-large layer 17); the ONNX
- * exports expose the last layer, so scores are comparable only under the same model id — the
- * output note names it.
+ * Each text is encoded with its special tokens (`[CLS] … [SEP]`; long texts truncated to
+ * `maxLength` keeping them, see models/transformers-encode.ts); token embeddings of the last layer
+ * are L2-normalised; every token may be the best match of another, but special tokens weigh 0.
+ * Recall = weighted mean over reference tokens of the max cosine with any candidate token,
+ * precision = weighted mean over candidate tokens of the max cosine with any reference token,
+ * F1 = 2PR/(P+R). Weights are 1, or with `idf: true` idf(w) = ln((M+1)/(df(w)+1)) over the M
+ * references scored in one call (bert_score's `get_idf_dict`). Optional baseline rescaling maps
+ * s → (s − b)/(1 − b) with constants the user supplies (bert-score ships them per model and layer
+ * in `rescale_baseline/<lang>/<model>.tsv`; none are assumed here).
+ * Note: reference BERTScore uses a model-specific layer (e.g. roberta-large layer 17); ONNX
+ * exports expose the last layer only, so scores are comparable only under the same model id — the
+ * output note names it. Parity with PyTorch on a tiny BERT is a test (tests/fixtures/models/).
  *
  * An unavailable model makes every value null with the reason — never a substitute number.
  *
@@ -17,6 +21,7 @@
  *   MedMeta (seed 001) reports BERTScore next to its LLM judges.
  */
 import { z } from "zod";
+import { effectiveMaxLength, encodeText, padBatch, type HfTokenizer } from "../../models/transformers-encode.ts";
 import { loadLocalModel, type Loaded } from "./transformers-loader.ts";
 import type { Metric, MetricPair, MetricScores } from "./types.ts";
 
@@ -33,40 +38,65 @@ export const BertScoreConfigSchema = z
     /** Allow Hub downloads (default false). */
     allowRemote: z.boolean().default(false),
     quantized: z.boolean().default(false),
+    /** Weight tokens by idf over the references of each call (bert_score `idf=True`). */
+    idf: z.boolean().default(false),
     /** Baseline rescaling constants (from bert-score's rescale_baseline files); off when absent. */
     baseline: z.object({ precision: z.number(), recall: z.number(), f1: z.number() }).strict().optional(),
-    /** Max tokens per text (longer texts are truncated). */
-    maxLength: z.number().int().min(8).default(510),
+    /** Max tokens per text, special tokens included (longer texts are truncated). */
+    maxLength: z.number().int().min(8).default(512),
   })
   .strict();
 /** Parsed config. */
 export type BertScoreConfig = z.infer<typeof BertScoreConfigSchema>;
 
-/** Greedy-matching BERTScore of two sets of L2-normalised token vectors (rows of dim `dim`). */
-export function greedyMatchScores(ref: Float32Array, nRef: number, cand: Float32Array, nCand: number, dim: number): { precision: number; recall: number; f1: number } {
-  const sim = new Float64Array(nRef * nCand);
-  for (let i = 0; i < nRef; i++) {
-    for (let j = 0; j < nCand; j++) {
+/** Token vectors of one text: rows of `dim`, L2-normalised, with their ids and weights. */
+export interface TokenVectors {
+  vecs: Float32Array;
+  n: number;
+  dim: number;
+  weights: Float64Array;
+}
+
+/**
+ * Greedy-matching BERTScore of two texts' token vectors (bert_score `greedy_cos_idf`): every
+ * token takes its best cosine on the other side; means are weighted by each side's own weights.
+ * @returns P, R, F1 (F1 0 when P + R = 0); NaN when one side has no positive weight.
+ */
+export function greedyMatchScores(ref: TokenVectors, cand: TokenVectors): { precision: number; recall: number; f1: number } {
+  const { dim } = ref;
+  const sim = new Float64Array(ref.n * cand.n);
+  for (let i = 0; i < ref.n; i++) {
+    for (let j = 0; j < cand.n; j++) {
       let s = 0;
-      for (let k = 0; k < dim; k++) s += ref[i * dim + k] * cand[j * dim + k];
-      sim[i * nCand + j] = s;
+      for (let k = 0; k < dim; k++) s += ref.vecs[i * dim + k] * cand.vecs[j * dim + k];
+      sim[i * cand.n + j] = s;
     }
   }
-  let r = 0;
-  for (let i = 0; i < nRef; i++) {
-    let m = -Infinity;
-    for (let j = 0; j < nCand; j++) m = Math.max(m, sim[i * nCand + j]);
-    r += m;
-  }
-  let p = 0;
-  for (let j = 0; j < nCand; j++) {
-    let m = -Infinity;
-    for (let i = 0; i < nRef; i++) m = Math.max(m, sim[i * nCand + j]);
-    p += m;
-  }
-  const recall = r / nRef;
-  const precision = p / nCand;
+  const weightedBest = (rows: number, cols: number, at: (r: number, c: number) => number, w: Float64Array): number => {
+    let num = 0;
+    let den = 0;
+    for (let r = 0; r < rows; r++) {
+      let m = -Infinity;
+      for (let c = 0; c < cols; c++) m = Math.max(m, at(r, c));
+      num += m * w[r];
+      den += w[r];
+    }
+    return num / den;
+  };
+  const recall = weightedBest(ref.n, cand.n, (i, j) => sim[i * cand.n + j], ref.weights);
+  const precision = weightedBest(cand.n, ref.n, (j, i) => sim[i * cand.n + j], cand.weights);
   return { precision, recall, f1: precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0 };
+}
+
+/**
+ * idf weights over a set of reference token-id lists: ln((M+1)/(df+1)); special tokens 0.
+ * @returns a lookup returning the weight of a token id.
+ */
+export function idfWeights(references: readonly (readonly number[])[], special: ReadonlySet<number>): (id: number) => number {
+  const df = new Map<number, number>();
+  for (const ids of references) for (const id of new Set(ids)) df.set(id, (df.get(id) ?? 0) + 1);
+  const M = references.length;
+  return (id) => (special.has(id) ? 0 : Math.log((M + 1) / ((df.get(id) ?? 0) + 1)));
 }
 
 /**
@@ -80,26 +110,23 @@ export function createBertScoreMetric(config: Partial<BertScoreConfig> = {}): Me
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let loading: Promise<Loaded<{ tokenizer: any; model: any }>> | null = null;
   const rescale = (v: number, b: number | undefined): number => (b === undefined ? v : (v - b) / (1 - b));
+  const nullRow = (note: string): MetricScores => Object.fromEntries(outputs.map((o) => [o, { value: null, note }]));
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  async function embed(tokenizer: any, model: any, text: string): Promise<{ vecs: Float32Array; n: number; dim: number }> {
-    const enc = await tokenizer(text, { truncation: true, max_length: c.maxLength + 2 });
-    const out = await model(enc);
-    const h = out.last_hidden_state;
+  async function embed(tf: any, tokenizer: HfTokenizer, model: any, text: string, weight: (id: number) => number): Promise<TokenVectors & { truncated: boolean }> {
+    const row = encodeText(tokenizer, text, effectiveMaxLength(tokenizer, model, c.maxLength));
+    const batch = padBatch(tf, tokenizer, [row]);
+    const h = (await model(batch.inputs)).last_hidden_state;
     const [, T, H] = h.dims as number[];
     const data = h.data as Float32Array;
-    const ids = Array.from(enc.input_ids.data as BigInt64Array, Number);
-    const special = new Set<number>((tokenizer.all_special_ids ?? []).map(Number));
-    const keep: number[] = [];
-    for (let t = 0; t < T; t++) if (!special.has(ids[t])) keep.push(t);
-    const vecs = new Float32Array(keep.length * H);
-    keep.forEach((t, r) => {
+    const vecs = new Float32Array(T * H);
+    for (let t = 0; t < T; t++) {
       let norm = 0;
       for (let k = 0; k < H; k++) norm += data[t * H + k] ** 2;
       norm = Math.sqrt(norm) || 1;
-      for (let k = 0; k < H; k++) vecs[r * H + k] = data[t * H + k] / norm;
-    });
-    return { vecs, n: keep.length, dim: H };
+      for (let k = 0; k < H; k++) vecs[t * H + k] = data[t * H + k] / norm;
+    }
+    return { vecs, n: T, dim: H, weights: Float64Array.from(row.inputIds, weight), truncated: row.truncated };
   }
 
   return {
@@ -108,30 +135,30 @@ export function createBertScoreMetric(config: Partial<BertScoreConfig> = {}): Me
     async score(pairs: readonly MetricPair[]): Promise<MetricScores[]> {
       loading ??= loadLocalModel({ model: c.model, modelDir: c.modelDir, allowRemote: c.allowRemote, quantized: c.quantized }, "AutoModel");
       const loaded = await loading;
-      if (!loaded.ok) {
-        const reason = loaded.reason;
-        return pairs.map(() => Object.fromEntries(outputs.map((o) => [o, { value: null, note: reason }])));
-      }
+      if (!loaded.ok) return pairs.map(() => nullRow(loaded.reason));
       const { tokenizer, model } = loaded.value;
+      const tf = await import("@xenova/transformers");
+      const special = new Set<number>((tokenizer.all_special_ids ?? []).map(Number));
+      const idsOf = (text: string) => encodeText(tokenizer, text, effectiveMaxLength(tokenizer, model, c.maxLength)).inputIds;
+      const weight = c.idf ? idfWeights(pairs.map((p) => idsOf(p.reference)), special) : (id: number) => (special.has(id) ? 0 : 1);
       const rows: MetricScores[] = [];
       for (const p of pairs) {
         try {
-          const ref = await embed(tokenizer, model, p.reference);
-          const cand = await embed(tokenizer, model, p.candidate);
-          if (ref.n === 0 || cand.n === 0) {
-            rows.push(Object.fromEntries(outputs.map((o) => [o, { value: null, note: "empty reference or candidate" }])));
+          const ref = await embed(tf, tokenizer, model, p.reference, weight);
+          const cand = await embed(tf, tokenizer, model, p.candidate, weight);
+          const s = greedyMatchScores(ref, cand);
+          if (!Number.isFinite(s.precision) || !Number.isFinite(s.recall)) {
+            rows.push(nullRow("empty reference or candidate (no token with a positive weight)"));
             continue;
           }
-          const s = greedyMatchScores(ref.vecs, ref.n, cand.vecs, cand.n, ref.dim);
-          const note = `${c.model}, last layer${c.baseline ? ", baseline-rescaled" : ""}`;
+          const note = `${c.model}, last layer${c.idf ? ", idf" : ""}${c.baseline ? ", baseline-rescaled" : ""}${ref.truncated || cand.truncated ? `, truncated to ${effectiveMaxLength(tokenizer, model, c.maxLength)} tokens` : ""}`;
           rows.push({
             bertscore_precision: { value: rescale(s.precision, c.baseline?.precision), note },
             bertscore_recall: { value: rescale(s.recall, c.baseline?.recall), note },
             bertscore_f1: { value: rescale(s.f1, c.baseline?.f1), note },
           });
         } catch (e) {
-          const note = `bertscore failed: ${(e as Error).message}`;
-          rows.push(Object.fromEntries(outputs.map((o) => [o, { value: null, note }])));
+          rows.push(nullRow(`bertscore failed: ${(e as Error).message}`));
         }
       }
       return rows;

@@ -28,23 +28,33 @@ export const PerplexityConfigSchema = z
 export type PerplexityConfig = z.infer<typeof PerplexityConfigSchema>;
 
 /**
- * exp(mean NLL) from next-token logits.
- * @param logits row-major [T, V] logits; @param ids the T token ids.
- * @returns perplexity, or null when T < 2.
+ * Log-probability of each token given the ones before it, from next-token logits (log-softmax of
+ * row t − 1 at id t, computed stably with the row max).
+ * @param logits row-major [T, V] logits; @param ids the T token ids; @param vocab V.
+ * @returns T − 1 natural-log probabilities (for tokens 2…T); [] when T < 2.
  */
-export function perplexityFromLogits(logits: Float32Array, ids: readonly number[], vocab: number): number | null {
-  const T = ids.length;
-  if (T < 2) return null;
-  let nll = 0;
-  for (let t = 1; t < T; t++) {
+export function tokenLogProbs(logits: Float32Array, ids: readonly number[], vocab: number): number[] {
+  const out: number[] = [];
+  for (let t = 1; t < ids.length; t++) {
     const off = (t - 1) * vocab;
     let max = -Infinity;
     for (let v = 0; v < vocab; v++) if (logits[off + v] > max) max = logits[off + v];
     let sum = 0;
     for (let v = 0; v < vocab; v++) sum += Math.exp(logits[off + v] - max);
-    nll += -(logits[off + ids[t]] - max - Math.log(sum));
+    out.push(logits[off + ids[t]] - max - Math.log(sum));
   }
-  return Math.exp(nll / (T - 1));
+  return out;
+}
+
+/**
+ * exp(mean NLL) from next-token logits (HF's perplexity recipe: the first token is context only).
+ * @param logits row-major [T, V] logits; @param ids the T token ids.
+ * @returns perplexity, or null when T < 2.
+ */
+export function perplexityFromLogits(logits: Float32Array, ids: readonly number[], vocab: number): number | null {
+  const lp = tokenLogProbs(logits, ids, vocab);
+  if (lp.length === 0) return null;
+  return Math.exp(-lp.reduce((a, b) => a + b, 0) / lp.length);
 }
 
 /**

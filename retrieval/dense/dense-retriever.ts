@@ -3,7 +3,7 @@
  * a {@link DenseStore} by cosine similarity.
  */
 import type { CorpusDoc } from "../../corpus/types.ts";
-import type { Embedder, Retriever, SearchHit } from "../types.ts";
+import { embedQueries, type Embedder, type Retriever, type SearchHit } from "../types.ts";
 import type { DenseStore } from "./lancedb-store.ts";
 
 /** Id prefix of dense retrievers: `dense:<embedder id>`. */
@@ -35,7 +35,7 @@ export function createDenseRetriever(deps: DenseRetrieverDeps): Retriever {
     id: `${DENSE_RETRIEVER_PREFIX}:${embedder.id}`,
     async search(query: string, k: number): Promise<SearchHit[]> {
       if (typeof query !== "string" || query.trim() === "" || !(k > 0)) return [];
-      const [v] = await embedder.embed([query]);
+      const [v] = await embedQueries(embedder, [query]);
       if (!v || v.every((x) => x === 0)) return [];
       const hits = await store.search(v, Math.floor(k));
       return hits.map((h, i) => {

@@ -29,6 +29,8 @@ import type { Embedder } from "../types.ts";
 /** Schema-metadata keys written on every table. */
 export const LANCE_META = {
   embedderId: "medsynth.embedder_id",
+  /** JSON of the embedder's `info` (model id, revision, pooling, …) when it has one. */
+  embedderInfo: "medsynth.embedder_info",
   corpusHash: "medsynth.corpus_hash",
   dims: "medsynth.dims",
   docCount: "medsynth.doc_count",
@@ -170,6 +172,11 @@ export async function openOrBuildDenseStore(
     if (gotDims !== embedder.dims) {
       throw new Error(`${where} holds ${gotDims}-d vectors but embedder ${embedder.id} gives ${embedder.dims}-d; use mode "rebuild"`);
     }
+    const gotInfo = meta.get(LANCE_META.embedderInfo);
+    const wantInfo = embedder.info ? JSON.stringify(embedder.info) : undefined;
+    if (gotInfo !== undefined && wantInfo !== undefined && gotInfo !== wantInfo) {
+      throw new Error(`${where} was built with embedder settings ${gotInfo}, not ${wantInfo}; use another table name or mode "rebuild"`);
+    }
   } else {
     const ids = new Set<string>();
     for (const [i, d] of docs.entries()) {
@@ -182,6 +189,7 @@ export async function openOrBuildDenseStore(
       [LANCE_META.dims, String(embedder.dims)],
       [LANCE_META.docCount, String(docs.length)],
       [LANCE_META.content, CONTENT_RECIPE],
+      ...(embedder.info ? [[LANCE_META.embedderInfo, JSON.stringify(embedder.info)] as [string, string]] : []),
     ]);
     const schema = vectorSchema(embedder.dims, meta);
     const t0 = Date.now();

@@ -5,7 +5,7 @@
  * |---|---|
  * | `word-vectors` (alias of `word-vectors:sg-100d-mean`) | mean-pooled wink 100-d word vectors (offline default) |
  * | `word-vectors:sg-100d-mean` / `-sif` / `-sif-corpus-pc1` | mean / SIF (Zipf-from-rank p(w)) / full SIF (p(w) counted on `docs`, first principal component removed; on fewer than 50 docs it falls back to `-sif` and its id says so) |
- * | `transformers:<model id>[:mean\|:cls]` | @xenova/transformers feature extraction (local model dir, offline) |
+ * | `transformers:<model id>[:mean\|:cls]` | @xenova/transformers encoder, pooled (local model dir, offline); BGE v1.5 and MedCPT get their published settings (`modelPreset`) |
  * | `openai:<model>` | OpenAI-compatible /v1/embeddings |
  */
 import type { CorpusDoc } from "../../corpus/types.ts";
@@ -13,7 +13,7 @@ import { createEmbeddingClient } from "../../models/registry.ts";
 import type { EmbeddingClient } from "../../models/types.ts";
 import type { Embedder } from "../types.ts";
 import { createOpenAIEmbedder, OPENAI_EMBEDDER_PREFIX } from "./openai.ts";
-import { createTransformersEmbedder, TRANSFORMERS_EMBEDDER_PREFIX } from "./transformers.ts";
+import { createTransformersEmbedder, modelPreset, TRANSFORMERS_EMBEDDER_PREFIX } from "./transformers.ts";
 import { createWordVectorsEmbedder, WORD_VECTORS_ID_PREFIX } from "./word-vectors.ts";
 
 /** The plain offline embedder id (alias of `word-vectors:sg-100d-mean`; needs no corpus). */
@@ -57,6 +57,14 @@ export interface EmbedderOptions {
 
 type Factory = (rest: string, opts: EmbedderOptions) => Promise<Embedder>;
 
+/** Model, pooling and the model's published settings for a `transformers:<model>[:mean|:cls]` id rest. */
+function transformersSettings(rest: string) {
+  const m = /^(.+?)(?::(mean|cls))?$/.exec(rest);
+  if (!m || !m[1]) throw new Error(`embedder id "transformers:${rest}": expected transformers:<model id>[:mean|:cls]`);
+  const preset = modelPreset(m[1]);
+  return { ...preset, model: m[1], pooling: (m[2] as "mean" | "cls" | undefined) ?? preset.pooling ?? "mean" };
+}
+
 const exact: Record<string, Factory> = {
   [DEFAULT_EMBEDDER_ID]: (_r, o) => createWordVectorsEmbedder({ pooling: "mean", cacheDir: o.wordVectorCacheDir }),
   [`${WORD_VECTORS_ID_PREFIX}-mean`]: (_r, o) => createWordVectorsEmbedder({ pooling: "mean", cacheDir: o.wordVectorCacheDir }),
@@ -66,11 +74,7 @@ const exact: Record<string, Factory> = {
 };
 
 const prefixed: Record<string, Factory> = {
-  [TRANSFORMERS_EMBEDDER_PREFIX]: (rest, o) => {
-    const m = /^(.+?)(?::(mean|cls))?$/.exec(rest);
-    if (!m || !m[1]) throw new Error(`embedder id "transformers:${rest}": expected transformers:<model id>[:mean|:cls]`);
-    return createTransformersEmbedder({ model: m[1], pooling: (m[2] as "mean" | "cls" | undefined) ?? "mean", modelDir: o.modelDir, allowRemote: o.allowRemote, quantized: o.quantized, batchSize: o.batchSize });
-  },
+  [TRANSFORMERS_EMBEDDER_PREFIX]: (rest, o) => createTransformersEmbedder({ ...transformersSettings(rest), modelDir: o.modelDir, allowRemote: o.allowRemote, quantized: o.quantized, batchSize: o.batchSize }),
   [OPENAI_EMBEDDER_PREFIX]: (rest, o) => {
     const m = /^(.+?)(?:@(\d+))?$/.exec(rest);
     const dimensions = o.dimensions ?? (m?.[2] ? Number(m[2]) : undefined);
@@ -100,4 +104,15 @@ export async function createEmbedder(id: string, opts: EmbedderOptions = {}): Pr
     if (p && id.length > i + 1) return p(id.slice(i + 1), opts);
   }
   throw new Error(`unknown embedder id ${JSON.stringify(id)}; valid ids: ${EMBEDDER_IDS.join(", ")}`);
+}
+
+/**
+ * What an embedder id stands for, without loading anything (for env.json): for transformers ids
+ * the model(s), pooling, normalisation and query prefix it will use; otherwise just the id.
+ * @throws Error on a malformed transformers id.
+ */
+export function describeEmbedder(id: string): Record<string, unknown> {
+  if (!id.startsWith(`${TRANSFORMERS_EMBEDDER_PREFIX}:`)) return { id };
+  const s = transformersSettings(id.slice(TRANSFORMERS_EMBEDDER_PREFIX.length + 1));
+  return { id, model: s.model, ...(s.queryModel ? { queryModel: s.queryModel } : {}), revision: s.revision ?? "local", pooling: s.pooling, normalize: s.normalize ?? true, queryPrefix: s.queryPrefix ?? "" };
 }

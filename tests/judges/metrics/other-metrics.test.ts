@@ -55,10 +55,14 @@ describe("embedding cosine", () => {
 
 describe("model-backed metrics", () => {
   it("greedy matching: identical token sets → 1; orthogonal → 0", () => {
-    const e = new Float32Array([1, 0, 0, 1]);
-    expect(greedyMatchScores(e, 2, e, 2, 2)).toEqual({ precision: 1, recall: 1, f1: 1 });
-    const s = greedyMatchScores(new Float32Array([1, 0]), 1, new Float32Array([0, 1, 1, 0]), 2, 2);
+    const tv = (vecs: number[], weights: number[]) => ({ vecs: new Float32Array(vecs), n: weights.length, dim: 2, weights: new Float64Array(weights) });
+    const e = tv([1, 0, 0, 1], [1, 1]);
+    expect(greedyMatchScores(e, e)).toEqual({ precision: 1, recall: 1, f1: 1 });
+    const s = greedyMatchScores(tv([1, 0], [1]), tv([0, 1, 1, 0], [1, 1]));
     expect(s).toEqual({ precision: 0.5, recall: 1, f1: 2 / 3 });
+    // a zero-weight (special) candidate token still serves as a match but does not count itself
+    const w = greedyMatchScores(tv([1, 0], [1]), tv([0, 1, 1, 0], [0, 1]));
+    expect(w).toEqual({ precision: 1, recall: 1, f1: 1 });
   });
   it("perplexity from logits: uniform over 4 tokens → 4", () => {
     expect(perplexityFromLogits(new Float32Array(12), [0, 1, 2], 4)).toBeCloseTo(4, 10);
