@@ -39,6 +39,7 @@ describe("bundled experiment configs", () => {
     // Reranking on by default (the paper reranks with a BGE cross-encoder), more candidates than K.
     expect(reranker).toBe("cross-encoder:Xenova/bge-reranker-base");
     expect(cfg.retrieval.corpus).toBe("prepared:medmeta");
+    expect(cfg.metrics).toContain("bertscore"); // beside the judges, as the authors report it
   });
   it("medconclusion.yaml generates with maxTokens 1024 at T = 0 (MedConclusion Appendix H)", () => {
     const cfg = loadExperimentConfig(join(dir, "medconclusion.yaml"), env);
