@@ -7,7 +7,7 @@ export { StandardRagConfigSchema, STANDARD_RAG_ID, standardRagWorkflow, mergeQue
 export { GoldenRagConfigSchema, GOLDEN_RAG_ID, goldenRagWorkflow } from "./golden-rag.ts";
 export { NegatedRagConfigSchema, NEGATED_RAG_ID, negatedRagWorkflow, chooseNegated } from "./negated-rag.ts";
 export { FeasibilityConfigSchema, FEASIBILITY_ID, feasibilityWorkflow } from "./feasibility.ts";
-export { ConclusionModeConfigSchema, CONCLUSION_MODES, conclusionTargets, conclusionAWorkflow, conclusionBWorkflow, conclusionCWorkflow, conclusionDWorkflow } from "./conclusion-modes.ts";
+export { ConclusionModeConfigSchema, CONCLUSION_MODES, conclusionTargets, conclusionAWorkflow, conclusionBWorkflow, conclusionCWorkflow, conclusionDWorkflow, conclusionSentencesWorkflow, conclusionUnrestrictedWorkflow, summaryUnrestrictedWorkflow } from "./conclusion-modes.ts";
 export { RweSummaryConfigSchema, RWE_SUMMARY_ID, rweSummaryWorkflow, formatOutcome, formatStudyRaw } from "./rwe-summary.ts";
 export { negateAbstract, negateSentence, createRuleNegator, type NegationResult, type NegatedSentence } from "./negation/rule-negator.ts";
 export { createLlmNegator } from "./negation/llm-negator.ts";

@@ -89,6 +89,26 @@ describe("MedConclusion modes", () => {
     expect(free).not.toContain("97 words");
     expect(free).toContain("do not add findings");
   });
+
+  it("the authors' other modes: sentence count only; conclusion and summary with no restriction", async () => {
+    server = await startScriptedServer([{ content: "OUT" }]);
+    const model = scriptedModel(server);
+    const runs: Record<string, unknown>[] = [];
+    for (const id of ["conclusion-sentences", "conclusion-unrestricted", "summary-unrestricted"]) runs.push((await getWorkflow(id).create({ model }, {}).run(pubmedqaTask(), { repeat: 0 })).intermediate);
+    const [sentences, conclusion, summary] = server.chatRequests().map(promptText);
+    expect(sentences).toContain("in exactly 4 sentence(s)");
+    expect(sentences).not.toContain("97");
+    expect(runs[0]).toMatchObject({ targets: "sentences", targetSentences: 4 });
+    expect(runs[0].targetWords).toBeUndefined();
+    for (const p of [conclusion, summary]) {
+      expect(p).not.toMatch(/formal|sentence\(s\)|words/);
+      expect(p).toContain("do not add findings");
+    }
+    expect(conclusion).toContain("Write the conclusion of this abstract.");
+    expect(summary).toContain("Summarise this study.");
+    expect(runs[1]).toMatchObject({ kind: "conclusion", targets: "none", formal: false });
+    expect(runs[2]).toMatchObject({ kind: "summary", targets: "none", formal: false });
+  });
 });
 
 describe("RWE summary", () => {
@@ -145,7 +165,7 @@ describe("RWE summary", () => {
 
 describe("registry", () => {
   it("lists the workflows and names valid ids on an unknown one", () => {
-    expect(listWorkflowIds()).toEqual(["pzs", "pcot", "standard-rag", "golden-rag", "negated-rag", "feasibility", "conclusion-a", "conclusion-b", "conclusion-c", "conclusion-d", "rwe-summary"]);
+    expect(listWorkflowIds()).toEqual(["pzs", "pcot", "standard-rag", "golden-rag", "negated-rag", "feasibility", "conclusion-a", "conclusion-b", "conclusion-c", "conclusion-d", "conclusion-sentences", "conclusion-unrestricted", "summary-unrestricted", "rwe-summary"]);
     expect(() => getWorkflow("gold-rag")).toThrow("unknown workflow 'gold-rag'; valid ids: pzs, pcot, standard-rag");
     expect(() => getWorkflow("golden-rag").create({ model: createGeneratorModel("extractive:mmr") }, { k: 3 } as never)).toThrow();
   });
