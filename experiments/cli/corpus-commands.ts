@@ -125,12 +125,12 @@ export function registerCorpusCommands(program: Command): void {
       const failure = ingestFailure(inputs, report);
       if (failure) process.stderr.write(`error: ${failure}\n`);
       if (opts.json) {
-        console.log(JSON.stringify({ out: opts.out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, kept: cleaned.kept.length } }, null, 2));
+        console.log(JSON.stringify({ out: opts.out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, duplicatedSegmentsRepaired: cleaned.duplicatedSegmentsRepaired, kept: cleaned.kept.length } }, null, 2));
       } else {
         console.log(formatCountsTable(countsRows(report.counts)));
         if (cleaned) {
           console.log("\ncleaning (MedConclusion §3.1.1) — dropped by reason:");
-          console.log(formatCountsTable([...Object.entries(cleaned.dropped), ["kept", cleaned.kept.length], ["keywords dropped (non-ASCII)", cleaned.keywordsDropped.nonAscii], ["keywords dropped (overlong)", cleaned.keywordsDropped.overlong], ["keywords dropped (empty)", cleaned.keywordsDropped.empty]]));
+          console.log(formatCountsTable([...Object.entries(cleaned.dropped), ["kept", cleaned.kept.length], ["keywords dropped (non-ASCII)", cleaned.keywordsDropped.nonAscii], ["keywords dropped (overlong)", cleaned.keywordsDropped.overlong], ["keywords dropped (empty)", cleaned.keywordsDropped.empty], ["duplicated segment lists repaired", cleaned.duplicatedSegmentsRepaired]]));
         }
         console.log(`\nwrote ${written.toLocaleString("en-US")} records to ${opts.out}`);
       }
