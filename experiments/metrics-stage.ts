@@ -15,6 +15,7 @@ import { createMetric, metricIds } from "../judges/metrics/registry.ts";
 import type { Metric } from "../judges/metrics/types.ts";
 import { createEmbedder, EMBEDDER_IDS } from "../retrieval/registry.ts";
 import { createLexicalDirectionClassifier } from "../judges/answer-classifier.ts";
+import { lexicalGrounding, numericFidelity } from "../judges/metrics/grounding.ts";
 import type { RunRecord } from "./types.ts";
 
 const cache = new Map<string, Promise<Metric>>();
@@ -42,10 +43,32 @@ export function metricFor(spec: string): Promise<Metric> {
 /** Answer-level metric specs (classifier of the conclusion vs the item's categorical answer). */
 export const ANSWER_METRIC_SPECS = ["answer:lexical-direction"] as const;
 
+/**
+ * Record-level robustness spec: lexical grounding of the output in the evidence the workflow saw
+ * (recorded by Perturbed-/Critic-RAG) — `grounding_supported`, `perturbation_uptake`,
+ * `unsupported_claims` — and numeric fidelity (`numeric_fidelity`, `numbers_invented`,
+ * `numbers_altered`) against that evidence with its perturbed spans put back (numbers the model
+ * took from a perturbed span count as altered) or against the judged source text.
+ */
+export const GROUNDING_METRIC_SPEC = "grounding:lexical";
+
+/** Grounding metrics of one record (empty when it carries no evidence or source). */
+export function groundingMetrics(record: RunRecord): Record<string, number | null> {
+  const p = record.intermediate.perturbation as { evidence?: { text: string; title: string }[]; steps?: { changes: { before: string; after: string }[] }[] } | undefined;
+  const spans = (p?.steps ?? []).flatMap((s) => s.changes).filter((c) => c.after);
+  const evidence = p?.evidence?.map((e) => `${e.title}. ${e.text}`) ?? (typeof record.intermediate.source === "string" ? [record.intermediate.source] : null);
+  if (!evidence || !record.output) return {};
+  const g = lexicalGrounding(record.output, evidence, spans);
+  // numbers are judged against the evidence before perturbation: every changed span put back
+  const original = evidence.map((t) => spans.reduce((acc, c) => (c.before ? acc.split(c.after).join(c.before) : acc), t));
+  const n = numericFidelity(record.output, original.join("\n"), spans.map((c) => c.after));
+  return { grounding_supported: g.supportedShare, perturbation_uptake: p ? g.uptakeShare : null, unsupported_claims: g.unsupported, numeric_fidelity: n.fidelity, numbers_invented: n.invented, numbers_altered: n.altered };
+}
+
 /** Check metric specs early (unknown ids throw before any cell runs). */
 export function validateMetricSpecs(specs: string[]): void {
   for (const s of specs) {
-    if ((ANSWER_METRIC_SPECS as readonly string[]).includes(s)) continue;
+    if ((ANSWER_METRIC_SPECS as readonly string[]).includes(s) || s === GROUNDING_METRIC_SPEC) continue;
     const [id, embedderId] = s.split("@");
     if (!metricIds().includes(id)) throw new Error(`metrics: unknown metric "${id}"; valid ids: ${metricIds().join(", ")}`);
     if (embedderId !== undefined) {
@@ -75,9 +98,10 @@ export async function computeRecordMetrics(record: RunRecord, specs: string[]): 
       notes.answer_correct_lexical = c.error ?? "classifier gave no label";
     }
   }
+  if (specs.includes(GROUNDING_METRIC_SPEC)) Object.assign(metrics, groundingMetrics(record));
   if (!record.reference) return { metrics, notes, labels };
   for (const spec of specs) {
-    if ((ANSWER_METRIC_SPECS as readonly string[]).includes(spec)) continue;
+    if ((ANSWER_METRIC_SPECS as readonly string[]).includes(spec) || spec === GROUNDING_METRIC_SPEC) continue;
     let metric: Metric;
     try {
       metric = await metricFor(spec);

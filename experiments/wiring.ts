@@ -192,6 +192,7 @@ export function retrieverFactory(config: ExperimentConfig, log: (l: string) => v
  */
 export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l)): RunnerDeps {
   const retriever = retrieverFactory(config, log);
+  const retrievalDocs = once(() => loadRetrievalCorpus(config.retrieval));
   const panel = once(async (): Promise<Panel | null> => {
     if (!config.panel) return null;
     const { config: pc, baseDir } = loadPanelConfig(config.panel);
@@ -241,6 +242,12 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
           const r = await rerankerFor(reranker, model);
           if (r) deps.reranker = r;
         }
+      } else if (workflowId === "perturbed-rag" || workflowId === "critic-rag") {
+        const p = params as { op?: string; source?: string; mode?: string; also?: string };
+        const ops = `${p.op ?? ""},${p.also ?? ""}`;
+        if (/distract/.test(ops)) deps.retriever = await retriever();
+        if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert")) deps.corpus = await retrievalDocs();
+        if (reranker !== undefined) throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
       } else if (reranker !== undefined) {
         throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
       }

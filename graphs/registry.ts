@@ -1,20 +1,22 @@
 /**
  * Registry of workflows: id → {@link WorkflowDefinition}. Explicit imports, no discovery by side
- * effect. Ids: pzs, pcot, standard-rag, golden-rag, negated-rag, feasibility, conclusion-a…d,
+ * effect. Ids: pzs, pcot, standard-rag, golden-rag, negated-rag, perturbed-rag, critic-rag, feasibility, conclusion-a…d,
  * conclusion-sentences, conclusion-unrestricted, summary-unrestricted, rwe-summary.
  */
+import { criticRagWorkflow } from "./critic-rag.ts";
 import { conclusionAWorkflow, conclusionBWorkflow, conclusionCWorkflow, conclusionDWorkflow, conclusionSentencesWorkflow, conclusionUnrestrictedWorkflow, summaryUnrestrictedWorkflow } from "./conclusion-modes.ts";
 import { feasibilityWorkflow } from "./feasibility.ts";
 import { goldenRagWorkflow } from "./golden-rag.ts";
 import { negatedRagWorkflow } from "./negated-rag.ts";
 import { pcotWorkflow } from "./pcot.ts";
+import { perturbedRagWorkflow } from "./perturbed-rag.ts";
 import { pzsWorkflow } from "./pzs.ts";
 import { rweSummaryWorkflow } from "./rwe-summary.ts";
 import { standardRagWorkflow } from "./standard-rag.ts";
 import type { WorkflowDefinition } from "./types.ts";
 
 /** Every registered workflow, in presentation order. */
-export const WORKFLOWS: readonly WorkflowDefinition[] = [pzsWorkflow, pcotWorkflow, standardRagWorkflow, goldenRagWorkflow, negatedRagWorkflow, feasibilityWorkflow, conclusionAWorkflow, conclusionBWorkflow, conclusionCWorkflow, conclusionDWorkflow, conclusionSentencesWorkflow, conclusionUnrestrictedWorkflow, summaryUnrestrictedWorkflow, rweSummaryWorkflow] as unknown as WorkflowDefinition[];
+export const WORKFLOWS: readonly WorkflowDefinition[] = [pzsWorkflow, pcotWorkflow, standardRagWorkflow, goldenRagWorkflow, negatedRagWorkflow, perturbedRagWorkflow, criticRagWorkflow, feasibilityWorkflow, conclusionAWorkflow, conclusionBWorkflow, conclusionCWorkflow, conclusionDWorkflow, conclusionSentencesWorkflow, conclusionUnrestrictedWorkflow, summaryUnrestrictedWorkflow, rweSummaryWorkflow] as unknown as WorkflowDefinition[];
 
 const BY_ID = new Map<string, WorkflowDefinition>();
 for (const w of WORKFLOWS) {

@@ -29,6 +29,8 @@ export interface WorkflowDeps {
    * Hits whose document cannot be found are dropped and counted in the intermediate state.
    */
   getDoc?: (id: string) => CorpusDoc | undefined;
+  /** Documents to draw random distractors / retracted studies from (Perturbed-RAG), when loaded. */
+  corpus?: readonly CorpusDoc[];
 }
 
 /** Outcome of one workflow run on one item. Failures and skips are data, not exceptions. */

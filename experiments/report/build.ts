@@ -12,6 +12,7 @@ import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTa
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
 import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "../../judges/rwe-weighted-score.ts";
 import { panelSection } from "./panel-section.ts";
+import { robustnessSection } from "./robustness-section.ts";
 import { reportToHtml, reportToMarkdown, type ReportSection } from "./render.ts";
 
 /** One row of retrieval-eval.json: macro means over a dataset's queries for one mode and K. */
@@ -173,6 +174,8 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
   }
   const ps = panelSection(records);
   if (ps) sections.push(ps);
+  const rob = await robustnessSection(records);
+  if (rob) sections.push(rob);
   if (retrieval.length) sections.push({ heading: "Retrieval", tables: [retrievalTable(retrieval)], charts: [] });
   const comp = comparisonsTable(records, settings.comparisons ?? []);
   if (comp) sections.push({ heading: "Paired comparisons", tables: [comp], charts: [] });

@@ -12,8 +12,8 @@ const env = { MEDSYNTH_JUDGE_BASE_URL: "http://127.0.0.1:9/v1", MEDSYNTH_JUDGE_M
 
 describe("bundled experiment configs", () => {
   const files = readdirSync(dir).filter((f) => f.endsWith(".yaml") && f !== "judge-validation.yaml");
-  it("include demo, medmeta, medconclusion and rwesummary", () => {
-    expect(files.sort()).toEqual(["demo.yaml", "medconclusion.yaml", "medmeta.yaml", "rwesummary.yaml"]);
+  it("include demo, medmeta, medconclusion, robustness and rwesummary", () => {
+    expect(files.sort()).toEqual(["demo.yaml", "medconclusion.yaml", "medmeta.yaml", "robustness.yaml", "rwesummary.yaml"]);
   });
   it.each(files)("%s validates and names only known datasets, workflows, metrics and panels", (f) => {
     const cfg = loadExperimentConfig(join(dir, f), env);

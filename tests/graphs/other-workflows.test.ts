@@ -165,7 +165,7 @@ describe("RWE summary", () => {
 
 describe("registry", () => {
   it("lists the workflows and names valid ids on an unknown one", () => {
-    expect(listWorkflowIds()).toEqual(["pzs", "pcot", "standard-rag", "golden-rag", "negated-rag", "feasibility", "conclusion-a", "conclusion-b", "conclusion-c", "conclusion-d", "conclusion-sentences", "conclusion-unrestricted", "summary-unrestricted", "rwe-summary"]);
+    expect(listWorkflowIds()).toEqual(["pzs", "pcot", "standard-rag", "golden-rag", "negated-rag", "perturbed-rag", "critic-rag", "feasibility", "conclusion-a", "conclusion-b", "conclusion-c", "conclusion-d", "conclusion-sentences", "conclusion-unrestricted", "summary-unrestricted", "rwe-summary"]);
     expect(() => getWorkflow("gold-rag")).toThrow("unknown workflow 'gold-rag'; valid ids: pzs, pcot, standard-rag");
     expect(() => getWorkflow("golden-rag").create({ model: createGeneratorModel("extractive:mmr") }, { k: 3 } as never)).toThrow();
   });

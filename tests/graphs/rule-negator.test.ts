@@ -1,6 +1,6 @@
 /** Rule negator on real MedEvidence sentences, with exact expected outputs. */
 import { describe, expect, it } from "vitest";
-import { createRuleNegator, negateAbstract, negateSentence } from "../../graphs/negation/rule-negator.ts";
+import { createRuleNegator, negateAbstract, negateSentence } from "../../graphs/perturb/rule-negator.ts";
 import { medEvidenceTasks } from "./fixtures.ts";
 
 describe("rule negator", () => {

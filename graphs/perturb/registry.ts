@@ -1,0 +1,77 @@
+/**
+ * Registry of evidence perturbations: op id → config schema + factory, and the composition that
+ * applies a list of them in order, recording every step and a hash of the final evidence.
+ *
+ * | op | what it does |
+ * |---|---|
+ * | `negate` | negate findings (rule or LLM; finding or sentence level) |
+ * | `numeric` | flip ratio estimates and CIs across 1, move p-values across 0.05, reverse percentages |
+ * | `conflict` | add a negated copy next to the original |
+ * | `distract` | add near-topic (BM25) or random non-golden abstracts at a ratio |
+ * | `retracted` | mark passages retracted, or insert retracted studies from the corpus |
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { ChatModel } from "../../models/types.ts";
+import { ConflictOpSchema, createConflictOp } from "./conflict.ts";
+import { createDistractOp, DistractOpSchema } from "./distract.ts";
+import { createNegateOp, NegateOpSchema } from "./negate.ts";
+import { createNumericOp, NumericOpSchema } from "./numeric.ts";
+import { createRetractedOp, RetractedOpSchema } from "./retracted.ts";
+import type { PerturbationContext, PerturbationOperator, PerturbationStep, PerturbedPassage } from "./types.ts";
+
+/** One perturbation in a config: `{op: <id>, strength, …op options}`. */
+export const PerturbationSpecSchema = z.discriminatedUnion("op", [NegateOpSchema, NumericOpSchema, ConflictOpSchema, DistractOpSchema, RetractedOpSchema]);
+/** What a config may give for one perturbation. */
+export type PerturbationSpec = z.input<typeof PerturbationSpecSchema>;
+
+/** Registered operator ids. */
+export const PERTURBATION_IDS = ["negate", "numeric", "conflict", "distract", "retracted"] as const;
+
+/** Dependencies an operator may need. */
+export interface PerturbationDeps {
+  model?: ChatModel;
+  promptDir?: string;
+}
+
+/**
+ * Build one operator from its spec.
+ * @throws ZodError naming the field on a bad spec (unknown op lists the valid ids).
+ */
+export function createPerturbation(spec: PerturbationSpec, deps: PerturbationDeps = {}): PerturbationOperator {
+  const s = PerturbationSpecSchema.parse(spec);
+  switch (s.op) {
+    case "negate":
+      return createNegateOp(s, deps);
+    case "numeric":
+      return createNumericOp(s);
+    case "conflict":
+      return createConflictOp(s);
+    case "distract":
+      return createDistractOp(s);
+    case "retracted":
+      return createRetractedOp(s);
+  }
+}
+
+/** sha256 (first 16 hex) of the evidence a workflow finally sees (ids, titles, texts, flags). */
+export function evidenceHash(evidence: readonly PerturbedPassage[]): string {
+  const h = createHash("sha256");
+  for (const p of evidence) h.update(JSON.stringify([p.id, p.title, p.text, p.retracted === true])).update("\n");
+  return h.digest("hex").slice(0, 16);
+}
+
+/**
+ * Apply operators in order (each sees the previous one's output).
+ * @returns the final evidence, one step record per operator, and the evidence hash
+ */
+export async function applyPerturbations(ops: readonly PerturbationOperator[], evidence: readonly PerturbedPassage[], ctx: PerturbationContext): Promise<{ evidence: PerturbedPassage[]; steps: PerturbationStep[]; hash: string }> {
+  let current = [...evidence];
+  const steps: PerturbationStep[] = [];
+  for (const op of ops) {
+    const r = await op.apply(current, ctx);
+    current = r.evidence;
+    steps.push(r.step);
+  }
+  return { evidence: current, steps, hash: evidenceHash(current) };
+}
