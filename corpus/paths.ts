@@ -2,10 +2,30 @@
  * Where medsynth finds the bundled data and keeps its caches.
  */
 import { fileURLToPath } from "node:url";
-import { dirname, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 
-/** Repository root (the folder holding package.json). */
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/**
+ * Package root: the nearest folder above this file holding medsynth's package.json — the
+ * repository in a checkout (sources run from `corpus/`), the package folder when installed
+ * (compiled code runs from `dist/corpus/`).
+ */
+export const REPO_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
+
+function findPackageRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    const pkg = join(dir, "package.json");
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "medsynth") return dir;
+      } catch {
+        // not a readable package.json: keep looking upwards
+      }
+    }
+    if (dirname(dir) === dir) return resolve(start, "..");
+  }
+}
 
 /**
  * Folder of the bundled real datasets: `$MEDSYNTH_DATA_DIR`, else `<repo>/../shared/data`.
@@ -17,10 +37,14 @@ export function sharedDataDir(): string {
 
 /**
  * Cache folder for derived artefacts (word-vector binaries, BM25 indexes, LanceDB tables, model
- * call cache): `$MEDSYNTH_CACHE_DIR`, else `<repo>/.medsynth-cache`.
+ * call cache): `$MEDSYNTH_CACHE_DIR`, else `<repo>/.medsynth-cache` in a git checkout, else
+ * `$XDG_CACHE_HOME/medsynth` (default `~/.cache/medsynth`) for an installed package.
  */
 export function cacheDir(): string {
-  return process.env.MEDSYNTH_CACHE_DIR ? resolve(process.env.MEDSYNTH_CACHE_DIR) : resolve(REPO_ROOT, ".medsynth-cache");
+  if (process.env.MEDSYNTH_CACHE_DIR) return resolve(process.env.MEDSYNTH_CACHE_DIR);
+  // a checkout keeps its caches beside the code; an installed package must not write into node_modules
+  if (existsSync(join(REPO_ROOT, ".git"))) return resolve(REPO_ROOT, ".medsynth-cache");
+  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "medsynth");
 }
 
 /**

@@ -42,6 +42,10 @@ export interface SearchHit {
 /** Anything that answers a query with a ranked list. An empty query returns []. */
 export interface Retriever {
   readonly id: string;
+  /**
+   * The `k` best hits for `query`, best first (`rank` 1…k); an empty or blank query, or k ≤ 0,
+   * gives [].
+   */
   search(query: string, k: number): Promise<SearchHit[]>;
 }
 

@@ -7,6 +7,14 @@ import { mkdtempSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+// The CLI runs compiled JavaScript (dist/); build it from the current sources first so CLI tests
+// and the package test never see a stale build.
+const build = spawnSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
+if (build.status !== 0) {
+  console.log("0 passed, 1 failed");
+  process.exit(1);
+}
+
 const dir = mkdtempSync(join(tmpdir(), "medsynth-vitest-"));
 const out = join(dir, "report.json");
 const args = ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...process.argv.slice(2)];

@@ -34,7 +34,7 @@ export async function loadLocalModel(options: LocalModelOptions, kind: "AutoMode
   try {
     tf = await import("@xenova/transformers");
   } catch (e) {
-    return { ok: false, reason: `@xenova/transformers could not be loaded: ${(e as Error).message}` };
+    return { ok: false, reason: `@xenova/transformers could not be loaded (an optional peer dependency of medsynth: npm install @xenova/transformers@2.17.2): ${(e as Error).message}` };
   }
   const modelDir = options.modelDir ?? join(cacheDir(), "models");
   tf.env.allowRemoteModels = options.allowRemote === true;

@@ -72,7 +72,10 @@ export class WinkBm25 implements Bm25Engine {
     this.docs = new Map(docs.map((d) => [d.id, d]));
   }
 
-  /** {@inheritDoc Bm25Engine.searchSync} wink orders equal scores by its own result table order. */
+  /**
+   * Same as `search` but synchronous; hits carry `scores.bm25` and, when the docs are attached,
+   * `doc`. Empty/blank query or k ≤ 0 → []. wink orders equal scores by its own result table order.
+   */
   searchSync(query: string, k: number): SearchHit[] {
     if (!(k >= 1) || typeof query !== "string" || query.trim() === "") return [];
     const rows = this.model.search(query, Math.floor(k));

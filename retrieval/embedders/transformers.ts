@@ -86,7 +86,12 @@ export function localModelPath(model: string, modelDir: string = defaultModelDir
 
 /** Set transformers.js' process-wide env for a load from `modelDir`. */
 export async function configureTransformersEnv(modelDir: string, allowRemote: boolean) {
-  const tf = await import("@xenova/transformers");
+  let tf: typeof import("@xenova/transformers");
+  try {
+    tf = await import("@xenova/transformers");
+  } catch (err) {
+    throw new Error(`@xenova/transformers could not be loaded (an optional peer dependency of medsynth: npm install @xenova/transformers@2.17.2): ${err instanceof Error ? err.message : String(err)}`);
+  }
   tf.env.localModelPath = modelDir.endsWith("/") ? modelDir : `${modelDir}/`;
   tf.env.allowLocalModels = true;
   tf.env.allowRemoteModels = allowRemote;
