@@ -141,7 +141,7 @@ export class OpenAIChatModel implements ChatModel {
   private readonly clients = new Map<string, ChatOpenAI>();
   private readonly retryPolicy: RetryPolicy;
   /**
-   * Set once the endpoint refused `reasoning_effort` ({@link isReasoningEffortRejection}): later
+   * Set once the endpoint refused `reasoning_effort` (a 400/422 naming it, see `isReasoningEffortRejection`): later
    * calls are sent without it. Said once on stderr; read it to record the fact (env.json).
    */
   reasoningEffortRejected = false;
