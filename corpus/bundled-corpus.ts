@@ -8,14 +8,16 @@
  * - Cohen 2006 records with an abstract (2,014 records, 2,011 unique PMIDs): real title + abstract.
  * On the bundled data: 3,340 unique documents.
  *
- * Loading takes ~0.2 s; with `cache: true` the result is stored in `cacheDir()` as JSON keyed by
+ * Source files come through the dataset registry (pulled on first use; `dataDir` overrides with a
+ * folder laid out like the registry). Loading takes ~0.2 s; with `cache: true` the result is stored in `cacheDir()` as JSON keyed by
  * a SHA-256 of the source files' bytes and the options, and reused while they are unchanged.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { z } from "zod";
-import { cacheDir, sharedDataDir } from "./paths.ts";
+import { cacheDir } from "./paths.ts";
+import { dataFilePath, dataFolderPath } from "./datasets/loaded-dataset.ts";
 import { CorpusDocSchema, type CorpusDoc } from "./types.ts";
 import { loadPubmedqa, pubmedqaTaskToDoc } from "./datasets/pubmedqa.ts";
 import { loadMedEvidence } from "./datasets/medevidence.ts";
@@ -29,6 +31,7 @@ export type BundledCorpusSource = (typeof BUNDLED_CORPUS_SOURCES)[number];
 /** Options of {@link loadBundledCorpus}. */
 export const BundledCorpusOptionsSchema = z
   .object({
+    /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
     sources: z.array(z.enum(BUNDLED_CORPUS_SOURCES)).min(1).default([...BUNDLED_CORPUS_SOURCES]),
     /** Keep the PubMedQA conclusion in the document text (leaks the MedConclusion reference if the same items are generation targets). */
@@ -59,13 +62,14 @@ export interface BundledCorpusStats {
 
 const CACHE_VERSION = "bundled-corpus-v1";
 
-function sourceFiles(dataDir: string, sources: readonly BundledCorpusSource[]): string[] {
-  const files: string[] = [];
-  if (sources.includes("pubmedqa")) files.push(join(dataDir, "pubmedqa/ori_pqal.json"), join(dataDir, "pubmedqa/test_ground_truth.json"));
-  if (sources.includes("medevidence")) files.push(join(dataDir, "medevidence/med-evidence-abstract.jsonl"));
+/** The source files as [registry-relative name, absolute path] (pulled through the dataset registry unless `dataDir` is given). */
+async function sourceFiles(dataDir: string | undefined, sources: readonly BundledCorpusSource[]): Promise<Array<[string, string]>> {
+  const files: Array<[string, string]> = [];
+  for (const rel of ["pubmedqa/ori_pqal.json", "pubmedqa/test_ground_truth.json"]) if (sources.includes("pubmedqa")) files.push([`/${rel}`, await dataFilePath(dataDir, rel)]);
+  if (sources.includes("medevidence")) files.push(["/medevidence/med-evidence-abstract.jsonl", await dataFilePath(dataDir, "medevidence/med-evidence-abstract.jsonl")]);
   if (sources.includes("cohen2006")) {
-    const dir = join(dataDir, "cohen2006");
-    if (existsSync(dir)) for (const f of readdirSync(dir).filter((f) => f.endsWith(".csv")).sort()) files.push(join(dir, f));
+    const dir = await dataFolderPath(dataDir, "cohen2006");
+    if (existsSync(dir)) for (const f of readdirSync(dir).filter((f) => f.endsWith(".csv")).sort()) files.push([`/cohen2006/${f}`, join(dir, f)]);
   }
   return files;
 }
@@ -79,12 +83,12 @@ function sourceFiles(dataDir: string, sources: readonly BundledCorpusSource[]): 
 export async function loadBundledCorpus(options: BundledCorpusOptions = {}): Promise<{ docs: CorpusDoc[]; stats: BundledCorpusStats }> {
   const t0 = performance.now();
   const opts = BundledCorpusOptionsSchema.parse(options);
-  const dataDir = opts.dataDir ?? sharedDataDir();
+  const dataDir = opts.dataDir ? resolve(opts.dataDir) : undefined;
   const hash = createHash("sha256");
   hash.update(JSON.stringify({ v: CACHE_VERSION, sources: opts.sources, includePubmedqaConclusion: opts.includePubmedqaConclusion }));
-  for (const f of sourceFiles(dataDir, opts.sources)) {
-    if (!existsSync(f)) throw new Error(`bundled corpus: source file not found: ${f} (the bundled data lives in ../shared/data next to the checkout; set MEDSYNTH_DATA_DIR to its folder)`);
-    hash.update(f.slice(dataDir.length));
+  for (const [rel, f] of await sourceFiles(dataDir, opts.sources)) {
+    if (!existsSync(f)) throw new Error(`bundled corpus: source file not found: ${f} (check the dataDir option)`);
+    hash.update(rel);
     hash.update(readFileSync(f));
   }
   const contentHash = hash.digest("hex");

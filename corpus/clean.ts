@@ -2,10 +2,11 @@
  * Rule-based cleaning of parsed PubMed records, per MedConclusion §3.1.1.
  *
  * Steps, in order, each dropped record counted under one reason ({@link DropReason}):
- * 1. Deletions and versions: a `deleted` record (DeleteCitation) is dropped ("deleted") and removes
- *    the record with its PMID, whether seen before or after ("deleted"); of several records with the
- *    same PMID only the latest version (highest `version`, later wins ties) is kept
- *    ("duplicate-pmid").
+ * 1. Deletions and versions, in stream order (PubMed's update semantics: files applied in order): a
+ *    `deleted` record (DeleteCitation) is dropped ("deleted") and removes the PMID's record seen so
+ *    far ("deleted"); a record with that PMID met later comes back (a re-issued PMID). Of several
+ *    records with the same PMID only the latest version (highest `version`, later wins ties) is
+ *    kept ("duplicate-pmid").
  * 2. Per-record rules: "retracted" (option, default on — an addition to §3.1.1: a retracted paper's
  *    conclusion is no reference), "not-english" (no "eng" in `languages`), "missing-core-fields"
  *    (empty title, journal title or publication year), "no-abstract", "unstructured" (no segment
@@ -22,8 +23,12 @@
  * PubMed/Hugging Face artefact) is cut to that half ({@link repairDuplicatedSegments}), counted in
  * `duplicatedSegmentsRepaired`.
  *
- * The cleaner keeps the surviving records in memory (a Map by PMID) until {@link RecordCleaner.finish}:
- * memory grows with the number of kept records, not with the input size.
+ * The cleaner keeps every surviving input record in memory (a Map by PMID, whole records, before the
+ * per-record rules run) until {@link RecordCleaner.finish}: memory grows with the number of distinct
+ * PMIDs in the input — about the input size — not with the kept records. For corpora beyond memory
+ * use the streaming ingest (`corpus/ingest/`), which applies the per-record rules while streaming,
+ * keeps only small keys and resolves versions and duplicates over the store
+ * (`corpus/ingest/rows.ts`, same counts).
  *
  * @see MedConclusion §3.1.1 (paper 000).
  */
@@ -173,7 +178,6 @@ export function createRecordCleaner(options: CleanOptions = {}): RecordCleaner {
   const opts = CleanOptionsSchema.parse(options);
   const dropped = Object.fromEntries(DROP_REASONS.map((r) => [r, 0])) as Record<DropReason, number>;
   const byPmid = new Map<string, PubmedRecord>();
-  const deletedPmids = new Set<string>();
   let seen = 0;
   let finished = false;
   return {
@@ -182,12 +186,7 @@ export function createRecordCleaner(options: CleanOptions = {}): RecordCleaner {
       seen++;
       if (record.flags.deleted) {
         dropped.deleted++;
-        deletedPmids.add(record.pmid);
         if (byPmid.delete(record.pmid)) dropped.deleted++;
-        return;
-      }
-      if (deletedPmids.has(record.pmid)) {
-        dropped.deleted++;
         return;
       }
       const prev = byPmid.get(record.pmid);

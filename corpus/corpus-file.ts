@@ -11,13 +11,50 @@ import { recordToCorpusDoc } from "./conclusion-task.ts";
 import { isPubmedRecordLine } from "./datasets/jsonl.ts";
 import { readJsonl } from "./jsonl.ts";
 import { loadBundledCorpus } from "./bundled-corpus.ts";
-import { preparedDataDir } from "./paths.ts";
+import { storeUriOf } from "./store/lance-store.ts";
+import type { RecordStore } from "./store/types.ts";
+import { preparedDataDir } from "./datasets/files.ts";
+
+/** Environment variable holding LanceDB storage options (a JSON object of strings) for corpus stores named by `--corpus`. */
+export const STORAGE_OPTIONS_ENV = "MEDSYNTH_STORAGE_OPTIONS";
+
+/**
+ * Storage options for a corpus store from `$MEDSYNTH_STORAGE_OPTIONS` (JSON object of strings).
+ * @returns the options, or undefined when the variable is unset or empty.
+ * @throws Error naming the variable when it is not a JSON object of strings.
+ */
+export function storageOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> | undefined {
+  const raw = env[STORAGE_OPTIONS_ENV];
+  if (!raw) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    throw new Error(`${STORAGE_OPTIONS_ENV} is not JSON (expected an object such as {"aws_region": "us-east-1"})`);
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v) || Object.values(v).some((x) => typeof x !== "string")) throw new Error(`${STORAGE_OPTIONS_ENV} must be a JSON object of string values`);
+  return v as Record<string, string>;
+}
+
+/**
+ * Open the corpus store a `--corpus` argument names (`lance:<folder or URI>`, or an `s3://`,
+ * `gs://`, `az://` URI; storage options from {@link storageOptionsFromEnv}), or null when the
+ * argument names no store ("bundled", a JSONL path). Reads nothing but the store's metadata.
+ * @throws Error naming the URI when no finalised store is there.
+ */
+export async function openCorpusSource(corpus: string): Promise<RecordStore | null> {
+  const uri = storeUriOf(corpus);
+  if (uri === null) return null;
+  const { openLanceRecordStore } = await import("./store/lance-store.ts");
+  const storageOptions = storageOptionsFromEnv();
+  return openLanceRecordStore({ uri, ...(storageOptions ? { storageOptions } : {}) });
+}
 
 /** Prefix of a corpus built by `medsynth datasets prepare <name>`: `prepared:medmeta`. */
 export const PREPARED_CORPUS_PREFIX = "prepared:";
 
 /**
- * Where a `prepared:<name>` corpus lives (`<cacheDir()>/prepared/<name>/corpus.jsonl`) and whether
+ * Where a `prepared:<name>` corpus lives (`<data cache>/prepared/<name>/corpus.jsonl`, see {@link preparedDataDir}) and whether
  * it has been built; null for any other corpus setting.
  */
 export function preparedCorpusPath(corpus: string): { name: string; path: string; exists: boolean } | null {
@@ -100,8 +137,9 @@ function issueText(issue: z.core.$ZodIssue | undefined): string {
 
 /**
  * Load the corpus named by `--corpus`: `bundled`, `prepared:<name>` (built by `medsynth datasets
- * prepare <name>`, see {@link preparedCorpusPath}), or a JSONL path of CorpusDoc or PubmedRecord
- * lines (see {@link readCorpusFile}). Logs one line with the doc count, and a warning line for
+ * prepare <name>`, see {@link preparedCorpusPath}), a corpus store (`lance:<uri>`, `s3://…`; its
+ * documents scanned in batches), or a JSONL path of CorpusDoc or PubmedRecord lines (see
+ * {@link readCorpusFile}). Logs one line with the doc count, and a warning line for
  * skipped malformed lines and for repeated ids (first kept).
  * @throws Error naming the file when it is missing (for `prepared:`, naming the prepare command) or holds no usable document.
  */
@@ -110,6 +148,14 @@ export async function loadCorpusArg(corpus: string, log: (l: string) => void = (
   if (prepared) {
     if (!prepared.exists) throw new Error(`${label}: "${corpus}" has not been prepared on this machine (no ${prepared.path}); run \`medsynth datasets prepare ${prepared.name}\``);
     corpus = prepared.path;
+  }
+  const source = await openCorpusSource(corpus);
+  if (source) {
+    const docs: CorpusDoc[] = [];
+    for await (const batch of source.scanDocs(5000)) docs.push(...batch);
+    log(`corpus: store ${corpus}, ${docs.length} docs`);
+    if (docs.length === 0) throw new Error(`${label}: the corpus store ${corpus} holds no document`);
+    return docs;
   }
   if (corpus === "bundled") {
     const { docs, stats } = await loadBundledCorpus({ cache: true });

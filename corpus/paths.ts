@@ -1,5 +1,5 @@
 /**
- * Where medsynth finds the bundled data and keeps its caches.
+ * Where medsynth keeps its caches. (Datasets: `corpus/datasets/files.ts`, `datasetFile`.)
  */
 import { fileURLToPath } from "node:url";
 import { existsSync, readFileSync } from "node:fs";
@@ -28,14 +28,6 @@ function findPackageRoot(start: string): string {
 }
 
 /**
- * Folder of the bundled real datasets: `$MEDSYNTH_DATA_DIR`, else `<repo>/../shared/data`.
- * @returns an absolute path (not checked for existence).
- */
-export function sharedDataDir(): string {
-  return process.env.MEDSYNTH_DATA_DIR ? resolve(process.env.MEDSYNTH_DATA_DIR) : resolve(REPO_ROOT, "..", "shared", "data");
-}
-
-/**
  * Cache folder for derived artefacts (word-vector binaries, BM25 indexes, LanceDB tables, model
  * call cache): `$MEDSYNTH_CACHE_DIR`, else `<repo>/.medsynth-cache` in a git checkout, else
  * `$XDG_CACHE_HOME/medsynth` (default `~/.cache/medsynth`) for an installed package.
@@ -45,15 +37,4 @@ export function cacheDir(): string {
   // a checkout keeps its caches beside the code; an installed package must not write into node_modules
   if (existsSync(join(REPO_ROOT, ".git"))) return resolve(REPO_ROOT, ".medsynth-cache");
   return join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "medsynth");
-}
-
-/**
- * Folder of a dataset built on this machine by `medsynth datasets prepare <name>` (e.g. MedMeta's
- * golden abstracts and retrieval corpus fetched from PubMed): `$MEDSYNTH_PREPARED_DIR/<name>`, else
- * `<cacheDir()>/prepared/<name>`.
- * @returns an absolute path (not checked for existence).
- */
-export function preparedDataDir(name: string): string {
-  const root = process.env.MEDSYNTH_PREPARED_DIR ? resolve(process.env.MEDSYNTH_PREPARED_DIR) : resolve(cacheDir(), "prepared");
-  return resolve(root, name);
 }

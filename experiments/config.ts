@@ -64,7 +64,7 @@ export type WorkflowSelection = z.infer<typeof WorkflowSelectionSchema>;
 /** The retrieval corpus and index used by Standard-RAG and by retrieval evaluation. */
 export const RetrievalSettingsSchema = z
   .object({
-    /** "bundled" = PubMedQA + MedEvidence sources + Cohen 2006 abstracts; or a path to a corpus JSONL. */
+    /** "bundled" = PubMedQA + MedEvidence sources + Cohen 2006 abstracts; a corpus store ("lance:<folder>", "s3://…"; storage options from $MEDSYNTH_STORAGE_OPTIONS); or a path to a corpus JSONL. */
     corpus: z.string().default("bundled"),
     mode: z.enum(["bm25", "dense", "hybrid", "lance-hybrid"]).default("hybrid"),
     /**

@@ -15,6 +15,7 @@ import seedrandom from "seedrandom";
 import type { ExperimentConfig, DatasetSelection, ModelSelection } from "./config.ts";
 import { configHash } from "./config.ts";
 import { expandCells, type Cell, type CellItems } from "./cells.ts";
+import { selectShard, shardDir, type ShardSpec } from "./shards.ts";
 import { readResults, latestByKey, ResultsWriter } from "./results-store.ts";
 import { tryAcquireLock } from "../corpus/file-lock.ts";
 import type { JudgeScoreEntry, RunRecord } from "./types.ts";
@@ -61,6 +62,8 @@ export interface RunnerDeps {
 
 /** Options of one runner invocation. */
 export interface RunOptions {
+  /** Run only this shard's cells (see experiments/shards.ts), into `<output>/shard-<i>-of-<n>/`. */
+  shard?: ShardSpec;
   /** Re-run only cells whose latest record failed. */
   retryFailed?: boolean;
   /** Abort: stop scheduling, drop in-flight cells (they are not written), return. */
@@ -176,7 +179,7 @@ function modelKeyPart(m: ModelSelection): string {
  */
 export async function runExperiment(config: ExperimentConfig, deps: RunnerDeps, opts: RunOptions = {}): Promise<RunSummary> {
   const log = opts.log ?? ((l: string) => console.error(l));
-  const outputDir = config.output;
+  const outputDir = opts.shard ? shardDir(config.output, opts.shard) : config.output;
   // Validate workflow ids and the config against the registries before writing anything.
   for (const wf of config.workflows) deps.workflowKind(wf.id);
   deps.validate?.(config);
@@ -222,11 +225,13 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
 
   const cellItems: CellItems[] = loaded.map((l) => ({ dataset: l.dataset, taskKind: l.taskKind, itemIds: l.items.map((i) => i.id) }));
   const modelByKey = new Map(config.models.map((m) => [modelKeyPart(m), m]));
-  const cells = expandCells(cellItems, [...modelByKey.keys()], config.workflows, config.repeats, (id) => deps.workflowKind(id));
+  const matrix = expandCells(cellItems, [...modelByKey.keys()], config.workflows, config.repeats, (id) => deps.workflowKind(id));
+  const cells = opts.shard ? selectShard(matrix, opts.shard) : matrix;
   // The spec and its cells are written once the config has loaded its items: the report covers
   // exactly these cells, even when the folder holds records of earlier configs.
-  writeFileSync(specPath, JSON.stringify({ configHash: hash, config }, null, 2) + "\n");
-  writeFileSync(join(outputDir, "cells.json"), JSON.stringify({ configHash: hash, keys: cells.map((c) => c.key) }) + "\n");
+  const shard = opts.shard ? { shard: opts.shard } : {};
+  writeFileSync(specPath, JSON.stringify({ configHash: hash, config, ...shard }, null, 2) + "\n");
+  writeFileSync(join(outputDir, "cells.json"), JSON.stringify({ configHash: hash, keys: cells.map((c) => c.key), ...(opts.shard ? { ...shard, matrixCells: matrix.length } : {}) }) + "\n");
 
   const env = deps.environment ? await deps.environment() : {};
   writeFileSync(join(outputDir, "env.json"), JSON.stringify({ configHash: hash, node: process.version, platform: `${process.platform}-${process.arch}`, seed: config.seed, models: config.models.map((m) => m.id), ...env }, null, 2) + "\n");

@@ -14,7 +14,7 @@ import { formatStudyRaw } from "../graphs/rwe-summary.ts";
 import { formatSections } from "../graphs/conclusion-modes.ts";
 import { loadDataset } from "../corpus/datasets/registry.ts";
 import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
-import { loadCorpusArg, preparedCorpusPath } from "../corpus/corpus-file.ts";
+import { loadCorpusArg, openCorpusSource, preparedCorpusPath } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
 import type { GeneratorModel } from "../models/types.ts";
@@ -22,7 +22,7 @@ import { createRetriever, createReranker, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKE
 import { describeEmbedder } from "../retrieval/embedders/registry.ts";
 import type { Reranker } from "../retrieval/types.ts";
 import { CROSS_ENCODER_PREFIX, isCrossEncoderCached } from "../retrieval/rerankers/cross-encoder.ts";
-import { buildNoiseCorpus } from "../retrieval/noise-corpus.ts";
+import { buildNoiseCorpus, buildNoiseCorpusFromSource } from "../retrieval/noise-corpus.ts";
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { WorkflowDeps } from "../graphs/types.ts";
 import { createPanel, loadPanelConfig, type Panel } from "../judges/panel.ts";
@@ -40,18 +40,22 @@ export const RUNNER_PARAMS = ["reranker", "rerankTopN"] as const;
 
 /**
  * Load the retrieval corpus named by `retrieval.corpus`: "bundled" (PubMedQA + MedEvidence sources +
- * Cohen 2006 abstracts) or a JSONL file of CorpusDoc lines or PubmedRecord lines (as written by
+ * Cohen 2006 abstracts), a corpus store (`lance:<uri>`, `s3://…`) or a JSONL file of CorpusDoc lines or PubmedRecord lines (as written by
  * `medsynth corpus ingest`); with `retrieval.noise`, the golden abstracts of a dataset plus a seeded
  * sample of noise abstracts from that corpus (retrieval/noise-corpus.ts).
  * @throws Error naming the file when it does not exist or holds no documents.
  */
 export async function loadRetrievalCorpus(settings: Pick<RetrievalSettings, "corpus" | "noise">): Promise<CorpusDoc[]> {
-  const pool = await loadCorpusPool(settings.corpus);
-  if (!settings.noise) return pool;
+  // A corpus store with noise sampling is read lazily: ids, then only the sampled documents.
+  const source = settings.noise ? await openCorpusSource(settings.corpus) : null;
+  const pool = source ? null : await loadCorpusPool(settings.corpus);
+  if (!settings.noise) return pool as CorpusDoc[];
   const ds = await loadDataset(settings.noise.goldenFrom);
   if (ds.taskKind !== "synthesis") throw new Error(`retrieval.noise.goldenFrom: "${settings.noise.goldenFrom}" holds ${ds.taskKind} items, not synthesis tasks with golden abstracts`);
   const golden = (ds.items as SynthesisTask[]).flatMap((t) => t.goldenDocs);
-  return buildNoiseCorpus(golden, pool, { noiseCount: settings.noise.noiseCount, seed: String(settings.noise.seed) }).docs;
+  const noiseConfig = { noiseCount: settings.noise.noiseCount, seed: String(settings.noise.seed) };
+  if (source) return (await buildNoiseCorpusFromSource(golden, source, noiseConfig)).docs;
+  return buildNoiseCorpus(golden, pool as CorpusDoc[], noiseConfig).docs;
 }
 
 /**

@@ -13,6 +13,7 @@
  *
  * @see Cormack, Clarke & Büttcher 2009 (RRF); MedMeta (seed 001) Standard-RAG hybrid search.
  */
+import { LANCE_INDEX_TIMEOUT_MS, withTimeout } from "./lance-env.ts"; // first: sets LANCE_CPU_THREADS before LanceDB loads
 import * as lancedb from "@lancedb/lancedb";
 import { z } from "zod";
 import type { CorpusDoc } from "../corpus/types.ts";
@@ -101,6 +102,8 @@ export interface LanceHybridDeps {
   candidates?: number;
   /** Info lines (FTS index built); default console.error. */
   log?: (line: string) => void;
+  /** Time limit of the FTS index build, ms (default 10 min); past it the build is an error, never a hang. */
+  indexTimeoutMs?: number;
 }
 
 /** Id of the LanceDB-native hybrid retriever. */
@@ -143,7 +146,7 @@ export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise
   const indices = await store.table.listIndices();
   if (!indices.some((i) => i.columns.includes("content") && /fts|inverted/i.test(i.indexType))) {
     const t0 = Date.now();
-    await store.table.createIndex("content", { config: lancedb.Index.fts(), replace: true });
+    await withTimeout(store.table.createIndex("content", { config: lancedb.Index.fts(), replace: true }), deps.indexTimeoutMs ?? LANCE_INDEX_TIMEOUT_MS, `LanceDB FTS index on ${store.tableName}`);
     (deps.log ?? ((l: string) => console.error(l)))(`lance hybrid: built FTS index on ${store.tableName} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   const byId = new Map<string, CorpusDoc>((deps.docs ?? []).map((d) => [d.id, d]));

@@ -8,6 +8,7 @@
 import seedrandom from "seedrandom";
 import { z } from "zod";
 import type { CorpusDoc } from "../corpus/types.ts";
+import type { DocumentSource } from "../corpus/store/types.ts";
 
 /** Config of {@link buildNoiseCorpus}. */
 export const NoiseCorpusConfigSchema = z
@@ -85,6 +86,73 @@ export function buildNoiseCorpus(golden: readonly CorpusDoc[], pool: readonly Co
     [idx[i], idx[j]] = [idx[j], idx[i]];
   }
   const noise = idx.slice(0, cfg.noiseCount).map((i) => eligible[i]);
+  const docs = [...goldenDocs, ...noise];
+  if (cfg.shuffle) {
+    const rng2 = seedrandom(`${cfg.seed}/order`);
+    for (let i = docs.length - 1; i > 0; i--) {
+      const j = Math.floor(rng2() * (i + 1));
+      [docs[i], docs[j]] = [docs[j], docs[i]];
+    }
+  }
+  return { docs, goldenIds, goldenCount: goldenDocs.length, noiseCount: noise.length, seed: cfg.seed, excludedFromPool: excluded, duplicateGolden };
+}
+
+/**
+ * {@link buildNoiseCorpus} over a corpus store, reading lazily: two passes over the id column only
+ * (count the eligible ids, then find the sampled positions), then the sampled documents fetched by
+ * id — the pool's documents are never materialised (memory: 4 bytes per eligible id plus the
+ * sample). Given a source whose `ids()` order equals `pool`'s order, the result equals
+ * `buildNoiseCorpus(golden, pool, config)` (same seed → same corpus).
+ * @param golden - golden documents (duplicate ids dropped and counted).
+ * @param source - the pool (ids are unique in a store, so `excludedFromPool.duplicate` is 0).
+ * @param config - `noiseCount` (required), `seed`, `shuffle`.
+ * @throws Error when the eligible pool holds fewer than `noiseCount` ids, or the store no longer
+ *   holds a sampled id; ZodError on bad config.
+ */
+export async function buildNoiseCorpusFromSource(golden: readonly CorpusDoc[], source: DocumentSource, config: NoiseCorpusConfig): Promise<NoiseCorpus> {
+  const cfg = NoiseCorpusConfigSchema.parse(config);
+  const goldenIds = new Set<string>();
+  const goldenDocs: CorpusDoc[] = [];
+  let duplicateGolden = 0;
+  for (const d of golden) {
+    if (goldenIds.has(d.id)) duplicateGolden++;
+    else {
+      goldenIds.add(d.id);
+      goldenDocs.push(d);
+    }
+  }
+  const excluded = { golden: 0, duplicate: 0 };
+  let eligible = 0;
+  for await (const ids of source.ids()) for (const id of ids) goldenIds.has(id) ? excluded.golden++ : eligible++;
+  if (eligible < cfg.noiseCount) {
+    throw new Error(`buildNoiseCorpus: noiseCount ${cfg.noiseCount} exceeds the ${eligible} eligible pool docs (pool ${eligible + excluded.golden}, ${excluded.golden} golden ids, 0 repeated ids excluded)`);
+  }
+  const rng = seedrandom(cfg.seed);
+  const idx = new Uint32Array(eligible);
+  for (let i = 0; i < eligible; i++) idx[i] = i;
+  for (let i = 0; i < cfg.noiseCount; i++) {
+    const j = i + Math.floor(rng() * (idx.length - i));
+    const t = idx[i];
+    idx[i] = idx[j];
+    idx[j] = t;
+  }
+  const slotOf = new Map<number, number>();
+  for (let i = 0; i < cfg.noiseCount; i++) slotOf.set(idx[i], i);
+  const noiseIds: string[] = new Array<string>(cfg.noiseCount);
+  let pos = 0;
+  for await (const ids of source.ids()) {
+    for (const id of ids) {
+      if (goldenIds.has(id)) continue;
+      const slot = slotOf.get(pos++);
+      if (slot !== undefined) noiseIds[slot] = id;
+    }
+  }
+  const fetched = await source.getDocs(noiseIds);
+  const noise = noiseIds.map((id) => {
+    const d = fetched.get(id);
+    if (!d) throw new Error(`buildNoiseCorpus: sampled id "${id}" is missing from the corpus store (changed while sampling?)`);
+    return d;
+  });
   const docs = [...goldenDocs, ...noise];
   if (cfg.shuffle) {
     const rng2 = seedrandom(`${cfg.seed}/order`);

@@ -14,7 +14,7 @@ import { z } from "zod";
 import { parse } from "csv-parse/sync";
 import { CorpusDocSchema, type CorpusDoc } from "../types.ts";
 import { QrelsTopicSchema, qrelsFromTopics, type QrelsTopic } from "../qrels.ts";
-import { createSkipCounter, dataPath, parseYear, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
+import { createSkipCounter, dataFolderPath, parseYear, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this dataset. */
 export const COHEN2006_DATASET = "cohen2006";
@@ -22,6 +22,7 @@ export const COHEN2006_DATASET = "cohen2006";
 /** Options of {@link loadCohen2006}. */
 export const Cohen2006OptionsSchema = z
   .object({
+    /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
     /** Folder holding the topic CSVs and index.csv (default `<dataDir>/cohen2006`). */
     dir: z.string().optional(),
@@ -47,7 +48,7 @@ export type Cohen2006Options = z.input<typeof Cohen2006OptionsSchema>;
  */
 export async function loadCohen2006(options: Cohen2006Options = {}): Promise<LoadedDataset<QrelsTopic>> {
   const opts = Cohen2006OptionsSchema.parse(options);
-  const dir = opts.dir ?? dataPath(opts.dataDir, "cohen2006");
+  const dir = opts.dir ?? (await dataFolderPath(opts.dataDir, "cohen2006"));
   const indexRows = parse(readDataFile(join(dir, "index.csv"), COHEN2006_DATASET), { columns: true, skip_empty_lines: true }) as Record<string, string>[];
   const topicNames = new Map(indexRows.map((r) => [r.dataset_id, r.topic]));
   let files: string[];

@@ -1,13 +1,11 @@
 /**
  * The common return shape of every dataset loader, plus small helpers the loaders share
- * (locating files under the bundled data folder, counting skipped records, validating items).
- *
- * @see ../../../shared/data/README.md for what each dataset holds.
+ * (locating registered data files, counting skipped records, validating items).
  */
 import { readFileSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { z } from "zod";
-import { sharedDataDir } from "../paths.ts";
+import { datasetDir, datasetFile, datasetFileSync } from "./files.ts";
 import type { CorpusDoc } from "../types.ts";
 import type { Qrels } from "../qrels.ts";
 
@@ -68,12 +66,32 @@ export function skippedOf(counter: SkipCounter): SkippedCounts {
 }
 
 /**
- * Absolute path of a file of the bundled data.
- * @param dataDir folder of the bundled data; defaults to `sharedDataDir()`.
- * @param rel path relative to that folder, e.g. "pubmedqa/ori_pqal.json".
+ * Absolute path of a registered data file, without network: `<dataDir>/<rel>` when a data folder
+ * is given, else a verified cache or local-mirror copy ({@link datasetFileSync}).
+ * @param rel registry path, e.g. "pubmedqa/ori_pqal.json".
+ * @throws DatasetUnavailableError (dataset, upstream, pull command) when there is no local copy.
  */
 export function dataPath(dataDir: string | undefined, rel: string): string {
-  return resolve(dataDir ?? sharedDataDir(), rel);
+  return dataDir ? resolve(dataDir, rel) : datasetFileSync(rel);
+}
+
+/**
+ * Absolute path of a registered data file for a loader: `<dataDir>/<rel>` when a data folder is
+ * given (the caller's own copy, not checked), else a verified copy from the dataset registry,
+ * pulled on first use ({@link datasetFile}).
+ * @param rel registry path, e.g. "pubmedqa/ori_pqal.json".
+ * @throws DatasetUnavailableError naming dataset, upstream and pull command.
+ */
+export async function dataFilePath(dataDir: string | undefined, rel: string): Promise<string> {
+  return dataDir ? resolve(dataDir, rel) : datasetFile(rel);
+}
+
+/**
+ * Like {@link dataFilePath} for a registry folder (every registered file under `rel`, e.g. "cohen2006").
+ * @throws DatasetUnavailableError naming dataset, upstream and pull command.
+ */
+export async function dataFolderPath(dataDir: string | undefined, rel: string): Promise<string> {
+  return dataDir ? resolve(dataDir, rel) : datasetDir(rel);
 }
 
 /**
@@ -82,7 +100,7 @@ export function dataPath(dataDir: string | undefined, rel: string): string {
  */
 export function readDataFile(path: string, dataset: string): string {
   if (!existsSync(path)) {
-    throw new Error(`dataset "${dataset}": file not found: ${path} (set MEDSYNTH_DATA_DIR or pass dataDir/path)`);
+    throw new Error(`dataset "${dataset}": file not found: ${path} (check the path / dataDir option)`);
   }
   const text = readFileSync(path, "utf8");
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { EVIDENCE_ANSWERS, SynthesisTaskSchema, type CorpusDoc, type SynthesisTask } from "../types.ts";
 import { buildSynthesisQrels } from "../qrels.ts";
-import { createSkipCounter, dataPath, parseYear, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
+import { createSkipCounter, dataFilePath, parseYear, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this dataset. */
 export const MEDEVIDENCE_DATASET = "medevidence";
@@ -16,6 +16,7 @@ export const MEDEVIDENCE_DATASET = "medevidence";
 /** Options of {@link loadMedEvidence}. */
 export const MedEvidenceOptionsSchema = z
   .object({
+    /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
     /** Path of the JSONL file (default `<dataDir>/medevidence/med-evidence-abstract.jsonl`). */
     path: z.string().optional(),
@@ -57,7 +58,7 @@ export function medEvidenceSourceToDoc(pmid: string, s: RawSource): CorpusDoc {
  */
 export async function loadMedEvidence(options: MedEvidenceOptions = {}): Promise<LoadedDataset<SynthesisTask>> {
   const opts = MedEvidenceOptionsSchema.parse(options);
-  const path = opts.path ?? dataPath(opts.dataDir, "medevidence/med-evidence-abstract.jsonl");
+  const path = opts.path ?? (await dataFilePath(opts.dataDir, "medevidence/med-evidence-abstract.jsonl"));
   const lines = readDataFile(path, MEDEVIDENCE_DATASET).split("\n");
   const skipped = createSkipCounter();
   const warnings: string[] = [];

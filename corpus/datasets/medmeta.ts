@@ -19,13 +19,13 @@ import { parse } from "csv-parse/sync";
 import { PubmedRecordSchema, SynthesisTaskSchema, type CorpusDoc, type SynthesisTask } from "../types.ts";
 import { recordToCorpusDoc } from "../conclusion-task.ts";
 import { readJsonl } from "../jsonl.ts";
-import { preparedDataDir } from "../paths.ts";
-import { createSkipCounter, dataPath, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
+import { preparedDataDir } from "./files.ts";
+import { createSkipCounter, dataFilePath, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this dataset. */
 export const MEDMETA_DATASET = "medmeta";
 
-/** Golden abstracts written by `medsynth datasets prepare medmeta`: `<cacheDir()>/prepared/medmeta/golden.jsonl`. */
+/** Golden abstracts written by `medsynth datasets prepare medmeta`: `<data cache>/prepared/medmeta/golden.jsonl` (see {@link preparedDataDir}). */
 export function medmetaGoldenPath(): string {
   return join(preparedDataDir(MEDMETA_DATASET), "golden.jsonl");
 }
@@ -33,6 +33,7 @@ export function medmetaGoldenPath(): string {
 /** Options of {@link loadMedMeta}. */
 export const MedMetaOptionsSchema = z
   .object({
+    /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
     /** Path of MedMeta.csv (default `<dataDir>/medmeta/MedMeta.csv`). */
     path: z.string().optional(),
@@ -122,7 +123,7 @@ async function readGoldenAbstracts(path: string): Promise<Map<string, CorpusDoc>
  */
 export async function loadMedMeta(options: MedMetaOptions = {}): Promise<LoadedDataset<SynthesisTask>> {
   const opts = MedMetaOptionsSchema.parse(options);
-  const path = opts.path ?? dataPath(opts.dataDir, "medmeta/MedMeta.csv");
+  const path = opts.path ?? (await dataFilePath(opts.dataDir, "medmeta/MedMeta.csv"));
   const rows = parse(readDataFile(path, MEDMETA_DATASET), { columns: true, skip_empty_lines: true, trim: true }) as Record<string, string>[];
   const required = ["Number", "Meta Analysis Name", "Conclusion", "References"];
   const missing = required.filter((c) => rows.length > 0 && !(c in rows[0]));

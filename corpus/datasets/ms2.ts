@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { SynthesisTaskSchema, type CorpusDoc, type SynthesisTask } from "../types.ts";
 import { cleanMslrText, stripSectionHeadings } from "../text-cleanup.ts";
-import { createSkipCounter, dataPath, parseYear, readJsonFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
+import { createSkipCounter, dataFilePath, parseYear, readJsonFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this dataset. */
 export const MS2_DATASET = "ms2";
@@ -17,6 +17,7 @@ export const MS2_DATASET = "ms2";
 /** Options of {@link loadMs2}. */
 export const Ms2OptionsSchema = z
   .object({
+    /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
     /** Path of an MS² review JSON object, or an array of them (default `<dataDir>/mslr/ms2-sample.json`). */
     path: z.string().optional(),
@@ -67,7 +68,7 @@ export function splitAtConclusions(abstract: string): { before: string; conclusi
  */
 export async function loadMs2(options: Ms2Options = {}): Promise<LoadedDataset<SynthesisTask>> {
   const opts = Ms2OptionsSchema.parse(options);
-  const path = opts.path ?? dataPath(opts.dataDir, "mslr/ms2-sample.json");
+  const path = opts.path ?? (await dataFilePath(opts.dataDir, "mslr/ms2-sample.json"));
   const raw = readJsonFile(path, MS2_DATASET);
   const reviews = (Array.isArray(raw) ? raw : [raw]) as Ms2Review[];
   const skipped = createSkipCounter();

@@ -19,7 +19,7 @@
  */
 import { z } from "zod";
 import { parse } from "csv-parse/sync";
-import { createSkipCounter, dataPath, readDataFile, readJsonFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
+import { createSkipCounter, dataFilePath, readDataFile, readJsonFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 import { existsSync } from "node:fs";
 
 /** Registry name of this dataset. */
@@ -65,6 +65,7 @@ export type MslrAnnotation = z.infer<typeof MslrAnnotationSchema>;
 /** Options of {@link loadMslrAnnotations}. */
 export const MslrAnnotationsOptionsSchema = z
   .object({
+    /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
     /** Path of the TSV (default `<dataDir>/mslr-annotations/cochrane-A1.tsv`). */
     path: z.string().optional(),
@@ -119,8 +120,8 @@ export function parseRating(cell: string | undefined, min: number, max: number):
  */
 export async function loadMslrAnnotations(options: MslrAnnotationsOptions = {}): Promise<LoadedDataset<MslrAnnotation>> {
   const opts = MslrAnnotationsOptionsSchema.parse(options);
-  const path = opts.path ?? dataPath(opts.dataDir, "mslr-annotations/cochrane-A1.tsv");
-  const infoPath = opts.submissionInfoPath ?? dataPath(opts.dataDir, "mslr-annotations/submission_info.json");
+  const path = opts.path ?? (await dataFilePath(opts.dataDir, "mslr-annotations/cochrane-A1.tsv"));
+  const infoPath = opts.submissionInfoPath ?? (await dataFilePath(opts.dataDir, "mslr-annotations/submission_info.json"));
   const rows = parse(readDataFile(path, MSLR_ANNOTATIONS_DATASET), {
     columns: true,
     delimiter: "\t",

@@ -3,14 +3,18 @@
  * review's preface, reference = its target conclusion, golden docs = the included studies'
  * title + abstract. Text is de-tokenised and PICO tags removed ({@link cleanMslrText}).
  *
- * File: `mslr/mslr-test-summaries.jsonl` (3 reviews). MSLR gives no review title and identifies
+ * File: a JSONL in the MSLR2022 format (per line: docid, preface, target, references[] with
+ * title_abstract). medsynth ships and registers none: the MSLR2022 data come as one archive from
+ * AI2, not from a repository at a pinned commit, so pass `path` (or a `dataDir` holding
+ * `mslr/mslr-test-summaries.jsonl`). MSLR gives no review title and identifies
  * studies by Semantic Scholar id only, so: `question` = the preface's OBJECTIVE/PURPOSE sentence
  * when it has one, else the whole preface; `goldenPmids` = [] and golden doc ids are "s2:<s2id>".
  */
+import { resolve } from "node:path";
 import { z } from "zod";
 import { SynthesisTaskSchema, type CorpusDoc, type SynthesisTask } from "../types.ts";
 import { cleanMslrText, splitTitleAbstract, stripSectionHeadings } from "../text-cleanup.ts";
-import { createSkipCounter, dataPath, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
+import { createSkipCounter, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this dataset. */
 export const MSLR_DATASET = "mslr";
@@ -18,8 +22,9 @@ export const MSLR_DATASET = "mslr";
 /** Options of {@link loadMslr}. */
 export const MslrOptionsSchema = z
   .object({
+    /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
-    /** Path of the JSONL file (default `<dataDir>/mslr/mslr-test-summaries.jsonl`). */
+    /** Path of the JSONL file (required unless `dataDir` is given: then `<dataDir>/mslr/mslr-test-summaries.jsonl`). */
     path: z.string().optional(),
     limit: z.number().int().positive().optional(),
   })
@@ -43,11 +48,14 @@ export function objectiveFromPreface(preface: string): string | null {
  * with section headings removed, `background` = cleaned preface (headings removed),
  * `goldenPmids` [], `goldenDocs` = references (id "s2:<s2id>", `source` "mslr"), `meta` =
  * {docid, references}. Malformed lines are skipped and counted with "file:line" warnings.
- * @throws Error naming the file when it is missing.
+ * @throws Error naming the file when it is missing; Error when neither `path` nor `dataDir` is given.
  */
 export async function loadMslr(options: MslrOptions = {}): Promise<LoadedDataset<SynthesisTask>> {
   const opts = MslrOptionsSchema.parse(options);
-  const path = opts.path ?? dataPath(opts.dataDir, "mslr/mslr-test-summaries.jsonl");
+  if (!opts.path && !opts.dataDir) {
+    throw new Error(`dataset "${MSLR_DATASET}": medsynth ships no MSLR2022 file (the data are an AI2 archive, not a pinned repository file); pass {path: "<file.jsonl>"} (datasets show mslr --path <file.jsonl>)`);
+  }
+  const path = opts.path ?? resolve(opts.dataDir as string, "mslr/mslr-test-summaries.jsonl");
   const lines = readDataFile(path, MSLR_DATASET).split("\n");
   const skipped = createSkipCounter();
   const warnings: string[] = [];

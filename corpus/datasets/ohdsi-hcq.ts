@@ -17,7 +17,7 @@ import { z } from "zod";
 import { parse } from "csv-parse/sync";
 import { RweStudySchema, type RweOutcome, type RweStudy } from "../types.ts";
 import { parseEstimateWithCi } from "./rwe-glp1.ts";
-import { createSkipCounter, dataPath, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
+import { createSkipCounter, dataFolderPath, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this dataset. */
 export const OHDSI_HCQ_DATASET = "ohdsi-hcq";
@@ -57,6 +57,7 @@ export const OHDSI_HCQ_COMPARISONS = [
 /** Options of {@link loadOhdsiHcq}. */
 export const OhdsiHcqOptionsSchema = z
   .object({
+    /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
     /** Folder with the tables (default `<dataDir>/rwe/ohdsi-hcq`). */
     dir: z.string().optional(),
@@ -109,7 +110,7 @@ export function parseOhdsiTable1(csvText: string): Table1Row[] {
  */
 export async function loadOhdsiHcq(options: OhdsiHcqOptions = {}): Promise<LoadedDataset<RweStudy>> {
   const opts = OhdsiHcqOptionsSchema.parse(options);
-  const dir = opts.dir ?? dataPath(opts.dataDir, "rwe/ohdsi-hcq");
+  const dir = opts.dir ?? (await dataFolderPath(opts.dataDir, "rwe/ohdsi-hcq"));
   const warnings: string[] = [];
   const skipped = createSkipCounter();
 

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { ConclusionTaskSchema, type ConclusionTask, type CorpusDoc } from "../types.ts";
 import {
   createSkipCounter,
-  dataPath,
+  dataFilePath,
   parseYear,
   readJsonFile,
   skippedOf,
@@ -25,7 +25,7 @@ export const PUBMEDQA_DATASET = "pubmedqa";
 /** Options of {@link loadPubmedqa}. */
 export const PubmedqaOptionsSchema = z
   .object({
-    /** Folder of the bundled data (default `sharedDataDir()`). */
+    /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
     /** Path of ori_pqal.json (default `<dataDir>/pubmedqa/ori_pqal.json`). */
     path: z.string().optional(),
@@ -64,8 +64,8 @@ interface RawPqaItem {
  */
 export async function loadPubmedqa(options: PubmedqaOptions = {}): Promise<LoadedDataset<ConclusionTask>> {
   const opts = PubmedqaOptionsSchema.parse(options);
-  const path = opts.path ?? dataPath(opts.dataDir, "pubmedqa/ori_pqal.json");
-  const testPath = opts.testSplitPath ?? dataPath(opts.dataDir, "pubmedqa/test_ground_truth.json");
+  const path = opts.path ?? (await dataFilePath(opts.dataDir, "pubmedqa/ori_pqal.json"));
+  const testPath = opts.testSplitPath ?? (await dataFilePath(opts.dataDir, "pubmedqa/test_ground_truth.json"));
   const raw = readJsonFile(path, PUBMEDQA_DATASET);
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new Error(`dataset "pubmedqa": ${path} must hold an object PMID → record`);
   const testRaw = readJsonFile(testPath, PUBMEDQA_DATASET);

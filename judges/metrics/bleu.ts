@@ -16,7 +16,7 @@
  * @see Papineni K. et al. (2002) BLEU: a method for automatic evaluation of machine translation.
  * @see Chen B., Cherry C. (2014) A systematic comparison of smoothing techniques for sentence-level BLEU (method 1).
  * @see nltk/translate/bleu_score.py, nltk/tokenize/treebank.py, nltk/tokenize/destructive.py (NLTK 3.8).
- *   Checked against all 620 rows of ../shared/data/parity/rouge_bleu_pairs.jsonl.
+ *   Checked against all 620 rows of tests/fixtures/parity/rouge-bleu-expected.jsonl.
  */
 import { z } from "zod";
 import type { Metric, MetricPair, MetricScores } from "./types.ts";

@@ -9,7 +9,7 @@
  *
  * @see Porter M.F. (1980) An algorithm for suffix stripping. Program 14(3):130–137.
  * @see nltk/stem/porter.py (NLTK 3.8), mode NLTK_EXTENSIONS. Checked against the stemmed tokens
- *   of all 620 rows of ../shared/data/parity/rouge_bleu_pairs.jsonl.
+ *   of all 620 rows of tests/fixtures/parity/rouge-bleu-expected.jsonl.
  */
 
 const IRREGULAR: Record<string, string> = {

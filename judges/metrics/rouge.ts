@@ -18,7 +18,7 @@
  *
  * @see Lin C.-Y. (2004) ROUGE: A Package for Automatic Evaluation of Summaries.
  * @see https://github.com/google-research/google-research/tree/master/rouge (rouge_scorer.py,
- *   tokenize.py). Checked against all 620 rows of ../shared/data/parity/rouge_bleu_pairs.jsonl.
+ *   tokenize.py). Checked against all 620 rows of tests/fixtures/parity/rouge-bleu-expected.jsonl.
  */
 import { z } from "zod";
 import { createMemoStemmer } from "./porter-nltk.ts";

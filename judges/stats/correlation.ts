@@ -2,7 +2,7 @@
  * Correlation coefficients with two-sided p-values: Pearson r, Spearman ρ, Kendall τ-b.
  *
  * @see scipy.stats.pearsonr, spearmanr, kendalltau (scipy 1.17; reference values in
- *   ../shared/data/parity/stats_cases.json).
+ *   tests/fixtures/parity/stats_cases.json).
  */
 import { normalSf, studentTTwoSided } from "./distributions.ts";
 import { rankAverage } from "./ranks.ts";

@@ -3,7 +3,7 @@
  * interval of the mean.
  *
  * @see numpy.mean / numpy.std(ddof=1); scipy.stats.t.ppf — reference values in
- *   ../shared/data/parity/stats_cases.json ("descriptives").
+ *   tests/fixtures/parity/stats_cases.json ("descriptives").
  */
 import { studentTPpf } from "./distributions.ts";
 

@@ -9,7 +9,7 @@
  * prefactor, and refine jStat's t quantile with Newton steps on that cdf. Normal and chi-square
  * functions are jStat's own (accurate to ~1e-15 on the parity cases).
  *
- * @see scipy.stats.t / scipy.special.betainc (reference values in ../shared/data/parity/stats_cases.json)
+ * @see scipy.stats.t / scipy.special.betainc (reference values in tests/fixtures/parity/stats_cases.json)
  */
 import { createRequire } from "node:module";
 

@@ -2,7 +2,7 @@
  * Multiple-testing correction.
  *
  * @see Holm S. (1979) A simple sequentially rejective multiple test procedure; statsmodels
- *   `multipletests(method="holm")`. Reference example in ../shared/data/parity/stats_cases.json ("holm").
+ *   `multipletests(method="holm")`. Reference example in tests/fixtures/parity/stats_cases.json ("holm").
  */
 
 /**

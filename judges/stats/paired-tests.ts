@@ -2,7 +2,7 @@
  * Paired comparisons: paired t-test, Wilcoxon signed-rank test, and the paired effect size d_z.
  *
  * @see scipy.stats.ttest_rel and scipy.stats.wilcoxon (scipy 1.17 defaults); reference values in
- *   ../shared/data/parity/stats_cases.json. MedMeta (seed 001) reports paired t-tests and Cohen's d.
+ *   tests/fixtures/parity/stats_cases.json. MedMeta (seed 001) reports paired t-tests and Cohen's d.
  */
 import { mean, sd } from "./descriptive.ts";
 import { normalSf, studentTTwoSided } from "./distributions.ts";

@@ -16,6 +16,7 @@
  * measured on up to 100 corpus vectors used as queries, printed through `log`, stored in a
  * side-car `<table>.ann.json` and exposed as `annRecallAt10`.
  */
+import "../lance-env.ts"; // sets LANCE_CPU_THREADS before LanceDB loads
 import * as lancedb from "@lancedb/lancedb";
 import { Field, FixedSizeList, Float32, Schema, Utf8 } from "apache-arrow";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -25,6 +26,9 @@ import type { CorpusDoc } from "../../corpus/types.ts";
 import { cacheDir } from "../../corpus/paths.ts";
 import { corpusContentHash } from "../content-hash.ts";
 import type { Embedder } from "../types.ts";
+
+/** Rows per LanceDB append when building a table (embedding batches are gathered up to this). */
+export const WRITE_ROWS = 16_384;
 
 /** Schema-metadata keys written on every table. */
 export const LANCE_META = {
@@ -194,6 +198,8 @@ export async function openOrBuildDenseStore(
     const schema = vectorSchema(embedder.dims, meta);
     const t0 = Date.now();
     table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
+    // Rows go to LanceDB in large appends (one fragment and one version each), then compacted.
+    let pending: { id: string; content: string; vector: number[] }[] = [];
     for (let s = 0; s < docs.length; s += cfg.batchSize) {
       const batch = docs.slice(s, s + cfg.batchSize);
       const contents = batch.map(docContent);
@@ -203,9 +209,15 @@ export async function openOrBuildDenseStore(
         if (vecs[i].length !== embedder.dims) throw new Error(`embedder ${embedder.id} returned a ${vecs[i].length}-d vector for doc ${d.id}, expected ${embedder.dims}`);
         return { id: d.id, content: contents[i], vector: Array.from(vecs[i]) };
       });
-      await table.add(rows);
+      pending.push(...rows);
+      if (pending.length >= WRITE_ROWS) {
+        await table.add(pending);
+        pending = [];
+      }
       if (docs.length > 5 * cfg.batchSize && (s / cfg.batchSize) % 10 === 0) log(`dense index: embedded ${Math.min(s + cfg.batchSize, docs.length)}/${docs.length}`);
     }
+    if (pending.length) await table.add(pending);
+    await table.optimize();
     built = true;
     log(`dense index: built table ${tableName} (${docs.length} docs, ${embedder.id}, ${embedder.dims}-d) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }

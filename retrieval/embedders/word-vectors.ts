@@ -32,6 +32,7 @@
 import { tryAcquireLock } from "../../corpus/file-lock.ts";
 import { createRequire } from "node:module";
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { z } from "zod";
 import { cacheDir } from "../../corpus/paths.ts";
@@ -217,6 +218,40 @@ export interface WordVectorsOptions {
   fitTexts?: string[];
   /** Info line when corpus statistics are skipped because `fitTexts` is too small (default console.error). */
   log?: (line: string) => void;
+  /**
+   * Folder of fitted corpus state (usable-text count, word counts, principal components) keyed by
+   * a hash of the fit texts, the config and the vector table version, so a process that opens the
+   * same corpus again does not refit; default `cacheDir()/word-vectors-fit`; `null` = never cache.
+   */
+  fitCacheDir?: string | null;
+}
+
+/** Fitted corpus state of a word-vector embedder, as cached by {@link createWordVectorsEmbedder}. */
+interface FitState {
+  version: 1;
+  key: string;
+  usable: number;
+  /** [row, count] pairs of corpus word counts (only for `frequencies: "corpus"`). */
+  counts?: [number, number][];
+  total?: number;
+  components?: number[][];
+}
+
+function fitKey(cfg: object, texts: readonly string[]): string {
+  const h = createHash("sha256").update(JSON.stringify({ v: WORD_VECTOR_CACHE_VERSION, cfg }));
+  for (const t of texts) h.update(`${t.length}:`).update(t);
+  return h.digest("hex");
+}
+
+function readFitState(path: string, key: string): FitState {
+  let state: FitState;
+  try {
+    state = JSON.parse(readFileSync(path, "utf8")) as FitState;
+  } catch (e) {
+    throw new Error(`word-vectors: fitted state ${path} cannot be read (${(e as Error).message}); delete it to refit`);
+  }
+  if (state.version !== 1 || state.key !== key || typeof state.usable !== "number") throw new Error(`word-vectors: fitted state ${path} does not match its key; delete it to refit`);
+  return state;
 }
 
 /** The word-vector embedder; `weightOf(row)` exposes the pooling weight for tests/inspection. */
@@ -226,6 +261,8 @@ export interface WordVectorsEmbedder extends Embedder {
   weightOf(row: number): number;
   /** Unit principal components projected out of every vector (empty without removal). */
   readonly components: readonly Float64Array[];
+  /** Where the fitted corpus state came from: `cache` (an earlier process), `computed` (and cached), or null (nothing fitted or caching off). */
+  readonly fitSource: "cache" | "computed" | null;
 }
 
 /**
@@ -250,8 +287,15 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
   // Corpus statistics from a tiny corpus do more harm than good (see `minFitTexts`): fall back.
   let frequencies = cfg.frequencies;
   let removeComponents = cfg.removeComponents;
+  // Fitted state of an earlier process on the same texts and config, when cached.
+  const fitDir = opts.fitCacheDir === null ? null : (opts.fitCacheDir ?? join(cacheDir(), "word-vectors-fit"));
+  const key = needsFit && opts.fitTexts && opts.fitTexts.length > 0 && fitDir ? fitKey({ ...cfg, cacheDir: undefined }, opts.fitTexts) : null;
+  const fitPath = key && fitDir ? join(fitDir, `${key.slice(0, 32)}.json`) : null;
+  const saved = fitPath && existsSync(fitPath) ? readFitState(fitPath, key!) : null;
+  const fresh: FitState | null = key && !saved ? { version: 1, key, usable: 0 } : null;
   if (needsFit && opts.fitTexts && opts.fitTexts.length > 0) {
-    const usable = opts.fitTexts.filter((t) => wordVectorTokenIds(t, table).length > 0).length;
+    const usable = saved ? saved.usable : opts.fitTexts.filter((t) => wordVectorTokenIds(t, table).length > 0).length;
+    if (fresh) fresh.usable = usable;
     if (usable < cfg.minFitTexts) {
       frequencies = "vocab-rank";
       removeComponents = 0;
@@ -273,13 +317,19 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
       if (!opts.fitTexts || opts.fitTexts.length === 0) {
         throw new Error(`embedder ${WORD_VECTORS_ID_PREFIX}-sif-corpus needs the corpus texts (opts.fitTexts / createEmbedder(id, {docs})) to count word frequencies`);
       }
-      const counts = new Map<number, number>();
-      let total = 0;
-      for (const t of opts.fitTexts) {
-        for (const row of wordVectorTokenIds(t, table)) {
-          counts.set(row, (counts.get(row) ?? 0) + 1);
-          total++;
+      const counts = new Map<number, number>(saved?.counts ?? []);
+      let total = saved?.total ?? 0;
+      if (!saved?.counts) {
+        for (const t of opts.fitTexts) {
+          for (const row of wordVectorTokenIds(t, table)) {
+            counts.set(row, (counts.get(row) ?? 0) + 1);
+            total++;
+          }
         }
+      }
+      if (fresh) {
+        fresh.counts = [...counts];
+        fresh.total = total;
       }
       weightOf = (row) => a / (a + (total > 0 ? (counts.get(row) ?? 0) / total : 0));
       id = `${WORD_VECTORS_ID_PREFIX}-sif-corpus`;
@@ -302,7 +352,10 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
   if (cfg.removeComponents > 0 && (!opts.fitTexts || opts.fitTexts.length === 0)) {
     throw new Error(`word-vectors: removeComponents needs fitTexts (the corpus) to estimate the common component`);
   }
-  if (removeComponents > 0) {
+  if (removeComponents > 0 && saved?.components?.length === removeComponents) {
+    for (const u of saved.components) components.push(Float64Array.from(u));
+    id += `-pc${removeComponents}`;
+  } else if (removeComponents > 0) {
     let vs = opts.fitTexts!.map(pool);
     for (let c = 0; c < removeComponents; c++) {
       let u = new Float64Array(dims).fill(1 / Math.sqrt(dims));
@@ -320,6 +373,13 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
       vs = vs.map((v) => removeProjection(v, u));
     }
     id += `-pc${removeComponents}`;
+    if (fresh) fresh.components = components.map((u) => Array.from(u));
+  }
+  if (fresh && fitPath && fitDir) {
+    mkdirSync(fitDir, { recursive: true });
+    const tmp = `${fitPath}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(fresh));
+    renameSync(tmp, fitPath);
   }
   const embedOne = (text: string): Float32Array => {
     let out = pool(text);
@@ -338,6 +398,7 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
     config: { ...cfg, frequencies, removeComponents },
     weightOf,
     components,
+    fitSource: saved ? "cache" : fresh ? "computed" : null,
     async embed(texts: string[]): Promise<Float32Array[]> {
       return texts.map(embedOne);
     },

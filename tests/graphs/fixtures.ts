@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CorpusDoc, SynthesisTask } from "../../corpus/types.ts";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import { createGeneratorModel } from "../../models/registry.ts";
 import type { ChatModel } from "../../models/types.ts";
 import type { Retriever, SearchHit } from "../../retrieval/types.ts";
@@ -19,7 +19,7 @@ interface MedEvidenceRow {
 
 /** The first `n` MedEvidence questions as SynthesisTasks with their golden abstracts. */
 export function medEvidenceTasks(n: number): SynthesisTask[] {
-  const rows = readFileSync(join(sharedDataDir(), "medevidence", "med-evidence-abstract.jsonl"), "utf8").trim().split("\n").slice(0, n).map((l) => JSON.parse(l) as MedEvidenceRow);
+  const rows = readFileSync(datasetFileSync("medevidence/med-evidence-abstract.jsonl"), "utf8").trim().split("\n").slice(0, n).map((l) => JSON.parse(l) as MedEvidenceRow);
   return rows.map((r) => ({
     id: `medevidence-${r.question_id}`,
     dataset: "medevidence",

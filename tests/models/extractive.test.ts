@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import { createExtractiveModel, createGeneratorModel, ExtractiveConfigSchema, mmrSynthesize, passageSentences, splitSentences } from "../../models/index.ts";
 import type { EvidencePassage } from "../../models/index.ts";
 
@@ -57,7 +57,7 @@ describe("extractive:mmr", () => {
   });
 
   it("on real PubMedQA abstracts every output sentence is a substring of the evidence", () => {
-    const data = JSON.parse(readFileSync(join(sharedDataDir(), "pubmedqa", "ori_pqal.json"), "utf8")) as Record<string, { QUESTION: string; CONTEXTS: string[]; LABELS: string[] }>;
+    const data = JSON.parse(readFileSync(datasetFileSync("pubmedqa/ori_pqal.json"), "utf8")) as Record<string, { QUESTION: string; CONTEXTS: string[]; LABELS: string[] }>;
     const ids = Object.keys(data).slice(0, 12);
     const evidence: EvidencePassage[] = ids.map((id) => ({ id, title: data[id].QUESTION, text: data[id].CONTEXTS.map((c, i) => `${data[id].LABELS[i]}: ${c}`).join("\n") }));
     for (const id of ["extractive:mmr", "extractive:lead"]) {

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CorpusDoc } from "../../corpus/types.ts";
-import { sharedDataDir } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import { buildBm25 } from "../../retrieval/bm25/build.ts";
-import { buildFastBm25, loadFastBm25 } from "../../retrieval/bm25/fast-engine.ts";
+import { buildFastBm25, readFastBm25 } from "../../retrieval/bm25/fast-engine.ts";
 import type { Bm25Engine } from "../../retrieval/bm25/params.ts";
 import { buildWinkBm25, loadWinkBm25 } from "../../retrieval/bm25/wink-engine.ts";
 import { corpusContentHash } from "../../retrieval/content-hash.ts";
@@ -30,8 +30,11 @@ const FOUR: CorpusDoc[] = [
 const P = { k1: 1.5, b: 0.75 };
 
 function engines(docs: CorpusDoc[], params: object = P): [string, Bm25Engine][] {
+  const pruned = buildFastBm25(docs, params);
+  pruned.exhaustiveUpTo = 0; // force MaxScore even on a tiny index
   return [
     ["fast", buildFastBm25(docs, params)],
+    ["fast (pruned)", pruned],
     ["wink", buildWinkBm25(docs, params)],
   ];
 }
@@ -86,7 +89,7 @@ describe("BM25F field weights", () => {
 
 function medEvidenceDocs(): CorpusDoc[] {
   const byId = new Map<string, CorpusDoc>();
-  const lines = readFileSync(join(sharedDataDir(), "medevidence", "med-evidence-abstract.jsonl"), "utf8").split("\n");
+  const lines = readFileSync(datasetFileSync("medevidence/med-evidence-abstract.jsonl"), "utf8").split("\n");
   for (const line of lines) {
     if (!line.trim()) continue;
     const q = JSON.parse(line) as { sources: Record<string, { title?: string; content?: string }> };
@@ -122,12 +125,38 @@ describe("persistence and caching", () => {
   const dir = mkdtempSync(join(tmpdir(), "medsynth-bm25-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("fast engine round-trips through its binary format", () => {
+  it("fast engine round-trips through split array files (parts of ≤ 16 bytes) and reads them back", () => {
     const e = buildFastBm25(FOUR, P, { contentHash: corpusContentHash(FOUR) });
-    const back = loadFastBm25(e.toBuffer(), { source: "mem" });
+    const at = join(dir, "split");
+    e.writeTo(at, { partBytes: 16 });
+    // 8 postings × 4 bytes = 32 bytes of post-docs → 2 parts; 6 Float64 offsets = 48 bytes → 3 parts;
+    // 4 doc ids "d1".."d4" = 8 UTF-8 bytes → 1 part.
+    const sizes = (stem: string) => readdirSync(at).filter((f) => f.startsWith(`${stem}.`)).sort().map((f) => statSync(join(at, f)).size);
+    expect(sizes("post-docs")).toEqual([16, 16]);
+    expect(sizes("offsets")).toEqual([16, 16, 16]);
+    expect(sizes("ids-utf8")).toEqual([8]);
+    const back = readFastBm25(at);
     expect(back.searchSync("aspirin heart", 10).map((h) => [h.id, h.score])).toEqual(e.searchSync("aspirin heart", 10).map((h) => [h.id, h.score]));
+    expect(back.ids).toEqual(["d1", "d2", "d3", "d4"]);
     expect(back.info.contentHash).toBe(corpusContentHash(FOUR));
-    expect(() => loadFastBm25(Buffer.from("not an index"), { source: "x.bin" })).toThrow(/x\.bin.*bad magic/);
+    expect(back.info.avgDocLength).toBeCloseTo(2.5, 12);
+    // A missing or short part is an error naming the file, never a partial index.
+    truncateSync(join(at, "post-docs.1"), 12);
+    expect(() => readFastBm25(at)).toThrow(/truncated|ended early/);
+    rmSync(join(at, "post-docs.1"));
+    expect(() => readFastBm25(at)).toThrow(/post-docs\.1 is missing/);
+    expect(() => readFastBm25(join(dir, "nowhere"))).toThrow(/cannot read .*header\.json/);
+  });
+
+  it("an unreadable cache entry is an error naming it, never a silent rebuild", () => {
+    const root = join(dir, "broken");
+    const first = buildBm25(FOUR, { engine: "fast", ...P }, { cacheRoot: root, partBytes: 8 });
+    expect(first.fromCache).toBe(false);
+    writeFileSync(join(first.cachePath!, "header.json"), "{ not json");
+    expect(() => buildBm25(FOUR, { engine: "fast", ...P }, { cacheRoot: root })).toThrow(/cached BM25 index .* cannot be read.*delete it to rebuild/);
+    const wink = buildBm25(FOUR, { engine: "wink", ...P }, { cacheRoot: root });
+    writeFileSync(wink.cachePath!, "garbage");
+    expect(() => buildBm25(FOUR, { engine: "wink", ...P }, { cacheRoot: root })).toThrow(/cannot be read.*delete it to rebuild/);
   });
 
   it("wink engine reloads with exportJSON/importJSON and the analyzer re-attached", () => {

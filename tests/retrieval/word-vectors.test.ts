@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeAll } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
@@ -178,4 +178,32 @@ describe("SIF corpus statistics need a corpus of at least minFitTexts (50) texts
     const mean = await createWordVectorsEmbedder({ removeComponents: 1 }, { fitTexts: ["heart"], log: () => {} });
     expect(mean.id).toBe("word-vectors:sg-100d-mean");
   });
+});
+
+describe("word-vectors fitted state is cached per (fit texts, config)", () => {
+  it("a second process-like build reads the fitted state instead of refitting, with identical vectors", async () => {
+    const fitCacheDir = mkdtempSync(join(tmpdir(), "medsynth-wv-fit-"));
+    try {
+      const texts = (await loadBundledCorpus({ sources: ["medevidence"] })).docs.slice(0, 120).map((d) => `${d.title}\n${d.text}`);
+      const cfg = { pooling: "sif", frequencies: "corpus", removeComponents: 1 } as const;
+      const first = await createWordVectorsEmbedder(cfg, { fitTexts: texts, fitCacheDir });
+      expect(first.fitSource).toBe("computed");
+      const second = await createWordVectorsEmbedder(cfg, { fitTexts: texts, fitCacheDir });
+      expect(second.fitSource).toBe("cache");
+      expect(second.id).toBe(first.id);
+      expect(Array.from(second.components[0])).toEqual(Array.from(first.components[0]));
+      const q = ["aspirin after stroke", texts[7]];
+      const [a, b] = [await first.embed(q), await second.embed(q)];
+      expect(b.map((v) => Array.from(v))).toEqual(a.map((v) => Array.from(v)));
+      // Other texts or another config: another key, fitted afresh.
+      expect((await createWordVectorsEmbedder(cfg, { fitTexts: texts.slice(1), fitCacheDir })).fitSource).toBe("computed");
+      expect((await createWordVectorsEmbedder({ ...cfg, sifA: 1e-4 }, { fitTexts: texts, fitCacheDir })).fitSource).toBe("computed");
+      expect((await createWordVectorsEmbedder(cfg, { fitTexts: texts, fitCacheDir: null })).fitSource).toBe(null);
+      // An unreadable state file is an error naming it, not a silent refit.
+      for (const f of readdirSync(fitCacheDir)) writeFileSync(join(fitCacheDir, f), "{");
+      await expect(createWordVectorsEmbedder(cfg, { fitTexts: texts, fitCacheDir })).rejects.toThrow(/fitted state .* cannot be read.*delete it to refit/);
+    } finally {
+      rmSync(fitCacheDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadMs2, splitAtConclusions } from "../../../corpus/datasets/ms2.ts";
 import { loadMslr, objectiveFromPreface } from "../../../corpus/datasets/mslr.ts";
@@ -36,29 +37,38 @@ describe("ms2 sample loader (real data)", async () => {
   });
 });
 
-describe("mslr test-summary loader (real data)", async () => {
-  const d = await loadMslr();
+describe("mslr test-summary loader (MSLR2022 format; our own sample file)", async () => {
+  // tests/fixtures/mslr/mslr-sample.jsonl: two reviews written for this test in the MSLR2022
+  // format (tokenised, PICO-tagged), one reference without s2id, and one line that is not JSON.
+  const SAMPLE = fileURLToPath(new URL("../../fixtures/mslr/mslr-sample.jsonl", import.meta.url));
+  const d = await loadMslr({ path: SAMPLE });
 
-  it("loads 3 reviews with 22, 11 and 4 references", () => {
-    expect(d.items.map((i) => i.id)).toEqual(["mslr:205832151", "mslr:1785126", "mslr:35828882"]);
-    expect(d.items.map((i) => i.goldenDocs.length)).toEqual([22, 11, 4]);
+  it("loads 2 reviews with 2 and 1 references; the broken line and the id-less reference are counted", () => {
+    expect(d.items.map((i) => i.id)).toEqual(["mslr:900001", "mslr:900002"]);
+    expect(d.items.map((i) => i.goldenDocs.length)).toEqual([2, 1]);
     expect(d.items.every((i) => i.goldenPmids.length === 0)).toBe(true);
-    expect(d.items[1].goldenDocs[0]).toEqual(
-      expect.objectContaining({ id: "s2:4453203", title: "Effect of short-term ingestion of konjac glucomannan on serum cholesterol in healthy men.", source: "mslr" }),
-    );
+    expect(d.skipped).toEqual({ count: 1, reasons: { "invalid JSON": 1 } });
+    expect(d.warnings).toEqual([`${SAMPLE}:1: reference 2 lacks title_abstract or s2id; left out`, `${SAMPLE}:3: invalid JSON; skipped`]);
+    expect(d.items[0].goldenDocs[0]).toEqual({
+      id: "s2:111",
+      title: "A walking trial in stage 1 hypertension",
+      text: "We randomly assigned 120 adults to brisk walking or usual care. Systolic pressure fell by 4 mm Hg (95% CI, 1-7).",
+      year: null,
+      source: "mslr",
+    });
+    expect(d.items[0].goldenDocs[1].text).toBe("Participants didn't change their diet.");
   });
 
   it("makes question, background and reference readable", () => {
-    const g = d.items[1];
-    expect(g.question).toBe("The objective was to perform a meta-analysis of randomized controlled trials of glucomannan to better characterize its impact on plasma lipids, FBG, body weight, and BP.");
-    expect(g.referenceConclusion).toBe(
-      "The use of glucomannan did not appear to significantly alter any other study endpoints. Pediatric patients, patients receiving dietary modification, and patients with impaired glucose metabolism did not benefit from glucomannan to the same degree. Glucomannan appears to beneficially affect total cholesterol, LDL cholesterol, triglycerides, body weight, and FBG, but not HDL cholesterol or BP",
-    );
     // no OBJECTIVE heading → the whole preface is the question
-    expect(d.items[0].question).toBe(
-      "Necrotizing enterocolitis (NEC) is one of the most serious gastrointestinal emergencies in very low birth weight (VLBW) preterm neonates, affecting 7-14% of these neonates. Due to the seriousness of the disease, prevention of NEC is the most important goal.",
-    );
-    expect(d.items[0].referenceConclusion).toContain("microorganism and/or the stimulation");
+    expect(d.items[0].question).toBe("Daily walking is often advised for adults with mild hypertension (stage 1), affecting 20-30% of these adults. No pooled estimate of its effect exists.");
+    expect(d.items[0].referenceConclusion).toBe("Walking programmes lowered systolic pressure by a small amount. The effect on diastolic pressure was uncertain");
+    expect(d.items[1].question).toBe("The objective was to pool randomized trials of oral zinc on cold duration.");
+    expect(d.items[1].referenceConclusion).toBe("Zinc shortened colds by about one day");
     expect(objectiveFromPreface("PURPOSE The goal was X. More.")).toBe("The goal was X.");
+  });
+
+  it("without a file says that medsynth ships none", async () => {
+    await expect(loadMslr()).rejects.toThrow(/dataset "mslr": medsynth ships no MSLR2022 file[\s\S]*--path/);
   });
 });

@@ -3,7 +3,7 @@ import { Command } from "commander";
 import { DATASETS, datasetNames, getDataset, listDatasets, loadDataset } from "../../../corpus/datasets/registry.ts";
 import { registerDatasetsCommands } from "../../../experiments/cli/datasets-commands.ts";
 
-const NAMES = ["pubmedqa", "medmeta", "medevidence", "ms2", "mslr", "cohen2006", "mslr-annotations", "rwe-glp1", "ohdsi-hcq", "jsonl"];
+const NAMES = ["pubmedqa", "medmeta", "medevidence", "ms2", "mslr", "cohen2006", "mslr-annotations", "rwe-glp1", "ohdsi-hcq", "corpus-store", "jsonl"];
 
 async function runCli(args: string[]): Promise<string> {
   const program = new Command("medsynth").exitOverride();
@@ -40,11 +40,12 @@ describe("dataset registry", () => {
       medmeta: 20,
       medevidence: 284,
       ms2: 1,
-      mslr: 3,
+      mslr: null,
       cohen2006: 5,
       "mslr-annotations": 265,
       "rwe-glp1": 1,
       "ohdsi-hcq": 2,
+      "corpus-store": null,
       jsonl: null,
     });
     expect((await listDatasets()).every((i) => i.itemCount === null)).toBe(true);
@@ -53,15 +54,23 @@ describe("dataset registry", () => {
 
 describe("medsynth datasets CLI", () => {
   it("list --json prints the registry with counts", async () => {
-    const rows = JSON.parse(await runCli(["datasets", "list", "--json"]));
+    const j = JSON.parse(await runCli(["datasets", "list", "--json"]));
+    const rows = j.datasets;
     expect(rows.map((r: { name: string }) => r.name)).toEqual(NAMES);
-    expect(rows.find((r: { name: string }) => r.name === "mslr-annotations")).toMatchObject({ taskKind: "annotations", itemCount: 265 });
+    expect(rows.find((r: { name: string }) => r.name === "mslr-annotations")).toMatchObject({ taskKind: "annotations", itemCount: 265, licence: "Apache-2.0" });
+    expect(["cache", "mirror"]).toContain(rows.find((r: { name: string }) => r.name === "pubmedqa").where); // the suite's global setup made them available
+    expect(rows.find((r: { name: string }) => r.name === "rwe-glp1")).toMatchObject({ where: "shipped", licence: "medsynth (Apache-2.0)" });
+    expect(rows.find((r: { name: string }) => r.name === "jsonl")).toMatchObject({ where: "user file", itemCount: null });
+    expect(j.downloads.map((d: { name: string }) => d.name)).toEqual(["cohen2006", "medevidence", "medmeta", "meta-analysis-case-study", "mslr-annotations", "ms2", "pubmed-xml", "pubmedqa", "ohdsi-hcq"]);
+    expect(j.downloads.find((d: { name: string }) => d.name === "pubmedqa")).toMatchObject({ files: 3, bytes: 1065 + 2584787 + 11414, licence: "MIT", upstreams: ["pubmedqa/pubmedqa@1cbae8e"] });
   });
 
   it("list prints a table", async () => {
     const text = await runCli(["datasets", "list", "--no-counts"]);
-    expect(text.split("\n")[0]).toMatch(/^name\s+kind\s+items\s+description$/);
-    expect(text).toMatch(/\nohdsi-hcq\s+rwe\s+-\s+OHDSI/);
+    expect(text.split("\n")[0]).toMatch(/^name\s+kind\s+items\s+where\s+licence\s+description$/);
+    expect(text).toMatch(/\nohdsi-hcq\s+rwe\s+-\s+(cache|mirror)\s+not stated \(published study results\)\s+OHDSI/);
+    expect(text).toMatch(/\ndownload\s+files\s+size\s+where\s+licence\s+upstream\n/);
+    expect(text).toMatch(/\npubmed-xml\s+149\s+4\.5 MB\s+(cache|mirror)\s/);
   });
 
   it("show prints counts, warnings and first items; --json limits items", async () => {

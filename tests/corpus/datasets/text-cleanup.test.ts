@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cleanMslrText, detokenize, rejoinAndSplitWords, removePicoTags, splitTitleAbstract, stripSectionHeadings } from "../../../corpus/text-cleanup.ts";
 
-// Inputs are verbatim excerpts of ../shared/data/mslr/ms2-sample.json and mslr-test-summaries.jsonl.
+// Inputs are short excerpts in the tokenised, PICO-tagged MS²/MSLR format (registry dataset "ms2" and the MSLR2022 files).
 describe("MS²/MSLR text cleanup", () => {
   it("removes PICO tags, including spans crossing sentence splits", () => {
     expect(removePicoTags("</out> </pop> OBJECTIVE To assess <int> oral vitamin K </int>").replace(/\s+/g, " ").trim()).toBe("OBJECTIVE To assess oral vitamin K");

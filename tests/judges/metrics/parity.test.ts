@@ -1,29 +1,14 @@
 /**
  * ROUGE (Google rouge-score 0.1.2) and BLEU (NLTK 3.8, treebank tokens, method1) against all 620
- * rows of ../shared/data/parity/rouge_bleu_pairs.jsonl, to 1e-6; stemmed tokens exactly.
+ * parity rows (tests/fixtures/parity: expected values; PubMedQA texts from the dataset registry), to
+ * 1e-6; stemmed and treebank tokens exactly (compared as sha256 of their JSON).
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sharedDataDir } from "../../../corpus/paths.ts";
+import { loadParityRows, tokensSha256, type ParityRow } from "../../fixtures/parity/pairs.ts";
 import { RougeScorer } from "../../../judges/metrics/rouge.ts";
 import { sentenceBleu, treebankTokenize } from "../../../judges/metrics/bleu.ts";
 
-interface Row {
-  id: string;
-  reference: string;
-  candidate: string;
-  rouge: Record<"use_stemmer_true" | "use_stemmer_false", Record<string, Record<"precision" | "recall" | "fmeasure", number>>>;
-  rouge_tokens_stemmed: { reference: string[]; candidate: string[] };
-  bleu: number;
-  bleu_tokens: { reference: string[]; candidate: string[] };
-  bleu_details: { hyp_len: number; ref_len: number; brevity_penalty: number; modified_precisions: Array<{ n: number; numerator: number; denominator: number }> };
-}
-
-const rows: Row[] = readFileSync(join(sharedDataDir(), "parity", "rouge_bleu_pairs.jsonl"), "utf8")
-  .split("\n")
-  .filter((l) => l.trim())
-  .map((l) => JSON.parse(l) as Row);
+const rows: ParityRow[] = await loadParityRows();
 
 const TOL = 1e-6;
 
@@ -33,7 +18,7 @@ describe("ROUGE and BLEU parity (620 rows)", () => {
   it("stemmed rouge tokens equal rouge_score's on every row", () => {
     const s = new RougeScorer(["rouge1"], true);
     const mismatches = rows.filter(
-      (r) => JSON.stringify(s.tokenize(r.reference)) !== JSON.stringify(r.rouge_tokens_stemmed.reference) || JSON.stringify(s.tokenize(r.candidate)) !== JSON.stringify(r.rouge_tokens_stemmed.candidate),
+      (r) => tokensSha256(s.tokenize(r.reference)) !== r.rouge_tokens_stemmed_sha256.reference || tokensSha256(s.tokenize(r.candidate)) !== r.rouge_tokens_stemmed_sha256.candidate,
     );
     expect(mismatches.map((r) => r.id)).toEqual([]);
   });
@@ -61,8 +46,8 @@ describe("ROUGE and BLEU parity (620 rows)", () => {
   it("treebank tokens, n-gram counts, brevity penalty and BLEU on every row", () => {
     const bad: string[] = [];
     for (const r of rows) {
-      if (JSON.stringify(treebankTokenize(r.reference.toLowerCase())) !== JSON.stringify(r.bleu_tokens.reference)) bad.push(`${r.id} ref tokens`);
-      if (JSON.stringify(treebankTokenize(r.candidate.toLowerCase())) !== JSON.stringify(r.bleu_tokens.candidate)) bad.push(`${r.id} cand tokens`);
+      if (tokensSha256(treebankTokenize(r.reference.toLowerCase())) !== r.bleu_tokens_sha256.reference) bad.push(`${r.id} ref tokens`);
+      if (tokensSha256(treebankTokenize(r.candidate.toLowerCase())) !== r.bleu_tokens_sha256.candidate) bad.push(`${r.id} cand tokens`);
       const b = sentenceBleu(r.reference, r.candidate);
       if (!(Math.abs(b.bleu - r.bleu) <= TOL)) bad.push(`${r.id} bleu ${b.bleu} vs ${r.bleu}`);
       if (b.hypLen !== r.bleu_details.hyp_len || b.refLen !== r.bleu_details.ref_len) bad.push(`${r.id} lengths`);

@@ -1,8 +1,7 @@
-/** Statistics against scipy 1.17.1 reference values (../shared/data/parity/stats_cases.json), to 1e-9. */
+/** Statistics against scipy 1.17.1 reference values (tests/fixtures/parity/stats_cases.json), to 1e-9. */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe as suite, expect, it } from "vitest";
-import { sharedDataDir } from "../../../corpus/paths.ts";
 import {
   blandAltman,
   cohenDz,
@@ -16,7 +15,7 @@ import {
 } from "../../../judges/stats/index.ts";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const fixture: any = JSON.parse(readFileSync(join(sharedDataDir(), "parity", "stats_cases.json"), "utf8"));
+const fixture: any = JSON.parse(readFileSync(fileURLToPath(new URL("../../fixtures/parity/stats_cases.json", import.meta.url)), "utf8"));
 const TOL = 1e-9;
 
 function close(actual: number, expected: number, what: string): void {

@@ -1,0 +1,125 @@
+/**
+ * Ingest one input file into row batches: hash it, stream its records through the parser
+ * (`parsePubmedFile`), turn each into a store row while streaming (per-record cleaning applied,
+ * `rows.ts`), and hand rows to `append` in large batches. Memory is bounded by one batch plus the
+ * parser's window, whatever the file size. Runs inside an ingest worker thread, or in-process.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { getHeapStatistics } from "node:v8";
+import { parsePubmedFile, PubmedFileError, type PubmedWarning } from "../pubmed-xml.ts";
+import type { DropReason } from "../clean.ts";
+import { recordToRow, type ParsedCleanOptions, type RecordRow } from "./rows.ts";
+import type { ManifestEntry } from "./manifest.ts";
+
+/** Progress is reported every this many entries. */
+const PROGRESS_EVERY = 2000;
+
+/** One file to ingest. */
+export interface FileJob {
+  path: string;
+  /** Base name (the manifest key and each row's `sourceFile`). */
+  file: string;
+  fileIndex: number;
+  /** Parsed clean options, or null: no cleaning. */
+  clean: ParsedCleanOptions;
+  /** Rows per append (default 5,000; the table is compacted after the build). */
+  batchRows?: number;
+  /** Append once the batch's record JSON reaches this many characters (default 16 Mi). */
+  batchChars?: number;
+}
+
+/** Result of {@link ingestFile}: the manifest entry plus the worker's peak heap. */
+export interface FileResult extends ManifestEntry {
+  /** Peak V8 heap used by the thread that parsed the file, sampled per batch (bytes). */
+  peakHeapBytes: number;
+}
+
+/** SHA-256 (hex) of a file's bytes, streamed. */
+export async function sha256File(path: string): Promise<string> {
+  const h = createHash("sha256");
+  for await (const c of createReadStream(path, { highWaterMark: 1 << 20 })) h.update(c as Buffer);
+  return h.digest("hex");
+}
+
+/**
+ * Ingest one file (see the module comment). Never throws for a broken file: a read error or a
+ * file that ends inside a record gives `status: "failed"` with the message and byte offset (rows
+ * already appended stay; the caller purges a failed file's rows before retrying it).
+ * @param job - the file and options.
+ * @param append - receives each batch of rows, awaited (back-pressure).
+ * @param onProgress - entries read and bytes read from disk so far in this file.
+ * @param onWarning - each parser warning (skipped record).
+ */
+export async function ingestFile(
+  job: FileJob,
+  append: (rows: RecordRow[]) => Promise<void>,
+  onProgress?: (p: { entries: number; bytesRead: number }) => void,
+  onWarning?: (w: PubmedWarning) => void,
+): Promise<FileResult> {
+  const batchRows = job.batchRows ?? 5_000;
+  const batchChars = job.batchChars ?? 16 * 1024 * 1024;
+  const dropped: Partial<Record<DropReason, number>> = {};
+  const res: FileResult = {
+    file: job.file, path: job.path, fileIndex: job.fileIndex, status: "done", sha256: "", bytes: 0, entries: 0, records: 0, deletes: 0,
+    dropped, warnings: 0, error: null, byteOffset: null, peakHeapBytes: 0,
+  };
+  const sampleHeap = () => {
+    res.peakHeapBytes = Math.max(res.peakHeapBytes, getHeapStatistics().used_heap_size);
+  };
+  try {
+    res.bytes = (await stat(job.path)).size;
+    res.sha256 = await sha256File(job.path);
+  } catch (err) {
+    return { ...res, status: "failed", error: `${job.path}: cannot read: ${err instanceof Error ? err.message : String(err)}`, byteOffset: 0 };
+  }
+  let batch: RecordRow[] = [];
+  let chars = 0;
+  let bytesRead = 0;
+  let truncated: PubmedWarning | null = null;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    sampleHeap();
+    const rows = batch;
+    batch = [];
+    chars = 0;
+    await append(rows);
+  };
+  try {
+    for await (const rec of parsePubmedFile(job.path, {
+      onWarning: (w) => {
+        if (w.kind === "truncated") truncated = w;
+        else res.warnings++;
+        onWarning?.(w);
+      },
+      onProgress: (b) => {
+        bytesRead = b;
+      },
+    })) {
+      const row = recordToRow(rec, { fileIndex: job.fileIndex, seq: res.entries, sourceFile: job.file }, job.clean);
+      res.entries++;
+      if (row.kind === "delete") res.deletes++;
+      else res.records++;
+      if (row.dropReason) dropped[row.dropReason] = (dropped[row.dropReason] ?? 0) + 1;
+      batch.push(row);
+      chars += row.record.length;
+      if (batch.length >= batchRows || chars >= batchChars) await flush();
+      if (res.entries % PROGRESS_EVERY === 0) onProgress?.({ entries: res.entries, bytesRead });
+    }
+    await flush();
+    sampleHeap();
+  } catch (err) {
+    if (!(err instanceof PubmedFileError)) throw err;
+    const cut = truncated as PubmedWarning | null;
+    const offset = cut ? cut.byteOffset : bytesRead;
+    const where = cut ? `decompressed byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""}` : `after ${bytesRead} bytes read from disk`;
+    return { ...res, status: "failed", error: `${err.message} (${where})`, byteOffset: offset };
+  }
+  const cut = truncated as PubmedWarning | null;
+  if (cut) {
+    return { ...res, status: "failed", error: `${job.path}: truncated: ends inside a record (decompressed byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""})`, byteOffset: cut.byteOffset };
+  }
+  onProgress?.({ entries: res.entries, bytesRead: res.bytes });
+  return res;
+}

@@ -1,0 +1,251 @@
+/**
+ * Streaming, parallel, resumable ingest of PubMed baseline/update files into a Lance corpus store.
+ *
+ * Steps ({@link ingestToStore}):
+ * 1. `openForIngest` — connect, check or record the cleaning options (a store built with other
+ *    options is refused, naming the difference), create the tables.
+ * 2. `planFiles` — merge the inputs with the manifest: files already done are skipped; new files
+ *    get the next file indexes in sorted-path order (PubMed's file names sort in release order);
+ *    a new file that sorts before a file already done is refused (updates apply in order).
+ * 3. `purgeUnfinished` — delete the rows of files not done (in flight when a previous ingest was
+ *    killed, or failed), so retrying them cannot duplicate rows.
+ * 4. `runPool` — worker threads (`--jobs`, default = cores), one file per worker at a time, each
+ *    appending its rows in large batches; a file's manifest entry is written once its rows are
+ *    committed. A broken file is marked failed (message with byte offset) and the others go on.
+ * 5. `finalizeStore` — only when every file is done: update semantics, de-duplication, compaction.
+ *
+ * Killed at any point (`kill -9`), a re-run loses only the files that were in flight: their rows
+ * are purged and the files re-read; every table write is one LanceDB commit.
+ */
+import { availableParallelism } from "node:os";
+import { basename, resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { Worker } from "node:worker_threads";
+import type * as LanceDb from "@lancedb/lancedb";
+import { CleanOptionsSchema, type CleanOptions } from "../clean.ts";
+import { expandPubmedInputs } from "../ingest.ts";
+import { connectStore, describeCleanDifference, readStoreMeta, recordsSchema, STORE_FORMAT, STORE_TABLES, writeStoreMeta, type ConnectFn, type StoreLocation, type StoreMeta } from "../store/lance-store.ts";
+import { deleteManifestEntries, readManifest, writeManifestEntries, type ManifestEntry } from "./manifest.ts";
+import { finalizeStore } from "./finalize.ts";
+import type { FileJob, FileResult } from "./ingest-file.ts";
+import type { FromWorker, ToWorker, WorkerInit } from "./ingest-worker.ts";
+import type { ParsedCleanOptions } from "./rows.ts";
+
+/** Progress of a running ingest (for a progress bar). */
+export interface IngestProgress {
+  filesDone: number;
+  filesTotal: number;
+  /** Entries read in this run (records + deletions). */
+  entries: number;
+  /** Bytes of input read in this run, and the total of this run's files. */
+  bytesRead: number;
+  bytesTotal: number;
+  /** Seconds since the pool started. */
+  seconds: number;
+}
+
+/** Options of {@link ingestToStore}. */
+export interface IngestToStoreOptions {
+  store: StoreLocation;
+  /** Cleaning options (MedConclusion §3.1.1), or null/undefined: no cleaning. */
+  clean?: CleanOptions | null;
+  /** Worker threads (default: available cores). */
+  jobs?: number;
+  /** Rows per append (default 5,000). */
+  batchRows?: number;
+  /** Skip the finalisation (tests and benches that time the pool alone). */
+  skipFinalize?: boolean;
+  onProgress?: (p: IngestProgress) => void;
+  /** A worker committed `rows` rows of file `fileIndex`. */
+  onBatch?: (b: { fileIndex: number; rows: number }) => void;
+  /** A file finished (done or failed). */
+  onFile?: (r: FileResult) => void;
+  log?: (line: string) => void;
+}
+
+/** Result of {@link ingestToStore}. */
+export interface IngestToStoreReport {
+  /** Files processed in this run (done or failed), in file order. */
+  processed: FileResult[];
+  /** Files skipped because the manifest marks them done. */
+  skipped: string[];
+  /** Files that failed in this run. */
+  failed: FileResult[];
+  /** The store's metadata after the run (finalised only when no file is pending or failed). */
+  meta: StoreMeta;
+  /** The whole manifest after the run. */
+  manifest: ManifestEntry[];
+  /** Peak V8 heap of any worker while parsing (bytes). */
+  peakWorkerHeapBytes: number;
+}
+
+/** Step 1: connect, check or record cleaning options, create tables. */
+async function openForIngest(store: StoreLocation, clean: ParsedCleanOptions): Promise<{ db: LanceDb.Connection; meta: StoreMeta }> {
+  const db = await connectStore(store);
+  let meta = await readStoreMeta(db);
+  const wanted = clean as Record<string, unknown> | null;
+  if (meta) {
+    const diff = describeCleanDifference(meta.clean, wanted);
+    if (diff) throw new Error(`${store.uri}: this corpus store was built with other cleaning options (${diff}); use the same options or another --store`);
+  } else {
+    meta = { format: STORE_FORMAT, clean: wanted, finalized: false, counts: null };
+    await writeStoreMeta(db, meta);
+  }
+  if (!(await db.tableNames()).includes(STORE_TABLES.records)) await db.createEmptyTable(STORE_TABLES.records, await recordsSchema());
+  return { db, meta };
+}
+
+interface Plan {
+  pending: FileJob[];
+  skipped: string[];
+  /** Failed entries of files not among this run's inputs (forgotten). */
+  forgotten: ManifestEntry[];
+}
+
+/** Step 2: which files to process and their indexes. */
+async function planFiles(files: string[], manifest: ManifestEntry[], clean: ParsedCleanOptions, batchRows: number | undefined): Promise<Plan> {
+  const byName = new Map(manifest.map((e) => [e.file, e]));
+  const seen = new Set<string>();
+  const pending: FileJob[] = [];
+  const skipped: string[] = [];
+  let nextIndex = manifest.reduce((m, e) => Math.max(m, e.fileIndex + 1), 0);
+  const lastDone = manifest.filter((e) => e.status === "done").at(-1);
+  for (const path of files) {
+    const file = basename(path);
+    if (seen.has(file)) throw new Error(`two inputs share the file name ${file}; file names identify files in the manifest`);
+    seen.add(file);
+    const entry = byName.get(file);
+    if (entry?.status === "done") {
+      const size = (await stat(path)).size;
+      if (size !== entry.bytes) throw new Error(`${path}: changed since it was ingested (${entry.bytes} bytes then, ${size} now, sha256 then ${entry.sha256}); use a new --store to re-ingest`);
+      skipped.push(file);
+      continue;
+    }
+    let fileIndex = entry?.fileIndex;
+    if (fileIndex === undefined) {
+      if (lastDone && file < lastDone.file) throw new Error(`${path} sorts before ${lastDone.file}, already ingested: PubMed files apply in order, so a new file must come after the store's last file (use a new --store)`);
+      fileIndex = nextIndex++;
+    }
+    pending.push({ path: resolve(path), file, fileIndex, clean, batchRows });
+  }
+  pending.sort((a, b) => a.fileIndex - b.fileIndex);
+  const forgotten = manifest.filter((e) => e.status === "failed" && !seen.has(e.file));
+  return { pending, skipped, forgotten };
+}
+
+/** Step 3: delete rows of files not done. */
+async function purgeUnfinished(db: LanceDb.Connection, fileIndexes: number[]): Promise<void> {
+  if (fileIndexes.length === 0) return;
+  const table = await db.openTable(STORE_TABLES.records);
+  await table.delete(`fileIndex IN (${fileIndexes.join(", ")})`);
+}
+
+/**
+ * The worker's entry file: the compiled `ingest-worker.js` next to this module in dist/, or — when
+ * running the TypeScript sources — `worker-entry.mjs`, which registers tsx in the worker thread.
+ */
+function workerUrl(): URL {
+  return import.meta.url.endsWith(".js") ? new URL("./ingest-worker.js", import.meta.url) : new URL("./worker-entry.mjs", import.meta.url);
+}
+
+function spawnWorker(store: StoreLocation): Worker {
+  const init: WorkerInit = { store };
+  return new Worker(workerUrl(), { workerData: init });
+}
+
+/** Step 4: the worker pool. Resolves with every file's result in completion order. */
+async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestToStoreOptions, bytesTotal: number): Promise<FileResult[]> {
+  const n = Math.max(1, Math.min(options.jobs ?? availableParallelism(), jobs.length));
+  const queue = [...jobs];
+  const results: FileResult[] = [];
+  const t0 = performance.now();
+  const live = new Map<number, { entries: number; bytesRead: number }>();
+  let doneEntries = 0;
+  let doneBytes = 0;
+  const progress = () => {
+    let entries = doneEntries;
+    let bytesRead = doneBytes;
+    for (const p of live.values()) {
+      entries += p.entries;
+      bytesRead += p.bytesRead;
+    }
+    options.onProgress?.({ filesDone: results.length, filesTotal: jobs.length, entries, bytesRead, bytesTotal, seconds: (performance.now() - t0) / 1000 });
+  };
+  let manifestWrites = Promise.resolve();
+  await Promise.all(
+    Array.from({ length: n }, () =>
+      new Promise<void>((resolveWorker, rejectWorker) => {
+        const worker = spawnWorker(options.store);
+        let current: FileJob | null = null;
+        const next = () => {
+          current = queue.shift() ?? null;
+          if (current) worker.postMessage({ type: "job", job: current } satisfies ToWorker);
+          // Every append is committed before "done": terminating cannot lose rows (LanceDB's
+          // background threads would otherwise keep an idle worker alive for a while).
+          else void worker.terminate();
+        };
+        worker.on("message", (msg: FromWorker) => {
+          if (msg.type === "ready") next();
+          else if (msg.type === "progress") {
+            live.set(msg.fileIndex, { entries: msg.entries, bytesRead: msg.bytesRead });
+            progress();
+          } else if (msg.type === "batch") options.onBatch?.({ fileIndex: msg.fileIndex, rows: msg.rows });
+          else if (msg.type === "done") {
+            const r = msg.result;
+            live.delete(r.fileIndex);
+            doneEntries += r.entries;
+            doneBytes += r.bytes;
+            results.push(r);
+            const { peakHeapBytes: _heap, ...entry } = r;
+            manifestWrites = manifestWrites.then(() => writeManifestEntries(db, [entry])).then(() => options.onFile?.(r));
+            manifestWrites.then(next, (err: unknown) => {
+              worker.terminate();
+              rejectWorker(err);
+            });
+            progress();
+          } else if (msg.type === "fatal") {
+            worker.terminate();
+            rejectWorker(new Error(`ingest worker failed on file #${msg.fileIndex}: ${msg.message}`));
+          }
+        });
+        worker.on("error", (err) => rejectWorker(new Error(`ingest worker crashed${current ? ` on ${current.path}` : ""}: ${err.message}`)));
+        worker.on("exit", () => resolveWorker());
+      }),
+    ),
+  );
+  await manifestWrites;
+  return results;
+}
+
+/**
+ * Ingest files/folders of PubMed XML into a Lance corpus store (see the module comment).
+ * @param inputs - `.xml` / `.xml.gz` files and folders (searched recursively, sorted by path).
+ * @param options - store location, cleaning, jobs, callbacks.
+ * @returns what was processed, skipped and failed, and the store's metadata.
+ * @throws Error when an input does not exist, the store was built with other cleaning options, or
+ *   a new file sorts before an ingested one; a broken file never throws (see `failed`).
+ */
+export async function ingestToStore(inputs: readonly string[], options: IngestToStoreOptions): Promise<IngestToStoreReport> {
+  const log = options.log ?? (() => {});
+  const clean: ParsedCleanOptions = options.clean === null || options.clean === undefined ? null : CleanOptionsSchema.parse(options.clean);
+  const files = await expandPubmedInputs(inputs);
+  const { db, meta } = await openForIngest(options.store, clean);
+  const manifest = await readManifest(db);
+  const plan = await planFiles(files, manifest, clean, options.batchRows);
+  if (plan.forgotten.length) {
+    log(`forgetting ${plan.forgotten.length} failed file(s) not among this run's inputs: ${plan.forgotten.map((e) => e.file).join(", ")}`);
+    await deleteManifestEntries(db, plan.forgotten.map((e) => e.file));
+  }
+  const unfinished = [...plan.pending.map((j) => j.fileIndex), ...plan.forgotten.map((e) => e.fileIndex)];
+  await purgeUnfinished(db, unfinished);
+  if (plan.pending.length && meta.finalized) await writeStoreMeta(db, { ...meta, finalized: false });
+  const bytesTotal = (await Promise.all(plan.pending.map(async (j) => (await stat(j.path)).size))).reduce((a, b) => a + b, 0);
+  const processed = plan.pending.length ? await runPool(db, plan.pending, options, bytesTotal) : [];
+  processed.sort((a, b) => a.fileIndex - b.fileIndex);
+  const failed = processed.filter((r) => r.status === "failed");
+  const after = await readManifest(db);
+  let metaAfter: StoreMeta = (await readStoreMeta(db)) ?? meta;
+  const allDone = after.every((e) => e.status === "done");
+  if (allDone && !options.skipFinalize && (!metaAfter.finalized || processed.length > 0)) metaAfter = await finalizeStore(db, metaAfter);
+  return { processed, skipped: plan.skipped, failed, meta: metaAfter, manifest: after, peakWorkerHeapBytes: Math.max(0, ...processed.map((r) => r.peakHeapBytes)) };
+}

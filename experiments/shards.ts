@@ -1,0 +1,175 @@
+/**
+ * Sharded runs: `medsynth run <config> --shard i/n` runs a deterministic 1/n of the matrix's cells
+ * into `<output>/shard-<i>-of-<n>/`; `medsynth merge` combines the n shard folders into one run
+ * folder that `medsynth report` reads like any other.
+ *
+ * Partition: the matrix is expanded in its deterministic order (`expandCells`); shard i
+ * (1-based) takes the cells at positions p with p mod n = i − 1. Every cell lands in exactly one
+ * shard, shards differ in size by at most one cell, and cells of one item spread across shards.
+ *
+ * Merge refuses shards of different configs (their `spec.json` config hashes differ), a shard
+ * count that differs, a shard given twice, and — unless `allowMissing` — a missing shard. The
+ * merged folder gets `spec.json` (the shared config), `cells.json` (all cells in matrix order),
+ * `results.jsonl` (the latest record per cell from its shard), `env.json` (the first shard's,
+ * plus each shard's environment under `shards`) and `retrieval-eval.json` when a shard has one.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { latestByKey, readResults, writeResultsAtomic } from "./results-store.ts";
+import type { RunRecord } from "./types.ts";
+
+/** One shard of a run: `index` in 1..`count`. */
+export interface ShardSpec {
+  index: number;
+  count: number;
+}
+
+/**
+ * Parses `"i/n"` (1 ≤ i ≤ n, integers).
+ * @throws Error with the expected form on anything else (`"0/3"`, `"4/3"`, `"a/b"`, `"2"`).
+ */
+export function parseShard(text: string): ShardSpec {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new Error(`--shard: expected i/n with 1 ≤ i ≤ n (e.g. 2/4), got ${JSON.stringify(text)}`);
+  }
+  return { index, count };
+}
+
+/**
+ * The cells of one shard, in matrix order.
+ * @param cells the whole matrix in its deterministic order.
+ * @returns cells at positions p with p mod count = index − 1.
+ */
+export function selectShard<T>(cells: readonly T[], shard: ShardSpec): T[] {
+  return cells.filter((_, p) => p % shard.count === shard.index - 1);
+}
+
+/** Folder of a shard inside the run's output folder: `<output>/shard-<i>-of-<n>`. */
+export function shardDir(output: string, shard: ShardSpec): string {
+  return join(output, `shard-${shard.index}-of-${shard.count}`);
+}
+
+/** What {@link mergeShards} did. */
+export interface MergeSummary {
+  outputDir: string;
+  configHash: string;
+  /** Cells of the whole matrix (as recorded by the shards). */
+  totalCells: number;
+  /** Records written (latest per cell). */
+  records: number;
+  /** Cells of the matrix without any record (unfinished or missing shards). */
+  missingCells: number;
+  /** Shard indices merged, ascending. */
+  shards: number[];
+}
+
+interface ShardFolder {
+  dir: string;
+  configHash: string;
+  config: unknown;
+  shard: ShardSpec;
+  keys: string[];
+  /** Cells of the whole matrix, as this shard expanded it. */
+  matrixCells: number;
+  records: RunRecord[];
+  env: Record<string, unknown> | null;
+}
+
+function readJson(path: string, what: string): Record<string, unknown> {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(`merge: ${what} ${path} cannot be read (${(e as Error).message}); is this a shard folder written by \`medsynth run --shard\`?`);
+  }
+}
+
+function readShardFolder(dir: string): ShardFolder {
+  const spec = readJson(join(dir, "spec.json"), "spec");
+  const cells = readJson(join(dir, "cells.json"), "cell list");
+  const shard = spec.shard as ShardSpec | undefined;
+  if (!shard || !Number.isInteger(shard.index) || !Number.isInteger(shard.count)) {
+    throw new Error(`merge: ${dir}/spec.json has no shard i/n; only folders written by \`medsynth run --shard i/n\` can be merged`);
+  }
+  if (typeof spec.configHash !== "string" || cells.configHash !== spec.configHash || !Array.isArray(cells.keys)) {
+    throw new Error(`merge: ${dir}: spec.json and cells.json disagree (config changed mid-run?); re-run the shard`);
+  }
+  const results = readResults(join(dir, "results.jsonl"));
+  if (results.malformedLines.length) throw new Error(`merge: ${dir}/results.jsonl has malformed lines ${results.malformedLines.join(", ")}`);
+  const envPath = join(dir, "env.json");
+  return {
+    dir,
+    configHash: spec.configHash,
+    config: spec.config,
+    shard,
+    keys: cells.keys as string[],
+    matrixCells: typeof cells.matrixCells === "number" ? cells.matrixCells : NaN,
+    records: results.records,
+    env: existsSync(envPath) ? readJson(envPath, "environment") : null,
+  };
+}
+
+/**
+ * Combines shard folders into one run folder.
+ * @param shardDirs folders written by `medsynth run --shard i/n` (any order).
+ * @param outputDir the merged run folder (created; an existing `results.jsonl` there is replaced).
+ * @param opts `allowMissing`: merge even when some shard of 1..n is absent (its cells stay unrun).
+ * @returns counts of the merge.
+ * @throws Error naming the folders when configs or shard counts differ, a shard index repeats, a
+ *   shard is missing (unless allowed), or a folder is not a shard folder; nothing is written then.
+ */
+export function mergeShards(shardDirs: readonly string[], outputDir: string, opts: { allowMissing?: boolean } = {}): MergeSummary {
+  if (shardDirs.length === 0) throw new Error("merge: no shard folders given");
+  const shards = shardDirs.map(readShardFolder);
+  const first = shards[0];
+  for (const s of shards.slice(1)) {
+    if (s.configHash !== first.configHash) {
+      throw new Error(`merge: ${s.dir} ran another config (hash ${s.configHash.slice(0, 12)}) than ${first.dir} (hash ${first.configHash.slice(0, 12)}); shards of one run must share one config`);
+    }
+    if (s.shard.count !== first.shard.count) throw new Error(`merge: ${s.dir} is shard ${s.shard.index}/${s.shard.count} but ${first.dir} is ${first.shard.index}/${first.shard.count}; shard counts differ`);
+  }
+  const n = first.shard.count;
+  const byIndex = new Map<number, ShardFolder>();
+  for (const s of shards) {
+    const prev = byIndex.get(s.shard.index);
+    if (prev) throw new Error(`merge: shard ${s.shard.index}/${n} given twice (${prev.dir} and ${s.dir})`);
+    byIndex.set(s.shard.index, s);
+  }
+  const missing = Array.from({ length: n }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
+  if (missing.length && !opts.allowMissing) throw new Error(`merge: shard(s) ${missing.map((i) => `${i}/${n}`).join(", ")} missing; pass them too (or allow a partial merge)`);
+  // Matrix order: shard i holds positions i−1, i−1+n, …; interleave them back.
+  const sizes = Array.from({ length: n }, (_, i) => byIndex.get(i + 1)?.keys.length ?? -1);
+  const longest = Math.max(...sizes);
+  const keys: string[] = [];
+  for (let row = 0; row < longest; row++) {
+    for (let i = 1; i <= n; i++) {
+      const s = byIndex.get(i);
+      if (s && row < s.keys.length) keys.push(s.keys[row]);
+    }
+  }
+  const records: RunRecord[] = [];
+  for (const s of shards) {
+    const own = new Set(s.keys);
+    for (const r of latestByKey(s.records).values()) if (own.has(r.key)) records.push(r);
+  }
+  const order = new Map(keys.map((k, i) => [k, i]));
+  records.sort((a, b) => (order.get(a.key) ?? 0) - (order.get(b.key) ?? 0));
+  mkdirSync(outputDir, { recursive: true });
+  writeFileSync(join(outputDir, "spec.json"), JSON.stringify({ configHash: first.configHash, config: first.config, mergedFrom: shards.map((s) => `${s.shard.index}/${n}`).sort() }, null, 2) + "\n");
+  writeFileSync(join(outputDir, "cells.json"), JSON.stringify({ configHash: first.configHash, keys }) + "\n");
+  writeResultsAtomic(join(outputDir, "results.jsonl"), records);
+  const env = { ...(first.env ?? {}), configHash: first.configHash, shards: shards.map((s) => ({ shard: `${s.shard.index}/${n}`, ...(s.env ?? {}) })) };
+  writeFileSync(join(outputDir, "env.json"), JSON.stringify(env, null, 2) + "\n");
+  const withEval = shards.find((s) => existsSync(join(s.dir, "retrieval-eval.json")));
+  if (withEval) copyFileSync(join(withEval.dir, "retrieval-eval.json"), join(outputDir, "retrieval-eval.json"));
+  return {
+    outputDir,
+    configHash: first.configHash,
+    totalCells: Number.isFinite(first.matrixCells) ? first.matrixCells : keys.length,
+    records: records.length,
+    missingCells: (Number.isFinite(first.matrixCells) ? first.matrixCells : keys.length) - records.length,
+    shards: [...byIndex.keys()].sort((a, b) => a - b),
+  };
+}

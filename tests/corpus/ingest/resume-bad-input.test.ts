@@ -1,0 +1,89 @@
+/** Resume after kill -9 mid-file, broken files among good ones, and a store built with other cleaning options. */
+import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
+import { ingestToStore } from "../../../corpus/ingest/run-ingest.ts";
+import { connectStore, openLanceRecordStore, STORE_TABLES } from "../../../corpus/store/lance-store.ts";
+import { readManifest } from "../../../corpus/ingest/manifest.ts";
+import { writeSet, type FixtureCitation } from "./fixtures.ts";
+
+const tmp = () => mkdtempSync(join(tmpdir(), "medsynth-resume-"));
+const cites = (from: number, n: number): FixtureCitation[] => Array.from({ length: n }, (_, i) => ({ pmid: String(from + i), title: `Study number ${from + i} of a treatment.` }));
+
+async function allIds(uri: string): Promise<string[]> {
+  const store = await openLanceRecordStore({ uri });
+  const ids: string[] = [];
+  for await (const b of store.ids(50)) ids.push(...b);
+  return ids;
+}
+
+describe("corpus ingest --store: resume and bad input", () => {
+  it("after kill -9 mid-file, a re-run reads only unfinished files and ends with every record once", async () => {
+    const dir = tmp();
+    const inDir = join(dir, "in");
+    mkdirSync(inDir);
+    for (let f = 0; f < 3; f++) writeSet(inDir, `pubmed25n000${f + 1}.xml`, cites(1000 * (f + 1), 40));
+    const uri = join(dir, "store");
+    const child = spawn(process.execPath, ["--import", "tsx", resolve(__dirname, "kill-ingest-child.ts"), inDir, uri], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    await new Promise<void>((res) => {
+      child.stdout.on("data", (d) => {
+        out += String(d);
+        // Killed once file #1 has two batches committed: mid-file (it has 8).
+        if ((out.match(/^batch 1 /gm) ?? []).length >= 2 && !child.killed) child.kill("SIGKILL");
+      });
+      child.on("exit", () => res());
+    });
+    expect(out).not.toContain("finished");
+    const db = await connectStore({ uri });
+    const before = await readManifest(db);
+    const done = before.filter((e) => e.status === "done").map((e) => e.file);
+    expect(done).toContain("pubmed25n0001.xml");
+    const records = await db.openTable(STORE_TABLES.records);
+    if (!done.includes("pubmed25n0002.xml")) {
+      const partial = await records.countRows("fileIndex = 1");
+      expect(partial).toBeGreaterThanOrEqual(10);
+      expect(partial).toBeLessThan(40);
+    }
+    const report = await ingestToStore([inDir], { store: { uri }, clean: {}, jobs: 2 });
+    expect(report.skipped).toEqual(done);
+    expect(report.processed.map((r) => r.file)).toEqual(["pubmed25n0001.xml", "pubmed25n0002.xml", "pubmed25n0003.xml"].filter((f) => !done.includes(f)));
+    const ids = await allIds(uri);
+    expect(ids).toHaveLength(120);
+    expect(new Set(ids).size).toBe(120);
+  }, 180_000);
+
+  it("a truncated file is reported with its byte offset, the others complete, and a re-run retries only it", async () => {
+    const dir = tmp();
+    const inDir = join(dir, "in");
+    mkdirSync(inDir);
+    writeSet(inDir, "pubmed25n0001.xml", cites(1000, 5));
+    const full = writeSet(dir, "full.xml", cites(2000, 5));
+    const gz = gzipSync(readFileSync(full));
+    const broken = join(inDir, "pubmed25n0002.xml.gz");
+    writeFileSync(broken, gz.subarray(0, Math.floor(gz.length * 0.6)));
+    writeSet(inDir, "pubmed25n0003.xml", cites(3000, 5));
+    const uri = join(dir, "store");
+    const first = await ingestToStore([inDir], { store: { uri }, clean: {}, jobs: 2 });
+    expect(first.failed.map((f) => f.file)).toEqual(["pubmed25n0002.xml.gz"]);
+    expect(first.failed[0].error).toMatch(/pubmed25n0002\.xml\.gz.*(unexpected end of file|byte offset)/);
+    expect(first.failed[0].error).toMatch(/byte offset \d+/);
+    expect(first.failed[0].byteOffset).toBeGreaterThan(0);
+    expect(first.manifest.map((e) => [e.file, e.status])).toEqual([["pubmed25n0001.xml", "done"], ["pubmed25n0002.xml.gz", "failed"], ["pubmed25n0003.xml", "done"]]);
+    expect(first.meta.finalized).toBe(false);
+    await expect(openLanceRecordStore({ uri })).rejects.toThrow(/unfinished/);
+
+    writeFileSync(broken, gz);
+    const second = await ingestToStore([inDir], { store: { uri }, clean: {}, jobs: 2 });
+    expect(second.processed.map((r) => [r.file, r.status])).toEqual([["pubmed25n0002.xml.gz", "done"]]);
+    expect(second.skipped).toEqual(["pubmed25n0001.xml", "pubmed25n0003.xml"]);
+    expect((await allIds(uri)).sort()).toEqual([...cites(1000, 5), ...cites(2000, 5), ...cites(3000, 5)].map((c) => c.pmid).sort());
+
+    // Other cleaning options are refused, naming the difference.
+    await expect(ingestToStore([inDir], { store: { uri }, clean: { language: null }, jobs: 1 })).rejects.toThrow(/other cleaning options \(language: store "eng", this run null\)/);
+    await expect(ingestToStore([inDir], { store: { uri }, clean: null, jobs: 1 })).rejects.toThrow(/built with cleaning; this run asks for none/);
+  }, 180_000);
+});

@@ -1,0 +1,14 @@
+/**
+ * Public API of the viewer: the local results explorer (run index, cell queries, item pages,
+ * compare mode, the web server) and human rating studies (creation, ratings store, rater service,
+ * human–LLM alignment). Nothing below this layer imports from it.
+ */
+export { buildRunIndex, loadRun, paramsLabel, type CellRow, type LoadedRun, type RunIndex, type Prices } from "./run-index.ts";
+export { parseCellQuery, queryCells, filterAndSort, sortRows, exportColumns, exportRecord, CellQuerySchema, type CellQuery, type CellPage } from "./cell-query.ts";
+export { buildItemView, type ItemView, type CellView, type EvidenceView, type JudgeView } from "./item-view.ts";
+export { compareRuns, wordDifference, type ComparePage, type ComparePair } from "./compare.ts";
+export { startViewerServer, toCsv, type ViewerServer, type ViewerServerOptions } from "./server.ts";
+export { createStudy, readStudy, checkStudyRun, studyDimensions, STUDY_RUBRICS, type Study, type StudyTask, type StudyRater, type CreateStudyOptions } from "./study/study.ts";
+export { RatingStore, type Rating, type SubmitResult } from "./study/store.ts";
+export { raterTasks, ratingForm, submitRating, exportRatings, raterByToken, type BlindTask, type RatingForm } from "./study/rater-service.ts";
+export { humanAlignment, humanAlignmentMarkdown, type HumanAlignmentReport } from "./study/human-alignment.ts";

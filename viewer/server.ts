@@ -1,0 +1,250 @@
+/**
+ * The viewer's local web server (node:http, no framework): the results explorer over run folders
+ * and the rating app of a study, as JSON routes plus static pages (plain HTML/JS/CSS under
+ * `viewer/ui/`, no build step). Every page renders data with `textContent`, and a strict
+ * Content-Security-Policy forbids inline scripts, so HTML in outputs, abstracts or rationales
+ * stays text.
+ *
+ * Routes (GET unless noted):
+ *   /                     explorer page          /rate/<token>              rating page
+ *   /api/meta             runs, facets, columns  /api/rate/<token>          form + blinded tasks
+ *   /api/cells?…          one page of cells      POST /api/rate/<token>/<n> submit task n
+ *   /api/item?id=…        item page data
+ *   /api/export.csv?…     filtered rows as CSV (.jsonl: JSON lines)
+ *   /api/compare?a=&b=&diff=1&page=   compare two runs
+ * An unknown rater token answers 403 and nothing else.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ZodError } from "zod";
+import { exportColumns, exportRecord, filterAndSortCached, parseCellQuery, queryCells } from "./cell-query.ts";
+import { compareRuns } from "./compare.ts";
+import { buildItemView } from "./item-view.ts";
+import { buildRunIndex, type RunIndex } from "./run-index.ts";
+import { raterByToken, raterTasks, ratingForm, submitRating } from "./study/rater-service.ts";
+import { RatingStore } from "./study/store.ts";
+import { checkStudyRun, readStudy, type Study } from "./study/study.ts";
+import type { RunRecord } from "../experiments/types.ts";
+
+const UI_DIR = join(dirname(fileURLToPath(import.meta.url)), "ui");
+
+/** Options of {@link startViewerServer}. */
+export interface ViewerServerOptions {
+  /** Run folders for the explorer (may be empty when only a study is served). */
+  runs?: string[];
+  /** Study folder for the rating app. */
+  study?: string;
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  /** Port (default 0: any free port). */
+  port?: number;
+}
+
+/** A started server. */
+export interface ViewerServer {
+  url: string;
+  server: Server;
+  index: RunIndex | null;
+  study: Study | null;
+  /** Stop listening and close the ratings database. */
+  close(): Promise<void>;
+}
+
+const SECURITY_HEADERS = {
+  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.writeHead(status, { "content-type": type, ...SECURITY_HEADERS });
+  res.end(body);
+}
+
+const json = (res: ServerResponse, status: number, value: unknown) => send(res, status, "application/json; charset=utf-8", JSON.stringify(value, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v)));
+
+/** CSV text of rows (RFC 4180 quoting via csv-stringify). */
+export async function toCsv(columns: string[], rows: Record<string, unknown>[]): Promise<string> {
+  const { stringify } = await import("csv-stringify/sync");
+  return stringify(rows, { header: true, columns, cast: { boolean: (b: boolean) => String(b) } });
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/** The host name of a Host header (without the port). */
+function hostName(header: string | undefined): string {
+  if (!header) return "";
+  if (header.startsWith("[")) return header.slice(0, header.indexOf("]") + 1);
+  return header.split(":")[0].toLowerCase();
+}
+
+const STATIC: Record<string, [string, string]> = {
+  "/": ["index.html", "text/html; charset=utf-8"],
+  "/static/viewer.js": ["viewer.js", "text/javascript; charset=utf-8"],
+  "/static/rate.js": ["rate.js", "text/javascript; charset=utf-8"],
+  "/static/common.js": ["common.js", "text/javascript; charset=utf-8"],
+  "/static/style.css": ["style.css", "text/css; charset=utf-8"],
+};
+
+async function readBody(req: IncomingMessage, limit = 1_000_000): Promise<string> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > limit) throw new Error("request body too large");
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Explorer routes; returns false when the path is not one of them. */
+async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Promise<boolean> {
+  const p = url.pathname;
+  if (p === "/api/meta") {
+    json(res, 200, {
+      runs: index.runs.map((r) => ({ index: r.index, name: r.name, dir: r.dir, cells: r.records.length, malformedLines: r.malformedLines.length, malformedLineNumbers: r.malformedLines.slice(0, 20), truncatedTail: r.truncatedTail })),
+      totalCells: index.rows.length,
+      facets: index.facets,
+      scoreColumns: index.scoreColumns,
+    });
+    return true;
+  }
+  if (p === "/api/cells") {
+    json(res, 200, queryCells(index, parseCellQuery(url.searchParams)));
+    return true;
+  }
+  if (p === "/api/item") {
+    const id = url.searchParams.get("id") ?? "";
+    const view = buildItemView(index, id);
+    if (!view) json(res, 404, { error: `no item "${id}"` });
+    else json(res, 200, view);
+    return true;
+  }
+  if (p === "/api/export.csv" || p === "/api/export.jsonl") {
+    const params = new URLSearchParams(url.searchParams);
+    params.delete("page");
+    params.delete("size");
+    const rows = filterAndSortCached(index, parseCellQuery(params)).map((r) => exportRecord(index, r));
+    if (p.endsWith(".csv")) {
+      res.setHeader("content-disposition", 'attachment; filename="cells.csv"');
+      send(res, 200, "text/csv; charset=utf-8", await toCsv(exportColumns(index), rows));
+    } else {
+      res.setHeader("content-disposition", 'attachment; filename="cells.jsonl"');
+      send(res, 200, "application/x-ndjson; charset=utf-8", rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : ""));
+    }
+    return true;
+  }
+  if (p === "/api/compare") {
+    const a = Number(url.searchParams.get("a") ?? 0);
+    const b = Number(url.searchParams.get("b") ?? 1);
+    json(res, 200, compareRuns(index, a, b, { onlyDiffering: url.searchParams.get("diff") === "1", page: Number(url.searchParams.get("page") ?? 0), size: Number(url.searchParams.get("size") ?? 50) }));
+    return true;
+  }
+  return false;
+}
+
+/** Rating routes; returns false when the path is not one of them. */
+async function ratingRoute(ctx: { study: Study; records: Map<string, RunRecord>; store: RatingStore }, req: IncomingMessage, url: URL, res: ServerResponse): Promise<boolean> {
+  const m = /^\/(rate|api\/rate)\/([^/]+)(?:\/(\d+))?$/.exec(url.pathname);
+  if (!m) return false;
+  const rater = raterByToken(ctx.study, decodeURIComponent(m[2]));
+  if (!rater) {
+    json(res, 403, { error: "unknown rater link" });
+    return true;
+  }
+  if (m[1] === "rate") {
+    send(res, 200, "text/html; charset=utf-8", readFileSync(join(UI_DIR, "rate.html")));
+    return true;
+  }
+  if (req.method === "GET" && !m[3]) {
+    json(res, 200, { rater: rater.id, study: ctx.study.name, form: ratingForm(ctx.study), tasks: raterTasks(ctx.study, ctx.records, ctx.store, rater) });
+    return true;
+  }
+  if (req.method === "POST" && m[3]) {
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req));
+    } catch {
+      json(res, 400, { error: "body must be JSON" });
+      return true;
+    }
+    const out = submitRating(ctx.study, ctx.store, rater, Number(m[3]), (body ?? {}) as Record<string, unknown>);
+    if ("error" in out) json(res, 400, out);
+    else if (!out.ok) json(res, 409, { error: "this task was saved from another tab or window; reloaded", current: out.current });
+    else json(res, 200, { saved: true, revision: out.rating.revision });
+    return true;
+  }
+  json(res, 405, { error: "method not allowed" });
+  return true;
+}
+
+/**
+ * Start the server.
+ * @throws Error when a run folder has no results.jsonl, the study is missing, or its run cells
+ *   changed since it was created (refused with the reason)
+ */
+export async function startViewerServer(opts: ViewerServerOptions): Promise<ViewerServer> {
+  const index = opts.runs && opts.runs.length ? buildRunIndex(opts.runs) : null;
+  let study: Study | null = null;
+  let ratingCtx: { study: Study; records: Map<string, RunRecord>; store: RatingStore } | null = null;
+  if (opts.study) {
+    study = readStudy(opts.study);
+    const records = checkStudyRun(study);
+    ratingCtx = { study, records, store: new RatingStore(opts.study) };
+  }
+  const host = opts.host ?? "127.0.0.1";
+  const loopbackOnly = LOOPBACK.has(host);
+  const server = createServer((req, res) => {
+    void (async () => {
+      try {
+        // on a loopback interface, answer only requests addressed to a loopback name (a web page
+        // elsewhere cannot reach the viewer through DNS rebinding)
+        if (loopbackOnly && !LOOPBACK.has(hostName(req.headers.host))) {
+          json(res, 403, { error: "requests must be addressed to 127.0.0.1 or localhost" });
+          return;
+        }
+        const url = new URL(req.url ?? "/", "http://localhost");
+        const st = STATIC[url.pathname];
+        if (req.method === "GET" && st && (url.pathname !== "/" || index)) {
+          send(res, 200, st[1], readFileSync(join(UI_DIR, st[0])));
+          return;
+        }
+        if (index && req.method === "GET" && (await explorerRoute(index, url, res))) return;
+        if (ratingCtx && (await ratingRoute(ratingCtx, req, url, res))) return;
+        if (url.pathname.startsWith("/rate/") || url.pathname.startsWith("/api/rate/")) {
+          json(res, 403, { error: "unknown rater link" });
+          return;
+        }
+        json(res, 404, { error: "not found" });
+      } catch (err) {
+        const msg = err instanceof ZodError ? err.issues.map((i) => `${i.path.join(".") || "(query)"}: ${i.message}`).join("; ") : err instanceof Error ? err.message : String(err);
+        if (!res.headersSent) json(res, 400, { error: msg });
+        else res.destroy();
+      }
+    })();
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once("error", fail);
+    server.listen(opts.port ?? 0, host, () => ok());
+  });
+  const addr = server.address() as AddressInfo;
+  const shownHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
+  return {
+    url: `http://${shownHost}:${addr.port}`,
+    server,
+    index,
+    study,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => {
+          ratingCtx?.store.close();
+          ok();
+        });
+      }),
+  };
+}
