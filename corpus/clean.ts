@@ -20,6 +20,9 @@
  *    "duplicate-title" ({@link normalizeTitle}).
  * Keywords of kept records are cleaned (empty, longer than {@link MAX_KEYWORD_LENGTH}, non-ASCII
  * dropped, exact duplicates removed) and counted in `keywordsDropped`.
+ * Before the per-record rules, an abstract whose segment list is its first half twice (a known
+ * PubMed/Hugging Face artefact) is cut to that half ({@link repairDuplicatedSegments}), counted in
+ * `duplicatedSegmentsRepaired`.
  *
  * The cleaner keeps every surviving input record in memory (a Map by PMID, whole records, before the
  * per-record rules run) until {@link RecordCleaner.finish}: memory grows with the number of distinct
@@ -76,8 +79,27 @@ export interface CleanResult {
   dropped: Record<DropReason, number>;
   /** Keywords removed from kept records, per reason. */
   keywordsDropped: { empty: number; overlong: number; nonAscii: number; duplicate: number };
+  /** Records whose abstract was its first half twice and was cut to that half (before the rules ran). */
+  duplicatedSegmentsRepaired: number;
   /** Records seen (including deletion entries). */
   seen: number;
+}
+
+/**
+ * Repair an abstract whose segment list is its first half repeated (same labels and texts twice in
+ * a row: [B, M, R, C, B, M, R, C] → [B, M, R, C]), a known PubMed/Hugging Face artefact.
+ * @returns the segments (the first half when repaired, else the input) and whether it was repaired.
+ */
+export function repairDuplicatedSegments<T extends { label: string | null; text: string }>(segments: readonly T[]): { segments: T[]; repaired: boolean } {
+  const n = segments.length;
+  if (n < 2 || n % 2 !== 0) return { segments: [...segments], repaired: false };
+  const half = n / 2;
+  for (let i = 0; i < half; i++) {
+    const a = segments[i];
+    const b = segments[i + half];
+    if (a.label !== b.label || a.text.trim() !== b.text.trim()) return { segments: [...segments], repaired: false };
+  }
+  return { segments: segments.slice(0, half), repaired: true };
 }
 
 /**
@@ -189,7 +211,11 @@ export function createRecordCleaner(options: CleanOptions = {}): RecordCleaner {
       const dois = new Set<string>();
       const titles = new Set<string>();
       const keywordsDropped = { empty: 0, overlong: 0, nonAscii: 0, duplicate: 0 };
-      for (const rec of byPmid.values()) {
+      let duplicatedSegmentsRepaired = 0;
+      for (const original of byPmid.values()) {
+        const fix = repairDuplicatedSegments(original.abstract);
+        if (fix.repaired) duplicatedSegmentsRepaired++;
+        const rec = fix.repaired ? { ...original, abstract: fix.segments } : original;
         const reason = recordDropReason(rec, opts);
         if (reason) {
           dropped[reason]++;
@@ -212,7 +238,7 @@ export function createRecordCleaner(options: CleanOptions = {}): RecordCleaner {
         kept.push({ ...rec, keywords: kw.keywords });
       }
       byPmid.clear();
-      return { kept, dropped, keywordsDropped, seen };
+      return { kept, dropped, keywordsDropped, duplicatedSegmentsRepaired, seen };
     },
   };
 }

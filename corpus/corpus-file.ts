@@ -4,6 +4,7 @@
  * ids skipped and counted; or the bundled corpus.
  */
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { z } from "zod";
 import { CorpusDocSchema, PubmedRecordSchema, type CorpusDoc } from "./types.ts";
 import { recordToCorpusDoc } from "./conclusion-task.ts";
@@ -12,6 +13,7 @@ import { readJsonl } from "./jsonl.ts";
 import { loadBundledCorpus } from "./bundled-corpus.ts";
 import { storeUriOf } from "./store/lance-store.ts";
 import type { RecordStore } from "./store/types.ts";
+import { preparedDataDir } from "./datasets/files.ts";
 
 /** Environment variable holding LanceDB storage options (a JSON object of strings) for corpus stores named by `--corpus`. */
 export const STORAGE_OPTIONS_ENV = "MEDSYNTH_STORAGE_OPTIONS";
@@ -46,6 +48,20 @@ export async function openCorpusSource(corpus: string): Promise<RecordStore | nu
   const { openLanceRecordStore } = await import("./store/lance-store.ts");
   const storageOptions = storageOptionsFromEnv();
   return openLanceRecordStore({ uri, ...(storageOptions ? { storageOptions } : {}) });
+}
+
+/** Prefix of a corpus built by `medsynth datasets prepare <name>`: `prepared:medmeta`. */
+export const PREPARED_CORPUS_PREFIX = "prepared:";
+
+/**
+ * Where a `prepared:<name>` corpus lives (`<data cache>/prepared/<name>/corpus.jsonl`, see {@link preparedDataDir}) and whether
+ * it has been built; null for any other corpus setting.
+ */
+export function preparedCorpusPath(corpus: string): { name: string; path: string; exists: boolean } | null {
+  if (!corpus.startsWith(PREPARED_CORPUS_PREFIX)) return null;
+  const name = corpus.slice(PREPARED_CORPUS_PREFIX.length);
+  const path = join(preparedDataDir(name), "corpus.jsonl");
+  return { name, path, exists: existsSync(path) };
 }
 
 /** Result of {@link readCorpusFile}: the documents plus what was dropped. */
@@ -120,13 +136,19 @@ function issueText(issue: z.core.$ZodIssue | undefined): string {
 }
 
 /**
- * Load the corpus named by `--corpus`: `bundled`, a corpus store (`lance:<uri>`, `s3://…`; its
+ * Load the corpus named by `--corpus`: `bundled`, `prepared:<name>` (built by `medsynth datasets
+ * prepare <name>`, see {@link preparedCorpusPath}), a corpus store (`lance:<uri>`, `s3://…`; its
  * documents scanned in batches), or a JSONL path of CorpusDoc or PubmedRecord lines (see
  * {@link readCorpusFile}). Logs one line with the doc count, and a warning line for
  * skipped malformed lines and for repeated ids (first kept).
- * @throws Error naming the file when it is missing or holds no usable document.
+ * @throws Error naming the file when it is missing (for `prepared:`, naming the prepare command) or holds no usable document.
  */
 export async function loadCorpusArg(corpus: string, log: (l: string) => void = (l) => console.error(l), label = "--corpus"): Promise<CorpusDoc[]> {
+  const prepared = preparedCorpusPath(corpus);
+  if (prepared) {
+    if (!prepared.exists) throw new Error(`${label}: "${corpus}" has not been prepared on this machine (no ${prepared.path}); run \`medsynth datasets prepare ${prepared.name}\``);
+    corpus = prepared.path;
+  }
   const source = await openCorpusSource(corpus);
   if (source) {
     const docs: CorpusDoc[] = [];

@@ -10,15 +10,18 @@ import { existsSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { dirname } from "node:path";
 import type { ConclusionTask, CorpusDoc, RweStudy, SynthesisTask } from "../corpus/types.ts";
-import { formatDesign, formatResults } from "../graphs/rwe-summary.ts";
+import { formatStudyRaw } from "../graphs/rwe-summary.ts";
 import { formatSections } from "../graphs/conclusion-modes.ts";
 import { loadDataset } from "../corpus/datasets/registry.ts";
 import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
-import { loadCorpusArg, openCorpusSource } from "../corpus/corpus-file.ts";
+import { loadCorpusArg, openCorpusSource, preparedCorpusPath } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
+import type { GeneratorModel } from "../models/types.ts";
 import { createRetriever, createReranker, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever, type RetrievalMode } from "../retrieval/registry.ts";
 import { describeEmbedder } from "../retrieval/embedders/registry.ts";
+import type { Reranker } from "../retrieval/types.ts";
+import { CROSS_ENCODER_PREFIX, isCrossEncoderCached } from "../retrieval/rerankers/cross-encoder.ts";
 import { buildNoiseCorpus, buildNoiseCorpusFromSource } from "../retrieval/noise-corpus.ts";
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { WorkflowDeps } from "../graphs/types.ts";
@@ -58,8 +61,23 @@ export async function loadRetrievalCorpus(settings: Pick<RetrievalSettings, "cor
   return buildNoiseCorpus(golden, pool as CorpusDoc[], noiseConfig).docs;
 }
 
-/** The bundled corpus or the documents of a corpus JSONL file (malformed lines, deleted citations and repeated ids skipped with a warning). */
-async function loadCorpusPool(corpus: string, log: (l: string) => void = (l) => console.error(l)): Promise<CorpusDoc[]> {
+/**
+ * The corpus a `retrieval.corpus` setting resolves to on this machine: itself, or "bundled" for a
+ * `prepared:<name>` corpus that has not been built yet — with the note saying so (null otherwise).
+ */
+export function resolveCorpusSetting(corpus: string): { corpus: string; note: string | null } {
+  const prepared = preparedCorpusPath(corpus);
+  if (!prepared || prepared.exists) return { corpus, note: null };
+  return {
+    corpus: "bundled",
+    note: `retrieval.corpus "${corpus}" has not been prepared on this machine (no ${prepared.path}); using the bundled corpus instead, which holds none of ${prepared.name}'s included studies: Standard-RAG golden recall on ${prepared.name} items is 0 and Golden-/Negated-RAG skip them. Run \`medsynth datasets prepare ${prepared.name}\` (needs PubMed access) to build it.`,
+  };
+}
+
+/** The bundled corpus or the documents of a corpus JSONL file (malformed lines, deleted citations and repeated ids skipped with a warning); an unprepared `prepared:<name>` falls back to bundled with a note. */
+async function loadCorpusPool(setting: string, log: (l: string) => void = (l) => console.error(l)): Promise<CorpusDoc[]> {
+  const { corpus, note } = resolveCorpusSetting(setting);
+  if (note) log(`note: ${note}`);
   if (corpus === "bundled") return (await loadBundledCorpus()).docs;
   return loadCorpusArg(corpus, log, "retrieval.corpus");
 }
@@ -67,12 +85,13 @@ async function loadCorpusPool(corpus: string, log: (l: string) => void = (l) => 
 /**
  * The text an output was written from, for judges that need it (RWESummary's jury reads the study;
  * MedConclusion's judge reads the abstract's other sections): the RWE study rendered as the
- * workflow renders it, the abstract's non-conclusion sections, or the golden abstracts.
+ * workflow gives it to the model (raw structured study), the abstract's non-conclusion sections, or the golden abstracts.
  */
 export function sourceTextOf(item: RunnerItem, kind: string): string {
   if (kind === "rwe") {
     const s = item as unknown as RweStudy;
-    return `${s.question}\n\n${formatDesign(s)}\n\n${formatResults(s, 0.05)}`;
+    // The jurors see the same raw study the model was given (no significance labels).
+    return `${s.question}\n\n${formatStudyRaw(s)}`;
   }
   if (kind === "conclusion") return formatSections(item as unknown as ConclusionTask);
   const t = item as unknown as SynthesisTask;
@@ -191,6 +210,27 @@ export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = proces
 /** Reranker ids accepted in `params.reranker` (see retrieval/rerankers/registry.ts). */
 const RERANKER_ID_PATTERN = /^(none|cross-encoder(:.+)?|llm-pointwise(:.+)?)$/;
 
+/** Whether a reranker id needs a local transformers.js model (`cross-encoder[:<model>]`). */
+function isCrossEncoderId(id: string): boolean {
+  return id === CROSS_ENCODER_PREFIX || id.startsWith(`${CROSS_ENCODER_PREFIX}:`);
+}
+
+/**
+ * Cross-encoder rerankers named in the config's workflow parameters and whether their model is in
+ * the local model folder (`env.json` records it; a missing one makes Standard-RAG run without
+ * reranking, said once in the log).
+ */
+export function rerankerAvailability(cfg: ExperimentConfig): { id: string; available: boolean; note: string | null }[] {
+  const ids = new Set<string>();
+  for (const w of cfg.workflows)
+    for (const p of expandParams(w.params as Record<string, ParamValue | ParamValue[]>)) if (typeof p.reranker === "string" && isCrossEncoderId(p.reranker)) ids.add(p.reranker);
+  return [...ids].map((id) => {
+    const model = id.slice(CROSS_ENCODER_PREFIX.length + 1) || undefined;
+    const available = isCrossEncoderCached(model);
+    return { id, available, note: available ? null : `reranker ${id} is not available (its model is not in the local model folder; put the ONNX export there or set MEDSYNTH_MODEL_DIR): Standard-RAG runs without reranking (records show reranker: null)` };
+  });
+}
+
 /** Memoise an async factory. */
 function once<T>(f: () => Promise<T>): () => Promise<T> {
   let p: Promise<T> | null = null;
@@ -249,6 +289,21 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
   });
   const panelDir = config.panel ? dirname(config.panel) : null;
   const warnedMetrics = new Set<string>();
+  // One cross-encoder per id for the run (loaded once); a missing local model resolves to null, said once.
+  const crossEncoders = new Map<string, Promise<Reranker | null>>();
+  const rerankerFor = (id: string, model: GeneratorModel): Promise<Reranker | null> => {
+    if (!isCrossEncoderId(id)) return createReranker(id, id.startsWith("llm") ? { chatModel: model.kind === "llm" ? model : undefined } : {});
+    let p = crossEncoders.get(id);
+    if (!p) {
+      p = createReranker(id).catch((err: unknown) => {
+        // Not in the local model folder: go on without reranking (env.json records it).
+        log(`note: reranker ${id} is not available, Standard-RAG runs without reranking: ${err instanceof Error ? err.message : String(err)}`);
+        return null;
+      });
+      crossEncoders.set(id, p);
+    }
+    return p;
+  };
   return {
     async loadItems(sel): Promise<LoadedItems> {
       const ds = await loadDataset(sel.name, sel.options);
@@ -273,7 +328,8 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
       if (workflowId === "standard-rag") {
         deps.retriever = await retriever();
         if (typeof reranker === "string" && reranker !== "none") {
-          deps.reranker = await createReranker(reranker, reranker.startsWith("llm") ? { chatModel: model.kind === "llm" ? model : undefined } : {});
+          const r = await rerankerFor(reranker, model);
+          if (r) deps.reranker = r;
         }
       } else if (workflowId === "perturbed-rag" || workflowId === "critic-rag") {
         const p = params as { op?: string; source?: string; mode?: string; also?: string };
@@ -306,9 +362,10 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
         }
       : {}),
     async environment() {
+      const corpus = resolveCorpusSetting(config.retrieval.corpus);
       const embedderId = (config.retrieval.options as { embedder?: unknown } | undefined)?.embedder;
       const embedder = describeEmbedder(typeof embedderId === "string" ? embedderId : DEFAULT_RETRIEVER_EMBEDDER_ID);
-      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, embedder, panel: config.panel ?? null, panelDir };
+      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, retrievalCorpusUsed: corpus.corpus, retrievalCorpusNote: corpus.note, rerankers: rerankerAvailability(config), embedder, panel: config.panel ?? null, panelDir };
     },
   };
 }

@@ -1,13 +1,16 @@
 /**
- * MedConclusion prompt modes A–D (MedConclusion §3.2, Appendix B): the non-conclusion sections of
- * a structured abstract → its conclusion. Four registered workflows sharing one node:
+ * MedConclusion prompt modes (MedConclusion §3.2, Appendix B, and the authors' code, which has
+ * seven): the non-conclusion sections of a structured abstract → its conclusion. Registered
+ * workflows sharing one node:
  * - `conclusion-a`: formal academic conclusion, free length (paper default);
  * - `conclusion-b`: formal academic summary, free length;
  * - `conclusion-c`: conclusion with the reference's sentence and word counts as targets, in the abstract's style;
- * - `conclusion-d`: summary with the same targets and style instruction.
+ * - `conclusion-d`: summary with the same targets and style instruction;
+ * - `conclusion-sentences`: conclusion with the reference's sentence count as the only target;
+ * - `conclusion-unrestricted`, `summary-unrestricted`: no register, length or style instruction at all.
  * Every template forbids claims not in the given sections. Graph: START → write → END.
- * With an extractive model the sections are the evidence (one passage per section) and C/D pass
- * the target word count.
+ * With an extractive model the sections are the evidence (one passage per section) and the
+ * targeted modes pass their targets.
  */
 import { z } from "zod";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
@@ -19,15 +22,21 @@ import { getRunContext, runGraph } from "./nodes/run-context.ts";
 import { countSentences, countWords } from "./nodes/text-stats.ts";
 import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
 
-/** The four modes. */
-export type ConclusionMode = "a" | "b" | "c" | "d";
+/** The modes (A–D of the paper; the authors' three others by name). */
+export type ConclusionMode = "a" | "b" | "c" | "d" | "sentences" | "unrestricted" | "summary-unrestricted";
 
-/** What each mode asks for. */
-export const CONCLUSION_MODES: Record<ConclusionMode, { kind: "conclusion" | "summary"; constrained: boolean }> = {
-  a: { kind: "conclusion", constrained: false },
-  b: { kind: "summary", constrained: false },
-  c: { kind: "conclusion", constrained: true },
-  d: { kind: "summary", constrained: true },
+/**
+ * What each mode asks for: `kind`, `targets` taken from the reference ("none", "sentences" only,
+ * or "sentences-words"), `constrained` (= any target), `formal` (formal academic register asked).
+ */
+export const CONCLUSION_MODES: Record<ConclusionMode, { id: string; kind: "conclusion" | "summary"; constrained: boolean; targets: "none" | "sentences" | "sentences-words"; formal: boolean }> = {
+  a: { id: "conclusion-a", kind: "conclusion", constrained: false, targets: "none", formal: true },
+  b: { id: "conclusion-b", kind: "summary", constrained: false, targets: "none", formal: true },
+  c: { id: "conclusion-c", kind: "conclusion", constrained: true, targets: "sentences-words", formal: true },
+  d: { id: "conclusion-d", kind: "summary", constrained: true, targets: "sentences-words", formal: true },
+  sentences: { id: "conclusion-sentences", kind: "conclusion", constrained: true, targets: "sentences", formal: true },
+  unrestricted: { id: "conclusion-unrestricted", kind: "conclusion", constrained: false, targets: "none", formal: false },
+  "summary-unrestricted": { id: "summary-unrestricted", kind: "summary", constrained: false, targets: "none", formal: false },
 };
 
 /** Modes have no options. */
@@ -48,25 +57,33 @@ export function formatSections(task: ConclusionTask): string {
   return task.sections.map((s) => (s.label ? `${s.label}: ${s.text}` : s.text)).join("\n");
 }
 
+/** The targets a mode passes on: none, the sentence count only, or sentence and word counts. */
+function targetsOf(kind: "none" | "sentences" | "sentences-words", reference: string): { targetSentences?: number; targetWords?: number } {
+  if (kind === "none") return {};
+  const t = conclusionTargets(reference);
+  return kind === "sentences" ? { targetSentences: t.targetSentences } : t;
+}
+
 const State = Annotation.Root({ task: Annotation<ConclusionTask>, output: Annotation<string>, sentences: Annotation<{ docId: string; text: string }[] | undefined> });
 
 function makeDefinition(mode: ConclusionMode): WorkflowDefinition<"conclusion", typeof ConclusionModeConfigSchema> {
-  const id = `conclusion-${mode}`;
   const spec = CONCLUSION_MODES[mode];
+  const id = spec.id;
   const create = (deps: WorkflowDeps, rawConfig: z.input<typeof ConclusionModeConfigSchema>): RunnableWorkflow<"conclusion"> => {
     ConclusionModeConfigSchema.parse(rawConfig ?? {});
     const prompt = loadWorkflowPrompt(id, deps.promptDir);
     const graph = new StateGraph(State)
       .addNode("write", async (s, c) => {
         const t = s.task;
-        const targets = spec.constrained ? conclusionTargets(t.referenceConclusion) : null;
+        const targets = targetsOf(spec.targets, t.referenceConclusion);
         if (isExtractiveModel(deps.model)) {
           const evidence: EvidencePassage[] = t.sections.map((sec, i) => ({ id: `${t.pmid ?? t.id}#${i}`, title: sec.label ?? "", text: sec.text }));
-          const r = deps.model.synthesize({ question: t.title ?? t.id, evidence, ...(targets ? { targetWords: targets.targetWords, targetSentences: targets.targetSentences } : {}) });
+          const r = deps.model.synthesize({ question: t.title ?? t.id, evidence, ...(targets.targetWords !== undefined ? { targetWords: targets.targetWords } : {}), ...(targets.targetSentences !== undefined ? { targetSentences: targets.targetSentences } : {}) });
           return { output: r.text, sentences: r.sentences };
         }
         const vars: Record<string, string | number> = { title: t.title ?? "(no title)", abstract: formatSections(t) };
-        if (targets) Object.assign(vars, { target_sentences: targets.targetSentences, target_words: targets.targetWords });
+        if (targets.targetSentences !== undefined) vars.target_sentences = targets.targetSentences;
+        if (targets.targetWords !== undefined) vars.target_words = targets.targetWords;
         return { output: await chatStep(getRunContext(c), deps.model, "write", prompt, vars) };
       })
       .addEdge(START, "write")
@@ -77,14 +94,14 @@ function makeDefinition(mode: ConclusionMode): WorkflowDefinition<"conclusion", 
       run: (task: ConclusionTask, opts) =>
         runGraph(graph, { task }, { ...opts, recursionLimit: 4 }, (s) => ({
           output: s.output,
-          intermediate: { mode, ...CONCLUSION_MODES[mode], ...(spec.constrained ? conclusionTargets(task.referenceConclusion) : {}), ...(s.sentences ? { extractedSentences: s.sentences } : {}) },
+          intermediate: { mode, kind: spec.kind, constrained: spec.constrained, targets: spec.targets, formal: spec.formal, ...targetsOf(spec.targets, task.referenceConclusion), ...(s.sentences ? { extractedSentences: s.sentences } : {}) },
         })),
     };
   };
   return {
     id,
     taskKind: "conclusion",
-    description: `MedConclusion mode ${mode.toUpperCase()}: formal ${spec.kind}${spec.constrained ? " with the reference's sentence/word counts and the abstract's style" : ", free length"}`,
+    description: `MedConclusion mode ${mode.length === 1 ? mode.toUpperCase() : mode}: ${spec.formal ? "formal " : ""}${spec.kind}${spec.targets === "sentences-words" ? " with the reference's sentence/word counts and the abstract's style" : spec.targets === "sentences" ? " with the reference's sentence count" : spec.formal ? ", free length" : ", no restriction"}`,
     configSchema: ConclusionModeConfigSchema,
     create,
   };
@@ -98,3 +115,9 @@ export const conclusionBWorkflow = makeDefinition("b");
 export const conclusionCWorkflow = makeDefinition("c");
 /** Mode D: summary, constrained. */
 export const conclusionDWorkflow = makeDefinition("d");
+/** The authors' sentence-count mode: conclusion with the reference's sentence count as its only target. */
+export const conclusionSentencesWorkflow = makeDefinition("sentences");
+/** The authors' unrestricted conclusion mode: no register, length or style instruction. */
+export const conclusionUnrestrictedWorkflow = makeDefinition("unrestricted");
+/** The authors' unrestricted summary mode. */
+export const summaryUnrestrictedWorkflow = makeDefinition("summary-unrestricted");

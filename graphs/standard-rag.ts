@@ -3,8 +3,10 @@
  *
  *   START → plan → queries ─Send×N→ retrieve (one task per query) → merge → synthesize → END
  *
- * plan: the research plan shared with P-CoT (structured); queries: `numQueries` search queries
- * (structured); retrieve: `deps.retriever` (hybrid BM25 + dense by default) fetches
+ * plan: the research plan shared with P-CoT (structured); queries: by default the plan's key
+ * questions themselves — the paper builds Standard-RAG's queries "following the P-CoT sub-question
+ * generation approach" — or, with `queryMode: keywords`, an extra LLM step writing `numQueries`
+ * keyword search queries from the plan (structured); retrieve: `deps.retriever` (hybrid BM25 + dense by default) fetches
  * `candidatesPerQuery` hits when a reranker is given and keeps its top `k`, otherwise fetches `k`
  * (paper: K = 5 or 10); the parallel results are merged by an array reducer; merge dedupes by
  * PMID keeping every (query, rank, score) that found a document, ordering documents by best rank
@@ -30,9 +32,15 @@ export const STANDARD_RAG_ID = "standard-rag";
 /** Standard-RAG options. */
 export const StandardRagConfigSchema = z
   .object({
-    /** Search queries generated from the plan. */
+    /**
+     * Where the retrieval queries come from: "sub-questions" (default, MedMeta §3.2: the plan's
+     * key questions, as P-CoT generates them) or "keywords" (an extra LLM step writes `numQueries`
+     * keyword queries from the plan).
+     */
+    queryMode: z.enum(["sub-questions", "keywords"]).default("sub-questions"),
+    /** Search queries written by the keyword step (`queryMode: keywords` only). */
     numQueries: z.number().int().min(1).max(20).default(5),
-    /** Key questions asked by the plan step. */
+    /** Key questions asked by the plan step (the queries in `queryMode: sub-questions`). */
     numQuestions: z.number().int().min(1).max(20).default(5),
     /** Documents kept per query (paper: K = 5 or 10). */
     k: z.number().int().min(1).max(100).default(5),
@@ -171,6 +179,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
       return { plan };
     })
     .addNode("write_queries", async (s, c) => {
+      if (config.queryMode === "sub-questions") return { queries: s.plan.keyQuestions };
       const r = await structuredStep(getRunContext(c), model!, "queries", p.queries, { topic: s.topic, plan: formatPlan(s.plan), num_queries: config.numQueries }, SearchQueriesSchema, "search_queries");
       const queries = r.queries.slice(0, config.numQueries);
       keepPartial(getRunContext(c), "queries", queries);
@@ -218,7 +227,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
 export const standardRagWorkflow: WorkflowDefinition<"synthesis", typeof StandardRagConfigSchema> = {
   id: STANDARD_RAG_ID,
   taskKind: "synthesis",
-  description: "Standard-RAG (MedMeta): plan → N queries → Send fan-out retrieval (K per query, optional reranker) → merge with provenance → synthesize",
+  description: "Standard-RAG (MedMeta): plan → sub-questions as queries (or N keyword queries) → Send fan-out retrieval (K per query, optional reranker) → merge with provenance → synthesize",
   configSchema: StandardRagConfigSchema,
   create,
 };

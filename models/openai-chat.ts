@@ -37,6 +37,14 @@ type RequestOutcome =
   | { ok: true; message: AIMessage; attempts: number; usage: TokenUsage | null; finishReason?: string }
   | { ok: false; error: string; attempts: number; reason: CallFailureReason; status?: number };
 
+/**
+ * Whether a failed request was the endpoint refusing `reasoning_effort` (a 400/422 naming it):
+ * models without reasoning (and some servers) reject the parameter instead of ignoring it.
+ */
+export function isReasoningEffortRejection(status: number | undefined, message: string): boolean {
+  return (status === 400 || status === 422) && /reasoning[_ ]?effort|reasoning/i.test(message);
+}
+
 /** Value stored in the cache for a chat call. */
 interface StoredChat {
   ok: true;
@@ -191,6 +199,11 @@ export class OpenAIChatModel implements ChatModel {
   private readonly apiKey: string;
   private readonly clients = new Map<string, ChatOpenAI>();
   private readonly retryPolicy: RetryPolicy;
+  /**
+   * Set once the endpoint refused `reasoning_effort` (a 400/422 naming it, see `isReasoningEffortRejection`): later
+   * calls are sent without it. Said once on stderr; read it to record the fact (env.json).
+   */
+  reasoningEffortRejected = false;
 
   constructor(
     readonly id: string,
@@ -206,7 +219,7 @@ export class OpenAIChatModel implements ChatModel {
       temperature: params?.temperature ?? this.config.temperature,
       maxTokens: params?.maxTokens ?? this.config.maxTokens,
       seed: params?.seed ?? this.config.seed,
-      reasoningEffort: params?.reasoningEffort ?? this.config.reasoningEffort,
+      reasoningEffort: this.reasoningEffortRejected ? undefined : (params?.reasoningEffort ?? this.config.reasoningEffort),
     };
     return JSON.parse(JSON.stringify(p)) as ChatParams;
   }
@@ -259,6 +272,13 @@ export class OpenAIChatModel implements ChatModel {
     if (cut) return { ok: true, message: cut, attempts: out.attempts, usage: usageOf(cut), finishReason: "length" };
     const msg = out.error instanceof Error ? out.error.message : String(out.error);
     const status = out.errorClass.status;
+    if (params.reasoningEffort !== undefined && isReasoningEffortRejection(status, msg)) {
+      // Reasoning where the endpoint supports it: this one refused the parameter, so go on without it.
+      if (!this.reasoningEffortRejected) console.error(`note: ${this.id} at ${this.config.baseURL} does not accept reasoning_effort; its calls go on without it`);
+      this.reasoningEffortRejected = true;
+      const again = await this.request(messages, { ...params, reasoningEffort: undefined }, extra, opts);
+      return again.ok ? { ...again, attempts: again.attempts + out.attempts } : again;
+    }
     const structured = "response_format" in extra || "tools" in extra;
     const hint = structured && status === 400 ? `; ${structuredMethodHint(this.config.structuredMethod)}` : "";
     return { ok: false, attempts: out.attempts, reason: reasonOfClass(out.errorClass), ...(status !== undefined ? { status } : {}), error: this.redact(`${this.id} at ${this.config.baseURL}: ${out.gaveUp}: ${msg.split("\n\nTroubleshooting URL")[0].replace(/\n\nTroubleshooting URL.*$/s, "")}${hint}`) };

@@ -85,6 +85,17 @@ export function dataCacheDir(): string {
 }
 
 /**
+ * Folder of a dataset built on this machine by `medsynth datasets prepare <name>` (e.g. MedMeta's
+ * golden abstracts and retrieval corpus fetched from PubMed): `$MEDSYNTH_PREPARED_DIR/<name>`, else
+ * `<dataCacheDir()>/prepared/<name>` (beside the pulled datasets).
+ * @returns an absolute path (not checked for existence).
+ */
+export function preparedDataDir(name: string): string {
+  const root = process.env.MEDSYNTH_PREPARED_DIR ? resolve(process.env.MEDSYNTH_PREPARED_DIR) : join(dataCacheDir(), "prepared");
+  return resolve(root, name);
+}
+
+/**
  * `../shared/data` beside the checkout when that folder exists and `$MEDSYNTH_AUTO_MIRROR` is not "0";
  * else null. It then counts as a local mirror.
  */

@@ -1,7 +1,9 @@
 /**
  * MedMeta loader (MedMeta benchmark, 20 meta-analyses) → {@link SynthesisTask}s: question = the
  * meta-analysis title, reference = its published conclusion, golden PMIDs = the included
- * studies' PMIDs (abstracts are not in the file, so `goldenDocs` is empty offline).
+ * studies' PMIDs. The file holds no abstracts: `goldenDocs` are the included studies' abstracts
+ * fetched from PubMed by `medsynth datasets prepare medmeta` (corpus/medmeta-prepare.ts) when that
+ * has run, else empty (Golden-/Negated-RAG then skip the item with a reason).
  *
  * Data-quality findings become warnings and `meta.qualityFlags`, never silent fixes:
  * - a conclusion that does not match its title (documented lexical check, see
@@ -10,13 +12,23 @@
  * - a "Number of refs" that differs from the PMIDs found.
  * @see ../../../shared/seeds/001_* (MedMeta §3).
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
 import { parse } from "csv-parse/sync";
-import { SynthesisTaskSchema, type SynthesisTask } from "../types.ts";
+import { PubmedRecordSchema, SynthesisTaskSchema, type CorpusDoc, type SynthesisTask } from "../types.ts";
+import { recordToCorpusDoc } from "../conclusion-task.ts";
+import { readJsonl } from "../jsonl.ts";
+import { preparedDataDir } from "./files.ts";
 import { createSkipCounter, dataFilePath, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this dataset. */
 export const MEDMETA_DATASET = "medmeta";
+
+/** Golden abstracts written by `medsynth datasets prepare medmeta`: `<data cache>/prepared/medmeta/golden.jsonl` (see {@link preparedDataDir}). */
+export function medmetaGoldenPath(): string {
+  return join(preparedDataDir(MEDMETA_DATASET), "golden.jsonl");
+}
 
 /** Options of {@link loadMedMeta}. */
 export const MedMetaOptionsSchema = z
@@ -32,6 +44,11 @@ export const MedMetaOptionsSchema = z
      */
     minTitleConclusionOverlap: z.number().min(0).max(1).default(0.1),
     limit: z.number().int().positive().optional(),
+    /**
+     * PubmedRecord JSONL of the included studies' abstracts (default {@link medmetaGoldenPath}
+     * when it exists); `false` = do not attach abstracts.
+     */
+    abstracts: z.union([z.string(), z.literal(false)]).optional(),
   })
   .strict();
 /** Options of {@link loadMedMeta}. */
@@ -83,13 +100,25 @@ export function parsePmidList(cell: string): string[] {
   return cell.match(/\d+/g) ?? [];
 }
 
+/** Golden abstracts by PMID from a PubmedRecord JSONL (records without abstract text left out). */
+async function readGoldenAbstracts(path: string): Promise<Map<string, CorpusDoc>> {
+  const out = new Map<string, CorpusDoc>();
+  for await (const r of readJsonl(path, { schema: PubmedRecordSchema })) {
+    if (r.flags.deleted || !r.abstract.some((s) => s.text.trim())) continue;
+    if (!out.has(r.pmid)) out.set(r.pmid, recordToCorpusDoc(r));
+  }
+  return out;
+}
+
 /**
  * Load MedMeta.csv as SynthesisTasks.
  *
  * Item: `id` "medmeta:<Number>", `question` = Meta Analysis Name, `referenceConclusion` =
  * Conclusion, `referenceAnswer`/`evidenceCertainty` null, `goldenPmids` = unique reference PMIDs
- * in order, `goldenDocs` [], `meta` = {row, pmid, url, date (ISO), declaredRefs,
- * titleConclusionOverlap, qualityFlags (comma-separated, "" when none)}.
+ * in order, `goldenDocs` = the prepared abstracts of those PMIDs (see `abstracts`; [] when not
+ * prepared), `meta` = {row, pmid, url, date (ISO), declaredRefs, titleConclusionOverlap,
+ * qualityFlags (comma-separated, "" when none), goldenAbstracts (count attached)}. When abstracts
+ * are prepared, a warning names the rows whose PMIDs PubMed did not return.
  * @throws Error naming the file when it is missing or lacks a required column.
  */
 export async function loadMedMeta(options: MedMetaOptions = {}): Promise<LoadedDataset<SynthesisTask>> {
@@ -101,6 +130,11 @@ export async function loadMedMeta(options: MedMetaOptions = {}): Promise<LoadedD
   if (missing.length > 0) throw new Error(`dataset "medmeta": ${path} lacks column(s) ${missing.join(", ")}`);
   const skipped = createSkipCounter();
   const warnings: string[] = [];
+  const abstractsPath = opts.abstracts === false ? null : (opts.abstracts ?? (existsSync(medmetaGoldenPath()) ? medmetaGoldenPath() : null));
+  if (opts.abstracts && !existsSync(opts.abstracts)) throw new Error(`dataset "medmeta": abstracts file ${opts.abstracts} does not exist (run \`medsynth datasets prepare medmeta\`)`);
+  const abstracts = abstractsPath ? await readGoldenAbstracts(abstractsPath) : null;
+  const noAbstracts: string[] = [];
+  const partialAbstracts: string[] = [];
   const overlaps = rows.map((r) => titleConclusionOverlap(r["Meta Analysis Name"] ?? "", r["Conclusion"] ?? ""));
   const sorted = [...overlaps].sort((a, b) => a - b);
   const median = sorted.length ? (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2 : 0;
@@ -136,7 +170,7 @@ export async function loadMedMeta(options: MedMetaOptions = {}): Promise<LoadedD
       referenceAnswer: null,
       evidenceCertainty: null,
       goldenPmids: unique,
-      goldenDocs: [],
+      goldenDocs: abstracts ? unique.flatMap((p) => abstracts.get(p) ?? []) : [],
       meta: {
         row: Number(rowNo),
         pmid: r["PMID"] || null,
@@ -145,8 +179,11 @@ export async function loadMedMeta(options: MedMetaOptions = {}): Promise<LoadedD
         declaredRefs: Number.isFinite(declared) ? declared : null,
         titleConclusionOverlap: Math.round(overlap * 1000) / 1000,
         qualityFlags: flags.join(","),
+        goldenAbstracts: abstracts ? unique.filter((p) => abstracts.has(p)).length : 0,
       },
     };
+    if (abstracts && candidate.goldenDocs.length === 0) noAbstracts.push(rowNo);
+    else if (abstracts && candidate.goldenDocs.length < unique.length) partialAbstracts.push(`row ${rowNo}: ${unique.filter((p) => !abstracts.has(p)).join(", ")}`);
     const v = validateItem(SynthesisTaskSchema, candidate);
     if (!v.ok) {
       skipped.add(`invalid ${v.reason.split(":")[0]}`);
@@ -155,5 +192,7 @@ export async function loadMedMeta(options: MedMetaOptions = {}): Promise<LoadedD
     }
     if (opts.limit === undefined || items.length < opts.limit) items.push(v.value);
   });
+  if (noAbstracts.length) warnings.push(`${abstractsPath}: no prepared golden abstract for row(s) ${noAbstracts.join(", ")} (Golden-/Negated-RAG skip them; run \`medsynth datasets prepare medmeta\` for every row)`);
+  if (partialAbstracts.length) warnings.push(`${abstractsPath}: included-study PMID(s) without a prepared abstract (PubMed did not return them or they have none): ${partialAbstracts.join("; ")}`);
   return { name: MEDMETA_DATASET, taskKind: "synthesis", items, warnings, skipped: skippedOf(skipped) };
 }

@@ -20,7 +20,9 @@
  *   no input yields anything (or no XML file is found), the command exits 1 naming them.
  * - `corpus stats <corpus.jsonl> [--json]`: counts of a JSONL corpus (malformed lines skipped and counted).
  * - `corpus fetch --term … --out … [--structured] [--min-date --max-date] [--max N]`: esearch
- *   (history) + batched efetch; API key from `$NCBI_API_KEY` (never printed).
+ *   (history) + batched efetch; a search matching more than NCBI's 10,000-record cap is split into
+ *   publication-date windows (corpus/eutils-windows.ts) so every record comes back once; API key
+ *   from `$NCBI_API_KEY` (never printed).
  */
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
@@ -30,6 +32,7 @@ import { ingestPubmed, countRecord, emptyIngestCounts, type IngestCounts, type I
 import { createRecordCleaner, type CleanOptions, type CleanResult } from "../../corpus/clean.ts";
 import { createJsonlWriter, readJsonl, type JsonlStats } from "../../corpus/jsonl.ts";
 import { createEutilsClient } from "../../corpus/eutils.ts";
+import { emptyWindowStats, EUTILS_RETRIEVAL_CAP, fetchAllRecords } from "../../corpus/eutils-windows.ts";
 import type { PubmedWarning } from "../../corpus/pubmed-xml.ts";
 import type { StoreLocation } from "../../corpus/store/lance-store.ts";
 
@@ -185,10 +188,17 @@ export function registerCorpusCommands(program: Command): void {
       const writer = createJsonlWriter(opts.out);
       const warn = warningPrinter(false);
       const counts = emptyIngestCounts();
-      for await (const rec of client.fetchRecords({ webEnv: found.webEnv, queryKey: found.queryKey, count }, warn.onWarning)) {
+      const windows = emptyWindowStats();
+      // Past NCBI's cap one result set cannot serve every record: fetch date window by window.
+      const records = count > EUTILS_RETRIEVAL_CAP
+        ? fetchAllRecords(client, { term: opts.term, hasStructuredAbstract: opts.structured }, { minDate: opts.minDate, maxDate: opts.maxDate }, { max: count, stats: windows, onWarning: warn.onWarning })
+        : client.fetchRecords({ webEnv: found.webEnv, queryKey: found.queryKey, count }, warn.onWarning);
+      for await (const rec of records) {
         countRecord(counts, rec);
         if (!rec.flags.deleted) await writer.write(rec);
       }
+      if (windows.windows > 0) process.stderr.write(`${found.count.toLocaleString("en-US")} matches exceed the ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")}-record cap: fetched in ${windows.windows} date window(s)${windows.duplicates ? `, ${windows.duplicates} repeated record(s) dropped` : ""}\n`);
+      for (const w of windows.overflow) process.stderr.write(`warning: ${w.minDate} alone matches ${w.count.toLocaleString("en-US")} records; only the first ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")} of that day could be fetched (narrow the term)\n`);
       await writer.close();
       warn.flush();
       console.log(formatCountsTable([["matched", found.count], ...countsRows(counts).filter(([k]) => k !== "files")]));
@@ -321,14 +331,14 @@ async function ingestJsonlCommand(inputs: string[], opts: IngestCliOptions, out:
   const failure = ingestFailure(inputs, report);
   if (failure) process.stderr.write(`error: ${failure}\n`);
   if (opts.json) {
-    console.log(JSON.stringify({ out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, books: report.books, encodingErrors: report.encodingErrors, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, kept: cleaned.kept.length } }, null, 2));
+    console.log(JSON.stringify({ out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, books: report.books, encodingErrors: report.encodingErrors, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, duplicatedSegmentsRepaired: cleaned.duplicatedSegmentsRepaired, kept: cleaned.kept.length } }, null, 2));
   } else {
     console.log(formatCountsTable(countsRows(report.counts)));
     const books = bookSummary(report.books);
     if (books) console.log(books);
     if (cleaned) {
       console.log("\ncleaning (MedConclusion §3.1.1) — dropped by reason:");
-      console.log(formatCountsTable([...Object.entries(cleaned.dropped), ["kept", cleaned.kept.length], ["keywords dropped (non-ASCII)", cleaned.keywordsDropped.nonAscii], ["keywords dropped (overlong)", cleaned.keywordsDropped.overlong], ["keywords dropped (empty)", cleaned.keywordsDropped.empty]]));
+      console.log(formatCountsTable([...Object.entries(cleaned.dropped), ["kept", cleaned.kept.length], ["keywords dropped (non-ASCII)", cleaned.keywordsDropped.nonAscii], ["keywords dropped (overlong)", cleaned.keywordsDropped.overlong], ["keywords dropped (empty)", cleaned.keywordsDropped.empty], ["duplicated segment lists repaired", cleaned.duplicatedSegmentsRepaired]]));
     }
     console.log(`\nwrote ${written.toLocaleString("en-US")} records to ${out}`);
   }

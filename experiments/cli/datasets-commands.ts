@@ -12,6 +12,10 @@
  * `--limit` items (one-line summaries, or the items as JSON with `--json`). `--path`/`--kind` are
  * checked against the loader's options first (one line per problem, naming the option). For
  * `jsonl`, the file may be `.jsonl.gz` and may hold PubmedRecord lines from `corpus ingest`.
+ *
+ * `medsynth datasets prepare medmeta [--noise n] [--seed s] [--rows 1,2] [--min-year y --max-year y]
+ * [--out-dir d] [--base-url u] [--json]` fetches the included studies' abstracts and a seeded
+ * noise sample from PubMed (corpus/medmeta-prepare.ts) and prints what it found and missed.
  */
 import type { Command } from "commander";
 import { getDataset, listDatasets, listDownloads, resolveDownloadNames, type DatasetEntry, type DatasetInfo } from "../../corpus/datasets/registry.ts";
@@ -19,6 +23,7 @@ import { dataCacheDir, dataMirrors, humanBytes, pullDatasets, type DataAccessOpt
 import { dataFilesOf, downloadDatasetNames } from "../../corpus/datasets/sources.ts";
 import { formatZodIssues, valueAt } from "./retrieval-commands.ts";
 import type { LoadedDataset } from "../../corpus/datasets/loaded-dataset.ts";
+import type { MedMetaPrepareReport } from "../../corpus/medmeta-prepare.ts";
 
 /** Render rows as a left-aligned text table (header + rows, columns separated by two spaces). */
 export function formatTable(header: string[], rows: string[][]): string {
@@ -124,7 +129,37 @@ export async function runDatasetsPull(names: string[], opts: { all?: boolean; mi
   return results;
 }
 
-/** Register `datasets list`, `datasets pull` and `datasets show` on the program. */
+/** Datasets that `datasets prepare` builds. */
+export const PREPARABLE_DATASETS = ["medmeta"] as const;
+
+/** Parse `--rows 1,2,5` (or "1 2 5") into row numbers. @throws Error naming the option on a non-integer. */
+export function parseRowList(value: string): number[] {
+  const parts = value.split(/[\s,]+/).filter(Boolean);
+  const rows = parts.map(Number);
+  const bad = parts.filter((_, i) => !Number.isInteger(rows[i]) || rows[i] < 1);
+  if (bad.length || rows.length === 0) throw new Error(`--rows: expected row numbers such as 1,2,5 (got "${value}")`);
+  return rows;
+}
+
+/** Text summary of a MedMeta preparation for `datasets prepare medmeta`. */
+export function formatPrepareReport(r: MedMetaPrepareReport): string {
+  const lines = [
+    `rows: ${r.rows.length} (${r.rows.join(", ")})`,
+    `golden abstracts: ${r.golden.found} of ${r.golden.requested} included-study PMIDs`,
+  ];
+  if (r.golden.missing.length) lines.push(`PMIDs PubMed no longer has (${r.golden.missing.length}):`, ...r.golden.missing.map((m) => `  ${m.pmid}  (row ${m.rows.join(", ")})`));
+  if (r.golden.noAbstract.length) lines.push(`PMIDs without an abstract (left out): ${r.golden.noAbstract.join(", ")}`);
+  lines.push(
+    `noise abstracts: ${r.noise.sampled} of ${r.noise.requested} requested, seed "${r.seed}", from ${r.noise.poolSize.toLocaleString("en-US")} "${r.noise.term}" records of ${r.noise.minYear}–${r.noise.maxYear} (${r.noise.windows.windows} date window(s))`,
+    `corpus: ${r.corpusDocs} documents → ${r.files.corpus}`,
+    `manifest: ${r.files.manifest}`,
+  );
+  for (const w of r.warnings) lines.push(`warning: ${w}`);
+  lines.push("", "MedMeta items now carry these golden abstracts; medmeta.yaml's retrieval corpus \"prepared:medmeta\" reads corpus.jsonl.");
+  return lines.join("\n");
+}
+
+/** Register `datasets list`, `datasets pull`, `datasets show` and `datasets prepare` on the program. */
 export function registerDatasetsCommands(program: Command): void {
   const datasets = program.command("datasets").description("List, download and inspect the datasets and task files");
   datasets
@@ -194,5 +229,35 @@ export function registerDatasetsCommands(program: Command): void {
         return;
       }
       console.log(formatLoadedDataset(d, limit));
+    });
+  datasets
+    .command("prepare <name>")
+    .description("Build a dataset from PubMed (needs network or a --base-url): medmeta = the included studies' abstracts + a seeded sample of noise abstracts (MedMeta §3.2)")
+    .option("--noise <n>", "noise abstracts to sample (MedMeta: 22,750)", "22750")
+    .option("--seed <seed>", "seed of the noise draw and corpus order", "medmeta-noise-v1")
+    .option("--rows <list>", "only these MedMeta rows (Number column), e.g. 1,2,5")
+    .option("--noise-term <term>", "PubMed query the noise is drawn from", "hasabstract")
+    .option("--min-year <year>", "noise publication years from (default: the golden abstracts' first year)")
+    .option("--max-year <year>", "noise publication years to (default: the golden abstracts' last year)")
+    .option("--out-dir <dir>", "output folder (default <cache>/prepared/medmeta, where the loader looks)")
+    .option("--base-url <url>", "E-utilities base URL")
+    .option("--json", "print the report as JSON")
+    .action(async (name: string, opts: { noise: string; seed: string; rows?: string; noiseTerm: string; minYear?: string; maxYear?: string; outDir?: string; baseUrl?: string; json?: boolean }) => {
+      if (!(PREPARABLE_DATASETS as readonly string[]).includes(name)) throw new Error(`datasets prepare: "${name}" is not built from PubMed; preparable: ${PREPARABLE_DATASETS.join(", ")}`);
+      const int = (flag: string, v: string | undefined) => {
+        if (v === undefined) return undefined;
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 0) throw new Error(`${flag}: expected a non-negative integer (got "${v}")`);
+        return n;
+      };
+      const { createEutilsClient } = await import("../../corpus/eutils.ts");
+      const { prepareMedMeta } = await import("../../corpus/medmeta-prepare.ts");
+      const client = createEutilsClient({ apiKey: process.env.NCBI_API_KEY || null, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
+      const report = await prepareMedMeta(
+        client,
+        { noiseCount: int("--noise", opts.noise), seed: opts.seed, noiseTerm: opts.noiseTerm, minYear: int("--min-year", opts.minYear), maxYear: int("--max-year", opts.maxYear), ...(opts.rows ? { rows: parseRowList(opts.rows) } : {}), ...(opts.outDir ? { outDir: opts.outDir } : {}) },
+        (l) => process.stderr.write(`${l}\n`),
+      );
+      console.log(opts.json ? JSON.stringify(report, null, 2) : formatPrepareReport(report));
     });
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
 import { readResults, latestByKey } from "../results-store.ts";
 import { columnsOf, matchesFilter, recordValues } from "./columns.ts";
-import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, modelByVariantTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
+import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, judgesOf, modelByVariantTable, perJudgeTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
 import { uncertaintyTable } from "./uncertainty.ts";
 import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "../../judges/rwe-weighted-score.ts";
@@ -137,7 +137,15 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
     const cols = columnsOf(rs).filter((c) => !c.includes("@"));
     const main = primaryColumn(rs, settings.primaryMetric && cols.includes(settings.primaryMetric) ? settings.primaryMetric : undefined);
     const panelCols = cols.filter((c) => c.startsWith("judge:"));
-    for (const c of [...new Set([main, ...panelCols].filter((x): x is string => !!x))]) tables.push(modelByVariantTable(rs, c, `main-${kind}-${c}`));
+    if (kind === "conclusion" && panelCols.some((c) => judgesOf(rs, c).length >= 2)) {
+      // MedConclusion (Tables 2 and 5): the primary and the secondary judge separately, the panel
+      // aggregate only as the last column.
+      if (main && !main.startsWith("judge:")) tables.push(modelByVariantTable(rs, main, `main-${kind}-${main}`));
+      for (const c of panelCols) {
+        const t = perJudgeTable(rs, c, `per-judge-${kind}-${c}`);
+        tables.push(t ?? modelByVariantTable(rs, c, `main-${kind}-${c}`));
+      }
+    } else for (const c of [...new Set([main, ...panelCols].filter((x): x is string => !!x))]) tables.push(modelByVariantTable(rs, c, `main-${kind}-${c}`));
     const unc = main ? uncertaintyTable(rs, main, `uncertainty-${kind}-${main}`) : null;
     if (unc) tables.push(unc);
     tables.push({ ...allColumnsTable(rs, cols), id: `all-${kind}` });
@@ -239,7 +247,9 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   sections.push(usageSection(spent, records, spec.config?.prices ?? {}, (r) => idByLabel.get(r.model) ?? r.model));
   sections.push(...humanRatingSections(runDir));
   const title = settings.title ?? `medsynth report: ${spec.config?.name ?? runDir}`;
-  const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats. Read every output next to its reference, evidence and judge verdicts with \`medsynth view ${runDir}\`.`;
+  const envPath = join(runDir, "env.json");
+  const corpusNote = existsSync(envPath) ? (JSON.parse(readFileSync(envPath, "utf8")) as { retrievalCorpusNote?: string | null }).retrievalCorpusNote : null;
+  const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats. Read every output next to its reference, evidence and judge verdicts with \`medsynth view ${runDir}\`.${corpusNote ? ` Note: ${corpusNote}` : ""}`;
   const chartsDir = join(runDir, "charts");
   mkdirSync(chartsDir, { recursive: true });
   const chartFiles: string[] = [];

@@ -28,7 +28,8 @@ export function wordCount(text: string | null): number {
 }
 
 /**
- * All numeric values of one record, by column id. Only records with status "ok" carry values.
+ * All numeric values of one record, by column id: metrics, judge scores (per judge and panel),
+ * Standard-RAG's `goldenRecall`, latency and output words. Only records with status "ok" carry values.
  */
 export function recordValues(r: RunRecord): Record<string, number> {
   const out: Record<string, number> = {};
@@ -54,6 +55,9 @@ export function recordValues(r: RunRecord): Record<string, number> {
       if (typeof a.value === "number" && Number.isFinite(a.value)) out[col] = a.value;
       else delete out[col];
     }
+  // Standard-RAG's share of the item's golden PMIDs among the retrieved documents.
+  const recall = (r.intermediate as Record<string, unknown> | undefined)?.goldenRecall;
+  if (typeof recall === "number" && Number.isFinite(recall)) out.goldenRecall = recall;
   out.latencySeconds = (r.generator.modelLatencyMs ?? r.generator.latencyMs) / 1000;
   if (r.outputKind !== "score") out.outputWords = wordCount(r.output);
   return out;

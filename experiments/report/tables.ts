@@ -101,6 +101,50 @@ export function modelByVariantTable(records: RunRecord[], column: string, id = `
   return { id, title: `${column}: mean ± 95 % CI by model and workflow`, caption: "t-based 95 % CI over items (and repeats); binary metrics (0/1) show the Wilson interval [low, high]; cells without a value are failed, skipped or unscored records.", header: ["model", ...variants], rows, values };
 }
 
+/**
+ * Judges of a panel column in panel order (the order each judge first appears in the records'
+ * judge scores): the first is the primary judge, the second the secondary (MedConclusion §4).
+ */
+export function judgesOf(records: RunRecord[], panelColumn: string): string[] {
+  const [rubric, dim] = panelColumn.replace(/^judge:/, "").split(".");
+  const out: string[] = [];
+  for (const r of records) for (const e of r.judgeScores ?? []) if (e.rubricId === rubric && dim in e.scores && !out.includes(e.judgeId)) out.push(e.judgeId);
+  return out;
+}
+
+/**
+ * One panel criterion judge by judge (MedConclusion Tables 2 and 5 report the primary and the
+ * secondary judge separately): rows model × workflow, one column per judge (mean ± 95 % CI over
+ * the records that judge scored; first = primary, second = secondary), then the panel's own
+ * aggregate as an extra column.
+ */
+export function perJudgeTable(records: RunRecord[], panelColumn: string, id = `per-judge-${panelColumn}`): ReportTable | null {
+  const judges = judgesOf(records, panelColumn);
+  if (judges.length < 2) return null;
+  const role = (i: number) => (i === 0 ? "primary" : i === 1 ? "secondary" : `judge ${i + 1}`);
+  const groups = groupBy(records, (r) => `${r.model}\u0000${variantLabel(r)}`);
+  const rows: string[][] = [];
+  const values: Record<string, unknown>[] = [];
+  for (const [k, rs] of groups) {
+    const [model, variant] = k.split("\u0000");
+    const row = [model, variant];
+    for (const [i, c] of [...judges.map((j) => `${panelColumn}@${j}`), panelColumn].entries()) {
+      const m = meanCi(rs.map((r) => recordValues(r)[c]).filter((x): x is number => x !== undefined));
+      row.push(fmtMeanCi(m));
+      values.push({ model, variant, column: c, judge: i < judges.length ? judges[i] : "panel", role: i < judges.length ? role(i) : "panel", ...(m ?? { n: 0 }) });
+    }
+    rows.push(row);
+  }
+  return {
+    id,
+    title: `${panelColumn}: each judge separately (${judges.map((j, i) => `${role(i)}: ${j}`).join(", ")}), panel aggregate last`,
+    caption: "Mean ± t-based 95 % CI over the records each judge scored (MedConclusion reports its primary and secondary judge separately); the last column is the panel's aggregate, shown for reference.",
+    header: ["model", "workflow", ...judges.map((j, i) => `${j} (${role(i)})`), "panel"],
+    rows,
+    values,
+  };
+}
+
 /** Every column's mean ± CI per model × variant (long format), for MedConclusion Tables 2–4. */
 export function allColumnsTable(records: RunRecord[], columns: string[] = columnsOf(records).filter((c) => !c.includes("@"))): ReportTable {
   const groups = groupBy(records, (r) => `${r.model}\u0000${variantLabel(r)}`);

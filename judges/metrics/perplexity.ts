@@ -58,7 +58,9 @@ export function perplexityFromLogits(logits: Float32Array, ids: readonly number[
 }
 
 /**
- * Registry factory: reports `perplexity` of each candidate (the reference is not used).
+ * Registry factory: reports `perplexity` of each candidate and `perplexity_reference` of its
+ * reference under the same model (MedConclusion reports both, to tell whether generated text is
+ * as fluent as the author-written one); an empty reference gives null with a note.
  * @throws ZodError on a bad config.
  */
 export function createPerplexityMetric(config: Partial<PerplexityConfig> = {}): Metric {
@@ -67,28 +69,30 @@ export function createPerplexityMetric(config: Partial<PerplexityConfig> = {}): 
   let loading: Promise<Loaded<{ tokenizer: any; model: any }>> | null = null;
   return {
     id: PERPLEXITY_METRIC_ID,
-    outputs: ["perplexity"],
+    outputs: ["perplexity", "perplexity_reference"],
     async score(pairs: readonly MetricPair[]): Promise<MetricScores[]> {
       loading ??= loadLocalModel({ model: c.model, modelDir: c.modelDir, allowRemote: c.allowRemote, quantized: c.quantized }, "AutoModelForCausalLM");
       const loaded = await loading;
       if (!loaded.ok) {
         const reason = loaded.reason;
-        return pairs.map(() => ({ perplexity: { value: null, note: reason } }));
+        return pairs.map(() => ({ perplexity: { value: null, note: reason }, perplexity_reference: { value: null, note: reason } }));
       }
       const { tokenizer, model } = loaded.value;
-      const rows: MetricScores[] = [];
-      for (const p of pairs) {
+      const pplOf = async (text: string): Promise<MetricScores[string]> => {
+        if (!text.trim()) return { value: null, note: "empty text" };
         try {
-          const enc = await tokenizer(p.candidate, { truncation: true, max_length: c.maxLength });
+          const enc = await tokenizer(text, { truncation: true, max_length: c.maxLength });
           const ids = Array.from(enc.input_ids.data as BigInt64Array, Number);
           const out = await model({ input_ids: enc.input_ids, attention_mask: enc.attention_mask });
           const vocab = (out.logits.dims as number[])[2];
           const ppl = perplexityFromLogits(out.logits.data as Float32Array, ids, vocab);
-          rows.push({ perplexity: ppl === null ? { value: null, note: "fewer than 2 tokens" } : { value: ppl, note: `${c.model}${ids.length >= c.maxLength ? ", truncated" : ""}` } });
+          return ppl === null ? { value: null, note: "fewer than 2 tokens" } : { value: ppl, note: `${c.model}${ids.length >= c.maxLength ? ", truncated" : ""}` };
         } catch (e) {
-          rows.push({ perplexity: { value: null, note: `perplexity failed: ${(e as Error).message}` } });
+          return { value: null, note: `perplexity failed: ${(e as Error).message}` };
         }
-      }
+      };
+      const rows: MetricScores[] = [];
+      for (const p of pairs) rows.push({ perplexity: await pplOf(p.candidate), perplexity_reference: await pplOf(p.reference) });
       return rows;
     },
   };

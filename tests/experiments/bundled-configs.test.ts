@@ -27,6 +27,24 @@ describe("bundled experiment configs", () => {
     expect(cfg.models.map((m) => m.id)).toEqual(["extractive:mmr"]);
     expect(cfg.panel).toBeUndefined();
   });
+  it("medmeta.yaml follows the paper: three judges with reasoning at T = 0, sub-questions as Standard-RAG queries", () => {
+    const cfg = loadExperimentConfig(join(dir, "medmeta.yaml"), env);
+    const panel = loadPanelConfig(cfg.panel!, env).config;
+    expect(panel.judges.map((j) => j.model)).toEqual(["openai:judge-a", "openai:judge-b", "openai:judge-c"]);
+    for (const j of panel.judges) expect(j.params).toEqual({ temperature: 0, reasoningEffort: "medium" });
+    expect(loadPanelConfig(cfg.panel!, { ...env, MEDSYNTH_JUDGE_REASONING_EFFORT: "high" }).config.judges[0].params.reasoningEffort).toBe("high");
+    const std = cfg.workflows.find((w) => w.id === "standard-rag")!;
+    const { k: _k, reranker, ...params } = std.params as Record<string, unknown>;
+    expect(getWorkflow("standard-rag").configSchema.parse(params)).toMatchObject({ queryMode: "sub-questions", numQuestions: 5, candidatesPerQuery: 20 });
+    // Reranking on by default (the paper reranks with a BGE cross-encoder), more candidates than K.
+    expect(reranker).toBe("cross-encoder:Xenova/bge-reranker-base");
+    expect(cfg.retrieval.corpus).toBe("prepared:medmeta");
+    expect(cfg.metrics).toContain("bertscore"); // beside the judges, as the authors report it
+  });
+  it("medconclusion.yaml generates with maxTokens 1024 at T = 0 (MedConclusion Appendix H)", () => {
+    const cfg = loadExperimentConfig(join(dir, "medconclusion.yaml"), env);
+    for (const m of cfg.models) expect(m.endpoint).toMatchObject({ temperature: 0, maxTokens: 1024 });
+  });
   it("a panel naming an unset variable fails naming the field", () => {
     expect(() => loadPanelConfig(join(dir, "panels/medmeta-panel.yaml"), {})).toThrow(/endpoints\.judges\.baseURL: environment variable MEDSYNTH_JUDGE_BASE_URL is not set/);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { formatStudyRaw } from "../../graphs/rwe-summary.ts";
 import { loadRetrievalCorpus, sourceTextOf } from "../../experiments/wiring.ts";
 import { loadDataset } from "../../corpus/datasets/registry.ts";
 import type { RweStudy } from "../../corpus/types.ts";
@@ -22,6 +23,9 @@ describe("wiring", () => {
     const text = sourceTextOf(study as never, "rwe");
     expect(text.startsWith(study.question)).toBe(true);
     for (const o of study.outcomes) expect(text).toContain(o.name);
+    // The jurors see the same raw study the model is given: no pre-labelled significance.
+    expect(text).toContain(formatStudyRaw(study));
+    expect(text).not.toMatch(/statistically significant/);
   });
 });
 

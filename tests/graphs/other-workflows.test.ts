@@ -1,11 +1,14 @@
 /** P-ZS, feasibility, MedConclusion modes A–D, RWE summary and the registry. */
 import { afterEach, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ConclusionTask, RweStudy } from "../../corpus/types.ts";
 import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import { RWE_GLP1_FILE } from "../../corpus/datasets/rwe-glp1.ts";
 import { getWorkflow, listWorkflowIds } from "../../graphs/registry.ts";
 import { conclusionTargets } from "../../graphs/conclusion-modes.ts";
+import { formatStudyRaw } from "../../graphs/rwe-summary.ts";
 import { createGeneratorModel } from "../../models/registry.ts";
 import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
 import { medEvidenceTasks, promptText, scriptedModel } from "./fixtures.ts";
@@ -59,7 +62,8 @@ describe("feasibility", () => {
     const task = { ...medEvidenceTasks(1)[0], referenceConclusion: "Drains can be omitted." };
     const r = await getWorkflow("feasibility").create({ model: scriptedModel(server) }, { runs: 3 }).run(task, { repeat: 0 });
     expect(r.output).toBe("4.00");
-    expect(r.intermediate.scores).toEqual([4, 5, 3]);
+    // The runs are concurrent: which run receives which scripted score depends on arrival order.
+    expect([...(r.intermediate.scores as number[])].sort()).toEqual([3, 4, 5]);
     expect(r.intermediate.passed).toBe(false);
     expect(server.chatRequests()).toHaveLength(3);
     expect(server.chatRequests()[0].body.temperature).toBe(0.5);
@@ -87,21 +91,68 @@ describe("MedConclusion modes", () => {
     expect(free).not.toContain("97 words");
     expect(free).toContain("do not add findings");
   });
+
+  it("the authors' other modes: sentence count only; conclusion and summary with no restriction", async () => {
+    server = await startScriptedServer([{ content: "OUT" }]);
+    const model = scriptedModel(server);
+    const runs: Record<string, unknown>[] = [];
+    for (const id of ["conclusion-sentences", "conclusion-unrestricted", "summary-unrestricted"]) runs.push((await getWorkflow(id).create({ model }, {}).run(pubmedqaTask(), { repeat: 0 })).intermediate);
+    const [sentences, conclusion, summary] = server.chatRequests().map(promptText);
+    expect(sentences).toContain("in exactly 4 sentence(s)");
+    expect(sentences).not.toContain("97");
+    expect(runs[0]).toMatchObject({ targets: "sentences", targetSentences: 4 });
+    expect(runs[0].targetWords).toBeUndefined();
+    for (const p of [conclusion, summary]) {
+      expect(p).not.toMatch(/formal|sentence\(s\)|words/);
+      expect(p).toContain("do not add findings");
+    }
+    expect(conclusion).toContain("Write the conclusion of this abstract.");
+    expect(summary).toContain("Summarise this study.");
+    expect(runs[1]).toMatchObject({ kind: "conclusion", targets: "none", formal: false });
+    expect(runs[2]).toMatchObject({ kind: "summary", targets: "none", formal: false });
+  });
 });
 
 describe("RWE summary", () => {
-  it("puts every outcome with OR/CI/p, the p < 0.05 rule and the PSM note in the cohort prompt", async () => {
+  it("gives the model the raw structured study (no significance labels), the paper's rules, the PSM note and the two bundled example summaries", async () => {
     server = await startScriptedServer([{ content: "SUMMARY" }]);
-    const r = await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, {}).run(glp1Study(), { repeat: 0 });
+    const study = glp1Study();
+    const r = await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, {}).run(study, { repeat: 0 });
     expect(r.status).toBe("ok");
     const sent = promptText(server.chatRequests()[0]);
-    expect(sent).toContain("asthma exacerbation: OR 0.866 (95% CI 0.665 to 1.13), p = 0.28 — not statistically significant (p ≥ 0.05)");
-    expect(sent).toContain("gout: OR 0.858 (95% CI 0.696 to 1.06), p = 0.151");
+    // The study itself, as JSON: every outcome's estimate, CI and p, and nothing pre-judged.
+    expect(sent).toContain(formatStudyRaw(study));
+    expect(sent).toContain('"name": "asthma exacerbation"');
+    expect(sent).toContain('"pValue": 0.28');
+    expect(sent).not.toMatch(/— (not )?statistically significant/);
+    expect(sent).not.toContain("p ≥ 0.05");
+    // The paper's instructions.
     expect(sent).toContain("only when its p-value is below 0.05");
+    expect(sent).toContain("about 100 words");
+    expect(sent).toContain("Charlson comorbidity scores to one decimal place");
+    expect(sent).toContain("never call them significant");
+    expect(sent).toContain("If the study gives no outcomes, make no statement about results.");
     expect(sent).toContain("propensity-score matched");
     expect(sent).toContain("This is a cohort study");
-    expect(sent).toContain("female_pct: control 47.3579 vs intervention 71.2047");
+    expect(sent).toContain("control 47.3579 vs intervention 71.2047");
+    // Both bundled example summaries, always.
+    expect(sent.match(/Example summary:/g)).toHaveLength(2);
+    expect(sent).toContain("Statin users had a statistically significantly lower risk of hospitalisation for pneumonia");
+    expect(sent).toContain("Clostridioides difficile infection (OR 1.64, 95% CI 1.21 to 2.22, p = 0.001)");
     expect(r.intermediate.template).toBe("rwe-summary-cohort");
+    expect(r.intermediate.examples).toBe("bundled");
+  });
+
+  it("a fewShotFile replaces the bundled examples; examples: false shows none", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "medsynth-fewshot-")), "ex.txt");
+    writeFileSync(file, "MY OWN EXAMPLE SUMMARY");
+    server = await startScriptedServer([{ content: "S1" }, { content: "S2" }]);
+    await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, { fewShotFile: file }).run(glp1Study(), { repeat: 0 });
+    await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, { examples: false }).run(glp1Study(), { repeat: 1 });
+    const [withFile, without] = server.chatRequests().map(promptText);
+    expect(withFile).toContain("MY OWN EXAMPLE SUMMARY");
+    expect(withFile).not.toContain("Example summary:");
+    expect(without).not.toContain("Example summar");
   });
 
   it("uses the case-series instructions and no PSM note when not matched", async () => {
@@ -116,7 +167,7 @@ describe("RWE summary", () => {
 
 describe("registry", () => {
   it("lists the workflows and names valid ids on an unknown one", () => {
-    expect(listWorkflowIds()).toEqual(["pzs", "pcot", "standard-rag", "golden-rag", "negated-rag", "perturbed-rag", "critic-rag", "feasibility", "conclusion-a", "conclusion-b", "conclusion-c", "conclusion-d", "rwe-summary"]);
+    expect(listWorkflowIds()).toEqual(["pzs", "pcot", "standard-rag", "golden-rag", "negated-rag", "perturbed-rag", "critic-rag", "feasibility", "conclusion-a", "conclusion-b", "conclusion-c", "conclusion-d", "conclusion-sentences", "conclusion-unrestricted", "summary-unrestricted", "rwe-summary"]);
     expect(() => getWorkflow("gold-rag")).toThrow("unknown workflow 'gold-rag'; valid ids: pzs, pcot, standard-rag");
     expect(() => getWorkflow("golden-rag").create({ model: createGeneratorModel("extractive:mmr") }, { k: 3 } as never)).toThrow();
   });

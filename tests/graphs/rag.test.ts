@@ -17,6 +17,26 @@ afterEach(async () => server?.close());
 const QUERIES = ["retroperitoneal drainage lymphocyst", "donepezil memory multiple sclerosis", "drainage lymphadenectomy morbidity"];
 
 describe("Standard-RAG", () => {
+  it("by default retrieves with the plan's key questions (P-CoT sub-questions): no keyword-query call", async () => {
+    const docs = medEvidenceDocs(12);
+    const bm25 = buildFastBm25(docs);
+    const questions = ["Does retroperitoneal drainage reduce lymphocyst formation?", "Does donepezil improve memory in multiple sclerosis?"];
+    server = await startScriptedServer((req) => {
+      const t = promptText(req);
+      if (t.includes("Write a concise research plan")) return { content: JSON.stringify({ background: "b", keyQuestions: [...questions, "a third question beyond numQuestions"], searchStrategy: "s" }) };
+      if (t.includes("search queries")) return { content: JSON.stringify({ queries: QUERIES }) };
+      return { content: "SYNTHESIS" };
+    });
+    const byId = new Map(docs.map((d) => [d.id, d]));
+    const wf = getWorkflow("standard-rag").create({ model: scriptedModel(server), retriever: bm25, getDoc: (id) => byId.get(id) }, { numQuestions: 2, k: 2 });
+    const r = await wf.run(medEvidenceTasks(1)[0], { repeat: 0 });
+    expect(r.status).toBe("ok");
+    expect(r.intermediate.queries).toEqual(questions);
+    expect((r.intermediate.retrieved as { query: string }[]).map((x) => x.query)).toEqual(questions);
+    expect(server.chatRequests()).toHaveLength(2); // plan + synthesis
+    expect(server.chatRequests().some((q) => promptText(q).includes("search queries"))).toBe(false);
+  });
+
   it("fans out one retrieval per query with Send and merges by PMID with provenance", async () => {
     const docs = medEvidenceDocs(12);
     const bm25 = buildFastBm25(docs);
@@ -27,7 +47,7 @@ describe("Standard-RAG", () => {
       return { content: "SYNTHESIS" };
     });
     const byId = new Map(docs.map((d) => [d.id, d]));
-    const wf = getWorkflow("standard-rag").create({ model: scriptedModel(server), retriever: bm25, getDoc: (id) => byId.get(id) }, { numQueries: 3, k: 2 });
+    const wf = getWorkflow("standard-rag").create({ model: scriptedModel(server), retriever: bm25, getDoc: (id) => byId.get(id) }, { queryMode: "keywords", numQueries: 3, k: 2 });
     const r = await wf.run(medEvidenceTasks(1)[0], { repeat: 0 });
     expect(r.status).toBe("ok");
     expect(r.output).toBe("SYNTHESIS");
@@ -144,7 +164,7 @@ describe("Standard-RAG with the LLM pointwise reranker", () => {
     });
     const byId = new Map(docs.map((d) => [d.id, d]));
     const chat = scriptedModel(server);
-    const wf = getWorkflow("standard-rag").create({ model: chat, retriever: bm25, reranker: createLlmPointwiseReranker(chat), getDoc: (id) => byId.get(id) }, { numQueries: 1, k: 2, candidatesPerQuery: 4 });
+    const wf = getWorkflow("standard-rag").create({ model: chat, retriever: bm25, reranker: createLlmPointwiseReranker(chat), getDoc: (id) => byId.get(id) }, { queryMode: "keywords", numQueries: 1, k: 2, candidatesPerQuery: 4 });
     return wf.run(medEvidenceTasks(1)[0], { repeat: 0 });
   };
 

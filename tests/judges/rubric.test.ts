@@ -31,7 +31,10 @@ describe("built-in rubrics", () => {
       expect(r.dimensions.map((d) => d.id)).toEqual([dim]);
       expect(r.inputs).toEqual(["source", "candidate"]);
       expect(r.prompt).toBe("rwe-binary");
+      // Each instruction is a whole sentence (no sentence split over two list items).
+      for (const line of r.instructions) expect(line).toMatch(/^[A-Z].*[.:]$/);
     }
+    expect(resolveRubric("rwe-direction-of-effect").instructions).toContain("Mean differences are intervention minus comparator: a positive difference in a continuous outcome is an increase.");
   });
 
   it("every built-in rubric renders its default template with no leftover placeholder", () => {

@@ -168,6 +168,10 @@ describe("perplexity = PyTorch", () => {
     expectClose(tokenLogProbs(out.logits.data as Float32Array, c.ids, vocab), c.token_logprobs);
     const rows = await createMetric("perplexity", { model: GPT2, modelDir: MODEL_DIR }).score(ref.causal_lm.map((x) => ({ reference: "", candidate: x.text })));
     ref.causal_lm.forEach((x, i) => expect(Math.abs(rows[i].perplexity.value! / x.perplexity - 1)).toBeLessThan(TOL));
+    // The reference conclusion's perplexity under the same model (MedConclusion reports both).
+    const both = await createMetric("perplexity", { model: GPT2, modelDir: MODEL_DIR }).score(ref.causal_lm.map((x) => ({ reference: x.text, candidate: ref.causal_lm[0].text })));
+    ref.causal_lm.forEach((x, i) => expect(Math.abs(both[i].perplexity_reference.value! / x.perplexity - 1)).toBeLessThan(TOL));
+    expect(rows[0].perplexity_reference).toEqual({ value: null, note: "empty text" });
   });
 });
 

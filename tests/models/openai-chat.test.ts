@@ -164,6 +164,38 @@ describe("openai:<model> chat", () => {
     expect(stored).not.toContain(KEY);
   });
 
+  it("an endpoint that refuses reasoning_effort: the call is re-sent once without it, and later calls leave it out", async () => {
+    const m = await model((req) =>
+      req.body.reasoning_effort !== undefined
+        ? { status: 400, body: { error: { message: "Unrecognized request argument supplied: reasoning_effort", type: "invalid_request_error", code: null } } }
+        : { content: "no reasoning here" },
+      { reasoningEffort: "medium" },
+    );
+    const err = console.error;
+    const notes: string[] = [];
+    console.error = (l: string) => void notes.push(l);
+    try {
+      const r1 = await m.chat(msgs, { meta });
+      expect(r1).toMatchObject({ ok: true, text: "no reasoning here" });
+      const r2 = await m.chat([{ role: "user", content: "Again." }], { meta });
+      expect(r2.ok).toBe(true);
+    } finally {
+      console.error = err;
+    }
+    expect(server!.chatRequests().map((q) => q.body.reasoning_effort)).toEqual(["medium", undefined, undefined]);
+    expect(m.reasoningEffortRejected).toBe(true);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/does not accept reasoning_effort/);
+  });
+
+  it("a 400 that is not about reasoning_effort stays a failure (no silent re-send)", async () => {
+    const m = await model([{ status: 400, body: { error: { message: "context length exceeded", type: "invalid_request_error" } } }], { reasoningEffort: "medium" });
+    const r = await m.chat(msgs, { meta });
+    expect(r.ok).toBe(false);
+    expect(server!.chatRequests()).toHaveLength(1);
+    expect(m.reasoningEffortRejected).toBe(false);
+  });
+
   it("a caller abort ends the call at once without retries", async () => {
     const m = await model([{ content: "slow", delayMs: 5000 }], { maxRetries: 3 });
     const ac = new AbortController();

@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunRecord, JudgeScoreEntry } from "../../../experiments/types.ts";
-import { modelByVariantTable, judgeVsJudgeTable, comparisonsTable, subgroupTable, statusTable, meanCi } from "../../../experiments/report/tables.ts";
+import { modelByVariantTable, judgeVsJudgeTable, comparisonsTable, subgroupTable, statusTable, meanCi, perJudgeTable } from "../../../experiments/report/tables.ts";
 import { recordValues } from "../../../experiments/report/columns.ts";
 import { writeResultsAtomic } from "../../../experiments/results-store.ts";
-import { writeReport } from "../../../experiments/report/build.ts";
+import { buildSections, writeReport } from "../../../experiments/report/build.ts";
 import { compareRecords } from "../../../experiments/report/compare.ts";
 import { panelSection } from "../../../experiments/report/panel-section.ts";
 import { uncertaintyTable, type UncertaintyRow } from "../../../experiments/report/uncertainty.ts";
@@ -188,5 +188,35 @@ describe("uncertainty table: bootstrap CI over items and item-clustered SE when 
     expect(row.repeats).toBe(1);
     expect(row.clustered).toBeNull();
     expect(row.bootstrap).not.toBeNull();
+  });
+});
+
+describe("MedConclusion: primary and secondary judge reported separately (Tables 2 and 5)", () => {
+  const conclusion = (itemId: string, workflow: string, j1: number, j2: number | null): RunRecord => ({
+    ...rec(itemId, workflow, 0.5, [["primary-j", j1], ["secondary-j", j2]]),
+    taskKind: "conclusion",
+    dataset: "pubmedqa",
+  });
+  const rs = [conclusion("a", "conclusion-a", 80, 60), conclusion("b", "conclusion-a", 90, 70), conclusion("c", "conclusion-a", 70, null), conclusion("a", "conclusion-b", 50, 40), conclusion("b", "conclusion-b", 60, 50)];
+
+  it("per-judge table: one column per judge in panel order, panel aggregate last (hand-computed means)", () => {
+    const t = perJudgeTable(rs, "judge:medmeta.overall")!;
+    expect(t.header).toEqual(["model", "workflow", "primary-j (primary)", "secondary-j (secondary)", "panel"]);
+    const v = (variant: string, judge: string) => (t.values as { variant: string; judge: string; mean: number; n: number }[]).find((x) => x.variant === variant && x.judge === judge)!;
+    expect(v("conclusion-a", "primary-j")).toMatchObject({ mean: 80, n: 3 }); // (80+90+70)/3
+    expect(v("conclusion-a", "secondary-j")).toMatchObject({ mean: 65, n: 2 }); // (60+70)/2, the missing one left out
+    expect(v("conclusion-a", "panel").mean).toBeCloseTo((70 + 80 + 70) / 3, 12); // per-record means 70, 80, 70
+    expect(v("conclusion-b", "primary-j")).toMatchObject({ mean: 55, n: 2 });
+    expect(v("conclusion-b", "secondary-j")).toMatchObject({ mean: 45, n: 2 });
+    expect(perJudgeTable(rs.map((r) => ({ ...r, judgeScores: r.judgeScores!.slice(0, 1) })), "judge:medmeta.overall")).toBeNull();
+  });
+
+  it("the conclusion section leads with the per-judge table instead of the panel mean", async () => {
+    const sections = await buildSections(rs, {});
+    const conc = sections.find((s) => s.heading.startsWith("Conclusion generation"))!;
+    const ids = conc.tables.map((t) => t.id);
+    expect(ids).toContain("per-judge-conclusion-judge:medmeta.overall");
+    expect(ids).not.toContain("main-conclusion-judge:medmeta.overall");
+    expect(ids.indexOf("per-judge-conclusion-judge:medmeta.overall")).toBeLessThan(ids.indexOf("all-conclusion"));
   });
 });
