@@ -88,7 +88,7 @@ describe("Standard-RAG", () => {
       if (++finished === 2) setImmediate(release);
       return hits;
     } };
-    const wf = getWorkflow("standard-rag").create({ model: scriptedModel(server), retriever: flaky, getDoc: (id) => byId.get(id) }, { numQueries: 3, k: 2 });
+    const wf = getWorkflow("standard-rag").create({ model: scriptedModel(server), retriever: flaky, getDoc: (id) => byId.get(id) }, { queryMode: "keywords", numQueries: 3, k: 2 });
     const r = await wf.run(medEvidenceTasks(1)[0], { repeat: 0 });
     expect(r.status).toBe("failed");
     expect(r.error).toBe(`retrieve[2]: branch 2 (query "${QUERIES[2]}") failed: embedding endpoint refused the request (HTTP 503)`);
