@@ -22,7 +22,7 @@ import { getRunContext, runGraph, skippedResult } from "./nodes/run-context.ts";
 import { checkEvidence, type EvidenceFinding } from "./perturb/evidence-checks.ts";
 import { applyPerturbations, createPerturbation, PERTURBATION_IDS } from "./perturb/registry.ts";
 import type { PerturbationStep, PerturbedPassage } from "./perturb/types.ts";
-import { perturbationSpecs, PerturbedRagConfigSchema } from "./perturbed-rag.ts";
+import { perturbationSpecs, PerturbedRagConfigSchema, retrieverSearch } from "./perturbed-rag.ts";
 import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
@@ -66,7 +66,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof CriticRagConfigSch
   const criticPrompt = loadWorkflowPrompt("critic-check", deps.promptDir);
   const llm = isChatModel(deps.model) ? deps.model : undefined;
   const ops = config.op ? perturbationSpecs({ ...config, op: config.op }).map((s) => createPerturbation(s, { model: llm, promptDir: deps.promptDir })) : [];
-  const search = deps.retriever ? async (q: string, k: number) => (await deps.retriever!.search(q, k)).map((h) => ({ id: h.id, doc: h.doc ?? deps.getDoc?.(h.id) })) : undefined;
+  const search = retrieverSearch(deps);
 
   const graph = new StateGraph(CriticState)
     .addNode("check", async (s, c) => {

@@ -17,7 +17,7 @@ import { isExtractiveModel } from "./nodes/model-call.ts";
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, runGraph, skippedResult } from "./nodes/run-context.ts";
 import { applyPerturbations, createPerturbation, PERTURBATION_IDS, type PerturbationSpec } from "./perturb/registry.ts";
-import type { PerturbationStep, PerturbedPassage } from "./perturb/types.ts";
+import type { PerturbationContext, PerturbationStep, PerturbedPassage } from "./perturb/types.ts";
 import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
@@ -68,6 +68,12 @@ export function perturbationSpecs(cfg: PerturbedRagConfig): PerturbationSpec[] {
   return specs;
 }
 
+/** The workflow's retriever as a perturbation search (hits with their documents), when it has one. */
+export function retrieverSearch(deps: WorkflowDeps): PerturbationContext["search"] {
+  const r = deps.retriever;
+  return r ? async (q, k) => (await r.search(q, k)).map((h) => ({ id: h.id, doc: h.doc ?? deps.getDoc?.(h.id) })) : undefined;
+}
+
 const PerturbedState = Annotation.Root({
   topic: Annotation<string>,
   itemId: Annotation<string>,
@@ -83,7 +89,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof PerturbedRagConfig
   const prompt = loadWorkflowPrompt("rag-synthesize", deps.promptDir);
   const llm = isExtractiveModel(deps.model) ? undefined : deps.model;
   const ops = perturbationSpecs(config).map((spec) => createPerturbation(spec, { model: llm, promptDir: deps.promptDir }));
-  const search = deps.retriever ? async (q: string, k: number) => (await deps.retriever!.search(q, k)).map((h) => ({ id: h.id, doc: h.doc ?? deps.getDoc?.(h.id) })) : undefined;
+  const search = retrieverSearch(deps);
   const graph = new StateGraph(PerturbedState)
     .addNode("perturb", async (s, c) => {
       const golden = new Set(s.evidence.map((e) => e.id));

@@ -6,7 +6,7 @@
  * @see RGB (Chen et al. 2024) noise robustness; RAGAS/promptfoo "noise sensitivity".
  */
 import { z } from "zod";
-import seedrandom from "seedrandom";
+import { seededShuffle } from "./select.ts";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import type { PerturbationOperator, PerturbedPassage } from "./types.ts";
 
@@ -43,12 +43,7 @@ export function createDistractOp(config: z.input<typeof DistractOpSchema>): Pert
         ids = hits.map((h) => h.id).filter(eligible).slice(0, want);
       } else {
         if (!ctx.pool || ctx.pool.length === 0) return none("no document pool to draw random distractors from (the workflow has no retrieval corpus)");
-        const rng = seedrandom(`${ctx.seed}:${DISTRACT_OP}:${ctx.itemId}`);
-        const candidates = ctx.pool.map((d) => d.id).filter(eligible);
-        for (let i = candidates.length - 1; i > 0; i--) {
-          const j = Math.floor(rng() * (i + 1));
-          [candidates[i], candidates[j]] = [candidates[j], candidates[i]];
-        }
+        const candidates = seededShuffle(ctx.pool.map((d) => d.id).filter(eligible), `${ctx.seed}:${DISTRACT_OP}:${ctx.itemId}`);
         ids = candidates.slice(0, want);
       }
       const added: PerturbedPassage[] = ids.map((id) => found.get(id)).filter((d): d is CorpusDoc => d !== undefined).map((d) => ({ id: d.id, title: d.title, text: d.text, origin: "inserted" }));

@@ -5,9 +5,8 @@
  * — `mode: "insert"`, round(strength · n) of them. A synthesis should not rest on them.
  */
 import { z } from "zod";
-import seedrandom from "seedrandom";
 import type { CorpusDoc } from "../../corpus/types.ts";
-import { chooseFraction } from "./select.ts";
+import { chooseFraction, seededShuffle } from "./select.ts";
 import type { PerturbationChange, PerturbationOperator, PerturbedPassage } from "./types.ts";
 
 /** Operator id. */
@@ -56,12 +55,7 @@ export function createRetractedOp(config: z.input<typeof RetractedOpSchema>): Pe
       }
       const want = Math.round(cfg.strength * evidence.length);
       const present = new Set(evidence.map((e) => e.id));
-      const pool = (ctx.pool ?? []).filter((d) => isRetractedDoc(d) && !present.has(d.id));
-      const rng = seedrandom(`${ctx.seed}:${RETRACTED_OP}:${ctx.itemId}`);
-      for (let i = pool.length - 1; i > 0; i--) {
-        const j = Math.floor(rng() * (i + 1));
-        [pool[i], pool[j]] = [pool[j], pool[i]];
-      }
+      const pool = seededShuffle((ctx.pool ?? []).filter((d) => isRetractedDoc(d) && !present.has(d.id)), `${ctx.seed}:${RETRACTED_OP}:${ctx.itemId}`);
       const added: PerturbedPassage[] = pool.slice(0, want).map((d) => ({ id: d.id, title: d.title.startsWith(RETRACTED_PREFIX) ? d.title : RETRACTED_PREFIX + d.title, text: d.text, retracted: true, origin: "inserted" }));
       const reason = want === 0 ? `strength ${cfg.strength} × ${evidence.length} passages rounds to 0` : added.length < want ? `only ${added.length} of ${want} retracted studies in the pool` : undefined;
       return {

@@ -11,11 +11,16 @@ import seedrandom from "seedrandom";
  */
 export function chooseFraction(ids: readonly string[], fraction: number, seed: number, itemId: string, salt = ""): Set<string> {
   const n = Math.round(fraction * ids.length);
-  const rng = seedrandom(salt ? `${seed}:${salt}:${itemId}` : `${seed}:${itemId}`);
-  const order = [...ids];
+  return new Set(seededShuffle(ids, salt ? `${seed}:${salt}:${itemId}` : `${seed}:${itemId}`).slice(0, n));
+}
+
+/** A copy of `items` in a Fisher–Yates order drawn from `seedrandom(seed)`. */
+export function seededShuffle<T>(items: readonly T[], seed: string): T[] {
+  const rng = seedrandom(seed);
+  const order = [...items];
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(rng() * (i + 1));
     [order[i], order[j]] = [order[j], order[i]];
   }
-  return new Set(order.slice(0, n));
+  return order;
 }
