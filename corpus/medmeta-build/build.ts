@@ -255,42 +255,40 @@ async function fetchMissing(client: EutilsClient, pmids: readonly string[], cach
   conv.skipped.forEach(save);
   const withPmc = pmids.filter((p) => conv.pmcOf.has(p));
   log(`build-medmeta: ${withPmc.length} of ${pmids.length} review(s) have a PMCID`);
-  for (let i = 0; i < withPmc.length; i += batchSize) {
-    const batch = withPmc.slice(i, i + batchSize);
+  /** One batch: full texts + PubMed records; when a request fails, a batch of several reviews is retried one review at a time so only the bad one fails. */
+  const runBatch = async (batch: string[]): Promise<void> => {
     const who = `review${batch.length > 1 ? "s" : ""} ${batch.map((p) => `${p} (${conv.pmcOf.get(p)})`).join(", ")}`;
     let texts: Map<string, JatsReview>;
-    let pubmed: Map<string, ReviewPubmedInfo>;
+    const pubmed = new Map<string, ReviewPubmedInfo>();
     try {
       texts = await fetchFullTexts(client, batch.map((p) => conv.pmcOf.get(p)!), who);
-      pubmed = new Map();
       for await (const xml of client.efetchXml({ ids: batch })) for (const [k, v] of parseReviewPubmedInfo(xml)) pubmed.set(k, v);
     } catch (err) {
-      for (const p of batch) failed.set(p, `${who}: ${err instanceof Error ? err.message : String(err)}`);
-      continue;
-    }
-    for (const pmid of batch) {
-      const pmcid = conv.pmcOf.get(pmid)!;
-      const j = texts.get(pmcid);
-      const skip = (reason: string) => save({ version: REVIEW_CACHE_VERSION, pmid, status: "skipped", reason, pmcid, review: null });
-      if (!j) skip(`efetch db=pmc returned no article for ${pmcid}`);
-      else if (!j.hasBody) skip(`not in the PMC open-access subset: efetch db=pmc returned no full text for ${pmcid}`);
-      else if (!j.hasRefList) skip(`no reference list in the PMC XML of ${pmcid}`);
-      else {
-        try {
-          const inc = await includedStudies(client, j);
-          save({
-            version: REVIEW_CACHE_VERSION,
-            pmid,
-            status: "fetched",
-            reason: null,
-            pmcid,
-            review: { pmid, pmcid, title: j.title, journal: j.journal, pubDate: j.pubDate, conclusion: j.conclusion, refsInList: j.refs.length, ...inc, pubmed: pubmed.get(pmid) ?? null },
-          });
-        } catch (err) {
-          failed.set(pmid, `review ${pmid} (${pmcid}): resolving included studies: ${err instanceof Error ? err.message : String(err)}`);
-        }
+      if (batch.length > 1) {
+        for (const p of batch) await runBatch([p]);
+        return;
       }
+      failed.set(batch[0], `${who}: ${err instanceof Error ? err.message : String(err)}`);
+      return;
     }
+    for (const pmid of batch) await finishReview(pmid, conv.pmcOf.get(pmid)!, texts.get(conv.pmcOf.get(pmid)!), pubmed.get(pmid) ?? null);
+  };
+  /** Steps 3–5 for one review: skip reasons, included studies, cache record. */
+  const finishReview = async (pmid: string, pmcid: string, j: JatsReview | undefined, pubmed: ReviewPubmedInfo | null): Promise<void> => {
+    const skip = (reason: string) => save({ version: REVIEW_CACHE_VERSION, pmid, status: "skipped", reason, pmcid, review: null });
+    if (!j) return skip(`efetch db=pmc returned no article for ${pmcid}`);
+    if (!j.hasBody) return skip(`not in the PMC open-access subset: efetch db=pmc returned no full text for ${pmcid}`);
+    if (!j.hasRefList) return skip(`no reference list in the PMC XML of ${pmcid}`);
+    try {
+      const inc = await includedStudies(client, j);
+      const review: BuiltReview = { pmid, pmcid, title: j.title, journal: j.journal, pubDate: j.pubDate, conclusion: j.conclusion, refsInList: j.refs.length, ...inc, pubmed };
+      save({ version: REVIEW_CACHE_VERSION, pmid, status: "fetched", reason: null, pmcid, review });
+    } catch (err) {
+      failed.set(pmid, `review ${pmid} (${pmcid}): resolving included studies: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  for (let i = 0; i < withPmc.length; i += batchSize) {
+    await runBatch(withPmc.slice(i, i + batchSize));
     log(`build-medmeta: ${Math.min(i + batchSize, withPmc.length)} of ${withPmc.length} full text(s) read`);
   }
   return failed;
