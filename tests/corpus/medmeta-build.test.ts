@@ -5,7 +5,7 @@
  * failures naming PMID and URL, resume from the cache, rows the MedMeta loader reads).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import seedrandom from "seedrandom";
@@ -14,7 +14,7 @@ import { extractReview, parseJats, pmcArticles, INCLUDED_TABLE_RE, EXCLUDED_TABL
 import { resolveRefs } from "../../corpus/medmeta-build/resolve-refs.ts";
 import { allocateEvenly, checkFeasibility, stratifiedSample } from "../../corpus/medmeta-build/select.ts";
 import { parseReviewPubmedInfo, topicOf } from "../../corpus/medmeta-build/topic.ts";
-import { buildMedMeta, formatMedMetaDate, type BuildMedMetaReport } from "../../corpus/medmeta-build/build.ts";
+import { buildMedMeta, formatMedMetaDate, readReviewsFile, type BuildMedMetaReport } from "../../corpus/medmeta-build/build.ts";
 import { loadMedMeta } from "../../corpus/datasets/medmeta.ts";
 import { pubmedArticleXml, startFakeEutils, type FakeEutilsServer, type FakePmcOptions } from "../helpers/fake-eutils-server.ts";
 import { jatsReview, reviewPubmedEntry, STATIN_REVIEW, STATIN_REVIEW_JATS, type FakeReviewSpec } from "./medmeta-build-fixtures.ts";
@@ -314,5 +314,17 @@ describe("buildMedMeta against the fake E-utilities/PMC server", () => {
     const notDrawn = s.reviews.filter((r) => r.reason?.startsWith("not drawn"));
     expect(notDrawn).toHaveLength(1);
     expect(["40000008", "40000009"]).toContain(notDrawn[0].pmid);
+  });
+});
+
+describe("--reviews-file", () => {
+  it("reads one PMID per line, skipping blanks and # comments, and names the file and line of a bad one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "medmeta-build-list-"));
+    const good = join(dir, "good.txt");
+    writeFileSync(good, "# reviews\n123\n\n  456  # second\r\n");
+    expect(readReviewsFile(good)).toEqual(["123", "456"]);
+    const bad = join(dir, "bad.txt");
+    writeFileSync(bad, "123\nPMC123\n");
+    expect(() => readReviewsFile(bad)).toThrow(`${bad}:2: expected one PMID per line (digits), got "PMC123"`);
   });
 });
