@@ -218,7 +218,9 @@ async function fetchFullTexts(client: EutilsClient, pmcids: readonly string[], w
     }
     for (const a of articles) {
       const r = extractReview(a);
-      if (r.pmcid) out.set(r.pmcid, r);
+      // One id asked, one article back without an article-id: it is the one asked for.
+      const pmcid = r.pmcid ?? (pmcids.length === 1 && articles.length === 1 ? pmcids[0] : null);
+      if (pmcid) out.set(pmcid, { ...r, pmcid });
     }
   }
   return out;

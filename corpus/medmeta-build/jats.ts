@@ -81,7 +81,10 @@ export interface JatsReview {
   /** Publication date (see the file header). */
   pubDate: { year: number; month: number | null; day: number | null } | null;
   conclusion: { text: string; source: ConclusionSource; heading: string } | null;
-  /** The XML has a `<body>` (full text); PMC serves only front matter for articles outside the open-access subset. */
+  /**
+   * The XML has a `<body>` (full text) and no "publisher … does not allow downloading of the full
+   * text" comment; PMC serves only front matter for articles outside the open-access subset.
+   */
   hasBody: boolean;
   /** A `<ref-list>` is present. */
   hasRefList: boolean;
@@ -370,12 +373,15 @@ export function extractReview(article: JatsElement): JatsReview {
     journal: journalMeta ? textOf(findFirst(journalMeta, "journal-title")) || null : null,
     pubDate: pubDateOf(meta),
     conclusion: findConclusion(article),
-    hasBody: findFirst(article, "body") !== null,
+    hasBody: findFirst(article, "body") !== null && !findAll(article, (e) => e.tag === "#comment" && WITHHELD_RE.test(textOf(e))).length,
     hasRefList: refList.length > 0,
     refs,
     studyTables: studyTables(article, refs),
   };
 }
+
+/** PMC's comment in place of the full text of an article outside the open-access subset. */
+const WITHHELD_RE = /does not allow downloading of the full text/i;
 
 /** The `<article>` elements of a `<pmc-articleset>` (or of a single JATS document). */
 export function pmcArticles(doc: JatsElement): JatsElement[] {

@@ -61,6 +61,11 @@ describe("JATS extraction of a hand-written review", () => {
     expect(extract(jatsReview(spec("abstract"))).conclusion).toEqual({ text: "Conclusion of review 1.", source: "abstract", heading: "Authors' conclusions" });
   });
 
+  it("sees no full text where PMC says the publisher withholds it", () => {
+    const xml = `<article><front><article-meta><article-id pub-id-type="pmc">123</article-id></article-meta></front><body><!--The publisher of this article does not allow downloading of the full text in XML form.--></body></article>`;
+    expect(extract(xml)).toMatchObject({ pmcid: "PMC123", hasBody: false, hasRefList: false, refs: [] });
+  });
+
   it("reads an inline 'Conclusions:' label of an unstructured abstract", () => {
     const xml = `<article><front><article-meta><abstract><p>We pooled trials. <bold>Conclusions:</bold> Drug X lowers pressure.</p><p>Conclusions: Drug X is safe.</p></abstract></article-meta></front></article>`;
     expect(extract(xml).conclusion).toEqual({ text: "Drug X is safe.", source: "abstract", heading: "Conclusions" });
