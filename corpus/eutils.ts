@@ -184,7 +184,8 @@ export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
   }
 
   /** One request (retries, backoff, Retry-After); `endpoint` is a name under the base URL or an absolute URL. */
-  async function call(endpoint: string, params: Record<string, string>, method: "GET" | "POST" = "GET", opts: { apiKey?: boolean } = {}): Promise<string> {
+  async function call(endpoint: string, params: Record<string, string>, method: "GET" | "POST" = "GET", opts: { apiKey?: boolean; label?: string } = {}): Promise<string> {
+    const label = opts.label ?? endpoint;
     const all: Record<string, string> = { ...params, tool: cfg.tool };
     if (cfg.email) all.email = cfg.email;
     if (cfg.apiKey && opts.apiKey !== false) all.api_key = cfg.apiKey;
@@ -209,14 +210,14 @@ export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
         retryAfter = parseRetryAfter(res.headers.get("retry-after"));
         lastError = `HTTP ${res.status} ${res.statusText}`;
         await res.body?.cancel();
-        if (res.status !== 429 && res.status < 500) throw new EutilsError(`${endpoint} ${redact(url)}: ${lastError}`, res.status);
+        if (res.status !== 429 && res.status < 500) throw new EutilsError(`${label} ${redact(url)}: ${lastError}`, res.status);
       } catch (err) {
         if (err instanceof EutilsError) throw err;
         if (status === null) lastError = err instanceof Error ? err.message : String(err);
       }
       if (attempt < cfg.maxRetries) await sleep(retryAfter !== null ? Math.min(retryAfter, cfg.maxRetryAfterMs) : cfg.backoffMs * 2 ** attempt);
     }
-    throw new EutilsError(`${endpoint} ${redact(url)}: failed after ${cfg.maxRetries + 1} attempts: ${lastError}`, null);
+    throw new EutilsError(`${label} ${redact(url)}: failed after ${cfg.maxRetries + 1} attempts: ${lastError}`, null);
   }
 
   async function* efetchXml(source: { ids: readonly string[] } | (HistoryRef & { count: number }), db = "pubmed"): AsyncGenerator<string> {
@@ -273,7 +274,7 @@ export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
       for (let i = 0; i < pmids.length; i += IDCONV_MAX_IDS) {
         const ids = pmids.slice(i, i + IDCONV_MAX_IDS);
         const params = { ids: ids.join(","), idtype: "pmid", format: "json" };
-        const text = await call(cfg.idconvUrl, params, "GET", { apiKey: false });
+        const text = await call(cfg.idconvUrl, params, "GET", { apiKey: false, label: "idconv" });
         let json: { status?: string; message?: string; records?: Record<string, unknown>[] };
         try {
           json = JSON.parse(text);
