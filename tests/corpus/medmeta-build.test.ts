@@ -308,6 +308,9 @@ describe("buildMedMeta against the fake E-utilities/PMC server", () => {
     const by = Object.fromEntries(strict.reviews.map((r) => [r.pmid, r]));
     expect(by[STATIN_REVIEW.pmid]).toMatchObject({ status: "dropped", reason: "1 included study has no PMID (at most 0 allowed)" });
     expect(strict.fetched).toBe(0);
+    const noTable = await buildMedMeta(client(), { reviews: ["40000005"], out: join(dir, "no-table.csv"), cacheDir: join(dir, "cache"), feasibility: { requireStudiesTable: false } });
+    expect(noTable.reviews[0]).toMatchObject({ status: "kept", includedPmids: 8, cached: true });
+    expect(readFileSync(join(dir, "no-table.csv"), "utf8")).toContain(",reference-list\n");
     // Feasible with maxUnresolved 1: 2021 Hypertension (40000007), 2022 Stroke ×2 (40000008, 40000009), 2023 Stroke (statin).
     // n = 3 by year: one per year.
     const s = await buildMedMeta(client(), { reviews: reviews(), out: join(dir, "sample.csv"), cacheDir: join(dir, "cache"), feasibility: { maxUnresolved: 1 }, sample: 3, seed: "k" });
