@@ -1,6 +1,7 @@
 /**
  * NCBI E-utilities client for users who are online: esearch, epost and batched efetch of PubMed
- * XML, with API key, the NCBI rate limits (3 requests/s without a key, 10 with one), and retries
+ * XML; for building MedMeta items, efetch of PMC JATS (`db=pmc`), ecitmatch and the PMC ID
+ * converter (PMID → PMCID, a separate NCBI service at `idconvUrl`, sent without the API key); with API key, the NCBI rate limits (3 requests/s without a key, 10 with one), and retries
  * with exponential backoff that honour `Retry-After`.
  *
  * The base URL is configurable so tests run against a local fake server on 127.0.0.1. The API key
