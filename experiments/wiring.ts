@@ -335,7 +335,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
         const p = params as { op?: string; source?: string; mode?: string; also?: string };
         const ops = `${p.op ?? ""},${p.also ?? ""}`;
         if (/distract/.test(ops)) deps.retriever = await retriever();
-        if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert")) deps.corpus = await retrievalDocs();
+        if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert") || /swap/.test(ops)) deps.corpus = await retrievalDocs();
         if (reranker !== undefined) throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
       } else if (reranker !== undefined) {
         throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
