@@ -14,10 +14,15 @@ import { meanCi, type ReportTable } from "./tables.ts";
 
 const fmt = (x: number | null | undefined, d = 3) => (x === null || x === undefined ? "–" : x.toFixed(d));
 
-/** Workflow label carrying the operator (`perturbed-rag[numeric]`), so curves of different operators stay apart. */
-function workflowOf(r: RunRecord): string {
+/**
+ * Workflow label carrying the operator (`perturbed-rag[numeric]`, `perturbed-rag[swap:outcome]`),
+ * so curves of different operators (and swapped elements) stay apart.
+ */
+export function workflowOf(r: RunRecord): string {
   const op = r.params.op;
-  return typeof op === "string" ? `${r.workflow}[${op}${typeof r.params.also === "string" && r.params.also ? `+${r.params.also}` : ""}]` : r.workflow;
+  if (typeof op !== "string") return r.workflow;
+  const element = typeof r.params.element === "string" ? `:${r.params.element}` : "";
+  return `${r.workflow}[${op}${element}${typeof r.params.also === "string" && r.params.also ? `+${r.params.also}` : ""}]`;
 }
 
 /** Perturbation strength of a record: Golden-RAG 0 (clean), Negated-RAG `fraction`, else `strength`, else null (not perturbed). */
@@ -78,14 +83,25 @@ export async function robustnessSection(records: readonly RunRecord[]): Promise<
       rows: mis.map((m) => [m.model, m.workflow, String(m.strength), String(m.eligible), String(m.misled), fmt(m.rate), `${fmt(m.low)}–${fmt(m.high)}`, String(m.followedCorruption)]),
     });
   }
-  const groundingCols = ["perturbation_uptake", "grounding_supported", "numeric_fidelity"];
+  // Lexical baseline always; the LLM judge's columns when grounding:llm ran on any perturbed cell.
+  const llmCols = ["perturbation_uptake_llm", "grounding_supported_llm"].filter((c) => perturbed.some((r) => recordValues(r)[c] !== undefined));
+  const groundingCols = ["perturbation_uptake", "grounding_supported", "numeric_fidelity", ...llmCols];
   const gRows: string[][] = [];
   for (const [k, rs] of groupBy(perturbed, (r) => `${r.model}\u0000${workflowOf(r)}`)) {
     const cells = groundingCols.map((c) => meanCi(rs.map((r) => recordValues(r)[c]).filter((x): x is number => x !== undefined)));
     if (cells.every((c) => !c)) continue;
     gRows.push([...k.split("\u0000"), ...cells.map((c) => (c ? `${fmt(c.mean)} (n ${c.n})` : "–"))]);
   }
-  if (gRows.length) tables.push({ id: "perturbation-uptake", title: "Perturbation uptake and grounding (lexical baseline), perturbed cells", header: ["model", "workflow", ...groundingCols], rows: gRows });
+  if (gRows.length)
+    tables.push({
+      id: "perturbation-uptake",
+      title: `Perturbation uptake and grounding, perturbed cells (lexical baseline${llmCols.length ? " and LLM judge" : ""})`,
+      caption:
+        "Means over the perturbed cells (strength > 0) with a value (n). perturbation_uptake: share of output sentences supported by an evidence sentence that carries a perturbed span and closer to the perturbed than to the original text (lexical); grounding_supported: share of output sentences whose content words are ≥ 50 % in one evidence sentence; numeric_fidelity: share of output numbers equal to, or rounded from, a number of the unperturbed evidence." +
+        (llmCols.length ? " _llm columns: the same shares from the LLM grounding judge (grounding:llm), which attributes each output sentence to cited evidence sentences; uptake = supported and citing a perturbed sentence; cells whose judge answer was missing are left out of n." : ""),
+      header: ["model", "workflow", ...groundingCols],
+      rows: gRows,
+    });
   const gap = oracleGap(records.filter((r) => r.status === "ok").map((r) => ({ item: r.itemId, model: r.model, workflow: r.workflow, value: recordValues(r).answer_correct_lexical ?? null })));
   if (gap.length) tables.push({ id: "oracle-gap", title: "Oracle gap on answer accuracy: Golden-RAG − Standard-RAG (paired by item)", header: ["model", "n", "Golden-RAG", "Standard-RAG", "gap"], rows: gap.map((g) => [g.model, String(g.n), fmt(g.golden), fmt(g.standard), fmt(g.gap)]) });
   if (!tables.length) return null;

@@ -16,7 +16,9 @@
  * (backwards: of, comparing, between, by, to, after, for, the, a, trial, study …; forwards: for, in (before
  * "patients"/"the"/… for outcomes), on, among, after, following, during, with, was, were, had,
  * a finite verb such as "reduced" …); a leading article
- * or "either" is dropped.
+ * or "either" is dropped. A phrase must look like a term ({@link plausibleTerm}): no clause or
+ * methods word (was, were, died, these, analysis, patients …), no arm label ("group A"), not
+ * starting with a number, not ending in "and"/"of"/….
  *
  * Known misses: elements named only in a sentence shape not above ("Drug X reduced Y" gives no
  * I/C, "Y was lower with X" no O); long names cut at 6 words or at an inner "of"/"in" ("pelvic
@@ -53,7 +55,7 @@ function tokens(text: string): Tok[] {
 }
 
 const BACK_STOP = new Set("of comparing compare compared between by to in on for from after following during among at who the a an and or trial trials study studies randomized randomised controlled effect effects efficacy safety whether if that receive received receiving undergo either versus vs".split(" "));
-const FWD_STOP = new Set("for on among after following during with without was were is are in at as by from than versus vs compared who which that to had has have did does do showed shows reduced increased improved decreased may can could would will".split(" "));
+const FWD_STOP = new Set("for on among after following during with without was were is are in at as by from than versus vs compared who which that to or had has have did does do showed shows reduced increased improved decreased may can could would will".split(" "));
 const OUTCOME_FWD_STOP = new Set("on among after following during with without was were is are at as by from than versus vs compared who which that between and or to".split(" "));
 const IN_TAIL = /^(?:patients?|the|those|a|an|all|both|each|children|adults|women|men|subjects|people|participants|infants|elderly|group|groups)$/i;
 const LEADING = /^(?:the|a|an|either|both)$/i;
@@ -107,11 +109,30 @@ function trimLead(p: string | null): string | null {
 
 const lower = (t: Tok | undefined) => (t ? t.s.toLowerCase() : "");
 
+/** Words that show a phrase is a clause or a methods fragment, not a PICO term. */
+const NOT_A_TERM = new Set(
+  "was were is are be been being has have had did do does died confirm refute enter evaluate evaluated assigned randomized randomised observed compared these those this that data study studies analysis variance test chi patients patient subjects participants percent because presence who which whether there remains remained results day days baseline efficacy safety prior such only".split(" "),
+);
+
+/**
+ * Whether a phrase can be a PICO term: starts with a letter, has no clause or methods word
+ * ({@link NOT_A_TERM}), is not an arm label ("group A", "arm 2") or a bare generic word ("treatment",
+ * "clinical"), and does not end in a
+ * conjunction or preposition ("conjugated estrogens and").
+ */
+export function plausibleTerm(phrase: string): boolean {
+  if (!/^[A-Za-z]/.test(phrase)) return false;
+  const ws = phrase.toLowerCase().split(/[\s/]+/);
+  if (ws.some((w) => NOT_A_TERM.has(w))) return false;
+  if (/^(?:group|arm|cohort)\s+\S{1,2}$/i.test(phrase) || /^(?:group|arm|cohort|clinical|incomplete|treatment|therapy|intervention|outcome)$/i.test(phrase)) return false;
+  return !/^(?:and|or|of|the|with|to|in|for|plus|a|an)$/.test(ws[ws.length - 1]);
+}
+
 /** Rule-based I/C/O of one text (a title or an abstract). */
 function extractFrom(text: string): PicoTerms {
   const out: PicoTerms = {};
   const set = (k: PicoElement, v: string | null, rule: string) => {
-    if (!out[k] && v && /[A-Za-z]/.test(v)) out[k] = { text: v, rule };
+    if (!out[k] && v && plausibleTerm(v)) out[k] = { text: v, rule };
   };
   const toks = tokens(text);
   for (let i = 0; i < toks.length; i++) {
