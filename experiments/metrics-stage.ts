@@ -14,7 +14,7 @@
 import { createMetric, metricIds } from "../judges/metrics/registry.ts";
 import type { Metric } from "../judges/metrics/types.ts";
 import { createEmbedder, EMBEDDER_IDS } from "../retrieval/registry.ts";
-import { createLexicalDirectionClassifier } from "../judges/answer-classifier.ts";
+import { createLexicalDirectionClassifier, splitSentences } from "../judges/answer-classifier.ts";
 import { lexicalGrounding, numericFidelity } from "../judges/metrics/grounding.ts";
 import { llmGrounding, LLM_GROUNDING_SPEC } from "../judges/metrics/grounding-llm.ts";
 import { createChatModel } from "../models/registry.ts";
@@ -48,8 +48,9 @@ export const ANSWER_METRIC_SPECS = ["answer:lexical-direction"] as const;
 
 /**
  * Record-level robustness spec: lexical grounding of the output in the evidence the workflow saw
- * (recorded by Perturbed-/Critic-RAG) — `grounding_supported`, `perturbation_uptake`,
- * `unsupported_claims` — and numeric fidelity (`numeric_fidelity`, `numbers_invented`,
+ * (recorded by Perturbed-/Critic-RAG) — `grounding_supported`, `perturbation_uptake` (perturbed
+ * spans: every recorded change, and every sentence of an inserted distractor or a retracted
+ * study), `unsupported_claims` — and numeric fidelity (`numeric_fidelity`, `numbers_invented`,
  * `numbers_altered`) against that evidence with its perturbed spans put back (numbers the model
  * took from a perturbed span count as altered) or against the judged source text.
  */
@@ -60,11 +61,16 @@ export const GROUNDING_METRIC_SPEC = "grounding:lexical";
  * recorded, as "title. text" with their ids, else the judged source text; and the recorded
  * perturbation changes with an `after` text. Null when the record carries neither.
  */
-export function groundingEvidence(record: RunRecord): { passages: { id: string; text: string }[]; spans: { before: string; after: string }[]; perturbed: boolean } | null {
-  const p = record.intermediate.perturbation as { evidence?: { id?: string; text: string; title: string }[]; steps?: { changes: { before: string; after: string }[] }[] } | undefined;
+export function groundingEvidence(record: RunRecord): { passages: { id: string; text: string }[]; spans: { before: string; after: string }[]; insertedSpans: { before: string; after: string }[]; perturbed: boolean } | null {
+  const p = record.intermediate.perturbation as { evidence?: { id?: string; text: string; title: string; retracted?: boolean }[]; steps?: { op?: string; inserted?: string[]; changes: { before: string; after: string }[] }[] } | undefined;
   const spans = (p?.steps ?? []).flatMap((s) => s.changes).filter((c) => c.after);
   const passages = p?.evidence?.map((e, i) => ({ id: e.id ?? String(i + 1), text: `${e.title}. ${e.text}` })) ?? (typeof record.intermediate.source === "string" ? [{ id: "source", text: record.intermediate.source }] : null);
-  return passages ? { passages, spans, perturbed: p !== undefined } : null;
+  // A distractor or a retracted study is a perturbation as a whole (its change record names only
+  // its title): every sentence of it counts as a perturbed span for uptake.
+  const whole = new Set((p?.steps ?? []).filter((s) => s.op === "distract" || s.op === "retracted").flatMap((s) => s.inserted ?? []));
+  for (const e of p?.evidence ?? []) if (e.retracted && e.id) whole.add(e.id);
+  const insertedSpans = (p?.evidence ?? []).filter((e) => e.id && whole.has(e.id)).flatMap((e) => splitSentences(`${e.title}. ${e.text}`).map((after) => ({ before: "", after })));
+  return passages ? { passages, spans, insertedSpans, perturbed: p !== undefined } : null;
 }
 
 /** Grounding metrics of one record (empty when it carries no evidence or source). */
@@ -74,7 +80,7 @@ export function groundingMetrics(record: RunRecord): Record<string, number | nul
   const spans = g0?.spans ?? [];
   const evidence = g0?.passages.map((x) => x.text) ?? null;
   if (!evidence || !record.output) return {};
-  const g = lexicalGrounding(record.output, evidence, spans);
+  const g = lexicalGrounding(record.output, evidence, [...spans, ...(g0?.insertedSpans ?? [])]);
   // numbers are judged against the evidence before perturbation: every changed span put back
   const original = evidence.map((t) => spans.reduce((acc, c) => (c.before ? acc.split(c.after).join(c.before) : acc), t));
   const n = numericFidelity(record.output, original.join("\n"), spans.map((c) => c.after));
@@ -146,7 +152,7 @@ async function llmGroundingMetrics(record: RunRecord, spec: string, deps: Metric
     fail(`grounding:llm needs an LLM judge: the record's model ${judgeId} is not one; name one with grounding:llm@openai:<model>`);
     return [];
   }
-  const r = await llmGrounding(model, { output: record.output, evidence: g.passages, spans: g.spans, question: typeof record.itemMeta.question === "string" ? record.itemMeta.question : null }, { repeat: record.repeat });
+  const r = await llmGrounding(model, { output: record.output, evidence: g.passages, spans: [...g.spans, ...g.insertedSpans], question: typeof record.itemMeta.question === "string" ? record.itemMeta.question : null }, { repeat: record.repeat });
   if (r.status === "missing") {
     fail(`grounding:llm answer missing after ${r.attempts} attempt(s): ${r.error}${r.raw !== null ? `; raw: ${r.raw.slice(0, 400)}` : ""}`);
     return r.calls;
