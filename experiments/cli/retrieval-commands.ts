@@ -13,6 +13,8 @@
  *   distinct k (macro means; MRR@k is cut at k), uncut MRR and MAP over the `--trec-depth` hits
  *   retrieved, and with several modes per-query paired t and randomisation tests of each mode
  *   against the first (Holm-adjusted), as ranx's `compare`.
+ * - `medsynth retrieval sweep <config.yaml> [--out dir]` runs a grid of retriever settings and writes
+ *   a results folder (experiments/sweep/; its modules are imported when the command runs).
  * - `medsynth retrieval score <run> <qrels> [--k 5,10] [--json]` scores an external TREC run
  *   with the same metrics (read the trec_eval way: score descending, then docno descending).
  *
@@ -473,7 +475,7 @@ export function runRetrievalScore(runPath: string, qrelsPath: string, o: { k: st
   return ev;
 }
 
-/** Register `index build`, `search`, `retrieval eval` and `retrieval score` on the program. */
+/** Register `index build`, `search`, `retrieval eval`, `retrieval sweep` and `retrieval score` on the program. */
 export function registerRetrievalCommands(program: Command): void {
   const index = program.command("index").description("Build retrieval indexes (BM25 + LanceDB dense table)");
   index
@@ -518,6 +520,16 @@ export function registerRetrievalCommands(program: Command): void {
     .option("--trec-depth <n>", `hits retrieved and written per query; uncut MRR and MAP read them all (default ${TREC_EXPORT_DEPTH}; with --rerank the largest --k)`)
     .action(async (o: EvalCliOptions) => {
       await runRetrievalEval(o);
+    });
+
+  retrieval
+    .command("sweep")
+    .description("Grid over retriever settings (BM25 k1/b, fusion, weights, normalisation, RRF k, candidates, reranker and depth) on a qrels dataset: recall/nDCG/MRR@K with bootstrap CIs, recall-vs-K curves, paired tests against a baseline, dev/test or k-fold tuning; writes a results folder")
+    .argument("<config>", "sweep config (YAML or JSON); see README \"Tuning retrieval\"")
+    .option("--out <dir>", "results folder (default: the config's output, else sweep-<name>)")
+    .action(async (configPath: string, o: { out?: string }) => {
+      const { runSweepCommand } = await import("../sweep/command.ts");
+      await runSweepCommand(configPath, o);
     });
 
   retrieval
