@@ -135,6 +135,8 @@ export interface FoldResult {
   fold: number;
   devQueries: number;
   testQueries: number;
+  /** Ids of the held-out questions. */
+  test: string[];
   /** Setting picked on the other folds. */
   chosen: string;
   devScore: number;
@@ -200,7 +202,7 @@ export function analyseSweep(plan: Pick<SweepPlan, "protocol" | "metric" | "base
       const dev = all.filter((q) => !inTest.has(q));
       const best = bestSetting(perSetting, order, dev, plan.metric);
       for (const q of test) pooled[q] = perSetting[best.setting][q];
-      return { fold: i + 1, devQueries: dev.length, testQueries: test.length, chosen: best.setting, devScore: best.score, testScore: test.reduce((a, q) => a + perSetting[best.setting][q][plan.metric], 0) / Math.max(1, test.length) };
+      return { fold: i + 1, devQueries: dev.length, testQueries: test.length, test, chosen: best.setting, devScore: best.score, testScore: test.reduce((a, q) => a + perSetting[best.setting][q][plan.metric], 0) / Math.max(1, test.length) };
     });
     const counts = new Map<string, number>();
     for (const f of results) counts.set(f.chosen, (counts.get(f.chosen) ?? 0) + 1);
