@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { readResults } from "../../../experiments/results-store.ts";
 import { couplingOf, couplingSection } from "../../../experiments/report/coupling-section.ts";
 import { writeReport } from "../../../experiments/report/build.ts";
-import { parseExperimentConfig } from "../../../experiments/config.ts";
+import { loadExperimentConfig, parseExperimentConfig } from "../../../experiments/config.ts";
 import { expandCells } from "../../../experiments/cells.ts";
 import { retrievalParamIssue, validateAgainstRegistries } from "../../../experiments/wiring.ts";
 
@@ -88,6 +88,7 @@ describe("retrieval settings as a matrix axis of Standard-RAG", () => {
     expect(retrievalParamIssue(cfg, "standard-rag", "nope")).toBe('unknown retrieval setting "nope"; settings: k1-0.9, k1-2');
     expect(retrievalParamIssue(cfg, "pcot", "k1-2")).toBe('only standard-rag takes a retrieval setting (got "k1-2" on pcot)');
     const bad = parseExperimentConfig({ ...base, retrieval: { ...base.retrieval, settings: { x: { bm25: { k1: -1 } } } }, workflows: [{ id: "standard-rag", params: { retrieval: ["x", "y"] } }] });
+    expect(() => validateAgainstRegistries(loadExperimentConfig(fileURLToPath(new URL("../../../experiments/configs/sweeps/coupling.yaml", import.meta.url))), {})).not.toThrow();
     expect(() => validateAgainstRegistries(bad, { ...process.env })).toThrow(/workflows\.0\.params\.retrieval: unknown retrieval setting "y"; settings: x[\s\S]*retrieval\.settings\.x\.bm25\.k1:/);
   });
 });
