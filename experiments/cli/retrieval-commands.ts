@@ -170,7 +170,7 @@ export function retrieverConfig(o: Partial<RetrievalCliOptions>, mode: Retrieval
 function addRetrieverOptions(cmd: Command, multiMode = false): Command {
   return cmd
     .option("--mode <mode>", `${multiMode ? `retrieval mode(s), comma-separated: ${RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder)`)
-    .option("--corpus <corpus>", "bundled | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text} or `corpus ingest` PubmedRecord lines)", "bundled")
+    .option("--corpus <corpus>", "bundled | dataset (retrieval eval: the dataset's own documents) | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text} or `corpus ingest` PubmedRecord lines)", "bundled")
     .option("--embedder <id>", `embedder id (${EMBEDDER_IDS.join(", ")})`, DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--bm25-engine <engine>", "fast | wink", "fast")
     .option("--fusion <fusion>", "hybrid fusion: rrf | weighted", "rrf")
@@ -301,6 +301,8 @@ export interface ModeEvaluation {
 export interface EvalCliOptions extends RetrievalCliOptions {
   corpus: string;
   dataset: string;
+  /** Folder of the dataset (a BEIR set you unzipped yourself), handed to its loader as `dir`. */
+  datasetDir?: string;
   k: string;
   rerank?: string;
   rerankCandidates: string;
@@ -399,13 +401,17 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
   const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
   const configs = modes.map((m) => retrieverConfig(o, m));
   if (chosen.note) err(chosen.note);
-  const ds = await loadDataset(o.dataset);
+  const ds = await loadDataset(o.dataset, o.datasetDir ? { dir: o.datasetDir } : undefined);
   if (!ds.qrels) throw new Error(`dataset ${o.dataset} has no qrels (relevance judgments); use medevidence or cohen2006`);
   const qrels: Qrels = ds.qrels;
   const queries = (ds.items as Record<string, unknown>[])
     .map((it) => ({ id: String(it.id), text: String(it.question ?? it.query ?? "") }))
     .filter((q) => q.text.trim() !== "" && qrels[q.id]);
-  const docs = await loadCorpusArg(o.corpus, err);
+  // A BEIR set is searched in its own corpus (the bundled PubMed abstracts hold none of its documents).
+  const ownCorpus = o.corpus === "dataset" || (o.dataset.startsWith("beir:") && o.corpus === "bundled");
+  if (ownCorpus && !ds.docs?.length) throw new Error(`--corpus dataset: ${o.dataset} carries no documents`);
+  if (ownCorpus) err(`corpus: the ${ds.docs!.length} documents of ${o.dataset}`);
+  const docs = ownCorpus ? ds.docs! : await loadCorpusArg(o.corpus, err);
   const inCorpus = new Set(docs.map((d) => d.id));
   const judged = Object.values(qrels).flatMap((r) => Object.keys(r).filter((id) => r[id] > 0));
   const missing = judged.filter((id) => !inCorpus.has(id)).length;
@@ -510,7 +516,8 @@ export function registerRetrievalCommands(program: Command): void {
 
   const retrieval = program.command("retrieval").description("Retrieval evaluation");
   addRetrieverOptions(retrieval.command("eval").description("Evaluate retrievers on a dataset's qrels (recall, precision, nDCG, MRR, hit at each k)"), true)
-    .option("--dataset <name>", "dataset with qrels (medevidence, cohen2006)", "medevidence")
+    .option("--dataset <name>", "dataset with qrels (medevidence, cohen2006, beir:nfcorpus, beir:scifact, beir:trec-covid; a BEIR set is fetched on first use and searched in its own corpus)", "medevidence")
+    .option("--dataset-dir <dir>", "folder of the dataset (a BEIR archive you unzipped: corpus.jsonl, queries.jsonl, qrels/)")
     .option("--k <list>", "cutoffs, comma-separated (repeats ignored)", "5,10")
     .option("--rerank <id>", `reranker (${RERANKER_IDS.join(", ")})`)
     .option("--rerank-candidates <n>", "first-stage hits handed to the reranker", "50")
