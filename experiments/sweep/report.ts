@@ -72,8 +72,9 @@ function comparisonRows(r: SweepResult): string[][] {
 export function protocolStatement(r: SweepResult): string {
   const a = r.analysis;
   const p = r.plan;
-  if (a.protocol === "dev-test") return `Protocol: dev-test split (seed "${p.splitSeed}", dev share ${p.devFraction}, questions grouped by ${p.groupBy} so no group is on both sides). Chosen on dev: "${a.chosen.setting}" (${p.metric} ${fmt(a.chosen.score, 4)} on dev); its figures below are on the test split only, next to the baseline "${p.baseline}".`;
-  if (a.protocol === "folds") return `Protocol: ${p.folds}-fold cross-validation (seed "${p.splitSeed}", grouped by ${p.groupBy}). On each fold the setting best by ${p.metric} on the other folds was scored; pooled held-out ${p.metric} ${fmt(a.chosen.score, 4)}. Picked most often: "${a.chosen.setting}". Per-fold choices are in the folds table.`;
+  const grouping = r.grouped ? `questions grouped by ${p.groupBy}` : `no question has ${p.groupBy}, so each is its own group`;
+  if (a.protocol === "dev-test") return `Protocol: dev-test split (seed "${p.splitSeed}", dev share ${p.devFraction}, ${grouping}; no group is on both sides). Chosen on dev: "${a.chosen.setting}" (${p.metric} ${fmt(a.chosen.score, 4)} on dev); its figures below are on the test split only, next to the baseline "${p.baseline}".`;
+  if (a.protocol === "folds") return `Protocol: ${p.folds}-fold cross-validation (seed "${p.splitSeed}", ${grouping}). On each fold the setting best by ${p.metric} on the other folds was scored; pooled held-out ${p.metric} ${fmt(a.chosen.score, 4)}. Picked most often: "${a.chosen.setting}". Per-fold choices are in the folds table.`;
   return `Protocol: none (every setting scored on all ${r.queries} questions). Best by ${p.metric}: "${a.chosen.setting}" (${fmt(a.chosen.score, 4)}), picked and scored on the same questions, so this figure is optimistic; use \`split: dev-test\` or \`folds: k\` for an honest estimate.`;
 }
 

@@ -85,6 +85,8 @@ export interface SweepResult {
   perQuery: Record<string, PerQuery>;
   /** Judged relevant documents absent from the corpus (they count as misses). */
   relevantMissing: number;
+  /** Questions that carry a group (`groupBy`); the others are each their own group. */
+  grouped: number;
 }
 
 /**
@@ -106,5 +108,5 @@ export async function runSweep(plan: SweepPlan, opts: { log?: (l: string) => voi
   const metrics = sweepMetrics([...new Set(plan.k)].sort((a, b) => a - b), plan.curveK);
   const perQuery = scoreRankings(rankings, data.qrels, metrics);
   const analysis = analyseSweep(plan, data.queries, perQuery, plan.settings.map((s) => s.name));
-  return { plan, dataset: plan.dataset, corpus: data.corpusLabel, corpusDocs: data.docs.length, queries: data.queries.length, metrics, analysis, rankStats: stats, perQuery, relevantMissing };
+  return { plan, dataset: plan.dataset, corpus: data.corpusLabel, corpusDocs: data.docs.length, queries: data.queries.length, metrics, analysis, rankStats: stats, perQuery, relevantMissing, grouped: data.queries.filter((q) => q.group !== null).length };
 }
