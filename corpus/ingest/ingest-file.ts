@@ -1,8 +1,9 @@
 /**
  * Ingest one input file into row batches: hash it, stream its records through the parser
  * (`parsePubmedFile`), turn each into a store row while streaming (per-record cleaning applied,
- * `rows.ts`), and hand rows to `append` in large batches. Memory is bounded by one batch plus the
- * parser's window, whatever the file size. Runs inside an ingest worker thread, or in-process.
+ * `rows.ts`), write it straight into a column-wise batch (`arrow-batch.ts`) and hand full batches
+ * to `append`. Memory is bounded by one batch (its encoded bytes) plus the parser's window,
+ * whatever the file size. Runs inside an ingest worker thread, or in-process.
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -10,7 +11,8 @@ import { stat } from "node:fs/promises";
 import { getHeapStatistics } from "node:v8";
 import { parsePubmedFile, PubmedFileError, type PubmedWarning } from "../pubmed-xml.ts";
 import type { DropReason } from "../clean.ts";
-import { recordToRow, type ParsedCleanOptions, type RecordRow } from "./rows.ts";
+import { recordToRow, type ParsedCleanOptions } from "./rows.ts";
+import { RowBatchBuilder } from "./arrow-batch.ts";
 import type { ManifestEntry } from "./manifest.ts";
 
 /** Progress is reported every this many entries. */
@@ -26,7 +28,7 @@ export interface FileJob {
   clean: ParsedCleanOptions;
   /** Rows per append (default 5,000; the table is compacted after the build). */
   batchRows?: number;
-  /** Append once the batch's record JSON reaches this many characters (default 16 Mi). */
+  /** Append once the batch's record JSON reaches this many UTF-8 bytes (default 16 MiB). */
   batchChars?: number;
 }
 
@@ -48,13 +50,14 @@ export async function sha256File(path: string): Promise<string> {
  * file that ends inside a record gives `status: "failed"` with the message and byte offset (rows
  * already appended stay; the caller purges a failed file's rows before retrying it).
  * @param job - the file and options.
- * @param append - receives each batch of rows, awaited (back-pressure).
+ * @param append - receives each full batch (a {@link RowBatchBuilder}, `length` rows; call its
+ *   `finish` to get the Arrow table), awaited (back-pressure); the builder is not reused.
  * @param onProgress - entries read and bytes read from disk so far in this file.
  * @param onWarning - each parser warning (skipped record).
  */
 export async function ingestFile(
   job: FileJob,
-  append: (rows: RecordRow[]) => Promise<void>,
+  append: (batch: RowBatchBuilder) => Promise<void>,
   onProgress?: (p: { entries: number; bytesRead: number }) => void,
   onWarning?: (w: PubmedWarning) => void,
 ): Promise<FileResult> {
@@ -74,17 +77,15 @@ export async function ingestFile(
   } catch (err) {
     return { ...res, status: "failed", error: `${job.path}: cannot read: ${err instanceof Error ? err.message : String(err)}`, byteOffset: 0 };
   }
-  let batch: RecordRow[] = [];
-  let chars = 0;
+  let batch = new RowBatchBuilder(batchRows);
   let bytesRead = 0;
   let truncated: PubmedWarning | null = null;
   const flush = async () => {
     if (batch.length === 0) return;
     sampleHeap();
-    const rows = batch;
-    batch = [];
-    chars = 0;
-    await append(rows);
+    const full = batch;
+    batch = new RowBatchBuilder(batchRows);
+    await append(full);
   };
   try {
     for await (const rec of parsePubmedFile(job.path, {
@@ -103,8 +104,7 @@ export async function ingestFile(
       else res.records++;
       if (row.dropReason) dropped[row.dropReason] = (dropped[row.dropReason] ?? 0) + 1;
       batch.push(row);
-      chars += row.record.length;
-      if (batch.length >= batchRows || chars >= batchChars) await flush();
+      if (batch.length >= batchRows || batch.textBytes >= batchChars) await flush();
       if (res.entries % PROGRESS_EVERY === 0) onProgress?.({ entries: res.entries, bytesRead });
     }
     await flush();
