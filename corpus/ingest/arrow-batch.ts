@@ -26,6 +26,12 @@ class Utf8Column {
     this.valid = nullable ? new Uint8Array((capacity + 7) >> 3) : null;
   }
 
+  reset(): void {
+    this.used = 0;
+    this.nulls = 0;
+    this.valid?.fill(0);
+  }
+
   push(i: number, s: string | null): void {
     if (s === null) {
       this.nulls++;
@@ -50,8 +56,8 @@ const DEFAULT_CAPACITY = 5_000;
 
 /**
  * Builds one batch of `records` rows column by column (see the module comment).
- * Use: `push` rows until `length === capacity` or `textBytes` is large enough, then `finish()`
- * and start a new builder.
+ * Use: `push` rows until `length === capacity` or `textBytes` is large enough, then `finish()`;
+ * once the table is consumed (LanceDB's `add` has copied it), `reset()` reuses the buffers.
  */
 export class RowBatchBuilder {
   /** Rows pushed. */
@@ -93,6 +99,17 @@ export class RowBatchBuilder {
     this.record = new Utf8Column(capacity, false, capacity * 1024);
   }
 
+  /**
+   * Empty the builder, keeping its buffers (call only once the last `finish()` table is no longer
+   * used: it shares them).
+   */
+  reset(): void {
+    this.length = 0;
+    this.yearNulls = 0;
+    this.yearValid.fill(0);
+    for (const c of [this.pmid, this.kind, this.dropReason, this.doiKey, this.titleKey, this.sourceFile, this.title, this.record]) c.reset();
+  }
+
   /** UTF-8 bytes of the `record` column so far. */
   get textBytes(): number {
     return this.record.used;
@@ -129,8 +146,8 @@ export class RowBatchBuilder {
   }
 
   /**
-   * The batch as an Arrow table of `schema` (the `records` schema, `recordsSchema()`); the
-   * builder must not be used afterwards (the table shares its buffers).
+   * The batch as an Arrow table of `schema` (the `records` schema, `recordsSchema()`); the table
+   * shares the builder's buffers, so push nothing more until it is consumed, then `reset()`.
    * @param arrow - the `apache-arrow` module (imported lazily by the caller).
    */
   finish(arrow: typeof import("apache-arrow"), schema: Schema): Table {

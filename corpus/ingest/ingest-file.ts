@@ -14,6 +14,7 @@ import type { DropReason } from "../clean.ts";
 import { recordToRow, type ParsedCleanOptions } from "./rows.ts";
 import { RowBatchBuilder } from "./arrow-batch.ts";
 import type { ManifestEntry } from "./manifest.ts";
+import { whyNoPubmedRecords } from "../ingest.ts";
 
 /** Progress is reported every this many entries. */
 const PROGRESS_EVERY = 2000;
@@ -46,12 +47,17 @@ export async function sha256File(path: string): Promise<string> {
 }
 
 /**
- * Ingest one file (see the module comment). Never throws for a broken file: a read error or a
- * file that ends inside a record gives `status: "failed"` with the message and byte offset (rows
- * already appended stay; the caller purges a failed file's rows before retrying it).
+ * Ingest one file (see the module comment). Never throws for a broken file: it gives
+ * `status: "failed"` with the message (file and byte offset) when it cannot be read to its end
+ * (truncated or corrupt gzip, I/O error), ends inside a record, holds bytes invalid in its encoding
+ * (offset of the first; the same cases in which `corpus ingest --out` exits 1), or yields no
+ * PubMed entry without being a valid empty set (JSON, another XML root, an empty file). Rows
+ * already appended stay; the caller purges a failed file's rows before retrying it.
+ * `PubmedBookArticle` records are skipped and counted (`books`, `bookPmids`), not failures.
  * @param job - the file and options.
  * @param append - receives each full batch (a {@link RowBatchBuilder}, `length` rows; call its
- *   `finish` to get the Arrow table), awaited (back-pressure); the builder is not reused.
+ *   `finish` to get the Arrow table), awaited (back-pressure); the builder is reset and reused
+ *   once the returned promise resolves, so `append` must be done with the table by then.
  * @param onProgress - entries read and bytes read from disk so far in this file.
  * @param onWarning - each parser warning (skipped record).
  */
@@ -66,7 +72,7 @@ export async function ingestFile(
   const dropped: Partial<Record<DropReason, number>> = {};
   const res: FileResult = {
     file: job.file, path: job.path, fileIndex: job.fileIndex, status: "done", sha256: "", bytes: 0, entries: 0, records: 0, deletes: 0,
-    dropped, warnings: 0, error: null, byteOffset: null, peakHeapBytes: 0,
+    dropped, warnings: 0, books: 0, bookPmids: [], error: null, byteOffset: null, peakHeapBytes: 0,
   };
   const sampleHeap = () => {
     res.peakHeapBytes = Math.max(res.peakHeapBytes, getHeapStatistics().used_heap_size);
@@ -80,18 +86,22 @@ export async function ingestFile(
   let batch = new RowBatchBuilder(batchRows);
   let bytesRead = 0;
   let truncated: PubmedWarning | null = null;
+  let encoding: PubmedWarning | null = null;
   const flush = async () => {
     if (batch.length === 0) return;
     sampleHeap();
-    const full = batch;
-    batch = new RowBatchBuilder(batchRows);
-    await append(full);
+    await append(batch);
+    batch.reset();
   };
   try {
     for await (const rec of parsePubmedFile(job.path, {
       onWarning: (w) => {
         if (w.kind === "truncated") truncated = w;
-        else res.warnings++;
+        else if (w.kind === "encoding") encoding = w;
+        else if (w.kind === "book") {
+          res.books = (res.books ?? 0) + 1;
+          if (w.pmid) res.bookPmids?.push(w.pmid);
+        } else res.warnings++;
         onWarning?.(w);
       },
       onProgress: (b) => {
@@ -119,6 +129,15 @@ export async function ingestFile(
   const cut = truncated as PubmedWarning | null;
   if (cut) {
     return { ...res, status: "failed", error: `${job.path}: truncated: ends inside a record (decompressed byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""})`, byteOffset: cut.byteOffset };
+  }
+  const bad = encoding as PubmedWarning | null;
+  if (bad) return { ...res, status: "failed", error: bad.message, byteOffset: bad.byteOffset };
+  if (res.entries === 0) {
+    const why = await whyNoPubmedRecords(job.path);
+    if (why !== null || res.warnings > 0 || (res.books ?? 0) > 0) {
+      const reason = why ?? `all ${res.warnings + (res.books ?? 0)} entries skipped with warnings`;
+      return { ...res, status: "failed", error: `${job.path}: no PubMed records (${reason})`, byteOffset: null };
+    }
   }
   onProgress?.({ entries: res.entries, bytesRead: res.bytes });
   return res;

@@ -270,8 +270,10 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
   } else {
     console.log(formatCountsTable([
       ["files in store", report.manifest.length], ["processed now", report.processed.length], ["skipped (already done)", report.skipped.length], ["failed", report.failed.length],
-      ["records read", sum((e) => e.records)], ["deleted citations", sum((e) => e.deletes)], ["skipped (warnings)", sum((e) => e.warnings)],
+      ["records read", sum((e) => e.records)], ["deleted citations", sum((e) => e.deletes)], ["skipped (warnings)", sum((e) => e.warnings)], ["book records (skipped)", sum((e) => e.books ?? 0)],
     ]));
+    const books = bookSummary(report.processed.flatMap((e) => (e.bookPmids ?? []).map((pmid) => ({ file: e.file, pmid }))));
+    if (books) console.log(books);
     if (c && report.meta.finalized) {
       console.log(`\n${report.meta.clean ? "cleaning (MedConclusion §3.1.1) and updates" : "updates"} — dropped by reason:`);
       console.log(formatCountsTable([...Object.entries(c.dropped).filter(([k, v]) => report.meta.clean !== null || v > 0 || k === "deleted" || k === "duplicate-pmid"), ["kept", c.kept], ["keywords dropped (non-ASCII)", c.keywordsDropped.nonAscii], ["keywords dropped (overlong)", c.keywordsDropped.overlong], ["keywords dropped (empty)", c.keywordsDropped.empty]]));

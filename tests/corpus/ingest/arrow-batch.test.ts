@@ -24,5 +24,11 @@ describe("RowBatchBuilder", () => {
     expect(table.numRows).toBe(3);
     const back = table.toArray().map((r) => ({ ...(r.toJSON() as Record<string, unknown>) }));
     expect(back).toEqual(rows);
+
+    // Reset and reused: only the new rows come back (validity bits cleared).
+    b.reset();
+    b.push(rows[1]);
+    const again = b.finish(loadArrow(), await recordsSchema());
+    expect(again.toArray().map((r) => ({ ...(r.toJSON() as Record<string, unknown>) }))).toEqual([rows[1]]);
   });
 });
