@@ -37,6 +37,8 @@ export interface FileJob {
 export interface FileResult extends ManifestEntry {
   /** Peak V8 heap used by the thread that parsed the file, sampled per batch (bytes). */
   peakHeapBytes: number;
+  /** Peak memory of the thread's ArrayBuffers and other V8-external allocations (batch buffers), sampled per batch (bytes). */
+  peakExternalBytes: number;
 }
 
 /** SHA-256 (hex) of a file's bytes, streamed. */
@@ -72,10 +74,11 @@ export async function ingestFile(
   const dropped: Partial<Record<DropReason, number>> = {};
   const res: FileResult = {
     file: job.file, path: job.path, fileIndex: job.fileIndex, status: "done", sha256: "", bytes: 0, entries: 0, records: 0, deletes: 0,
-    dropped, warnings: 0, books: 0, bookPmids: [], error: null, byteOffset: null, peakHeapBytes: 0,
+    dropped, warnings: 0, books: 0, bookPmids: [], error: null, byteOffset: null, peakHeapBytes: 0, peakExternalBytes: 0,
   };
   const sampleHeap = () => {
     res.peakHeapBytes = Math.max(res.peakHeapBytes, getHeapStatistics().used_heap_size);
+    res.peakExternalBytes = Math.max(res.peakExternalBytes, process.memoryUsage().external);
   };
   try {
     res.bytes = (await stat(job.path)).size;
