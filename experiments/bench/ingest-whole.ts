@@ -177,6 +177,8 @@ export async function runWholeIngestBench(o: WholeIngestBenchOptions): Promise<v
   const files = all.slice(0, filesFor(o.records));
   const n = copies * PER_COPY;
   console.log(`ratio run: ${files.length} files = ${copies} copies = ${n.toLocaleString("en-US")} entries, ${o.reps} interleaved repetitions, median; load average (1 min) of this shared host printed per run`);
+  const dist = existsSync(join(REPO_ROOT, "dist", "experiments", "cli", "main.js")) && !process.env.MEDSYNTH_FROM_SOURCE;
+  console.log(dist ? "ours: the compiled CLI (dist/; run `npm run build` first so it is current)" : "ours: TypeScript sources through tsx (no dist/): start-up and every worker pay TypeScript compilation — `npm run build` for the shipped figures");
   if (!o.python) console.log("lxml anchor: SKIPPED (no python3 with lxml; apt-get install -y python3-lxml)");
   const ourSecs: number[] = [];
   const ourCpu: number[] = [];
