@@ -19,6 +19,7 @@ import { createRunnerDeps, judgePlan } from "../wiring.ts";
 import { validateMetricSpecs } from "../metrics-stage.ts";
 import { runRetrievalEval } from "../retrieval-eval-stage.ts";
 import { writeReport } from "../report/build.ts";
+import { loadScimago } from "../../corpus/datasets/scimago.ts";
 import { compareRuns } from "../report/compare.ts";
 import { mergeShards, parseShard, shardDir } from "../shards.ts";
 import { tableToMarkdown } from "../report/render.ts";
@@ -197,8 +198,9 @@ export function registerRunCommands(program: Command): void {
     .command("report")
     .description("write report.md, report.html (standalone) and charts/ for a run folder")
     .argument("<run-dir>", "folder holding results.jsonl and spec.json")
-    .action(async (dir: string) => {
-      const files = await writeReport(dir);
+    .option("--scimago <file>", "SCImago journal file (its semicolon-separated CSV export) for the MedConclusion journal subgroups (overrides report.scimago)")
+    .action(async (dir: string, opts: { scimago?: string }) => {
+      const files = await writeReport(dir, opts.scimago ? { scimago: loadScimago(opts.scimago) } : {});
       console.log(`report: ${files.html}\n        ${files.markdown}\n        ${files.charts.length} charts in ${dir}/charts`);
     });
   program
