@@ -130,36 +130,49 @@ function itemMeans(records: RunRecord[], column: string): Map<string, number> {
   return out;
 }
 
+/** The P-ZS workflow id: the authors' baseline ("direct") for improvements. */
+const BASELINE_WORKFLOW = "pzs";
+
 /**
  * Feasibility vs performance: per model × workflow, Spearman ρ (and Pearson r, the authors'
  * `DataFrame.corr()` default) between each item's feasibility score and its mean `column`
- * score. Null when no item has a feasibility score.
+ * score; and, as the authors computed it, Pearson r between feasibility and the item's
+ * improvement over the same model's P-ZS score (when the run has P-ZS records). Null when no
+ * item has a feasibility score.
  */
 export function feasibilityCorrelationTable(records: RunRecord[], column: string): ReportTable | null {
   const feas = feasibilityByItem(records);
   if (!feas.size) return null;
   const rows: string[][] = [];
   const values: Record<string, unknown>[] = [];
-  for (const [group, rs] of groupBy(records.filter((r) => r.workflow !== FEASIBILITY_WORKFLOW), groupLabel)) {
-    const pairs = [...itemMeans(rs, column)].filter(([k]) => feas.has(k)).map(([k, y]) => [feas.get(k)!, y] as const);
+  const scored = records.filter((r) => r.workflow !== FEASIBILITY_WORKFLOW);
+  const baselineByModel = new Map([...groupBy(scored.filter((r) => r.workflow === BASELINE_WORKFLOW), (r) => r.model)].map(([m, rs]) => [m, itemMeans(rs, column)]));
+  for (const [group, rs] of groupBy(scored, groupLabel)) {
+    const means = itemMeans(rs, column);
+    const pairs = [...means].filter(([k]) => feas.has(k)).map(([k, y]) => [feas.get(k)!, y] as const);
     const x = pairs.map((p) => p[0]);
     const y = pairs.map((p) => p[1]);
+    // Improvement over the same model's P-ZS score (the authors' `<approach>_improvement`).
+    const base = rs[0].workflow === BASELINE_WORKFLOW ? undefined : baselineByModel.get(rs[0].model);
+    const imp = base ? [...means].filter(([k]) => feas.has(k) && base.has(k)).map(([k, v]) => [feas.get(k)!, v - base.get(k)!] as const) : [];
+    const pi = imp.length >= 3 ? pearson(imp.map((p) => p[0]), imp.map((p) => p[1])) : null;
+    const impCells = pi ? [fmt(pi.estimate), String(imp.length)] : ["–", String(imp.length)];
     if (pairs.length < 3) {
-      rows.push([group, String(pairs.length), "–", "–", "–", "–"]);
-      values.push({ group, n: pairs.length, status: "too-few" });
+      rows.push([group, String(pairs.length), "–", "–", "–", "–", ...impCells]);
+      values.push({ group, n: pairs.length, status: "too-few", improvementPearson: pi, improvementN: imp.length });
       continue;
     }
     const s = spearman(x, y);
     const p = pearson(x, y);
-    rows.push([group, String(pairs.length), fmt(s.estimate), fmt(s.p, 4), fmt(p.estimate), fmt(p.p, 4)]);
-    values.push({ group, n: pairs.length, spearman: s, pearson: p });
+    rows.push([group, String(pairs.length), fmt(s.estimate), fmt(s.p, 4), fmt(p.estimate), fmt(p.p, 4), ...impCells]);
+    values.push({ group, n: pairs.length, spearman: s, pearson: p, improvementPearson: pi, improvementN: imp.length });
   }
   if (!rows.length) return null;
   return {
     id: `medmeta-feasibility-${column}`,
     title: `Feasibility score vs ${column}, per model and workflow`,
-    caption: `Items paired: their feasibility score (mean of the feasibility workflow's runs in this run, else the item's own feasibility field) and their mean ${column} (repeats averaged). Spearman ρ with the t-approximation p (scipy's default), Pearson r beside it; n = items; "–" when n < 3 or a series is constant.`,
-    header: ["model · workflow", "n items", "Spearman ρ", "p", "Pearson r", "p (r)"],
+    caption: `Items paired: their feasibility score (mean of the feasibility workflow's runs in this run, else the item's own feasibility field) and their mean ${column} (repeats averaged). Spearman ρ with the t-approximation p (scipy's default), Pearson r beside it; n = items; "–" when n < 3 or a series is constant. Last two columns: Pearson r of feasibility with the item's improvement over the same model's P-ZS score (the MedMeta authors' suitability analysis) and its n.`,
+    header: ["model · workflow", "n items", "Spearman ρ", "p", "Pearson r", "p (r)", "r vs improvement over P-ZS", "n (improvement)"],
     rows,
     values,
   };

@@ -6,6 +6,8 @@
  *   feas = [4.33, 4.67, 5, 3.67, 4, 4.33, 5, 3.33, 4.67, 4]; panel = mean of the three judges
  *   stats.spearmanr(feas, panel) → statistic=-0.17792750455055614, pvalue=0.6228731846521808
  *   stats.pearsonr(feas, panel)  → statistic=-0.12276774202183964, pvalue=0.7354567229076803
+ *   P = [0, 1, 1, 2, 2, 3, 2, 1, 2, 3]  # P-ZS panel scores; improvement = panel − P
+ *   stats.pearsonr(feas, [p - b for p, b in zip(panel, P)]) → statistic=-0.14938313093511157
  */
 import { describe, expect, it } from "vitest";
 import type { RunRecord } from "../../../experiments/types.ts";
@@ -38,13 +40,13 @@ function base(i: number, workflow: string): RunRecord {
     finishedAt: "",
   };
 }
-function judged(i: number): RunRecord {
+function judged(i: number, workflow = "pcot", scores = [A[i], B[i], C[i]]): RunRecord {
   return {
-    ...base(i, "pcot"),
+    ...base(i, workflow),
     judgeScores: [
-      ["gemini", A[i]],
-      ["o4", B[i]],
-      ["qwen", C[i]],
+      ["gemini", scores[0]],
+      ["o4", scores[1]],
+      ["qwen", scores[2]],
     ].map(([judgeId, v]) => ({ judgeId: judgeId as string, rubricId: "medmeta-semantic-equivalence", scores: { score: v as number }, status: "ok" as const })),
     metrics: { bertscore_f1: null },
     metricNotes: { bertscore_f1: "model Xenova/roberta-large not in the local model cache" },
@@ -80,6 +82,17 @@ describe("MedMeta analyses section", () => {
     expect(v.spearman.p).toBeCloseTo(0.6228731846521808, 9);
     expect(v.pearson.estimate).toBeCloseTo(-0.12276774202183964, 12);
     expect(v.pearson.p).toBeCloseTo(0.7354567229076803, 9);
+  });
+
+  it("with P-ZS records: Pearson r of feasibility vs the improvement over P-ZS (the authors' analysis)", () => {
+    const P = [0, 1, 1, 2, 2, 3, 2, 1, 2, 3];
+    const withPzs = [...records, ...P.map((p, i) => judged(i, "pzs", [p, p, p]))];
+    const f = medmetaAnalysisSection(withPzs, COL)!.tables.find((t) => t.id.startsWith("medmeta-feasibility"))!;
+    const pcot = f.values!.find((v) => v.group === "m1 · pcot") as { improvementN: number; improvementPearson: { estimate: number } };
+    expect(pcot.improvementN).toBe(10);
+    expect(pcot.improvementPearson.estimate).toBeCloseTo(-0.14938313093511157, 12);
+    const pzs = f.values!.find((v) => v.group === "m1 · pzs") as { improvementN: number; improvementPearson: null };
+    expect(pzs.improvementPearson).toBeNull(); // no improvement of the baseline over itself
   });
 
   it("per-topic and by-year tables: mean judge score per workflow with n", () => {
