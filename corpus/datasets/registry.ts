@@ -16,6 +16,7 @@ import { OhdsiHcqOptionsSchema, loadOhdsiHcq } from "./ohdsi-hcq.ts";
 import { JsonlOptionsSchema, loadJsonlTasks } from "./jsonl.ts";
 import { MedConclusionHfOptionsSchema, loadMedConclusionHf } from "./medconclusion-hf.ts";
 import { loadStoreConclusionTasks, StoreConclusionOptionsSchema } from "../store/conclusion-view.ts";
+import { BEIR_SOURCES, BeirOptionsSchema, beirInCache, loadBeir } from "./beir.ts";
 import { locateDataFile, type DataAccessOptions } from "./files.ts";
 import { dataFileSources, dataFilesOf, datasetLicence, downloadDatasetNames, type DataFileSource } from "./sources.ts";
 
@@ -32,6 +33,8 @@ export interface DatasetEntry {
   bundled: boolean;
   optionsSchema: z.ZodType;
   load(options?: unknown): Promise<LoadedDataset>;
+  /** Datasets fetched as one archive outside `sources.tsv` (BEIR): where it is now and its licence. */
+  archive?: { where(): "cache" | "missing"; licence: string };
 }
 
 // Each loader parses its own options with its strict schema, so passing `unknown` through is safe.
@@ -56,6 +59,9 @@ export const DATASETS: Readonly<Record<string, DatasetEntry>> = Object.freeze(
       entry({ name: "corpus-store", description: "MedConclusion tasks streamed from a Lance corpus store built by `corpus ingest --store`; needs {uri}", taskKind: "conclusion", source: null, files: [], bundled: false, optionsSchema: StoreConclusionOptionsSchema, load: loadStoreConclusionTasks }),
       entry({ name: "medconclusion-hf", description: "MedConclusion as published on Hugging Face (your download: JSONL, Parquet or CSV; streamed); needs {path}", taskKind: "conclusion", source: null, files: [], bundled: false, optionsSchema: MedConclusionHfOptionsSchema, load: loadMedConclusionHf }),
       entry({ name: "jsonl", description: "Our own JSONL task files (conclusion | synthesis | rwe per line); needs {path}", taskKind: "mixed", source: null, files: [], bundled: false, optionsSchema: JsonlOptionsSchema, load: loadJsonlTasks }),
+      ...Object.values(BEIR_SOURCES).map((b) =>
+        entry({ name: `beir:${b.name}`, description: `${b.description} (corpus + queries + graded qrels)`, taskKind: "qrels", source: `${b.url} (md5 ${b.md5}; sha256 pinned on first download)`, files: [], bundled: true, optionsSchema: BeirOptionsSchema, load: (o) => loadBeir(b.name, o), archive: { where: () => (beirInCache(b.name) ? "cache" : "missing"), licence: b.licence } }),
+      ),
     ].map((e) => [e.name, e]),
   ),
 );
@@ -121,10 +127,10 @@ export async function listDatasets(options: { withCounts?: boolean; dataDir?: st
   const out: DatasetInfo[] = [];
   for (const e of Object.values(DATASETS)) {
     const files = loaderFiles(e);
-    const where: DatasetWhere = !e.bundled ? "user file" : files.length === 0 ? "shipped" : filesWhere(files, options.access).where;
-    const licence = !e.bundled ? "-" : files.length === 0 ? "medsynth (Apache-2.0)" : [...new Set(files.map((f) => f.licence))].join("; ");
+    const where: DatasetWhere = e.archive ? e.archive.where() : !e.bundled ? "user file" : files.length === 0 ? "shipped" : filesWhere(files, options.access).where;
+    const licence = e.archive ? e.archive.licence : !e.bundled ? "-" : files.length === 0 ? "medsynth (Apache-2.0)" : [...new Set(files.map((f) => f.licence))].join("; ");
     let itemCount: number | null = null;
-    if (options.withCounts && e.bundled && (where !== "missing" || options.dataDir)) itemCount = (await e.load(options.dataDir ? { dataDir: options.dataDir } : {})).items.length;
+    if (options.withCounts && e.bundled && (where !== "missing" || (options.dataDir && !e.archive))) itemCount = (await e.load(options.dataDir && !e.archive ? { dataDir: options.dataDir } : {})).items.length;
     out.push({ name: e.name, description: e.description, taskKind: e.taskKind, source: e.source, where, licence, itemCount });
   }
   return out;
