@@ -23,6 +23,8 @@ export * from "./datasets/registry.ts";
 export * from "./datasets/sources.ts";
 export * from "./datasets/transfer.ts";
 export * from "./datasets/files.ts";
+export { loadScimago, parseScimago, normalizeIssn, type ScimagoIndex, type ScimagoJournal } from "./datasets/scimago.ts";
+export { loadMedConclusionHf, medConclusionHfTasks, MedConclusionHfOptionsSchema, type MedConclusionHfOptions } from "./datasets/medconclusion-hf.ts";
 export * from "./corpus-file.ts";
 export * from "./store/types.ts";
 export * from "./store/memory-store.ts";

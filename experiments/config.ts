@@ -141,6 +141,11 @@ export const ExperimentConfigSchema = z
         subgroups: z.array(z.string()).default([]),
         /** Metric used for subgroup tables and charts. */
         primaryMetric: z.string().optional(),
+        /**
+         * MedConclusion §5 journal subgroups: a SCImago journal file (SCImago's own CSV export,
+         * semicolon-separated) joined to each record by ISSN; relative to the config file.
+         */
+        scimago: z.string().min(1).optional(),
       })
       .strict()
       .default({ subgroups: [] }),
@@ -227,7 +232,7 @@ export function readConfigFile(file: string): unknown {
 
 /**
  * Read and validate an experiment config file (`.yaml`, `.yml` or `.json`).
- * Relative `output`, `panel` and `promptDir` paths are resolved against the file's folder.
+ * Relative `output`, `panel`, `promptDir` and `report.scimago` paths are resolved against the file's folder.
  * @throws ConfigError on unreadable/unparseable files or invalid fields.
  */
 export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = process.env): ExperimentConfig {
@@ -239,6 +244,7 @@ export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = proc
     output: abs(cfg.output),
     panel: cfg.panel ? abs(cfg.panel) : undefined,
     promptDir: cfg.promptDir ? abs(cfg.promptDir) : undefined,
+    report: cfg.report.scimago ? { ...cfg.report, scimago: abs(cfg.report.scimago) } : cfg.report,
   };
 }
 

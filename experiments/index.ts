@@ -15,5 +15,7 @@ export * from "./report/tables.ts";
 export * from "./report/charts.ts";
 export * from "./report/render.ts";
 export * from "./report/compare.ts";
+export { medmetaAnalysisSection, judgeAgreementTable, feasibilityCorrelationTable } from "./report/medmeta-analysis-section.ts";
+export { sjrSection, journalInfoOf, type SjrSectionOptions } from "./report/sjr-section.ts";
 export { recordValues, columnsOf, variantLabel, matchesFilter, pairKey } from "./report/columns.ts";
 export * from "./panel-summary.ts";

@@ -186,6 +186,12 @@ function metaOf(item: RunnerItem): Record<string, string | number | null> {
     const v = item[k];
     if (v === null || typeof v === "string" || typeof v === "number") out[k] = v as string | number | null;
   }
+  // The journal's ISSN and title (MedConclusion tasks) for the journal subgroups (SJR join).
+  const journal = item.journal as { issn?: unknown; title?: unknown } | null | undefined;
+  if (journal && typeof journal === "object") {
+    if (typeof journal.issn === "string" && out.issn === undefined) out.issn = journal.issn;
+    if (typeof journal.title === "string" && out.journal === undefined) out.journal = journal.title;
+  }
   return out;
 }
 

@@ -57,7 +57,7 @@ function isGzipFile(path: string): boolean {
  * `.jsonl.gz` and misnamed files both work); a leading BOM is removed.
  * @throws Error naming the file when it cannot be read to its end (e.g. a truncated .gz).
  */
-async function* readLines(path: string): AsyncGenerator<string> {
+export async function* readLines(path: string): AsyncGenerator<string> {
   const file = createReadStream(path);
   const input = isGzipFile(path) ? file.pipe(createGunzip()) : file;
   if (input !== file) file.on("error", (e) => input.destroy(e));

@@ -14,6 +14,7 @@ import { MslrAnnotationsOptionsSchema, loadMslrAnnotations } from "./mslr-annota
 import { RweGlp1OptionsSchema, loadRweGlp1 } from "./rwe-glp1.ts";
 import { OhdsiHcqOptionsSchema, loadOhdsiHcq } from "./ohdsi-hcq.ts";
 import { JsonlOptionsSchema, loadJsonlTasks } from "./jsonl.ts";
+import { MedConclusionHfOptionsSchema, loadMedConclusionHf } from "./medconclusion-hf.ts";
 import { loadStoreConclusionTasks, StoreConclusionOptionsSchema } from "../store/conclusion-view.ts";
 import { BEIR_SOURCES, BeirOptionsSchema, beirInCache, loadBeir } from "./beir.ts";
 import { locateDataFile, type DataAccessOptions } from "./files.ts";
@@ -56,6 +57,7 @@ export const DATASETS: Readonly<Record<string, DatasetEntry>> = Object.freeze(
       entry({ name: "rwe-glp1", description: "RWESummary example study: GLP-1 RA vs SGLT2i, respiratory hospitalisations", taskKind: "rwe", source: "corpus/datasets/data/glp1-vs-sglt2i-respiratory.json (shipped)", files: [], bundled: true, optionsSchema: RweGlp1OptionsSchema, load: loadRweGlp1 }),
       entry({ name: "ohdsi-hcq", description: "OHDSI hydroxychloroquine safety study: one RWE study per comparison", taskKind: "rwe", source: "rwe/ohdsi-hcq/", files: ["rwe/ohdsi-hcq/"], bundled: true, optionsSchema: OhdsiHcqOptionsSchema, load: loadOhdsiHcq }),
       entry({ name: "corpus-store", description: "MedConclusion tasks streamed from a Lance corpus store built by `corpus ingest --store`; needs {uri}", taskKind: "conclusion", source: null, files: [], bundled: false, optionsSchema: StoreConclusionOptionsSchema, load: loadStoreConclusionTasks }),
+      entry({ name: "medconclusion-hf", description: "MedConclusion as published on Hugging Face (your download: JSONL, Parquet or CSV; streamed); needs {path}", taskKind: "conclusion", source: null, files: [], bundled: false, optionsSchema: MedConclusionHfOptionsSchema, load: loadMedConclusionHf }),
       entry({ name: "jsonl", description: "Our own JSONL task files (conclusion | synthesis | rwe per line); needs {path}", taskKind: "mixed", source: null, files: [], bundled: false, optionsSchema: JsonlOptionsSchema, load: loadJsonlTasks }),
       ...Object.values(BEIR_SOURCES).map((b) =>
         entry({ name: `beir:${b.name}`, description: `${b.description} (corpus + queries + graded qrels)`, taskKind: "qrels", source: `${b.url} (md5 ${b.md5}; sha256 pinned on first download)`, files: [], bundled: true, optionsSchema: BeirOptionsSchema, load: (o) => loadBeir(b.name, o), archive: { where: () => (beirInCache(b.name) ? "cache" : "missing"), licence: b.licence } }),

@@ -18,6 +18,7 @@ import { createRunnerDeps, judgePlan } from "../wiring.ts";
 import { validateMetricSpecs } from "../metrics-stage.ts";
 import { runRetrievalEval } from "../retrieval-eval-stage.ts";
 import { writeReport } from "../report/build.ts";
+import { loadScimago } from "../../corpus/datasets/scimago.ts";
 import { compareRuns } from "../report/compare.ts";
 import { mergeShards, parseShard, shardDir } from "../shards.ts";
 import { tableToMarkdown } from "../report/render.ts";
@@ -170,9 +171,12 @@ export async function mergeCommand(dirs: string[], opts: { output?: string; allo
   }
 }
 
-/** `report`: write report.md, report.html and charts/ for a run folder and print where. */
-export async function reportCommand(dir: string): Promise<void> {
-  const files = await writeReport(dir);
+/**
+ * `report`: write report.md, report.html and charts/ for a run folder and print where.
+ * @param opts.scimago a SCImago journal file for the MedConclusion journal subgroups (overrides the config's `report.scimago`).
+ */
+export async function reportCommand(dir: string, opts: { scimago?: string } = {}): Promise<void> {
+  const files = await writeReport(dir, opts.scimago ? { scimago: loadScimago(opts.scimago) } : {});
   console.log(`report: ${files.html}\n        ${files.markdown}\n        ${files.charts.length} charts in ${dir}/charts`);
 }
 

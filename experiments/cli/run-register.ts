@@ -40,8 +40,9 @@ export function registerRunCommands(program: Command): void {
     .command("report")
     .description("write report.md, report.html (standalone) and charts/ for a run folder")
     .argument("<run-dir>", "folder holding results.jsonl and spec.json")
-    .action(async (dir: string) => {
-      await (await impl()).reportCommand(dir);
+    .option("--scimago <file>", "SCImago journal file (its semicolon-separated CSV export) for the MedConclusion journal subgroups (overrides report.scimago)")
+    .action(async (dir: string, opts: { scimago?: string }) => {
+      await (await impl()).reportCommand(dir, opts);
     });
   program
     .command("compare")

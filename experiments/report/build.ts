@@ -19,6 +19,9 @@ import { couplingSection } from "./coupling-section.ts";
 import { reportToHtml, reportToMarkdown, type ReportSection } from "./render.ts";
 import { usageSection } from "./usage-section.ts";
 import { rweNoiseTable } from "./rwe-noise.ts";
+import { medmetaAnalysisSection } from "./medmeta-analysis-section.ts";
+import { sjrSection } from "./sjr-section.ts";
+import { loadScimago, type ScimagoIndex } from "../../corpus/datasets/scimago.ts";
 
 /** One row of retrieval-eval.json: macro means over a dataset's queries for one mode and K. */
 export interface RetrievalEvalRow {
@@ -46,6 +49,8 @@ export interface ReportSettings {
   comparisons?: { metric: string; a: Record<string, unknown>; b: Record<string, unknown>; label?: string }[];
   /** Report every record of results.jsonl, not only the cells of the current spec (cells.json). */
   allRecords?: boolean;
+  /** SCImago journal file (its own CSV export) for the MedConclusion journal subgroups (§5), already loaded. */
+  scimago?: ScimagoIndex;
   /** Extra section (e.g. the RWESummary weighted score table) supplied by the caller. */
   extraSections?: (records: RunRecord[]) => ReportSection[];
 }
@@ -176,6 +181,17 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
     }
     sections.push({ heading, tables, charts });
   }
+  // MedMeta's own analyses (κ on binned scores, feasibility, topic, year, BERTScore beside the judges).
+  const medmeta = records.filter((r) => r.taskKind === "synthesis" && r.dataset.includes("medmeta"));
+  if (medmeta.length) {
+    const judged = columnsOf(medmeta).filter((c) => c.startsWith("judge:") && !c.includes("@"));
+    const col = settings.primaryMetric && judged.includes(settings.primaryMetric) ? settings.primaryMetric : (judged[0] ?? null);
+    const mm = medmetaAnalysisSection(medmeta, col);
+    if (mm) sections.push(mm);
+  }
+  // MedConclusion §5: journal subgroups by SJR, quartile and subject category.
+  const conclusions = records.filter((r) => r.taskKind === "conclusion");
+  if (conclusions.length && (settings.scimago || conclusions.some((r) => r.itemMeta.sjr !== undefined && r.itemMeta.sjr !== null))) sections.push(await sjrSection(conclusions, settings.scimago ?? null, { primaryMetric: settings.primaryMetric }));
   const jj = judgeVsJudgeTable(records);
   if (jj && jj.rows.length) {
     const charts: Chart[] = [];
@@ -235,7 +251,7 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
     records = kept;
     spent = allRecords.filter((r) => keys.has(r.key));
   }
-  let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string }; comparisons?: ReportSettings["comparisons"]; prices?: Record<string, { input: number; output: number }>; models?: { id: string; label?: string }[] } } = {};
+  let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string; scimago?: string }; comparisons?: ReportSettings["comparisons"]; prices?: Record<string, { input: number; output: number }>; models?: { id: string; label?: string }[] } } = {};
   if (existsSync(join(runDir, "spec.json"))) spec = JSON.parse(readFileSync(join(runDir, "spec.json"), "utf8"));
   const retrievalPath = join(runDir, "retrieval-eval.json");
   const retrieval: RetrievalEvalRow[] = existsSync(retrievalPath) ? JSON.parse(readFileSync(retrievalPath, "utf8")).rows ?? [] : [];
@@ -244,6 +260,7 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
     primaryMetric: settings.primaryMetric ?? spec.config?.report?.primaryMetric,
     comparisons: settings.comparisons ?? spec.config?.comparisons ?? [],
     extraSections: settings.extraSections,
+    scimago: settings.scimago ?? (spec.config?.report?.scimago ? loadScimago(spec.config.report.scimago) : undefined),
   };
   const sections = await buildSections(records, merged, retrieval);
   const idByLabel = new Map((spec.config?.models ?? []).map((m) => [m.label ?? m.id, m.id]));

@@ -16,3 +16,5 @@ export * from "./icc.ts";
 export * from "./kappa.ts";
 export * from "./status.ts";
 export * from "./proportions.ts";
+export * from "./ordinal-agreement.ts";
+export * from "./linear-regression.ts";
