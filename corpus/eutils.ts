@@ -1,6 +1,7 @@
 /**
  * NCBI E-utilities client for users who are online: esearch, epost and batched efetch of PubMed
- * XML, with API key, the NCBI rate limits (3 requests/s without a key, 10 with one), and retries
+ * XML; for building MedMeta items, efetch of PMC JATS (`db=pmc`), ecitmatch and the PMC ID
+ * converter (PMID → PMCID, a separate NCBI service at `idconvUrl`, sent without the API key); with API key, the NCBI rate limits (3 requests/s without a key, 10 with one), and retries
  * with exponential backoff that honour `Retry-After`.
  *
  * The base URL is configurable so tests run against a local fake server on 127.0.0.1. The API key
@@ -16,10 +17,18 @@ import { parsePubmedXmlString, type PubmedWarning } from "./pubmed-xml.ts";
 /** Default E-utilities endpoint. */
 export const EUTILS_BASE_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/";
 
+/** Default PMC ID converter endpoint (PMID ↔ PMCID ↔ DOI; JSON with `records[]`). */
+export const IDCONV_URL = "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles/";
+
+/** Most ids the PMC ID converter takes per request. */
+export const IDCONV_MAX_IDS = 200;
+
 /** Client configuration (zod-checked; unknown keys rejected). */
 export const EutilsConfigSchema = z
   .object({
     baseUrl: z.string().url().default(EUTILS_BASE_URL),
+    /** PMC ID converter endpoint ({@link IDCONV_URL}); tests point it at a local fake. */
+    idconvUrl: z.string().url().default(IDCONV_URL),
     /** NCBI API key (raises the limit to 10 requests/s). Take it from env/config, never hard-code. */
     apiKey: z.string().min(1).nullable().default(null),
     tool: z.string().default("medsynth"),
@@ -82,6 +91,29 @@ export class EutilsError extends Error {
   }
 }
 
+/** One record of the PMC ID converter: the PMCID of a PMID, or why there is none. */
+export interface IdconvRecord {
+  /** The PMID asked for. */
+  pmid: string;
+  /** "PMC…" or null when the article is not in PMC. */
+  pmcid: string | null;
+  doi: string | null;
+  /** The converter's `errmsg` (e.g. "Identifier not found in PMC"), or null. */
+  error: string | null;
+}
+
+/** One citation for ecitmatch (fields as printed in the reference; any may be empty). */
+export interface CitationQuery {
+  journal: string;
+  year: string;
+  volume: string;
+  firstPage: string;
+  /** First author, "Surname Initials" or a surname. */
+  author: string;
+  /** Caller's key, echoed back. */
+  key: string;
+}
+
 /** The client. */
 export interface EutilsClient {
   readonly config: z.output<typeof EutilsConfigSchema>;
@@ -91,6 +123,24 @@ export interface EutilsClient {
   efetchXml(source: { ids: readonly string[] } | (HistoryRef & { count: number }), db?: string): AsyncGenerator<string>;
   /** efetch + {@link parsePubmedXmlString}: yields records. */
   fetchRecords(source: { ids: readonly string[] } | (HistoryRef & { count: number }), onWarning?: (w: PubmedWarning) => void): AsyncGenerator<PubmedRecord>;
+  /**
+   * PMID → PMCID through the PMC ID converter, in requests of ≤ {@link IDCONV_MAX_IDS} ids
+   * (`format=json`, with `tool`/`email`). Every asked PMID gets one record, in input order; a PMID
+   * the converter does not list gets `error: "not returned by the ID converter"`.
+   * @throws EutilsError when a response is not the converter's JSON (message names the URL).
+   */
+  idconv(pmids: readonly string[]): Promise<IdconvRecord[]>;
+  /**
+   * efetch `db=pmc` of PMC articles (JATS XML, full text when the article is in the open-access
+   * subset); one request per batch of `batchSize` ids; yields one `<pmc-articleset>` per batch.
+   * @param pmcids "PMC123" or "123" (sent without the prefix).
+   */
+  efetchPmc(pmcids: readonly string[]): AsyncGenerator<string>;
+  /**
+   * ecitmatch: PMIDs of citations given as journal/year/volume/page/author.
+   * @returns key → PMID for the citations PubMed matched uniquely (NOT_FOUND / AMBIGUOUS left out).
+   */
+  ecitmatch(citations: readonly CitationQuery[]): Promise<Map<string, string>>;
   /** Requests sent so far (including retries). */
   readonly requestCount: number;
 }
@@ -123,23 +173,34 @@ export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
   const base = cfg.baseUrl.endsWith("/") ? cfg.baseUrl : `${cfg.baseUrl}/`;
   const rps = cfg.requestsPerSecond ?? (cfg.apiKey ? 10 : 3);
   const interval = 1000 / rps;
-  let nextSlot = 0;
+  let slotChain: Promise<void> = Promise.resolve();
+  let lastStart = Number.NEGATIVE_INFINITY;
   let requestCount = 0;
 
-  /** Wait for the next request slot (start times spaced by 1/rps s, across concurrent callers). */
-  async function takeSlot(): Promise<void> {
-    const now = Date.now();
-    const at = Math.max(now, nextSlot);
-    nextSlot = at + interval;
-    if (at > now) await sleep(at - now);
+  /**
+   * Wait for the next request slot: start times spaced by at least 1/rps s, across concurrent
+   * callers. Slots are taken one after another and spaced from the previous request's actual start
+   * (not its planned one), so a late timer on a loaded machine never lets two requests run closer
+   * together than the interval.
+   */
+  function takeSlot(): Promise<void> {
+    const slot = slotChain.then(async () => {
+      for (let wait = lastStart + interval - Date.now(); wait > 0; wait = lastStart + interval - Date.now()) await sleep(wait);
+      lastStart = Date.now();
+    });
+    slotChain = slot;
+    return slot;
   }
 
-  async function call(endpoint: string, params: Record<string, string>, method: "GET" | "POST" = "GET"): Promise<string> {
+  /** One request (retries, backoff, Retry-After); `endpoint` is a name under the base URL or an absolute URL. */
+  async function call(endpoint: string, params: Record<string, string>, method: "GET" | "POST" = "GET", opts: { apiKey?: boolean; label?: string } = {}): Promise<string> {
+    const label = opts.label ?? endpoint;
     const all: Record<string, string> = { ...params, tool: cfg.tool };
     if (cfg.email) all.email = cfg.email;
-    if (cfg.apiKey) all.api_key = cfg.apiKey;
+    if (cfg.apiKey && opts.apiKey !== false) all.api_key = cfg.apiKey;
     const body = new URLSearchParams(all).toString();
-    const url = method === "GET" ? `${base}${endpoint}?${body}` : `${base}${endpoint}`;
+    const target = /^https?:\/\//.test(endpoint) ? endpoint : `${base}${endpoint}`;
+    const url = method === "GET" ? `${target}?${body}` : target;
     let lastError = "";
     for (let attempt = 0; attempt <= cfg.maxRetries; attempt++) {
       await takeSlot();
@@ -158,14 +219,14 @@ export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
         retryAfter = parseRetryAfter(res.headers.get("retry-after"));
         lastError = `HTTP ${res.status} ${res.statusText}`;
         await res.body?.cancel();
-        if (res.status !== 429 && res.status < 500) throw new EutilsError(`${endpoint} ${redact(url)}: ${lastError}`, res.status);
+        if (res.status !== 429 && res.status < 500) throw new EutilsError(`${label} ${redact(url)}: ${lastError}`, res.status);
       } catch (err) {
         if (err instanceof EutilsError) throw err;
         if (status === null) lastError = err instanceof Error ? err.message : String(err);
       }
       if (attempt < cfg.maxRetries) await sleep(retryAfter !== null ? Math.min(retryAfter, cfg.maxRetryAfterMs) : cfg.backoffMs * 2 ** attempt);
     }
-    throw new EutilsError(`${endpoint} ${redact(url)}: failed after ${cfg.maxRetries + 1} attempts: ${lastError}`, null);
+    throw new EutilsError(`${label} ${redact(url)}: failed after ${cfg.maxRetries + 1} attempts: ${lastError}`, null);
   }
 
   async function* efetchXml(source: { ids: readonly string[] } | (HistoryRef & { count: number }), db = "pubmed"): AsyncGenerator<string> {
@@ -217,6 +278,51 @@ export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
       return { webEnv, queryKey };
     },
     efetchXml,
+    async idconv(pmids) {
+      const out = new Map<string, IdconvRecord>();
+      for (let i = 0; i < pmids.length; i += IDCONV_MAX_IDS) {
+        const ids = pmids.slice(i, i + IDCONV_MAX_IDS);
+        const params = { ids: ids.join(","), idtype: "pmid", format: "json" };
+        const text = await call(cfg.idconvUrl, params, "GET", { apiKey: false, label: "idconv" });
+        let json: { status?: string; message?: string; records?: Record<string, unknown>[] };
+        try {
+          json = JSON.parse(text);
+        } catch {
+          throw new EutilsError(`idconv ${redact(`${cfg.idconvUrl}?${new URLSearchParams(params)}`)}: response is not JSON: ${text.slice(0, 200)}`, null);
+        }
+        if (!Array.isArray(json.records)) throw new EutilsError(`idconv ${redact(`${cfg.idconvUrl}?${new URLSearchParams(params)}`)}: no records[] in response${json.message ? ` (${json.message})` : ""}`, null);
+        for (const r of json.records) {
+          const str = (k: string) => (typeof r[k] === "string" || typeof r[k] === "number" ? String(r[k]) : null);
+          const pmid = str("pmid") ?? str("requested-id");
+          if (!pmid) continue;
+          const pmcid = str("pmcid");
+          out.set(pmid, { pmid, pmcid, doi: str("doi"), error: pmcid ? null : (str("errmsg") ?? "no pmcid in the converter's record") });
+        }
+      }
+      return pmids.map((p) => out.get(p) ?? { pmid: p, pmcid: null, doi: null, error: "not returned by the ID converter" });
+    },
+    async *efetchPmc(pmcids) {
+      for (let i = 0; i < pmcids.length; i += cfg.batchSize) {
+        const ids = pmcids.slice(i, i + cfg.batchSize).map((id) => id.replace(/^PMC/i, ""));
+        yield await call("efetch.fcgi", { db: "pmc", retmode: "xml", id: ids.join(",") }, "POST");
+      }
+    },
+    async ecitmatch(citations) {
+      const clean = (s: string) => s.replace(/[|\r\n]/g, " ").trim();
+      const found = new Map<string, string>();
+      for (let i = 0; i < citations.length; i += cfg.batchSize) {
+        const bdata = citations
+          .slice(i, i + cfg.batchSize)
+          .map((c) => `${[c.journal, c.year, c.volume, c.firstPage, c.author, c.key].map(clean).join("|")}|`)
+          .join("\r");
+        const text = await call("ecitmatch.cgi", { db: "pubmed", retmode: "xml", bdata });
+        for (const line of text.split(/\r?\n|\r/)) {
+          const f = line.split("|");
+          if (f.length >= 7 && /^\d+$/.test(f[6].trim())) found.set(f[5].trim(), f[6].trim());
+        }
+      }
+      return found;
+    },
     async *fetchRecords(source, onWarning) {
       let batch = 0;
       for await (const xml of efetchXml(source)) {

@@ -15,7 +15,15 @@
  *
  * `medsynth datasets prepare medmeta [--noise n] [--seed s] [--rows 1,2] [--min-year y --max-year y]
  * [--out-dir d] [--base-url u] [--json]` fetches the included studies' abstracts and a seeded
- * noise sample from PubMed (corpus/medmeta-prepare.ts) and prints what it found and missed.
+ * noise sample from PubMed (corpus/medmeta-prepare.ts) and prints what it found and missed;
+ * `--medmeta <file>` prepares the rows of another MedMeta.csv (e.g. one from build-medmeta).
+ *
+ * `medsynth datasets build-medmeta --review <PMID…> | --reviews-file f [--out f.csv] [--cache-dir d]
+ * [--min-refs 7 --max-refs 25 --max-unresolved 0 --no-require-table] [--sample n --seed s
+ * --stratify year,topic --topic mesh|journal] [--refresh] [--base-url u --idconv-url u --email e]
+ * [--prepare [--noise n --prepare-out-dir d]] [--json]` builds MedMeta rows from any reviews in
+ * PMC's open-access subset (corpus/medmeta-build/build.ts) and lists every review as kept,
+ * dropped, skipped or failed with the reason.
  */
 import { getDataset, listDatasets, listDownloads, resolveDownloadNames, type DatasetEntry, type DatasetInfo } from "../../corpus/datasets/registry.ts";
 import { dataCacheDir, dataMirrors, humanBytes, pullDatasets, type DataAccessOptions, type PullResult } from "../../corpus/datasets/files.ts";
@@ -23,6 +31,7 @@ import { dataFilesOf, downloadDatasetNames } from "../../corpus/datasets/sources
 import { formatZodIssues, valueAt } from "./zod-format.ts";
 import type { LoadedDataset } from "../../corpus/datasets/loaded-dataset.ts";
 import type { MedMetaPrepareReport } from "../../corpus/medmeta-prepare.ts";
+import type { BuildMedMetaReport } from "../../corpus/medmeta-build/build.ts";
 
 /** Render rows as a left-aligned text table (header + rows, columns separated by two spaces). */
 export function formatTable(header: string[], rows: string[][]): string {
@@ -209,7 +218,7 @@ export async function datasetsShowCommand(name: string, opts: { limit: string; j
 }
 
 /** `datasets prepare`: build a dataset (medmeta) from PubMed. */
-export async function datasetsPrepareCommand(name: string, opts: { noise: string; seed: string; rows?: string; noiseTerm: string; minYear?: string; maxYear?: string; outDir?: string; baseUrl?: string; json?: boolean }): Promise<void> {
+export async function datasetsPrepareCommand(name: string, opts: { noise: string; seed: string; rows?: string; noiseTerm: string; minYear?: string; maxYear?: string; outDir?: string; medmeta?: string; baseUrl?: string; json?: boolean }): Promise<void> {
   if (!(PREPARABLE_DATASETS as readonly string[]).includes(name)) throw new Error(`datasets prepare: "${name}" is not built from PubMed; preparable: ${PREPARABLE_DATASETS.join(", ")}`);
   const int = (flag: string, v: string | undefined) => {
     if (v === undefined) return undefined;
@@ -222,8 +231,108 @@ export async function datasetsPrepareCommand(name: string, opts: { noise: string
   const client = createEutilsClient({ apiKey: process.env.NCBI_API_KEY || null, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
   const report = await prepareMedMeta(
     client,
-    { noiseCount: int("--noise", opts.noise), seed: opts.seed, noiseTerm: opts.noiseTerm, minYear: int("--min-year", opts.minYear), maxYear: int("--max-year", opts.maxYear), ...(opts.rows ? { rows: parseRowList(opts.rows) } : {}), ...(opts.outDir ? { outDir: opts.outDir } : {}) },
+    { noiseCount: int("--noise", opts.noise), seed: opts.seed, noiseTerm: opts.noiseTerm, minYear: int("--min-year", opts.minYear), maxYear: int("--max-year", opts.maxYear), ...(opts.rows ? { rows: parseRowList(opts.rows) } : {}), ...(opts.outDir ? { outDir: opts.outDir } : {}), ...(opts.medmeta ? { medmetaPath: opts.medmeta } : {}) },
     (l) => process.stderr.write(`${l}\n`),
   );
   console.log(opts.json ? JSON.stringify(report, null, 2) : formatPrepareReport(report));
+}
+
+/** Options of `datasets build-medmeta` as commander gives them. */
+export interface BuildMedMetaCliOptions {
+  review?: string[];
+  reviewsFile?: string;
+  out?: string;
+  cacheDir?: string;
+  refresh?: boolean;
+  minRefs: string;
+  maxRefs: string;
+  maxUnresolved: string;
+  requireTable: boolean;
+  sample?: string;
+  seed: string;
+  stratify: string;
+  topic: string;
+  baseUrl?: string;
+  idconvUrl?: string;
+  email?: string;
+  prepare?: boolean;
+  noise: string;
+  prepareOutDir?: string;
+  json?: boolean;
+}
+
+/** Parse `--stratify year,topic` ("none" = simple random sample). @throws Error naming the option. */
+export function parseStratify(value: string): ("year" | "topic")[] {
+  if (value.trim() === "none") return [];
+  const parts = value.split(/[\s,]+/).filter(Boolean);
+  const bad = parts.filter((p) => p !== "year" && p !== "topic");
+  if (bad.length || new Set(parts).size !== parts.length) throw new Error(`--stratify: expected "year,topic", "year", "topic", "topic,year" or "none" (got "${value}")`);
+  return parts as ("year" | "topic")[];
+}
+
+/** Text summary of a build for `datasets build-medmeta`: counts, then one line per review not kept. */
+export function formatBuildReport(r: BuildMedMetaReport): string {
+  const lines = [
+    `reviews: ${r.requested} asked${r.duplicates.length ? ` (duplicates kept once: ${r.duplicates.join(", ")})` : ""}; ${r.fetched} fetched, ${r.fromCache} from the cache (${r.cacheDir})`,
+    `kept ${r.counts.kept}, dropped ${r.counts.dropped}, skipped ${r.counts.skipped}, failed ${r.counts.failed}`,
+    `feasibility: ${r.feasibility.minRefs}–${r.feasibility.maxRefs} included-study PMIDs, ≤ ${r.feasibility.maxUnresolved} without PMID, included-studies table ${r.feasibility.requireStudiesTable ? "required" : "optional"}`,
+  ];
+  if (r.sample.n !== null) lines.push(`sample: ${r.sample.n}, seed "${r.sample.seed}", stratified by ${r.sample.stratify.join(", ") || "nothing"} (topic: ${r.sample.topic}); strata: ${Object.entries(r.sample.strata).map(([k, v]) => `${k} ${v}`).join("; ")}`);
+  const rows = r.reviews.map((v) => [v.pmid, v.status, v.pmcid ?? "-", v.year === null ? "-" : String(v.year), v.topic ?? "-", v.includedPmids === null ? "-" : `${v.includedPmids}${v.unresolved ? ` (+${v.unresolved} unresolved)` : ""}`, v.reason ?? `row ${v.row}`]);
+  lines.push("", formatTable(["PMID", "status", "PMCID", "year", "topic", "included", "reason"], rows), "", `rows: ${r.out}`, `report: ${r.reportPath}`);
+  return lines.join("\n");
+}
+
+/** `datasets build-medmeta`: MedMeta rows from review PMIDs (corpus/medmeta-build/build.ts), optionally prepared. Sets exit code 1 when a review failed. */
+export async function datasetsBuildMedMetaCommand(opts: BuildMedMetaCliOptions): Promise<void> {
+  const int = (flag: string, v: string | undefined, min: number) => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new Error(`${flag}: expected an integer ≥ ${min} (got "${v}")`);
+    return n;
+  };
+  if (opts.topic !== "mesh" && opts.topic !== "journal") throw new Error(`--topic: expected mesh or journal (got "${opts.topic}")`);
+  const { buildMedMeta, readReviewsFile } = await import("../../corpus/medmeta-build/build.ts");
+  const reviews = [...(opts.review ?? []), ...(opts.reviewsFile ? readReviewsFile(opts.reviewsFile) : [])];
+  if (reviews.length === 0) throw new Error("datasets build-medmeta: give review PMIDs with --review <pmid…> or --reviews-file <file>");
+  const badPmid = reviews.find((p) => !/^\d+$/.test(p));
+  if (badPmid) throw new Error(`--review: "${badPmid}" is not a PMID (digits only)`);
+  const { createEutilsClient } = await import("../../corpus/eutils.ts");
+  const client = createEutilsClient({
+    apiKey: process.env.NCBI_API_KEY || null,
+    ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
+    ...(opts.idconvUrl ? { idconvUrl: opts.idconvUrl } : {}),
+    ...(opts.email ? { email: opts.email } : {}),
+  });
+  const report = await buildMedMeta(
+    client,
+    {
+      reviews,
+      ...(opts.out ? { out: opts.out } : {}),
+      ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+      refresh: !!opts.refresh,
+      feasibility: { minRefs: int("--min-refs", opts.minRefs, 1), maxRefs: int("--max-refs", opts.maxRefs, 1), maxUnresolved: int("--max-unresolved", opts.maxUnresolved, 0), requireStudiesTable: opts.requireTable },
+      sample: int("--sample", opts.sample, 1),
+      seed: opts.seed,
+      stratify: parseStratify(opts.stratify),
+      topic: opts.topic,
+    },
+    (l) => process.stderr.write(`${l}\n`),
+  );
+  let prepared: MedMetaPrepareReport | null = null;
+  if (opts.prepare) {
+    if (report.counts.kept === 0) throw new Error(`datasets build-medmeta --prepare: no review was kept, nothing to prepare (see ${report.reportPath})`);
+    const { prepareMedMeta } = await import("../../corpus/medmeta-prepare.ts");
+    prepared = await prepareMedMeta(
+      client,
+      { medmetaPath: report.out, noiseCount: int("--noise", opts.noise, 0), ...(opts.prepareOutDir ? { outDir: opts.prepareOutDir } : {}) },
+      (l) => process.stderr.write(`${l}\n`),
+    );
+  }
+  if (opts.json) console.log(JSON.stringify(prepared ? { build: report, prepare: prepared } : report, null, 2));
+  else console.log(prepared ? `${formatBuildReport(report)}\n\n${formatPrepareReport(prepared)}` : formatBuildReport(report));
+  if (report.counts.failed) {
+    process.stderr.write(`${report.counts.failed} review(s) failed (listed above); run the same command again to fetch only those (the cache keeps the rest)\n`);
+    process.exitCode = 1;
+  }
 }

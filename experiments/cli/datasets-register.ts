@@ -1,12 +1,13 @@
 /**
- * Definitions (names, options, help) of `medsynth datasets list|pull|show|prepare`. Only commander
+ * Definitions (names, options, help) of `medsynth datasets list|pull|show|prepare|build-medmeta`. Only commander
  * is loaded here; each action imports datasets-commands.ts when the command runs.
  */
 import type { Command } from "commander";
+import type { BuildMedMetaCliOptions } from "./datasets-commands.ts";
 
 const impl = () => import("./datasets-commands.ts");
 
-/** Register `datasets list`, `datasets pull`, `datasets show` and `datasets prepare` on the program. */
+/** Register `datasets list`, `datasets pull`, `datasets show`, `datasets prepare` and `datasets build-medmeta` on the program. */
 export function registerDatasetsCommands(program: Command): void {
   const datasets = program.command("datasets").description("List, download and inspect the datasets and task files");
   datasets
@@ -43,7 +44,32 @@ export function registerDatasetsCommands(program: Command): void {
     .option("--min-year <year>", "noise publication years from (default: the golden abstracts' first year)")
     .option("--max-year <year>", "noise publication years to (default: the golden abstracts' last year)")
     .option("--out-dir <dir>", "output folder (default <cache>/prepared/medmeta, where the loader looks)")
+    .option("--medmeta <file>", "MedMeta.csv whose rows to prepare (default the bundled file; e.g. the output of build-medmeta)")
     .option("--base-url <url>", "E-utilities base URL")
     .option("--json", "print the report as JSON")
-    .action(async (name: string, opts: { noise: string; seed: string; rows?: string; noiseTerm: string; minYear?: string; maxYear?: string; outDir?: string; baseUrl?: string; json?: boolean }) => (await impl()).datasetsPrepareCommand(name, opts));
+    .action(async (name: string, opts: { noise: string; seed: string; rows?: string; noiseTerm: string; minYear?: string; maxYear?: string; outDir?: string; medmeta?: string; baseUrl?: string; json?: boolean }) => (await impl()).datasetsPrepareCommand(name, opts));
+  datasets
+    .command("build-medmeta")
+    .description("Build MedMeta rows from any reviews (PMIDs): PMC ID converter → PMC open-access JATS → conclusion, year, included studies; feasibility filter and stratified sampling (MedMeta §3.1)")
+    .option("--review <pmid...>", "review PMIDs")
+    .option("--reviews-file <file>", "file with one review PMID per line (# comments allowed)")
+    .option("--out <file>", "output MedMeta.csv (default <cache>/prepared/medmeta-build/MedMeta.csv); the report goes beside it (.report.json)")
+    .option("--cache-dir <dir>", "per-review cache (default <folder of --out>/cache); a re-run fetches only what is missing")
+    .option("--refresh", "ignore the cache and fetch every review again")
+    .option("--min-refs <n>", "fewest included-study PMIDs (MedMeta: 7)", "7")
+    .option("--max-refs <n>", "most included-study PMIDs (MedMeta: 25)", "25")
+    .option("--max-unresolved <n>", "most included studies without a PMID (MedMeta: all in PubMed = 0)", "0")
+    .option("--no-require-table", "keep reviews without an included-studies table (their whole reference list counts as included)")
+    .option("--sample <n>", "stratified sample of this many feasible reviews (default: keep all)")
+    .option("--seed <seed>", "seed of the sample", "medmeta-build-v1")
+    .option("--stratify <levels>", "year,topic | year | topic | topic,year | none", "year,topic")
+    .option("--topic <source>", "topic of a review: mesh (first MeSH major heading, else journal) | journal", "mesh")
+    .option("--base-url <url>", "E-utilities base URL")
+    .option("--idconv-url <url>", "PMC ID converter URL")
+    .option("--email <address>", "contact e-mail sent to NCBI with tool=medsynth")
+    .option("--prepare", "then run `datasets prepare medmeta` on the built rows (golden abstracts + noise)")
+    .option("--noise <n>", "with --prepare: noise abstracts to sample", "22750")
+    .option("--prepare-out-dir <dir>", "with --prepare: output folder (default <cache>/prepared/medmeta, where the loader looks)")
+    .option("--json", "print the report as JSON")
+    .action(async (opts: BuildMedMetaCliOptions) => (await impl()).datasetsBuildMedMetaCommand(opts));
 }

@@ -11,6 +11,12 @@
  * Records are written as PubMed XML by {@link pubmedArticleXml} (our own minimal `PubmedArticle`
  * shape, parsed by the project's real parser) from text the tests give: bundled PubMed XML records
  * (re-dated) or short abstracts the tests write themselves.
+ *
+ * PMC side (opts `pmc`, for `datasets build-medmeta`): the PMC ID converter at `idconvUrl`
+ * (`format=json`, ≤ 200 ids else HTTP 400, records shaped like NCBI's: `requested-id`, `pmcid`,
+ * numeric `pmid`, `doi`, or `status: "error"` + `errmsg`), efetch `db=pmc` returning a
+ * `<pmc-articleset>` of the JATS `<article>`s the test wrote, ecitmatch answering from a table of
+ * citations, and esearch field searches (`…[doi]`, `…[ti]`) answered from `terms`.
  */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -24,6 +30,24 @@ export interface FakePubmedEntry {
   title: string;
   /** Abstract segments; empty = a record without abstract. */
   abstract: { label?: string; text: string }[];
+  /** MeSH headings (a review's topic); `major` marks `MajorTopicYN="Y"`. */
+  mesh?: { name: string; major?: boolean }[];
+  /** Journal title (default "Fake Journal"). */
+  journal?: string;
+}
+
+/** The PMC side of the fake (see the file header). */
+export interface FakePmcOptions {
+  /** PMID → PMCID ("PMC…"); a PMID not listed is answered with `errmsg` "Identifier not found in PMC". */
+  pmcids: Record<string, string>;
+  /** PMCID ("PMC…") → the JATS `<article>…</article>` efetch db=pmc serves. */
+  articles: Record<string, string>;
+  /** ecitmatch: "journal|year|volume|first page|author" (lower case, as sent) → PMID. */
+  citations?: Record<string, string>;
+  /** Field searches: exact esearch term (e.g. `10.1/x[doi]`, `"Some title"[ti]`) → PMIDs; other field searches find nothing. */
+  terms?: Record<string, string[]>;
+  /** PMCIDs whose efetch answers HTTP 500 (a failing request). */
+  failing?: string[];
 }
 
 /** A request the fake received. */
@@ -36,6 +60,8 @@ export interface FakeEutilsRequest {
 /** A running fake; `url` is the E-utilities base URL (ends in `/`). */
 export interface FakeEutilsServer {
   url: string;
+  /** The PMC ID converter's URL on the fake. */
+  idconvUrl: string;
   requests: FakeEutilsRequest[];
   close(): Promise<void>;
 }
@@ -51,8 +77,9 @@ export function pubmedArticleXml(e: FakePubmedEntry): string {
   return (
     `<PubmedArticle><MedlineCitation Status="MEDLINE" Owner="NLM"><PMID Version="1">${e.pmid}</PMID>` +
     `<Article PubModel="Print"><Journal><JournalIssue CitedMedium="Print"><PubDate><Year>${y}</Year><Month>${m}</Month><Day>${d}</Day></PubDate></JournalIssue>` +
-    `<Title>Fake Journal</Title><ISOAbbreviation>Fake J</ISOAbbreviation></Journal><ArticleTitle>${esc(e.title)}</ArticleTitle>${abs}` +
+    `<Title>${esc(e.journal ?? "Fake Journal")}</Title><ISOAbbreviation>Fake J</ISOAbbreviation></Journal><ArticleTitle>${esc(e.title)}</ArticleTitle>${abs}` +
     `<Language>eng</Language><PublicationTypeList><PublicationType UI="D016428">Journal Article</PublicationType></PublicationTypeList></Article>` +
+    (e.mesh?.length ? `<MeshHeadingList>${e.mesh.map((m) => `<MeshHeading><DescriptorName UI="D000000" MajorTopicYN="${m.major ? "Y" : "N"}">${esc(m.name)}</DescriptorName></MeshHeading>`).join("")}</MeshHeadingList>` : "") +
     `</MedlineCitation><PubmedData><ArticleIdList><ArticleId IdType="pubmed">${e.pmid}</ArticleId></ArticleIdList></PubmedData></PubmedArticle>`
   );
 }
@@ -62,7 +89,7 @@ export function pubmedArticleXml(e: FakePubmedEntry): string {
  * @param entries the fake PubMed (ids unique).
  * @param opts `cap`: records per result set it serves (NCBI: 10,000).
  */
-export function startFakeEutils(entries: readonly FakePubmedEntry[], opts: { cap?: number } = {}): Promise<FakeEutilsServer> {
+export function startFakeEutils(entries: readonly FakePubmedEntry[], opts: { cap?: number; pmc?: FakePmcOptions } = {}): Promise<FakeEutilsServer> {
   const cap = opts.cap ?? 10_000;
   const byId = new Map(entries.map((e) => [e.pmid, e]));
   const dayOf = new Map(entries.map((e) => [e.pmid, dayNumber(e.date)]));
@@ -72,6 +99,7 @@ export function startFakeEutils(entries: readonly FakePubmedEntry[], opts: { cap
   const requests: FakeEutilsRequest[] = [];
 
   const search = (p: Record<string, string>): string[] => {
+    if (opts.pmc && (p.term ?? "").includes("[")) return opts.pmc.terms?.[p.term] ?? [];
     const term = (p.term ?? "").toLowerCase();
     const lo = p.mindate ? dayNumber(p.mindate) : -Infinity;
     const hi = p.maxdate ? dayNumber(p.maxdate, true) : Infinity;
@@ -90,6 +118,44 @@ export function startFakeEutils(entries: readonly FakePubmedEntry[], opts: { cap
     const params = Object.fromEntries(new URLSearchParams(req.method === "POST" ? body : u.search));
     const endpoint = u.pathname.split("/").pop() ?? "";
     requests.push({ endpoint, method: req.method ?? "", params });
+    if (opts.pmc && u.pathname.includes("/idconv/")) {
+      const ids = (params.ids ?? "").split(",").filter(Boolean);
+      if (ids.length > 200 || params.format !== "json") {
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ status: "error", message: ids.length > 200 ? "too many ids" : "format=json expected" }));
+        return;
+      }
+      const records = ids.map((id) => {
+        const pmcid = opts.pmc!.pmcids[id];
+        return pmcid ? { "requested-id": id, pmcid, pmid: Number(id), doi: `10.9999/fake.${id}` } : { "requested-id": id, status: "error", errmsg: "Identifier not found in PMC" };
+      });
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ status: "ok", responseDate: "2026-12-01 00:00:00", request: u.search, records }));
+      return;
+    }
+    if (opts.pmc && endpoint === "efetch.fcgi" && params.db === "pmc") {
+      const ids = (params.id ?? "").split(",").filter(Boolean).map((id) => (id.startsWith("PMC") ? id : `PMC${id}`));
+      if (ids.some((id) => opts.pmc!.failing?.includes(id))) {
+        res.writeHead(500);
+        res.end("fake failure");
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/xml" });
+      res.end(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE pmc-articleset PUBLIC "-//NLM//DTD ARTICLE SET 2.0//EN" "https://dtd.nlm.nih.gov/ncbi/pmc/articleset/nlm-articleset-2.0.dtd">\n<pmc-articleset>${ids.map((id) => opts.pmc!.articles[id] ?? "").join("\n")}</pmc-articleset>\n`,
+      );
+      return;
+    }
+    if (opts.pmc && endpoint === "ecitmatch.cgi") {
+      const lines = (params.bdata ?? "").split("\r").filter(Boolean);
+      const answer = lines.map((l) => {
+        const f = l.split("|");
+        return `${l}${opts.pmc!.citations?.[f.slice(0, 5).join("|").toLowerCase()] ?? "NOT_FOUND"}`;
+      });
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end(`${answer.join("\n")}\n`);
+      return;
+    }
     if (endpoint === "esearch.fcgi") {
       const ids = search(params);
       const retstart = Number(params.retstart ?? 0);
@@ -130,6 +196,7 @@ export function startFakeEutils(entries: readonly FakePubmedEntry[], opts: { cap
     server.listen(0, "127.0.0.1", () =>
       resolve({
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/entrez/eutils/`,
+        idconvUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/tools/idconv/api/v1/articles/`,
         requests,
         close: () => new Promise<void>((r) => server.close(() => r())),
       }),
