@@ -4,25 +4,30 @@
  * Layout (CSR inverted index): `offsets: Float64Array(V+1)` (64-bit-safe posting offsets, exact up
  * to 2⁵³), `postDocs: Int32Array(P)` (doc indices, ascending per term), `postTf: Float32Array(P)`
  * (field-weighted tf), per-doc lengths `docLen`. At build/load it derives `idf[t]`, per-doc length
- * norms `norm[d] = k1·(1 − b + b·dl/avgdl)` and each term's largest impact `termMax[t]` (one pass).
- * A posting's exact impact is `idf·tf·(k1+1)/(tf + norm[d])` (float64, computed from tf when
- * needed); a Float32 copy of every impact (4 bytes per posting) drives pruning.
+ * norms `norm[d] = k1·(1 − b + b·dl/avgdl)`, a float32 impact per posting (`impact32`, 4 bytes per
+ * posting: what pruning adds up, no BM25 arithmetic per posting at query time), each term's largest
+ * impact `termMax[t]`, and a block-max index: per block of 64 postings its largest impact and last
+ * doc (8 bytes per 64 postings).
  *
- * Queries ({@link FastBm25.searchSync}) run MaxScore (Turtle & Flood 1995) term-at-a-time, in two
- * phases. Query terms are sorted by upper bound `c·termMax[t]` (c = the term's count in the query),
- * largest (rarest) first. Phase 1 adds whole posting lists into an accumulator while a lower bound
- * theta of the k-th best partial score (the k-th best among the docs of the list just added) does
- * not yet exceed the sum of the remaining terms' bounds. From then on no untouched document can
- * enter the top k; phase 2 keeps only the touched documents whose partial score plus the remaining
- * bounds can reach theta, adds the remaining (long, low-idf) lists only for them — galloping probes
- * when they are few, one marked pass otherwise — and drops candidates as theta rises. Every
- * decision is taken with a 1e-6 relative margin over the float32 sums.
+ * Queries ({@link FastBm25.searchSync}) run exact MaxScore (Turtle & Flood 1995), term-at-a-time,
+ * lists sorted by upper bound `c·termMax[t]` (c = the term's count in the query), largest first:
+ * - Phase 1 (essential lists) adds whole lists into a dense accumulator (reset through a touched
+ *   list, never per query) while a document absent from all of them could still reach theta, the
+ *   k-th best exact score so far. After each list, the k best partial scores among its documents
+ *   are scored exactly and offered to a fixed-size binary heap of the top k, which raises theta.
+ * - Phase 2 (non-essential lists) keeps only the touched documents whose partial score plus the
+ *   per-window bound of the remaining lists reaches theta (window = 128 documents; the bound sums,
+ *   over the remaining lists, the largest block maximum among blocks overlapping the window), and
+ *   probes the remaining lists for them only (galloping over radix-sorted candidates, or one marked
+ *   pass over a list when candidates are many), dropping candidates as the remaining bound shrinks.
+ * - The survivors are scored exactly and offered to the heap.
+ * Every pruning decision has a 1e-6 relative margin over the float32 sums, and only a bound
+ * strictly below theta prunes (a tie may still win on corpus order).
  *
- * Exactness: the documents left within that margin of the k-th score are rescored in float64 in
- * query order — the same expression and order as exhaustive scoring
- * ({@link FastBm25.searchExhaustive}, the pre-pruning algorithm) — and the top k taken from
- * them, so ids, order and scores are bit-identical to exhaustive scoring. Ties are broken by
- * corpus order (smaller internal doc index first). Scores equal {@link ./wink-engine.ts}'s to
+ * Exactness: every document offered to the heap is scored in float64 in query order — the same
+ * expression and order as exhaustive scoring ({@link FastBm25.searchExhaustive}, the pre-pruning
+ * algorithm) — so ids, order and scores are bit-identical to exhaustive scoring. Ties are broken
+ * by corpus order (smaller internal doc index first). Scores equal {@link ./wink-engine.ts}'s to
  * ~1e-9 for the same analyzer and params; the formula is in {@link ./params.ts}.
  *
  * Works for any corpus size, including 0 or 1 document. Not safe for concurrent use from several
@@ -30,6 +35,7 @@
  * ({@link FastBm25.writeTo}, {@link readFastBm25}), each split into parts so an index may exceed
  * 4 GiB.
  * @see Turtle & Flood (1995) "Query evaluation: strategies and optimizations", MaxScore.
+ * @see Ding & Suel (2011) "Faster top-k document retrieval using block-max indexes" (block maxima).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -44,6 +50,14 @@ export const FAST_BM25_ID = "bm25-fast";
 
 /** Default {@link FastBm25.exhaustiveUpTo}: 2²⁰ postings (~8 MiB of Float64 impacts). */
 export const EXHAUSTIVE_MAX_POSTINGS = 1 << 20;
+
+
+/** Postings per block of the block-max index (each block keeps its largest impact and last doc). */
+const BLOCK = 64;
+/** log2 of the document window of the per-query window bounds (128 documents). */
+const WINDOW_SHIFT = 7;
+/** Phase 2 probes candidates by galloping when the list has more than this many postings per candidate, else scans the list. */
+const GALLOP_RATIO = 32;
 
 /** Format tag of the on-disk index folder (`header.json` field `format`). */
 export const FAST_BM25_FORMAT = "medsynth-bm25-fast-v2";
@@ -111,9 +125,20 @@ export class FastBm25 implements Bm25Engine {
   private impact: Float64Array | null = null;
   private acc: Float64Array | null = null;
   private touched: Int32Array | null = null;
-  /** Candidate marks of the second phase (mark[d] === markGen), allocated on first use. */
+  /**
+   * Block-max index: term t's postings [offsets[t], offsets[t+1]) are cut into blocks of
+   * {@link BLOCK} postings, numbered blockFirst[t] .. blockFirst[t+1]-1 (Float64: 64-bit safe);
+   * blockMax[b] = largest float32 impact in block b, blockLast[b] = its last (largest) doc index.
+   */
+  private readonly blockFirst: Float64Array;
+  private readonly blockMax: Float32Array;
+  private readonly blockLast: Int32Array;
+  /** Per-document marks of a search (values are per-query generations), allocated on first use. */
   private mark: Uint32Array | null = null;
   private markGen = 0;
+  private scratchBufs: Scratch | null = null;
+  /** Per-window bounds of the non-essential lists (see {@link windowBounds}), allocated on first use. */
+  private winBound: Float64Array | null = null;
   private docs: (CorpusDoc | undefined)[] | null = null;
 
   /** @internal use {@link buildFastBm25} or {@link readFastBm25}. */
@@ -152,6 +177,22 @@ export class FastBm25 implements Bm25Engine {
       // Bound of the float32 impacts too (rounding may go up by ≤ 2⁻²⁴ relative).
       this.termMax[t] = max * (1 + 2 ** -23);
     }
+    this.blockFirst = new Float64Array(v + 1);
+    for (let t = 0; t < v; t++) this.blockFirst[t + 1] = this.blockFirst[t] + Math.ceil((offsets[t + 1] - offsets[t]) / BLOCK);
+    const nb = this.blockFirst[v];
+    this.blockMax = new Float32Array(nb);
+    this.blockLast = new Int32Array(nb);
+    const { impact32, blockMax, blockLast } = this;
+    for (let t = 0; t < v; t++) {
+      const end = offsets[t + 1];
+      for (let b = this.blockFirst[t], p = offsets[t]; p < end; b++) {
+        const stop = Math.min(p + BLOCK, end);
+        let max = 0;
+        for (; p < stop; p++) if (impact32[p] > max) max = impact32[p];
+        blockMax[b] = max;
+        blockLast[b] = postDocs[stop - 1];
+      }
+    }
     this.info = {
       engine: "fast",
       docCount: n,
@@ -173,6 +214,30 @@ export class FastBm25 implements Bm25Engine {
       if (i !== undefined) arr[i] = d;
     }
     this.docs = arr;
+  }
+
+  /** Per-query scratch arrays (reused; grown to the largest query and k seen). */
+  private scratch(m: number, k: number): Scratch {
+    let s = this.scratchBufs;
+    if (!s || s.lt.length < m || s.heapDoc.length < k) {
+      const cm = Math.max(m, s?.lt.length ?? 0, 16);
+      const ck = Math.max(k, s?.heapDoc.length ?? 0, 16);
+      s = this.scratchBufs = {
+        order: new Int32Array(cm),
+        ub: new Float64Array(cm),
+        lt: new Int32Array(cm),
+        lc: new Float64Array(cm),
+        rem: new Float64Array(cm + 1),
+        heapDoc: new Int32Array(ck),
+        heapScore: new Float64Array(ck),
+        partDoc: new Int32Array(ck),
+        partVal: new Float64Array(ck),
+        cands: s?.cands ?? new Int32Array(1024),
+        radixTmp: s?.radixTmp ?? new Int32Array(1024),
+        radixCount: new Int32Array(257),
+      };
+    }
+    return s;
   }
 
   /** Known query terms in query order with their multiplicities (a term occurring c times adds c × its impact, as wink does). */
@@ -198,8 +263,8 @@ export class FastBm25 implements Bm25Engine {
   }
 
   /**
-   * Top-k by MaxScore dynamic pruning (see the file header): the same hits, order and scores as
-   * {@link searchExhaustive}.
+   * Top-k by exact MaxScore, term-at-a-time (see the file header): the same hits, order and
+   * scores as {@link searchExhaustive}.
    * @param query free text; analyzed like the documents.
    * @param k hits wanted (≥ 1; fractional k is floored).
    * @returns ≤ k hits, best first, ties by corpus order; [] for an empty or unknown-terms query or k < 1.
@@ -217,128 +282,199 @@ export class FastBm25 implements Bm25Engine {
     const m = terms.length;
     if (m === 0) return [];
     const kk = Math.min(Math.floor(k), n);
-    const { offsets, postDocs, postTf } = this.data;
-    const { idf, norm, k1p1, termMax, impact32 } = this;
+    const { offsets, postDocs } = this.data;
+    const { termMax, impact32 } = this;
+    const s = this.scratch(m, kk);
+    const { order, ub, lt, lc, rem, heapDoc, heapScore, partDoc, partVal } = s;
     const acc = (this.acc ??= new Float64Array(n));
     const touched = (this.touched ??= new Int32Array(n));
-    // Terms by descending upper bound; rem[j] = Σ upper bounds of ord[j..m-1].
-    const ub = terms.map((t, i) => counts[i] * termMax[t]);
-    const ord = Array.from({ length: m }, (_, i) => i).sort((a, b) => ub[b] - ub[a] || a - b);
-    const rem = new Float64Array(m + 1);
-    for (let j = m - 1; j >= 0; j--) rem[j] = rem[j + 1] + ub[ord[j]];
-    for (let i = 0; i < m; i++) stats.postings += offsets[terms[i] + 1] - offsets[terms[i]];
-    const kth = new Float64Array(kk);
-    // Phase 1 (OR): add whole lists, highest bound first, until no untouched doc can reach theta.
-    // theta is a lower bound of the k-th largest partial score: the k-th largest partial score
-    // among the docs of the list just added (kept in a size-k min-heap while adding; partial scores
-    // only grow, so the best such bound so far stays valid).
+    const mark = (this.mark ??= new Uint32Array(n));
+    if (this.markGen >= 0xfffffff0) {
+      mark.fill(0);
+      this.markGen = 0;
+    }
+    /** mark[d] === scored: d's exact score was offered to the top-k heap. */
+    const scored = ++this.markGen;
+    // Lists by descending upper bound (ties by query position); rem[j] = Σ bounds of lists j..m-1.
+    for (let i = 0; i < m; i++) {
+      order[i] = i;
+      ub[i] = -counts[i] * termMax[terms[i]];
+      stats.postings += offsets[terms[i] + 1] - offsets[terms[i]];
+    }
+    insertionSortBy(order, m, ub);
+    for (let j = 0; j < m; j++) {
+      lt[j] = terms[order[j]];
+      lc[j] = counts[order[j]];
+    }
+    rem[m] = 0;
+    for (let j = m - 1; j >= 0; j--) rem[j] = rem[j + 1] - ub[order[j]];
+    let size = 0; // documents in the exact top-k heap
+    let theta = -Infinity; // its k-th score once full: a doc whose bound is below it cannot enter
+    let finalists = 0;
+    const offer = (d: number): void => {
+      mark[d] = scored;
+      finalists++;
+      const score = this.exactScore(terms, counts, d);
+      if (size < kk) {
+        heapPush(heapDoc, heapScore, size++, d, score);
+        if (size === kk) theta = heapScore[0];
+      } else if (score > heapScore[0] || (score === heapScore[0] && d < heapDoc[0])) {
+        heapReplaceTop(heapDoc, heapScore, size, d, score);
+        theta = heapScore[0];
+      }
+    };
+    // Phase 1 (essential lists): add whole lists, largest bound first, while a document missing
+    // from all of them could still reach theta. After each list, the k best partial scores among
+    // its documents are scored exactly and offered to the heap, which raises theta.
     let nt = 0;
-    let theta = -Infinity;
+    let work = 0;
     let j = 0;
     for (; j < m; j++) {
       if (rem[j] * BOUND_MARGIN < theta) break;
-      const i = ord[j];
-      const t = terms[i];
-      const c = counts[i];
-      stats.work += offsets[t + 1] - offsets[t];
-      kth.fill(-Infinity);
-      for (let p = offsets[t], end = offsets[t + 1]; p < end; p++) {
+      const c = lc[j];
+      const t = lt[j];
+      const end = offsets[t + 1];
+      work += end - offsets[t];
+      let np = 0;
+      for (let p = offsets[t]; p < end; p++) {
         const d = postDocs[p];
         if (acc[d] === 0) touched[nt++] = d;
         const v = (acc[d] += c * impact32[p]);
-        if (v > kth[0]) replaceMin(kth, v);
+        if (np < kk) partPush(partDoc, partVal, np++, d, v);
+        else if (v > partVal[0]) partReplaceTop(partDoc, partVal, np, d, v);
       }
-      if (kth[0] > theta) theta = kth[0];
+      const r = rem[j + 1];
+      for (let q = 0; q < np; q++) {
+        const d = partDoc[q];
+        if (mark[d] !== scored && (partVal[q] + r) * BOUND_MARGIN >= theta) offer(d);
+      }
     }
-    // Phase 2 (candidates only): probe the remaining (low-bound, long) lists for the docs that can
-    // still reach theta, dropping candidates as theta rises.
-    let cands: Int32Array;
+    // Phase 2 (non-essential lists): only touched documents can still enter; keep those whose
+    // partial score plus the remaining bounds reaches theta, probe the remaining lists for them,
+    // dropping candidates as the bounds shrink.
+    if (s.cands.length < nt) {
+      s.cands = new Int32Array(Math.min(n, Math.max(nt, 2 * s.cands.length)));
+      s.radixTmp = new Int32Array(s.cands.length);
+    }
+    const cands = s.cands;
     let nc = 0;
     if (j < m) {
-      cands = new Int32Array(nt);
-      const r = rem[j];
+      // Bound of the non-essential lists per window of 2^WINDOW_SHIFT documents: Σ over lists of
+      // the largest block maximum among the list's blocks overlapping the window.
+      const win = this.windowBounds(lt, lc, j, m);
       for (let q = 0; q < nt; q++) {
         const d = touched[q];
-        if ((acc[d] + r) * BOUND_MARGIN >= theta) cands[nc++] = d;
+        if (mark[d] !== scored && (acc[d] + win[d >>> WINDOW_SHIFT]) * BOUND_MARGIN >= theta) cands[nc++] = d;
       }
+    } else {
+      for (let q = 0; q < nt; q++) {
+        const d = touched[q];
+        if (mark[d] !== scored && acc[d] * BOUND_MARGIN >= theta) cands[nc++] = d;
+      }
+    }
+    if (nc > 0 && j < m) {
+      // Phase 2 (non-essential lists j..m-1, largest bound first): probe the candidates (in doc
+      // order: galloping) or, when they are many for the list, one pass adding for marked
+      // candidates; after each list drop those whose partial score plus the remaining bounds
+      // falls below theta.
+      const cand = ++this.markGen;
+      for (let q = 0; q < nc; q++) mark[cands[q]] = cand;
       let sorted = false;
-      const mark = (this.mark ??= new Uint32Array(n));
-      if (this.markGen === 0xffffffff) {
-        mark.fill(0);
-        this.markGen = 0;
-      }
-      const gen = ++this.markGen;
-      for (let q = 0; q < nc; q++) mark[cands[q]] = gen;
-      for (; j < m; j++) {
-        const i = ord[j];
-        const t = terms[i];
-        const c = counts[i];
-        const end = offsets[t + 1];
+      for (; j < m && nc > 0; j++) {
+        const c = lc[j];
+        const t = lt[j];
         const start = offsets[t];
-        if (nc * 8 < end - start) {
-          // Few candidates for a long list: galloping probes (candidates in doc order).
+        const end = offsets[t + 1];
+        if (nc * GALLOP_RATIO < end - start) {
           if (!sorted) {
-            cands.subarray(0, nc).sort();
+            radixSort(cands, nc, n, s);
             sorted = true;
           }
-          stats.work += nc;
+          work += nc;
           let p = start;
           for (let q = 0; q < nc && p < end; q++) {
             const d = cands[q];
             p = seek(postDocs, p, end, d);
-            if (p < end && postDocs[p] === d) {
-              acc[d] += c * impact32[p];
-              p++;
-            }
+            if (p < end && postDocs[p] === d) acc[d] += c * impact32[p++];
           }
         } else {
-          // Many candidates: one pass over the list, scoring only marked candidates.
-          stats.work += end - start;
+          work += end - start;
           for (let p = start; p < end; p++) {
             const d = postDocs[p];
-            if (mark[d] === gen) acc[d] += c * impact32[p];
+            if (mark[d] === cand) acc[d] += c * impact32[p];
           }
         }
-        theta = kthLargest(acc, cands, nc, kth);
-        const r2 = rem[j + 1];
+        const r = rem[j + 1];
         let kept = 0;
         for (let q = 0; q < nc; q++) {
           const d = cands[q];
-          if ((acc[d] + r2) * BOUND_MARGIN >= theta) cands[kept++] = d;
+          if ((acc[d] + r) * BOUND_MARGIN >= theta) cands[kept++] = d;
           else mark[d] = 0;
         }
         nc = kept;
       }
-    } else {
-      cands = touched;
-      nc = nt;
-      theta = nt >= kk ? kthLargest(acc, cands, nt, kth) : -Infinity;
     }
-    // Final: the sums above ran in bound order; rescore the docs within rounding of theta in query
-    // order (the exhaustive order), then take the exact top k.
-    const finalists: number[] = [];
-    for (let q = 0; q < nc; q++) if (acc[cands[q]] * BOUND_MARGIN >= theta) finalists.push(cands[q]);
+    for (let q = 0; q < nc; q++) if (acc[cands[q]] * BOUND_MARGIN >= theta) offer(cands[q]);
     for (let q = 0; q < nt; q++) acc[touched[q]] = 0;
-    stats.finalists = finalists.length;
-    const heapDoc = new Int32Array(kk);
-    const heapScore = new Float64Array(kk);
-    let size = 0;
-    for (const d of finalists) {
-      let score = 0;
-      for (let i = 0; i < m; i++) {
-        const t = terms[i];
-        const end = offsets[t + 1];
-        const p = lowerBound(postDocs, offsets[t], end, d);
-        if (p < end && postDocs[p] === d) {
-          const tf = postTf[p];
-          const imp = (idf[t] * (tf * k1p1)) / (tf + norm[d]);
-          score += counts[i] === 1 ? imp : counts[i] * imp;
+    stats.work = work;
+    stats.finalists = finalists;
+    return this.toHits(...sortHeap(heapDoc, heapScore, size), size);
+  }
+
+  /**
+   * Per-window upper bounds of lists j0..m-1: win[w] = Σ_j c_j × max{blockMax[b] : block b of
+   * list j overlaps documents [w·W, (w+1)·W)}, W = 2^WINDOW_SHIFT. Reuses one array of ⌈n/W⌉.
+   */
+  private windowBounds(lt: Int32Array, lc: Float64Array, j0: number, m: number): Float64Array {
+    const nw = (this.data.ids.length >>> WINDOW_SHIFT) + 1;
+    const win = (this.winBound ??= new Float64Array(nw));
+    win.fill(0);
+    const { offsets, postDocs } = this.data;
+    const { blockFirst, blockMax, blockLast } = this;
+    for (let jj = j0; jj < m; jj++) {
+      const t = lt[jj];
+      const c = lc[jj];
+      const b0 = blockFirst[t];
+      const b1 = blockFirst[t + 1];
+      const p0 = offsets[t];
+      let cw = -1;
+      let cmax = 0;
+      for (let b = b0; b < b1; b++) {
+        const v = c * blockMax[b];
+        const w0 = postDocs[p0 + (b - b0) * BLOCK] >>> WINDOW_SHIFT;
+        const w1 = blockLast[b] >>> WINDOW_SHIFT;
+        for (let w = w0; w <= w1; w++) {
+          if (w === cw) {
+            if (v > cmax) cmax = v;
+          } else {
+            if (cw >= 0) win[cw] += cmax;
+            cw = w;
+            cmax = v;
+          }
         }
       }
-      if (size < kk) heapPush(heapDoc, heapScore, size++, d, score);
-      else if (score > heapScore[0] || (score === heapScore[0] && d < heapDoc[0])) heapReplaceTop(heapDoc, heapScore, size, d, score);
+      if (cw >= 0) win[cw] += cmax;
     }
-    return this.toHits(...sortHeap(heapDoc, heapScore, size), size);
+    return win;
+  }
+
+  /** Exact score of doc d: Σ over query terms in query order of count × impact (float64), the exhaustive expression. */
+  private exactScore(terms: readonly number[], counts: readonly number[], d: number): number {
+    const { offsets, postDocs, postTf } = this.data;
+    const { idf, k1p1 } = this;
+    const nd = this.norm[d];
+    let score = 0;
+    for (let i = 0; i < terms.length; i++) {
+      const t = terms[i];
+      const end = offsets[t + 1];
+      const p = lowerBound(postDocs, offsets[t], end, d);
+      if (p < end && postDocs[p] === d) {
+        const tf = postTf[p];
+        const imp = (idf[t] * (tf * k1p1)) / (tf + nd);
+        score += counts[i] === 1 ? imp : counts[i] * imp;
+      }
+    }
+    return score;
   }
 
   /**
@@ -456,6 +592,65 @@ export class FastBm25 implements Bm25Engine {
   }
 }
 
+/** Per-query scratch of {@link FastBm25.searchSync}: per-list arrays (index = list rank by upper bound), the top-k heaps, candidates. */
+interface Scratch {
+  order: Int32Array;
+  ub: Float64Array;
+  lt: Int32Array;
+  lc: Float64Array;
+  rem: Float64Array;
+  heapDoc: Int32Array;
+  heapScore: Float64Array;
+  partDoc: Int32Array;
+  partVal: Float64Array;
+  cands: Int32Array;
+  radixTmp: Int32Array;
+  radixCount: Int32Array;
+}
+
+/** Sorts a[0..len) (doc indices in [0, n)) ascending: LSD radix sort, 8 bits per pass, as many passes as n needs. */
+function radixSort(a: Int32Array, len: number, n: number, s: { radixTmp: Int32Array; radixCount: Int32Array }): void {
+  if (len < 64) {
+    for (let i = 1; i < len; i++) {
+      const x = a[i];
+      let j = i - 1;
+      while (j >= 0 && a[j] > x) {
+        a[j + 1] = a[j];
+        j--;
+      }
+      a[j + 1] = x;
+    }
+    return;
+  }
+  let src = a;
+  let dst = s.radixTmp;
+  const count = s.radixCount;
+  for (let shift = 0; shift < 32 && n - 1 >>> shift > 0; shift += 8) {
+    count.fill(0);
+    for (let i = 0; i < len; i++) count[((src[i] >>> shift) & 255) + 1]++;
+    for (let i = 1; i < 257; i++) count[i] += count[i - 1];
+    for (let i = 0; i < len; i++) dst[count[(src[i] >>> shift) & 255]++] = src[i];
+    const t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src !== a) a.set(src.subarray(0, len));
+}
+
+/** Sorts order[0..m) by key[order[i]] ascending, ties by index ascending (insertion sort: m is a query's term count). */
+function insertionSortBy(order: Int32Array, m: number, key: Float64Array): void {
+  for (let i = 1; i < m; i++) {
+    const x = order[i];
+    const kx = key[x];
+    let j = i - 1;
+    while (j >= 0 && (key[order[j]] > kx || (key[order[j]] === kx && order[j] > x))) {
+      order[j + 1] = order[j];
+      j--;
+    }
+    order[j + 1] = x;
+  }
+}
+
 /** First position p in [from, to) with postDocs[p] ≥ d (galloping then binary search); `to` if none. */
 function seek(postDocs: Int32Array, from: number, to: number, d: number): number {
   if (from >= to || postDocs[from] >= d) return from;
@@ -489,53 +684,35 @@ function lowerBound(postDocs: Int32Array, from: number, to: number, d: number): 
   return lo;
 }
 
-/** Replaces the root of the value min-heap `heap` by `v` (v > heap[0]) and restores the heap. */
-function replaceMin(heap: Float64Array, v: number): void {
-  const k = heap.length;
-  let x = 0;
-  for (;;) {
-    const l = 2 * x + 1;
-    if (l >= k) break;
-    const r = l + 1;
-    const c = r < k && heap[r] < heap[l] ? r : l;
-    if (heap[c] >= v) break;
-    heap[x] = heap[c];
-    x = c;
+/** Pushes (d, v) onto the value min-heap docs/vals of `size` entries. */
+function partPush(docs: Int32Array, vals: Float64Array, size: number, d: number, v: number): void {
+  let i = size;
+  while (i > 0) {
+    const p = (i - 1) >> 1;
+    if (vals[p] <= v) break;
+    docs[i] = docs[p];
+    vals[i] = vals[p];
+    i = p;
   }
-  heap[x] = v;
+  docs[i] = d;
+  vals[i] = v;
 }
 
-/** The k-th largest of acc[docs[0..count)] (count ≥ k = heap.length), via a size-k min-heap. */
-function kthLargest(acc: Float64Array, docs: Int32Array, count: number, heap: Float64Array): number {
-  const k = heap.length;
-  for (let i = 0; i < k; i++) {
-    // sift up
-    let x = i;
-    const v = acc[docs[i]];
-    while (x > 0) {
-      const p = (x - 1) >> 1;
-      if (heap[p] <= v) break;
-      heap[x] = heap[p];
-      x = p;
-    }
-    heap[x] = v;
+/** Replaces the root of the value min-heap docs/vals (`size` entries) by (d, v), v > vals[0]. */
+function partReplaceTop(docs: Int32Array, vals: Float64Array, size: number, d: number, v: number): void {
+  let i = 0;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= size) break;
+    const r = l + 1;
+    const c = r < size && vals[r] < vals[l] ? r : l;
+    if (vals[c] >= v) break;
+    docs[i] = docs[c];
+    vals[i] = vals[c];
+    i = c;
   }
-  for (let i = k; i < count; i++) {
-    const v = acc[docs[i]];
-    if (v <= heap[0]) continue;
-    let x = 0;
-    for (;;) {
-      const l = 2 * x + 1;
-      if (l >= k) break;
-      const r = l + 1;
-      const c = r < k && heap[r] < heap[l] ? r : l;
-      if (heap[c] >= v) break;
-      heap[x] = heap[c];
-      x = c;
-    }
-    heap[x] = v;
-  }
-  return heap[0];
+  docs[i] = d;
+  vals[i] = v;
 }
 
 /* Min-heap on (score, -doc): the root is the worst kept hit — lowest score, larger doc index on ties. */
