@@ -123,15 +123,23 @@ export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
   const base = cfg.baseUrl.endsWith("/") ? cfg.baseUrl : `${cfg.baseUrl}/`;
   const rps = cfg.requestsPerSecond ?? (cfg.apiKey ? 10 : 3);
   const interval = 1000 / rps;
-  let nextSlot = 0;
+  let slotChain: Promise<void> = Promise.resolve();
+  let lastStart = Number.NEGATIVE_INFINITY;
   let requestCount = 0;
 
-  /** Wait for the next request slot (start times spaced by 1/rps s, across concurrent callers). */
-  async function takeSlot(): Promise<void> {
-    const now = Date.now();
-    const at = Math.max(now, nextSlot);
-    nextSlot = at + interval;
-    if (at > now) await sleep(at - now);
+  /**
+   * Wait for the next request slot: start times spaced by at least 1/rps s, across concurrent
+   * callers. Slots are taken one after another and spaced from the previous request's actual start
+   * (not its planned one), so a late timer on a loaded machine never lets two requests run closer
+   * together than the interval.
+   */
+  function takeSlot(): Promise<void> {
+    const slot = slotChain.then(async () => {
+      for (let wait = lastStart + interval - Date.now(); wait > 0; wait = lastStart + interval - Date.now()) await sleep(wait);
+      lastStart = Date.now();
+    });
+    slotChain = slot;
+    return slot;
   }
 
   async function call(endpoint: string, params: Record<string, string>, method: "GET" | "POST" = "GET"): Promise<string> {

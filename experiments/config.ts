@@ -79,6 +79,13 @@ export const RetrievalSettingsSchema = z
     noise: z.object({ goldenFrom: z.string().min(1), noiseCount: z.number().int().min(0), seed: z.union([z.number().int(), z.string()]).default(0) }).strict().optional(),
     /** Retriever settings passed to the retrieval registry (engine, embedder, fusion, weights …). */
     options: z.record(z.string(), z.unknown()).default({}),
+    /**
+     * Named retriever settings for a retrieval sweep inside Standard-RAG (issue 18.4): each is
+     * `mode` and registry options laid over `options` (e.g. `bm25-k1-0.9: {mode: bm25, bm25: {k1: 0.9}}`).
+     * Standard-RAG's `params.retrieval` names one; a list of names is a matrix axis like any
+     * parameter, and the report relates each setting's golden recall to the synthesis scores.
+     */
+    settings: z.record(z.string().min(1), z.record(z.string(), z.unknown())).optional(),
   })
   .strict();
 /** {@link RetrievalSettingsSchema} after parsing (defaults applied). */

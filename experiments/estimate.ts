@@ -31,7 +31,7 @@ export interface CallBounds {
  */
 export function generatorCalls(workflowId: string, p: Record<string, unknown>, llm: boolean): CallBounds {
   const def = getWorkflow(workflowId);
-  const { reranker, rerankTopN: _t, ...raw } = p;
+  const { reranker, rerankTopN: _t, retrieval: _r, ...raw } = p;
   const c = def.configSchema.safeParse(raw).data as Record<string, number | string | undefined> | undefined;
   const n = (k: string, d: number) => (typeof c?.[k] === "number" ? (c[k] as number) : d);
   if (!llm) return { min: 0, max: 0 };

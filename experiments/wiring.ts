@@ -18,7 +18,7 @@ import { loadCorpusArg, openCorpusSource, preparedCorpusPath } from "../corpus/c
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
 import type { GeneratorModel } from "../models/types.ts";
-import { createRetriever, createReranker, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever, type RetrievalMode } from "../retrieval/registry.ts";
+import { createRetriever, createReranker, RetrieverConfigSchema, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever, type RetrievalMode } from "../retrieval/registry.ts";
 import { describeEmbedder } from "../retrieval/embedders/registry.ts";
 import type { Reranker } from "../retrieval/types.ts";
 import { CROSS_ENCODER_PREFIX, isCrossEncoderCached } from "../retrieval/rerankers/cross-encoder.ts";
@@ -39,7 +39,7 @@ import { GENERATOR_MODEL_IDS } from "../models/registry.ts";
 import { EXTRACTIVE_IDS } from "../models/extractive.ts";
 
 /** Workflow parameters handled by the wiring rather than the workflow's own config. */
-export const RUNNER_PARAMS = ["reranker", "rerankTopN"] as const;
+export const RUNNER_PARAMS = ["reranker", "rerankTopN", "retrieval"] as const;
 
 /**
  * Load the retrieval corpus named by `retrieval.corpus`: "bundled" (PubMedQA + MedEvidence sources +
@@ -116,8 +116,10 @@ export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.Pro
   cfg.workflows.forEach((w, i) => {
     const def = getWorkflow(w.id);
     for (const params of expandParams(w.params as Record<string, ParamValue | ParamValue[]>)) {
-      const { reranker, rerankTopN: _t, ...wfParams } = params;
+      const { reranker, rerankTopN: _t, retrieval, ...wfParams } = params;
       if (reranker !== undefined && (typeof reranker !== "string" || !RERANKER_ID_PATTERN.test(reranker))) issues.push({ path: `workflows.${i}.params.reranker`, message: `unknown reranker "${String(reranker)}"; valid ids: ${RERANKER_IDS.join(", ")}` });
+      const retrievalIssue = retrievalParamIssue(cfg, w.id, retrieval);
+      if (retrievalIssue) issues.push({ path: `workflows.${i}.params.retrieval`, message: retrievalIssue });
       const r = def.configSchema.safeParse(wfParams);
       if (!r.success) {
         for (const iss of r.error.issues) {
@@ -128,6 +130,10 @@ export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.Pro
       }
     }
   });
+  for (const [name, setting] of Object.entries(cfg.retrieval.settings ?? {})) {
+    const r = RetrieverConfigSchema.safeParse({ mode: cfg.retrieval.mode ?? "bm25", ...cfg.retrieval.options, ...setting });
+    if (!r.success) for (const iss of r.error.issues) issues.push({ path: `retrieval.settings.${name}${iss.path.length ? `.${iss.path.join(".")}` : ""}`, message: iss.message });
+  }
   try {
     validateMetricSpecs(cfg.metrics);
   } catch (e) {
@@ -207,6 +213,18 @@ export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = proces
   return { calls: pc.judges.length * rubrics * pc.repeats, maxAttempts, models: [...new Set(pc.judges.map((j) => j.model))] };
 }
 
+/**
+ * Problem with a workflow's `params.retrieval` (a name of `retrieval.settings`), or null: only
+ * Standard-RAG retrieves with it, and the name must be one of the configured settings.
+ */
+export function retrievalParamIssue(cfg: ExperimentConfig, workflowId: string, value: unknown): string | null {
+  if (value === undefined) return null;
+  if (workflowId !== "standard-rag") return `only standard-rag takes a retrieval setting (got ${JSON.stringify(value)} on ${workflowId})`;
+  const names = Object.keys(cfg.retrieval.settings ?? {});
+  if (typeof value !== "string" || !names.includes(value)) return `unknown retrieval setting ${JSON.stringify(value)}; ${names.length ? `settings: ${names.join(", ")}` : "define them under retrieval.settings"}`;
+  return null;
+}
+
 /** Reranker ids accepted in `params.reranker` (see retrieval/rerankers/registry.ts). */
 const RERANKER_ID_PATTERN = /^(none|cross-encoder(:.+)?|llm-pointwise(:.+)?)$/;
 
@@ -282,6 +300,18 @@ export function retrieverFactory(config: ExperimentConfig, log: (l: string) => v
 export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l)): RunnerDeps {
   const retriever = retrieverFactory(config, log);
   const retrievalDocs = once(() => loadRetrievalCorpus(config.retrieval));
+  // One retriever per named retrieval setting (`params.retrieval`), built on first use over the shared corpus.
+  const namedRetrievers = new Map<string, Promise<BuiltRetriever>>();
+  const retrieverFor = (name: string): Promise<BuiltRetriever> => {
+    let p = namedRetrievers.get(name);
+    if (!p) {
+      const setting = config.retrieval.settings?.[name];
+      if (!setting) throw new Error(`params.retrieval: unknown retrieval setting "${name}"; settings: ${Object.keys(config.retrieval.settings ?? {}).join(", ")}`);
+      p = retrievalDocs().then((docs) => createRetriever({ mode: resolvedRetrievalMode(config.retrieval), ...config.retrieval.options, ...setting }, { docs, log }));
+      namedRetrievers.set(name, p);
+    }
+    return p;
+  };
   const panel = once(async (): Promise<Panel | null> => {
     if (!config.panel) return null;
     const { config: pc, baseDir } = loadPanelConfig(config.panel);
@@ -289,6 +319,16 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
   });
   const panelDir = config.panel ? dirname(config.panel) : null;
   const warnedMetrics = new Set<string>();
+  // grounding:llm judges: a configured model (by label or id) with its endpoint, else an openai:* id with env settings.
+  const metricModels = new Map<string, ChatModel | null>();
+  const metricChatModel = (id: string): ChatModel | null => {
+    if (!metricModels.has(id)) {
+      const sel = config.models.find((m) => (m.label ?? m.id) === id || m.id === id);
+      const modelId = sel?.id ?? id;
+      metricModels.set(id, modelId.startsWith("openai:") ? createChatModel(modelId, (sel?.endpoint ?? {}) as never) : null);
+    }
+    return metricModels.get(id)!;
+  };
   // One cross-encoder per id for the run (loaded once); a missing local model resolves to null, said once.
   const crossEncoders = new Map<string, Promise<Reranker | null>>();
   const rerankerFor = (id: string, model: GeneratorModel): Promise<Reranker | null> => {
@@ -322,11 +362,13 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
     },
     async createWorkflow(modelSel, workflowId, params) {
       const def = getWorkflow(workflowId);
-      const { reranker, rerankTopN: _t, ...wfParams } = params as Record<string, unknown>;
+      const { reranker, rerankTopN: _t, retrieval, ...wfParams } = params as Record<string, unknown>;
       const model = createGeneratorModel(modelSel.id, (modelSel.endpoint ?? {}) as never);
       const deps: WorkflowDeps = { model, promptDir: config.promptDir };
+      const retrievalIssue = retrievalParamIssue(config, workflowId, retrieval);
+      if (retrievalIssue) throw new Error(`workflows.${workflowId}.params.retrieval: ${retrievalIssue}`);
       if (workflowId === "standard-rag") {
-        deps.retriever = await retriever();
+        deps.retriever = typeof retrieval === "string" ? await retrieverFor(retrieval) : await retriever();
         if (typeof reranker === "string" && reranker !== "none") {
           const r = await rerankerFor(reranker, model);
           if (r) deps.reranker = r;
@@ -335,7 +377,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
         const p = params as { op?: string; source?: string; mode?: string; also?: string };
         const ops = `${p.op ?? ""},${p.also ?? ""}`;
         if (/distract/.test(ops)) deps.retriever = await retriever();
-        if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert")) deps.corpus = await retrievalDocs();
+        if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert") || /swap/.test(ops)) deps.corpus = await retrievalDocs();
         if (reranker !== undefined) throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
       } else if (reranker !== undefined) {
         throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
@@ -343,7 +385,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
       return def.create(deps, wfParams);
     },
     async computeMetrics(record) {
-      const m = await computeRecordMetrics(record, config.metrics);
+      const m = await computeRecordMetrics(record, config.metrics, { chatModel: metricChatModel });
       for (const [name, note] of Object.entries(m.notes)) {
         if (warnedMetrics.has(name)) continue;
         warnedMetrics.add(name);

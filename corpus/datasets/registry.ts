@@ -15,6 +15,7 @@ import { RweGlp1OptionsSchema, loadRweGlp1 } from "./rwe-glp1.ts";
 import { OhdsiHcqOptionsSchema, loadOhdsiHcq } from "./ohdsi-hcq.ts";
 import { JsonlOptionsSchema, loadJsonlTasks } from "./jsonl.ts";
 import { loadStoreConclusionTasks, StoreConclusionOptionsSchema } from "../store/conclusion-view.ts";
+import { BEIR_SOURCES, BeirOptionsSchema, beirInCache, loadBeir } from "./beir.ts";
 import { locateDataFile, type DataAccessOptions } from "./files.ts";
 import { dataFileSources, dataFilesOf, datasetLicence, downloadDatasetNames, type DataFileSource } from "./sources.ts";
 
@@ -31,6 +32,8 @@ export interface DatasetEntry {
   bundled: boolean;
   optionsSchema: z.ZodType;
   load(options?: unknown): Promise<LoadedDataset>;
+  /** Datasets fetched as one archive outside `sources.tsv` (BEIR): where it is now and its licence. */
+  archive?: { where(): "cache" | "missing"; licence: string };
 }
 
 // Each loader parses its own options with its strict schema, so passing `unknown` through is safe.
@@ -54,6 +57,9 @@ export const DATASETS: Readonly<Record<string, DatasetEntry>> = Object.freeze(
       entry({ name: "ohdsi-hcq", description: "OHDSI hydroxychloroquine safety study: one RWE study per comparison", taskKind: "rwe", source: "rwe/ohdsi-hcq/", files: ["rwe/ohdsi-hcq/"], bundled: true, optionsSchema: OhdsiHcqOptionsSchema, load: loadOhdsiHcq }),
       entry({ name: "corpus-store", description: "MedConclusion tasks streamed from a Lance corpus store built by `corpus ingest --store`; needs {uri}", taskKind: "conclusion", source: null, files: [], bundled: false, optionsSchema: StoreConclusionOptionsSchema, load: loadStoreConclusionTasks }),
       entry({ name: "jsonl", description: "Our own JSONL task files (conclusion | synthesis | rwe per line); needs {path}", taskKind: "mixed", source: null, files: [], bundled: false, optionsSchema: JsonlOptionsSchema, load: loadJsonlTasks }),
+      ...Object.values(BEIR_SOURCES).map((b) =>
+        entry({ name: `beir:${b.name}`, description: `${b.description} (corpus + queries + graded qrels)`, taskKind: "qrels", source: `${b.url} (md5 ${b.md5}; sha256 pinned on first download)`, files: [], bundled: true, optionsSchema: BeirOptionsSchema, load: (o) => loadBeir(b.name, o), archive: { where: () => (beirInCache(b.name) ? "cache" : "missing"), licence: b.licence } }),
+      ),
     ].map((e) => [e.name, e]),
   ),
 );
@@ -119,10 +125,10 @@ export async function listDatasets(options: { withCounts?: boolean; dataDir?: st
   const out: DatasetInfo[] = [];
   for (const e of Object.values(DATASETS)) {
     const files = loaderFiles(e);
-    const where: DatasetWhere = !e.bundled ? "user file" : files.length === 0 ? "shipped" : filesWhere(files, options.access).where;
-    const licence = !e.bundled ? "-" : files.length === 0 ? "medsynth (Apache-2.0)" : [...new Set(files.map((f) => f.licence))].join("; ");
+    const where: DatasetWhere = e.archive ? e.archive.where() : !e.bundled ? "user file" : files.length === 0 ? "shipped" : filesWhere(files, options.access).where;
+    const licence = e.archive ? e.archive.licence : !e.bundled ? "-" : files.length === 0 ? "medsynth (Apache-2.0)" : [...new Set(files.map((f) => f.licence))].join("; ");
     let itemCount: number | null = null;
-    if (options.withCounts && e.bundled && (where !== "missing" || options.dataDir)) itemCount = (await e.load(options.dataDir ? { dataDir: options.dataDir } : {})).items.length;
+    if (options.withCounts && e.bundled && (where !== "missing" || (options.dataDir && !e.archive))) itemCount = (await e.load(options.dataDir && !e.archive ? { dataDir: options.dataDir } : {})).items.length;
     out.push({ name: e.name, description: e.description, taskKind: e.taskKind, source: e.source, where, licence, itemCount });
   }
   return out;

@@ -1,11 +1,13 @@
 /**
  * Finalise a store after its files are ingested: read the small key columns of every row (in
- * batches), apply PubMed's update semantics and the kept-set cleaning rules ({@link resolveRows}),
- * delete every row that is not part of the final corpus, compact the table (`optimize`), index
- * `pmid` (B-tree) and record the counts in the store's metadata.
+ * batches, straight from the Arrow buffers into fixed-size typed arrays, `dedup.ts`), apply
+ * PubMed's update semantics and the kept-set cleaning rules ({@link resolveKeyColumns}, same
+ * result as `resolveRows`), delete every row that is not part of the final corpus, compact the
+ * table (`optimize`), index `pmid` (B-tree) and record the counts in the store's metadata.
  *
- * Memory: the keys of every row (PMID, version, position, DOI, 16-hex title hash; ~150 bytes a row)
- * are held in the main thread during finalisation — never the records themselves.
+ * Memory: ~47 B per row plus ≤ 36 B per de-duplicated record, held in the main thread during
+ * finalisation (~80 MB at 1 M rows, ~2 GB at the 38 M-entry baseline; see `dedup.ts`) — never the
+ * records or their key strings.
  * Counts cover the rows present: after an earlier finalisation that is the kept corpus plus the
  * new files' rows (drops counted then are not counted again); a DOI/title duplicate deleted then
  * does not come back if the record that held the DOI/title is later replaced.
@@ -14,14 +16,15 @@
  */
 import type * as LanceDb from "@lancedb/lancedb";
 import { loadLancedb, STORE_TABLES, writeStoreMeta, type StoreMeta } from "../store/lance-store.ts";
-import { resolveRows, type RowKeys, type RowKind } from "./rows.ts";
+import { type RowKeys, type RowKind } from "./rows.ts";
 import type { DropReason } from "../clean.ts";
+import { dropReasonIndex, hashUtf8, pmidNumber, resolveKeyColumns, RowKeyColumns } from "./dedup.ts";
 
 const KEY_COLUMNS = ["rowKey", "pmid", "version", "kind", "dropReason", "doiKey", "titleKey", "kwEmpty", "kwOverlong", "kwNonAscii", "kwDuplicate"];
 /** Row keys per `IN (…)` delete predicate. */
 const DELETE_CHUNK = 20_000;
 
-/** Read the key columns of every row of the records table. */
+/** Read the key columns of every row of the records table as row objects (small stores, tests). */
 export async function readRowKeys(table: LanceDb.Table): Promise<RowKeys[]> {
   const out: RowKeys[] = [];
   for await (const batch of table.query().select(KEY_COLUMNS)) {
@@ -36,23 +39,114 @@ export async function readRowKeys(table: LanceDb.Table): Promise<RowKeys[]> {
   return out;
 }
 
+type ArrowData = { length: number; nullCount: number; values: Uint8Array; valueOffsets: Int32Array | BigInt64Array; getValid(i: number): boolean };
+type ArrowVector = { data: ArrowData[]; toArray(): ArrayLike<number> };
+type ArrowBatch = { numRows: number; getChild(name: string): ArrowVector | null };
+
+function child(batch: ArrowBatch, name: string): ArrowVector {
+  const v = batch.getChild(name);
+  if (!v) throw new Error(`records table has no ${name} column`);
+  return v;
+}
+
+/** Call `f(rowInBatch, bytes, start, end)` for each non-null value of a UTF-8 column (no string decoding). */
+function eachUtf8(v: ArrowVector, f: (j: number, bytes: Uint8Array, start: number, end: number) => void): void {
+  let base = 0;
+  for (const d of v.data) {
+    const off = d.valueOffsets;
+    for (let j = 0; j < d.length; j++) {
+      if (d.nullCount > 0 && !d.getValid(j)) continue;
+      f(base + j, d.values, Number(off[j]), Number(off[j + 1]));
+    }
+    base += d.length;
+  }
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Read the key columns of every row into {@link RowKeyColumns} (one scan, Arrow buffers read
+ * directly; see the module comment for the memory).
+ */
+export async function readKeyColumns(table: LanceDb.Table): Promise<RowKeyColumns> {
+  const n = await table.countRows();
+  const c = new RowKeyColumns(n);
+  for await (const raw of table.query().select(["rowKey", "pmid", "version", "kind", "dropReason", "doiKey", "titleKey"])) {
+    const batch = raw as unknown as ArrowBatch;
+    const at = c.length;
+    const m = batch.numRows;
+    if (at + m > n) throw new Error(`records table grew while being finalised (${n} rows counted)`);
+    c.rowKey.set(child(batch, "rowKey").toArray(), at);
+    c.version.set(child(batch, "version").toArray(), at);
+    eachUtf8(child(batch, "pmid"), (j, b, s, e) => {
+      c.pmid[at + j] = pmidNumber(decoder.decode(b.subarray(s, e)));
+    });
+    eachUtf8(child(batch, "kind"), (j, b, s) => {
+      // "record" | "dropped" | "delete"
+      c.kind[at + j] = b[s] === 0x72 ? 0 : b[s + 1] === 0x72 ? 1 : 2;
+    });
+    eachUtf8(child(batch, "dropReason"), (j, b, s, e) => {
+      c.reason[at + j] = dropReasonIndex(decoder.decode(b.subarray(s, e)));
+    });
+    eachUtf8(child(batch, "doiKey"), (j, b, s, e) => {
+      if (e === s) return;
+      c.flags[at + j] |= 1;
+      hashUtf8(b, s, e, c.doi, 2 * (at + j));
+    });
+    eachUtf8(child(batch, "titleKey"), (j, b, s, e) => {
+      if (e - s !== 16) throw new Error(`title key is not 16 hex digits: ${JSON.stringify(decoder.decode(b.subarray(s, e)))}`);
+      c.flags[at + j] |= 2;
+      c.title[2 * (at + j)] = parseInt(decoder.decode(b.subarray(s, s + 8)), 16);
+      c.title[2 * (at + j) + 1] = parseInt(decoder.decode(b.subarray(s + 8, e)), 16);
+    });
+    c.length = at + m;
+  }
+  if (c.length !== n) throw new Error(`records table changed while being finalised (${n} rows counted, ${c.length} read)`);
+  return c;
+}
+
+/** Sum the keyword-drop counts of the kept rows (a second scan, in the same order as {@link readKeyColumns}). */
+async function keptKeywordDrops(table: LanceDb.Table, c: RowKeyColumns, keep: Uint8Array): Promise<StoreMeta["counts"] extends infer T ? T extends { keywordsDropped: infer K } ? K : never : never> {
+  const out = { empty: 0, overlong: 0, nonAscii: 0, duplicate: 0 };
+  let at = 0;
+  for await (const raw of table.query().select(["rowKey", "kwEmpty", "kwOverlong", "kwNonAscii", "kwDuplicate"])) {
+    const batch = raw as unknown as ArrowBatch;
+    const keys = child(batch, "rowKey").toArray();
+    const e = child(batch, "kwEmpty").toArray();
+    const o = child(batch, "kwOverlong").toArray();
+    const a = child(batch, "kwNonAscii").toArray();
+    const d = child(batch, "kwDuplicate").toArray();
+    for (let j = 0; j < batch.numRows; j++, at++) {
+      if (c.rowKey[at] !== keys[j]) throw new Error("records table scan order changed during finalisation");
+      if (!keep[at]) continue;
+      out.empty += e[j];
+      out.overlong += o[j];
+      out.nonAscii += a[j];
+      out.duplicate += d[j];
+    }
+  }
+  return out;
+}
+
 /**
  * Finalise the store (see the module comment).
  * @param db - the store's connection.
  * @param meta - its current metadata (`clean` decides whether DOI/title de-duplication applies).
+ * @param onMemory - receives the bytes of the typed arrays the resolution used (benches).
  * @returns the new metadata (finalised, with counts).
  */
-export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta): Promise<StoreMeta> {
+export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onMemory?: (bytes: number) => void): Promise<StoreMeta> {
   const table = await db.openTable(STORE_TABLES.records);
-  const rows = await readRowKeys(table);
-  const res = resolveRows(rows, meta.clean !== null);
-  const keep = new Uint8Array(rows.length);
-  for (const i of res.kept) keep[i] = 1;
+  const cols = await readKeyColumns(table);
+  const res = resolveKeyColumns(cols, meta.clean !== null);
+  onMemory?.(res.bytes);
+  const keep = res.keep;
+  const keywordsDropped = meta.clean !== null ? await keptKeywordDrops(table, cols, keep) : { empty: 0, overlong: 0, nonAscii: 0, duplicate: 0 };
   const recordLosers: number[] = [];
   let markers = 0;
-  for (let i = 0; i < rows.length; i++) {
+  for (let i = 0; i < cols.length; i++) {
     if (keep[i]) continue;
-    if (rows[i].kind === "record") recordLosers.push(rows[i].rowKey);
+    if (cols.kind[i] === 0) recordLosers.push(cols.rowKey[i]);
     else markers++;
   }
   if (recordLosers.length + markers > 0) {
@@ -65,11 +159,11 @@ export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta): Pr
     }
   }
   await table.optimize();
-  if (res.kept.length > 0) {
+  if (res.kept > 0) {
     const { Index } = await loadLancedb();
     await table.createIndex("pmid", { config: Index.btree(), replace: true });
   }
-  const next: StoreMeta = { ...meta, finalized: true, counts: { kept: res.kept.length, dropped: res.dropped, keywordsDropped: res.keywordsDropped, seen: res.seen } };
+  const next: StoreMeta = { ...meta, finalized: true, counts: { kept: res.kept, dropped: res.dropped, keywordsDropped, seen: res.seen } };
   await writeStoreMeta(db, next);
   return next;
 }

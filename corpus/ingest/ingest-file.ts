@@ -1,8 +1,9 @@
 /**
  * Ingest one input file into row batches: hash it, stream its records through the parser
  * (`parsePubmedFile`), turn each into a store row while streaming (per-record cleaning applied,
- * `rows.ts`), and hand rows to `append` in large batches. Memory is bounded by one batch plus the
- * parser's window, whatever the file size. Runs inside an ingest worker thread, or in-process.
+ * `rows.ts`), write it straight into a column-wise batch (`arrow-batch.ts`) and hand full batches
+ * to `append`. Memory is bounded by one batch (its encoded bytes) plus the parser's window,
+ * whatever the file size. Runs inside an ingest worker thread, or in-process.
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -10,8 +11,10 @@ import { stat } from "node:fs/promises";
 import { getHeapStatistics } from "node:v8";
 import { parsePubmedFile, PubmedFileError, type PubmedWarning } from "../pubmed-xml.ts";
 import type { DropReason } from "../clean.ts";
-import { recordToRow, type ParsedCleanOptions, type RecordRow } from "./rows.ts";
+import { recordToRow, type ParsedCleanOptions } from "./rows.ts";
+import { RowBatchBuilder } from "./arrow-batch.ts";
 import type { ManifestEntry } from "./manifest.ts";
+import { whyNoPubmedRecords } from "../ingest.ts";
 
 /** Progress is reported every this many entries. */
 const PROGRESS_EVERY = 2000;
@@ -26,7 +29,7 @@ export interface FileJob {
   clean: ParsedCleanOptions;
   /** Rows per append (default 5,000; the table is compacted after the build). */
   batchRows?: number;
-  /** Append once the batch's record JSON reaches this many characters (default 16 Mi). */
+  /** Append once the batch's record JSON reaches this many UTF-8 bytes (default 16 MiB). */
   batchChars?: number;
 }
 
@@ -34,6 +37,8 @@ export interface FileJob {
 export interface FileResult extends ManifestEntry {
   /** Peak V8 heap used by the thread that parsed the file, sampled per batch (bytes). */
   peakHeapBytes: number;
+  /** Peak memory of the thread's ArrayBuffers and other V8-external allocations (batch buffers), sampled per batch (bytes). */
+  peakExternalBytes: number;
 }
 
 /** SHA-256 (hex) of a file's bytes, streamed. */
@@ -44,17 +49,23 @@ export async function sha256File(path: string): Promise<string> {
 }
 
 /**
- * Ingest one file (see the module comment). Never throws for a broken file: a read error or a
- * file that ends inside a record gives `status: "failed"` with the message and byte offset (rows
- * already appended stay; the caller purges a failed file's rows before retrying it).
+ * Ingest one file (see the module comment). Never throws for a broken file: it gives
+ * `status: "failed"` with the message (file and byte offset) when it cannot be read to its end
+ * (truncated or corrupt gzip, I/O error), ends inside a record, holds bytes invalid in its encoding
+ * (offset of the first; the same cases in which `corpus ingest --out` exits 1), or yields no
+ * PubMed entry without being a valid empty set (JSON, another XML root, an empty file). Rows
+ * already appended stay; the caller purges a failed file's rows before retrying it.
+ * `PubmedBookArticle` records are skipped and counted (`books`, `bookPmids`), not failures.
  * @param job - the file and options.
- * @param append - receives each batch of rows, awaited (back-pressure).
+ * @param append - receives each full batch (a {@link RowBatchBuilder}, `length` rows; call its
+ *   `finish` to get the Arrow table), awaited (back-pressure); the builder is reset and reused
+ *   once the returned promise resolves, so `append` must be done with the table by then.
  * @param onProgress - entries read and bytes read from disk so far in this file.
  * @param onWarning - each parser warning (skipped record).
  */
 export async function ingestFile(
   job: FileJob,
-  append: (rows: RecordRow[]) => Promise<void>,
+  append: (batch: RowBatchBuilder) => Promise<void>,
   onProgress?: (p: { entries: number; bytesRead: number }) => void,
   onWarning?: (w: PubmedWarning) => void,
 ): Promise<FileResult> {
@@ -63,10 +74,11 @@ export async function ingestFile(
   const dropped: Partial<Record<DropReason, number>> = {};
   const res: FileResult = {
     file: job.file, path: job.path, fileIndex: job.fileIndex, status: "done", sha256: "", bytes: 0, entries: 0, records: 0, deletes: 0,
-    dropped, warnings: 0, error: null, byteOffset: null, peakHeapBytes: 0,
+    dropped, warnings: 0, books: 0, bookPmids: [], error: null, byteOffset: null, peakHeapBytes: 0, peakExternalBytes: 0,
   };
   const sampleHeap = () => {
     res.peakHeapBytes = Math.max(res.peakHeapBytes, getHeapStatistics().used_heap_size);
+    res.peakExternalBytes = Math.max(res.peakExternalBytes, process.memoryUsage().external);
   };
   try {
     res.bytes = (await stat(job.path)).size;
@@ -74,23 +86,25 @@ export async function ingestFile(
   } catch (err) {
     return { ...res, status: "failed", error: `${job.path}: cannot read: ${err instanceof Error ? err.message : String(err)}`, byteOffset: 0 };
   }
-  let batch: RecordRow[] = [];
-  let chars = 0;
+  let batch = new RowBatchBuilder(batchRows);
   let bytesRead = 0;
   let truncated: PubmedWarning | null = null;
+  let encoding: PubmedWarning | null = null;
   const flush = async () => {
     if (batch.length === 0) return;
     sampleHeap();
-    const rows = batch;
-    batch = [];
-    chars = 0;
-    await append(rows);
+    await append(batch);
+    batch.reset();
   };
   try {
     for await (const rec of parsePubmedFile(job.path, {
       onWarning: (w) => {
         if (w.kind === "truncated") truncated = w;
-        else res.warnings++;
+        else if (w.kind === "encoding") encoding = w;
+        else if (w.kind === "book") {
+          res.books = (res.books ?? 0) + 1;
+          if (w.pmid) res.bookPmids?.push(w.pmid);
+        } else res.warnings++;
         onWarning?.(w);
       },
       onProgress: (b) => {
@@ -103,8 +117,7 @@ export async function ingestFile(
       else res.records++;
       if (row.dropReason) dropped[row.dropReason] = (dropped[row.dropReason] ?? 0) + 1;
       batch.push(row);
-      chars += row.record.length;
-      if (batch.length >= batchRows || chars >= batchChars) await flush();
+      if (batch.length >= batchRows || batch.textBytes >= batchChars) await flush();
       if (res.entries % PROGRESS_EVERY === 0) onProgress?.({ entries: res.entries, bytesRead });
     }
     await flush();
@@ -119,6 +132,15 @@ export async function ingestFile(
   const cut = truncated as PubmedWarning | null;
   if (cut) {
     return { ...res, status: "failed", error: `${job.path}: truncated: ends inside a record (decompressed byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""})`, byteOffset: cut.byteOffset };
+  }
+  const bad = encoding as PubmedWarning | null;
+  if (bad) return { ...res, status: "failed", error: bad.message, byteOffset: bad.byteOffset };
+  if (res.entries === 0) {
+    const why = await whyNoPubmedRecords(job.path);
+    if (why !== null || res.warnings > 0 || (res.books ?? 0) > 0) {
+      const reason = why ?? `all ${res.warnings + (res.books ?? 0)} entries skipped with warnings`;
+      return { ...res, status: "failed", error: `${job.path}: no PubMed records (${reason})`, byteOffset: null };
+    }
   }
   onProgress?.({ entries: res.entries, bytesRead: res.bytes });
   return res;

@@ -6,7 +6,7 @@
  * (the file's {@link FileResult}) and `fatal` (an unexpected error: the worker stops).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { connectStore, loadLancedb, recordsSchema, STORE_TABLES, type StoreLocation } from "../store/lance-store.ts";
+import { connectStore, loadArrow, loadLancedb, recordsSchema, STORE_TABLES, type StoreLocation } from "../store/lance-store.ts";
 import { ingestFile, type FileJob, type FileResult } from "./ingest-file.ts";
 
 /** Data the main thread gives a worker at start. */
@@ -29,7 +29,8 @@ async function main(): Promise<void> {
   if (!port) throw new Error("ingest-worker.ts must run in a worker thread");
   const init = workerData as WorkerInit;
   const post = (m: FromWorker) => port.postMessage(m);
-  const { makeArrowTable } = await loadLancedb();
+  await loadLancedb();
+  const arrow = loadArrow();
   const db = await connectStore(init.store);
   const table = await db.openTable(STORE_TABLES.records);
   const schema = await recordsSchema();
@@ -41,9 +42,10 @@ async function main(): Promise<void> {
     const job = msg.job;
     ingestFile(
       job,
-      async (rows) => {
-        await table.add(makeArrowTable(rows as unknown as Record<string, unknown>[], { schema }));
-        post({ type: "batch", fileIndex: job.fileIndex, rows: rows.length });
+      async (batch) => {
+        const rows = batch.length;
+        await table.add(batch.finish(arrow, schema));
+        post({ type: "batch", fileIndex: job.fileIndex, rows });
       },
       (p) => post({ type: "progress", fileIndex: job.fileIndex, ...p }),
     ).then(

@@ -30,8 +30,12 @@ export interface ManifestEntry {
   deletes: number;
   /** Records that failed a per-record cleaning rule, per reason (before version resolution). */
   dropped: Partial<Record<DropReason, number>>;
-  /** Entries skipped with a parser warning (malformed, book). */
+  /** Entries skipped with a parser warning (malformed records; books are counted apart). */
   warnings: number;
+  /** `PubmedBookArticle` records skipped (absent in manifests written before it was counted). */
+  books?: number;
+  /** PMIDs of the skipped book records. */
+  bookPmids?: string[];
   /** Why the file failed (names the file and the byte offset), null when done. */
   error: string | null;
   /** Byte offset of the failure in the decompressed XML (or bytes read from disk when unknown), null when done. */

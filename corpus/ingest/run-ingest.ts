@@ -77,6 +77,10 @@ export interface IngestToStoreReport {
   manifest: ManifestEntry[];
   /** Peak V8 heap of any worker while parsing (bytes). */
   peakWorkerHeapBytes: number;
+  /** Peak external (ArrayBuffer, batch buffer) memory of any worker (bytes). */
+  peakWorkerExternalBytes: number;
+  /** Bytes of the typed arrays the finalisation's update/de-duplication pass used (0 when not finalised in this run). */
+  finalizeKeyBytes: number;
 }
 
 /** Step 1: connect, check or record cleaning options, create tables. */
@@ -196,7 +200,7 @@ async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestT
             doneEntries += r.entries;
             doneBytes += r.bytes;
             results.push(r);
-            const { peakHeapBytes: _heap, ...entry } = r;
+            const { peakHeapBytes: _heap, peakExternalBytes: _ext, ...entry } = r;
             manifestWrites = manifestWrites.then(() => writeManifestEntries(db, [entry])).then(() => options.onFile?.(r));
             manifestWrites.then(next, (err: unknown) => {
               worker.terminate();
@@ -246,6 +250,10 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
   const after = await readManifest(db);
   let metaAfter: StoreMeta = (await readStoreMeta(db)) ?? meta;
   const allDone = after.every((e) => e.status === "done");
-  if (allDone && !options.skipFinalize && (!metaAfter.finalized || processed.length > 0)) metaAfter = await finalizeStore(db, metaAfter);
-  return { processed, skipped: plan.skipped, failed, meta: metaAfter, manifest: after, peakWorkerHeapBytes: Math.max(0, ...processed.map((r) => r.peakHeapBytes)) };
+  let finalizeKeyBytes = 0;
+  if (allDone && !options.skipFinalize && (!metaAfter.finalized || processed.length > 0)) metaAfter = await finalizeStore(db, metaAfter, (b) => (finalizeKeyBytes = b));
+  return {
+    processed, skipped: plan.skipped, failed, meta: metaAfter, manifest: after, finalizeKeyBytes,
+    peakWorkerHeapBytes: Math.max(0, ...processed.map((r) => r.peakHeapBytes)), peakWorkerExternalBytes: Math.max(0, ...processed.map((r) => r.peakExternalBytes)),
+  };
 }

@@ -16,6 +16,7 @@
  * LanceDB and apache-arrow are imported on first use (~200 ms), not when this module loads.
  */
 import type * as LanceDb from "@lancedb/lancedb";
+import { createRequire } from "node:module";
 import type { Schema } from "apache-arrow";
 import type { CorpusDoc, PubmedRecord } from "../types.ts";
 import { recordToCorpusDoc } from "../conclusion-task.ts";
@@ -69,9 +70,19 @@ export async function connectStore(loc: StoreLocation, connect?: ConnectFn): Pro
   return fn(loc.uri, loc.storageOptions ? { storageOptions: { ...loc.storageOptions } } : {});
 }
 
-/** Arrow schema of the `records` table. */
+/**
+ * The `apache-arrow` module instance LanceDB itself uses (its CommonJS build, loaded through
+ * `require`): Arrow tables built with it pass LanceDB's `instanceof` checks as they are, while
+ * tables built with the ESM instance are re-assembled by LanceDB's sanitiser (slow, and it
+ * rejects tables assembled from raw `makeData` buffers).
+ */
+export function loadArrow(): typeof import("apache-arrow") {
+  return createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
+}
+
+/** Arrow schema of the `records` table (built with {@link loadArrow}'s instance). */
 export async function recordsSchema(): Promise<Schema> {
-  const { Field, Float64, Int32, Schema, Utf8 } = await import("apache-arrow");
+  const { Field, Float64, Int32, Schema, Utf8 } = loadArrow();
   const f = (name: string, type: InstanceType<typeof Utf8> | InstanceType<typeof Float64> | InstanceType<typeof Int32>, nullable = false) => new Field(name, type, nullable);
   return new Schema([
     f("rowKey", new Float64()), f("fileIndex", new Int32()), f("pmid", new Utf8()), f("version", new Float64()),

@@ -2,21 +2,26 @@
  * Whole-ingest benchmark: `medsynth corpus ingest --store --jobs N --clean` end to end (parse,
  * clean, write the Lance store, finalise) against Python lxml iterparse writing JSONL on one thread
  * (`lxml-ingest-anchor.py`), run in the same window, interleaved, median of `--reps` (≥ 3) — the
- * printed ratio is records/s ours ÷ records/s lxml. Then peak RSS from `--rss-sizes` records
- * (default 50,000 → 1,000,000): the process's peak RSS (VmHWM, worker threads share the process)
- * and each worker's peak V8 heap.
+ * printed ratio is records/s ours ÷ records/s lxml (wall), with both sides' CPU seconds and the
+ * load average seen. `--anchor full` (default) extracts the same fields our records hold (the
+ * parser anchor's `citation_record`); `--anchor core` is the lighter record used before.
+ * Then peak memory from `--rss-sizes` records (default 50,000 → 1,000,000): the process's peak
+ * RSS (worker threads share the process: all workers + main thread + LanceDB's native threads),
+ * each worker's peak V8 heap and external (batch buffer) memory, and the bytes of the
+ * finalisation's key arrays (update semantics + DOI/title de-duplication, main thread).
  *
  * Input: a folder of copies of the bundled 2016 MEDLINE file `medline16n0902.xml.gz` (604
  * citations + 1 DeleteCitation) with fresh PMIDs, DOIs and titles per copy (so cleaning keeps them
  * apart) — a stand-in for the baseline, said in the output. Copies are written once under `--work`.
  *
  * Usage: `npx tsx experiments/bench/ingest-whole.ts [--records 50000] [--reps 3] [--jobs 2]
- *   [--rss-sizes 50000,200000,1000000] [--per-file 50] [--work /tmp/medsynth-bench-ingest] [--python python3]`
+ *   [--rss-sizes 50000,250000,1000000] [--per-file 50] [--work /tmp/medsynth-bench-ingest] [--python python3]
+ *   [--anchor full|core]`
  * (also run by `experiments/bench/ingest.ts --whole`).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -36,6 +41,8 @@ export interface WholeIngestBenchOptions {
   perFile: number;
   work: string;
   python: string | null;
+  /** Fields of the lxml anchor's records: "full" (same as ours) or "core". */
+  anchor: "full" | "core";
 }
 
 /** Copy `c` of the bundled file's records (the set's body, without the root element) with fresh PMIDs, DOIs and titles. */
@@ -74,15 +81,21 @@ function makeCopies(work: string, n: number, perFile: number): string[] {
   return paths;
 }
 
-/** Run a command, polling its peak RSS (VmHWM); resolves with wall seconds, peak RSS bytes and stdout. */
-function timed(cmd: string, args: string[]): Promise<{ seconds: number; peakRss: number; stdout: string; code: number | null }> {
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
+
+/**
+ * Run a command; resolves with wall seconds, CPU seconds (user + system, from GNU time when
+ * installed, else NaN), peak RSS bytes (GNU time's max RSS, else VmHWM polled every 50 ms) and stdout.
+ */
+function timed(cmd: string, args: string[]): Promise<{ seconds: number; cpu: number; peakRss: number; stdout: string; code: number | null }> {
   return new Promise((res, rej) => {
     const t0 = performance.now();
-    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    const [c, a] = TIME ? [TIME, ["-f", "__time %U %S %M", cmd, ...args]] : [cmd, args];
+    const child = spawn(c, a, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
     let stdout = "";
     let stderr = "";
     let peakRss = 0;
-    const poll = setInterval(() => {
+    const poll = TIME ? null : setInterval(() => {
       try {
         const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
         if (m) peakRss = Math.max(peakRss, Number(m[1]) * 1024);
@@ -94,9 +107,15 @@ function timed(cmd: string, args: string[]): Promise<{ seconds: number; peakRss:
     child.stderr.on("data", (d) => (stderr += String(d)));
     child.on("error", rej);
     child.on("exit", (code) => {
-      clearInterval(poll);
+      if (poll) clearInterval(poll);
+      let cpu = Number.NaN;
+      const t = /__time ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
+      if (t) {
+        cpu = Number(t[1]) + Number(t[2]);
+        peakRss = Number(t[3]) * 1024;
+      }
       if (code !== 0) process.stderr.write(`${cmd} exited ${code}: ${stderr.slice(-2000)}\n`);
-      res({ seconds: (performance.now() - t0) / 1000, peakRss, stdout, code });
+      res({ seconds: (performance.now() - t0) / 1000, cpu, peakRss, stdout, code });
     });
   });
 }
@@ -108,23 +127,35 @@ function median(xs: number[]): number {
 
 const mib = (b: number) => (b / 1048576).toFixed(0);
 
-async function ours(files: string[], work: string, jobs: number): Promise<{ seconds: number; peakRss: number; workerHeap: number; kept: number }> {
+interface OurRun {
+  seconds: number;
+  cpu: number;
+  peakRss: number;
+  workerHeap: number;
+  workerExternal: number;
+  keyBytes: number;
+  kept: number;
+}
+
+async function ours(files: string[], work: string, jobs: number): Promise<OurRun> {
   const store = join(work, "store");
   rmSync(store, { recursive: true, force: true });
   const r = await timed(process.execPath, [join(REPO_ROOT, "bin", "medsynth.js"), "corpus", "ingest", ...files, "--store", store, "--jobs", String(jobs), "--clean", "--json", "--no-progress"]);
   if (r.code !== 0) throw new Error("corpus ingest failed");
-  const json = JSON.parse(r.stdout) as { peakWorkerHeapBytes: number; counts: { kept: number } };
+  const json = JSON.parse(r.stdout) as { peakWorkerHeapBytes: number; peakWorkerExternalBytes?: number; finalizeKeyBytes?: number; counts: { kept: number } };
   rmSync(store, { recursive: true, force: true });
-  return { seconds: r.seconds, peakRss: r.peakRss, workerHeap: json.peakWorkerHeapBytes, kept: json.counts.kept };
+  return { seconds: r.seconds, cpu: r.cpu, peakRss: r.peakRss, workerHeap: json.peakWorkerHeapBytes, workerExternal: json.peakWorkerExternalBytes ?? Number.NaN, keyBytes: json.finalizeKeyBytes ?? Number.NaN, kept: json.counts.kept };
 }
 
-async function lxml(python: string, files: string[], work: string): Promise<{ seconds: number; peakRss: number }> {
+async function lxml(python: string, files: string[], work: string, anchor: "full" | "core"): Promise<{ seconds: number; cpu: number; peakRss: number }> {
   const out = join(work, "anchor.jsonl");
-  const r = await timed(python, [resolve(REPO_ROOT, "experiments", "bench", "lxml-ingest-anchor.py"), out, ...files]);
+  const r = await timed(python, [resolve(REPO_ROOT, "experiments", "bench", "lxml-ingest-anchor.py"), "--fields", anchor, out, ...files]);
   if (r.code !== 0) throw new Error("lxml anchor failed");
   rmSync(out, { force: true });
-  return { seconds: r.seconds, peakRss: r.peakRss };
+  return { seconds: r.seconds, cpu: r.cpu, peakRss: r.peakRss };
 }
+
+const load = () => loadavg()[0].toFixed(1);
 
 /** Find a Python with lxml (`python3`, then Debian's `/usr/bin/python3`), or null. */
 export function findLxmlPython(candidates: string[] = ["python3", "/usr/bin/python3"]): string | null {
@@ -140,23 +171,31 @@ export async function runWholeIngestBench(o: WholeIngestBenchOptions): Promise<v
   const filesFor = (records: number) => Math.ceil(records / (PER_COPY * o.perFile));
   const copies = filesFor(o.records) * o.perFile;
   const maxCopies = Math.max(copies, ...o.rssSizes.map((s) => filesFor(s) * o.perFile));
-  console.log(`## whole ingest: corpus ingest --store --jobs ${o.jobs} --clean vs lxml iterparse → JSONL (one thread)`);
+  console.log(`## whole ingest: corpus ingest --store --jobs ${o.jobs} --clean vs lxml iterparse → JSONL (one thread, ${o.anchor === "full" ? "same fields as our records" : "core fields only (lighter than our records)"})`);
   console.log(`input: copies of the bundled medline16n0902.xml.gz (604 citations + 1 deletion each) with fresh PMIDs, DOIs and titles, ${o.perFile} copies per .xml.gz file (${(o.perFile * PER_COPY).toLocaleString("en-US")} entries, about one baseline file) — a stand-in for the PubMed baseline`);
   const all = makeCopies(o.work, maxCopies, o.perFile);
   const files = all.slice(0, filesFor(o.records));
   const n = copies * PER_COPY;
-  console.log(`ratio run: ${files.length} files = ${copies} copies = ${n.toLocaleString("en-US")} entries, ${o.reps} interleaved repetitions, median`);
+  console.log(`ratio run: ${files.length} files = ${copies} copies = ${n.toLocaleString("en-US")} entries, ${o.reps} interleaved repetitions, median; load average (1 min) of this shared host printed per run`);
+  const dist = existsSync(join(REPO_ROOT, "dist", "experiments", "cli", "main.js")) && !process.env.MEDSYNTH_FROM_SOURCE;
+  console.log(dist ? "ours: the compiled CLI (dist/; run `npm run build` first so it is current)" : "ours: TypeScript sources through tsx (no dist/): start-up and every worker pay TypeScript compilation — `npm run build` for the shipped figures");
   if (!o.python) console.log("lxml anchor: SKIPPED (no python3 with lxml; apt-get install -y python3-lxml)");
   const ourSecs: number[] = [];
+  const ourCpu: number[] = [];
   const anchorSecs: number[] = [];
+  const anchorCpu: number[] = [];
   for (let rep = 0; rep < o.reps; rep++) {
+    const l0 = load();
     const a = await ours(files, o.work, o.jobs);
     ourSecs.push(a.seconds);
-    let line = `  rep ${rep + 1}: ours ${a.seconds.toFixed(1)} s (${Math.round(n / a.seconds).toLocaleString("en-US")} rec/s, peak RSS ${mib(a.peakRss)} MiB, kept ${a.kept})`;
+    ourCpu.push(a.cpu);
+    let line = `  rep ${rep + 1}: ours ${a.seconds.toFixed(1)} s wall, ${a.cpu.toFixed(1)} s CPU (${Math.round(n / a.seconds).toLocaleString("en-US")} rec/s, peak RSS ${mib(a.peakRss)} MiB, kept ${a.kept}, load ${l0})`;
     if (o.python) {
-      const b = await lxml(o.python, files, o.work);
+      const l1 = load();
+      const b = await lxml(o.python, files, o.work, o.anchor);
       anchorSecs.push(b.seconds);
-      line += `; lxml ${b.seconds.toFixed(1)} s (${Math.round(n / b.seconds).toLocaleString("en-US")} rec/s, peak RSS ${mib(b.peakRss)} MiB)`;
+      anchorCpu.push(b.cpu);
+      line += `; lxml ${b.seconds.toFixed(1)} s wall, ${b.cpu.toFixed(1)} s CPU (${Math.round(n / b.seconds).toLocaleString("en-US")} rec/s, peak RSS ${mib(b.peakRss)} MiB, load ${l1})`;
     }
     console.log(line);
   }
@@ -164,14 +203,16 @@ export async function runWholeIngestBench(o: WholeIngestBenchOptions): Promise<v
   if (o.python) {
     const anchorRate = n / median(anchorSecs);
     const ratio = ourRate / anchorRate;
-    console.log(`median: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s, lxml ${Math.round(anchorRate).toLocaleString("en-US")} rec/s → ${ratio.toFixed(2)}× lxml (target ≥ 5×: ${ratio >= 5 ? "MET" : "NOT MET"})`);
+    const cpuRatio = median(anchorCpu) / median(ourCpu);
+    console.log(`median: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s, lxml ${Math.round(anchorRate).toLocaleString("en-US")} rec/s → ${ratio.toFixed(2)}× lxml wall (target ≥ 5×: ${ratio >= 5 ? "MET" : "NOT MET"}); CPU seconds lxml ÷ ours = ${cpuRatio.toFixed(2)} (work per record; ${o.jobs} jobs can at most multiply it by ${o.jobs})`);
   } else console.log(`median: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s (no anchor in this run, no ratio)`);
-  console.log(`peak RSS by corpus size (--jobs ${o.jobs}; worker threads share one process: process peak RSS and each worker's peak V8 heap):`);
+  console.log(`peak memory by corpus size (--jobs ${o.jobs}; worker threads share one process):`);
   for (const size of o.rssSizes) {
     const k = filesFor(size);
     const entries = k * o.perFile * PER_COPY;
+    const l0 = load();
     const r = await ours(all.slice(0, k), o.work, o.jobs);
-    console.log(`  ${entries.toLocaleString("en-US")} entries (${k} files): ${r.seconds.toFixed(1)} s, ${Math.round(entries / r.seconds).toLocaleString("en-US")} rec/s, process peak RSS ${mib(r.peakRss)} MiB (${mib(r.peakRss / o.jobs)} MiB per worker), worker peak heap ${mib(r.workerHeap)} MiB (target flat, ≤ 300 MiB per worker)`);
+    console.log(`  ${entries.toLocaleString("en-US")} entries (${k} files): ${r.seconds.toFixed(1)} s, ${Math.round(entries / r.seconds).toLocaleString("en-US")} rec/s, load ${l0}; process peak RSS ${mib(r.peakRss)} MiB (main + ${o.jobs} workers + LanceDB native); per worker: peak heap ${mib(r.workerHeap)} MiB + external ${mib(r.workerExternal)} MiB; finalisation key arrays ${mib(r.keyBytes)} MiB (target: flat, ≤ 300 MiB per worker)`);
   }
 }
 
@@ -183,7 +224,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       records: { type: "string", default: "50000" },
       reps: { type: "string", default: "3" },
       jobs: { type: "string", default: "2" },
-      "rss-sizes": { type: "string", default: "50000,200000,1000000" },
+      "rss-sizes": { type: "string", default: "50000,250000,1000000" },
+      anchor: { type: "string", default: "full" },
       "per-file": { type: "string", default: "50" },
       work: { type: "string", default: join(tmpdir(), "medsynth-bench-ingest") },
       python: { type: "string" },
@@ -200,6 +242,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     perFile: Math.max(1, Number(values["per-file"])),
     work: String(values.work),
     python,
+    anchor: values.anchor === "core" ? "core" : "full",
   });
 }
 

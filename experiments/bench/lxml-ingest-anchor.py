@@ -1,24 +1,40 @@
 """Anchor of the whole-ingest bench: PubMed XML -> JSONL with lxml iterparse, one thread.
 
-Reads each file (gzip or plain), extracts the fields medsynth's records hold (PMID, version, DOI,
-title, journal, publication date, languages, publication types, MeSH, keywords, labelled abstract
-segments, DeleteCitation PMIDs) and writes one JSON line per record, clearing each element after
+Reads each file (gzip or plain) and writes one JSON line per record, clearing each element after
 use (flat memory). Prints "records=<n> deleted=<m>".
 
-Usage: python3 lxml-ingest-anchor.py OUT.jsonl FILE...
+Fields (--fields):
+- "full" (default): the same fields medsynth's records hold, extracted by `citation_record` of
+  `lxml-anchor.py` (PMID + version, titles, journal with ISSNs and NLM id, dates, languages,
+  publication types, MeSH, keywords, abstract segments, other abstracts, copyright, DOI, authors
+  with affiliations and ORCID, retraction links) — the like-for-like anchor;
+- "core": a lighter record (no authors, affiliations, ISSNs, other abstracts, copyright, article
+  date or retraction links), the anchor used before; kept for comparison.
+
+Usage: python3 lxml-ingest-anchor.py [--fields full|core] OUT.jsonl FILE...
 """
 import gzip
+import importlib.util
 import json
+import os
 import sys
 
 from lxml import etree
+
+
+def _full_record():
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("lxml_anchor", os.path.join(here, "lxml-anchor.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.citation_record
 
 
 def text_of(el):
     return "".join(el.itertext()).strip() if el is not None else ""
 
 
-def record(cit, pubmed_data):
+def core_record(cit, pubmed_data):
     pmid_el = cit.find("PMID")
     art = cit.find("Article")
     journal = art.find("Journal") if art is not None else None
@@ -53,7 +69,14 @@ def record(cit, pubmed_data):
 
 
 def main():
-    out_path, files = sys.argv[1], sys.argv[2:]
+    args = sys.argv[1:]
+    fields = "full"
+    if args and args[0] == "--fields":
+        fields, args = args[1], args[2:]
+    if fields not in ("full", "core"):
+        sys.exit(f"--fields must be full or core, got {fields}")
+    record = _full_record() if fields == "full" else core_record
+    out_path, files = args[0], args[1:]
     n = deleted = 0
     with open(out_path, "w", encoding="utf-8") as out:
         for path in files:

@@ -224,12 +224,14 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
   const sum = (f: (e: (typeof report.manifest)[number]) => number) => report.manifest.reduce((a, e) => a + f(e), 0);
   const c = report.meta.counts;
   if (opts.json) {
-    console.log(JSON.stringify({ store: uri, processed: report.processed.map(({ peakHeapBytes: _h, ...e }) => e), peakWorkerHeapBytes: report.peakWorkerHeapBytes, skipped: report.skipped, failed: report.failed.map((f) => ({ file: f.file, error: f.error, byteOffset: f.byteOffset })), finalized: report.meta.finalized, counts: c }, null, 2));
+    console.log(JSON.stringify({ store: uri, processed: report.processed.map(({ peakHeapBytes: _h, peakExternalBytes: _x, ...e }) => e), peakWorkerHeapBytes: report.peakWorkerHeapBytes, peakWorkerExternalBytes: report.peakWorkerExternalBytes, finalizeKeyBytes: report.finalizeKeyBytes, skipped: report.skipped, failed: report.failed.map((f) => ({ file: f.file, error: f.error, byteOffset: f.byteOffset })), finalized: report.meta.finalized, counts: c }, null, 2));
   } else {
     console.log(formatCountsTable([
       ["files in store", report.manifest.length], ["processed now", report.processed.length], ["skipped (already done)", report.skipped.length], ["failed", report.failed.length],
-      ["records read", sum((e) => e.records)], ["deleted citations", sum((e) => e.deletes)], ["skipped (warnings)", sum((e) => e.warnings)],
+      ["records read", sum((e) => e.records)], ["deleted citations", sum((e) => e.deletes)], ["skipped (warnings)", sum((e) => e.warnings)], ["book records (skipped)", sum((e) => e.books ?? 0)],
     ]));
+    const books = bookSummary(report.processed.flatMap((e) => (e.bookPmids ?? []).map((pmid) => ({ file: e.file, pmid }))));
+    if (books) console.log(books);
     if (c && report.meta.finalized) {
       console.log(`\n${report.meta.clean ? "cleaning (MedConclusion §3.1.1) and updates" : "updates"} — dropped by reason:`);
       console.log(formatCountsTable([...Object.entries(c.dropped).filter(([k, v]) => report.meta.clean !== null || v > 0 || k === "deleted" || k === "duplicate-pmid"), ["kept", c.kept], ["keywords dropped (non-ASCII)", c.keywordsDropped.nonAscii], ["keywords dropped (overlong)", c.keywordsDropped.overlong], ["keywords dropped (empty)", c.keywordsDropped.empty]]));

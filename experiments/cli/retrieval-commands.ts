@@ -13,6 +13,8 @@
  *   distinct k (macro means; MRR@k is cut at k), uncut MRR and MAP over the `--trec-depth` hits
  *   retrieved, and with several modes per-query paired t and randomisation tests of each mode
  *   against the first (Holm-adjusted), as ranx's `compare`.
+ * - `medsynth retrieval sweep <config.yaml> [--out dir]` runs a grid of retriever settings and writes
+ *   a results folder (experiments/sweep/; its modules are imported when the command runs).
  * - `medsynth retrieval score <run> <qrels> [--k 5,10] [--json]` scores an external TREC run
  *   with the same metrics (read the trec_eval way: score descending, then docno descending).
  *
@@ -241,6 +243,8 @@ export interface ModeEvaluation {
 export interface EvalCliOptions extends RetrievalCliOptions {
   corpus: string;
   dataset: string;
+  /** Folder of the dataset (a BEIR set you unzipped yourself), handed to its loader as `dir`. */
+  datasetDir?: string;
   k: string;
   rerank?: string;
   rerankCandidates: string;
@@ -339,13 +343,17 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
   const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
   const configs = modes.map((m) => retrieverConfig(o, m));
   if (chosen.note) err(chosen.note);
-  const ds = await loadDataset(o.dataset);
+  const ds = await loadDataset(o.dataset, o.datasetDir ? { dir: o.datasetDir } : undefined);
   if (!ds.qrels) throw new Error(`dataset ${o.dataset} has no qrels (relevance judgments); use medevidence or cohen2006`);
   const qrels: Qrels = ds.qrels;
   const queries = (ds.items as Record<string, unknown>[])
     .map((it) => ({ id: String(it.id), text: String(it.question ?? it.query ?? "") }))
     .filter((q) => q.text.trim() !== "" && qrels[q.id]);
-  const docs = await loadCorpusArg(o.corpus, err);
+  // A BEIR set is searched in its own corpus (the bundled PubMed abstracts hold none of its documents).
+  const ownCorpus = o.corpus === "dataset" || (o.dataset.startsWith("beir:") && o.corpus === "bundled");
+  if (ownCorpus && !ds.docs?.length) throw new Error(`--corpus dataset: ${o.dataset} carries no documents`);
+  if (ownCorpus) err(`corpus: the ${ds.docs!.length} documents of ${o.dataset}`);
+  const docs = ownCorpus ? ds.docs! : await loadCorpusArg(o.corpus, err);
   const inCorpus = new Set(docs.map((d) => d.id));
   const judged = Object.values(qrels).flatMap((r) => Object.keys(r).filter((id) => r[id] > 0));
   const missing = judged.filter((id) => !inCorpus.has(id)).length;

@@ -1,6 +1,6 @@
 /**
- * Definitions (names, options, help) of `medsynth index build`, `search`, `retrieval eval` and
- * `retrieval score`. Only commander and plain id lists (help-ids.ts) are loaded here; each action
+ * Definitions (names, options, help) of `medsynth index build`, `search`, `retrieval eval`,
+ * `retrieval sweep` (its action imports experiments/sweep/) and `retrieval score`. Only commander and plain id lists (help-ids.ts) are loaded here; each action
  * imports retrieval-commands.ts (retrievers, LanceDB, embedders) when the command runs.
  */
 import type { Command } from "commander";
@@ -14,7 +14,7 @@ const impl = () => import("./retrieval-commands.ts");
 function addRetrieverOptions(cmd: Command, multiMode = false): Command {
   return cmd
     .option("--mode <mode>", `${multiMode ? `retrieval mode(s), comma-separated: ${HELP_RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${HELP_RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder)`)
-    .option("--corpus <corpus>", "bundled | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text} or `corpus ingest` PubmedRecord lines)", "bundled")
+    .option("--corpus <corpus>", "bundled | dataset (retrieval eval: the dataset's own documents) | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text} or `corpus ingest` PubmedRecord lines)", "bundled")
     .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--bm25-engine <engine>", "fast | wink", "fast")
     .option("--fusion <fusion>", "hybrid fusion: rrf | weighted", "rrf")
@@ -23,7 +23,7 @@ function addRetrieverOptions(cmd: Command, multiMode = false): Command {
     .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)");
 }
 
-/** Register `index build`, `search`, `retrieval eval` and `retrieval score` on the program. */
+/** Register `index build`, `search`, `retrieval eval`, `retrieval sweep` and `retrieval score` on the program. */
 export function registerRetrievalCommands(program: Command): void {
   const index = program.command("index").description("Build retrieval indexes (BM25 + LanceDB dense table)");
   index
@@ -48,7 +48,8 @@ export function registerRetrievalCommands(program: Command): void {
 
   const retrieval = program.command("retrieval").description("Retrieval evaluation");
   addRetrieverOptions(retrieval.command("eval").description("Evaluate retrievers on a dataset's qrels (recall, precision, nDCG, MRR, hit at each k)"), true)
-    .option("--dataset <name>", "dataset with qrels (medevidence, cohen2006)", "medevidence")
+    .option("--dataset <name>", "dataset with qrels (medevidence, cohen2006, beir:nfcorpus, beir:scifact, beir:trec-covid; a BEIR set is fetched on first use and searched in its own corpus)", "medevidence")
+    .option("--dataset-dir <dir>", "folder of the dataset (a BEIR archive you unzipped: corpus.jsonl, queries.jsonl, qrels/)")
     .option("--k <list>", "cutoffs, comma-separated (repeats ignored)", "5,10")
     .option("--rerank <id>", `reranker (${HELP_RERANKER_IDS.join(", ")})`)
     .option("--rerank-candidates <n>", "first-stage hits handed to the reranker", "50")
@@ -58,6 +59,15 @@ export function registerRetrievalCommands(program: Command): void {
     .option("--trec-depth <n>", `hits retrieved and written per query; uncut MRR and MAP read them all (default ${TREC_EXPORT_DEPTH}; with --rerank the largest --k)`)
     .action(async (o: EvalCliOptions) => {
       await (await impl()).runRetrievalEval(o);
+    });
+
+  retrieval
+    .command("sweep")
+    .description("Grid over retriever settings (BM25 k1/b, fusion, weights, normalisation, RRF k, candidates, reranker and depth) on a qrels dataset: recall/nDCG/MRR@K with bootstrap CIs, recall-vs-K curves, paired tests against a baseline, dev/test or k-fold tuning; writes a results folder")
+    .argument("<config>", "sweep config (YAML or JSON); see README \"Tuning retrieval\"")
+    .option("--out <dir>", "results folder (default: the config's output, else sweep-<name>)")
+    .action(async (configPath: string, o: { out?: string }) => {
+      await (await import("../sweep/command.ts")).runSweepCommand(configPath, o);
     });
 
   retrieval

@@ -15,6 +15,7 @@ import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "
 import { panelSection } from "./panel-section.ts";
 import { humanRatingSections } from "./human-section.ts";
 import { robustnessSection } from "./robustness-section.ts";
+import { couplingSection } from "./coupling-section.ts";
 import { reportToHtml, reportToMarkdown, type ReportSection } from "./render.ts";
 import { usageSection } from "./usage-section.ts";
 import { rweNoiseTable } from "./rwe-noise.ts";
@@ -192,6 +193,8 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
   if (ps) sections.push(ps);
   const rob = await robustnessSection(records);
   if (rob) sections.push(rob);
+  const coupling = couplingSection(records);
+  if (coupling) sections.push(coupling);
   if (retrieval.length) sections.push({ heading: "Retrieval", tables: [retrievalTable(retrieval)], charts: [] });
   const comp = comparisonsTable(records, settings.comparisons ?? []);
   if (comp) sections.push({ heading: "Paired comparisons", tables: [comp], charts: [] });

@@ -45,4 +45,26 @@ describe("grouped splits", () => {
     expect(s.dev.length + s.test.length).toBe(284);
     expect(Math.abs(s.dev.length / 284 - 0.5)).toBeLessThan(0.05);
   });
+
+  it("MedEvidence, 5 folds and other seeds: no review in two folds; folds within 10 questions of 284/5", async () => {
+    const tasks = (await loadDataset("medevidence")).items as SynthesisTask[];
+    const review = (t: SynthesisTask) => (t.meta?.original_review as string | null | undefined) ?? null;
+    for (const seed of ["medsynth", "other", "42"]) {
+      const folds = groupedKFold(tasks, (t) => t.id, review, 5, seed);
+      const foldOf = new Map(folds.flatMap((f, i) => f.map((q) => [q, i] as const)));
+      const foldsOfReview = new Map<string, Set<number>>();
+      for (const t of tasks) {
+        const r = review(t);
+        if (r !== null) (foldsOfReview.get(r) ?? foldsOfReview.set(r, new Set()).get(r)!).add(foldOf.get(t.id)!);
+      }
+      expect([...foldsOfReview.values()].filter((s) => s.size > 1)).toEqual([]);
+      expect(folds.flat().length).toBe(284);
+      for (const f of folds) expect(Math.abs(f.length - 284 / 5)).toBeLessThan(10);
+      const s = groupedDevTestSplit(tasks, (t) => t.id, review, { seed, devFraction: 0.3 });
+      const dev = new Set(s.dev);
+      const sides = new Map<string, Set<boolean>>();
+      for (const t of tasks) if (review(t) !== null) (sides.get(review(t)!) ?? sides.set(review(t)!, new Set()).get(review(t)!)!).add(dev.has(t.id));
+      expect([...sides.values()].filter((x) => x.size > 1)).toEqual([]);
+    }
+  });
 });

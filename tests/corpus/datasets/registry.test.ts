@@ -3,7 +3,7 @@ import { Command } from "commander";
 import { DATASETS, datasetNames, getDataset, listDatasets, loadDataset } from "../../../corpus/datasets/registry.ts";
 import { registerDatasetsCommands } from "../../../experiments/cli/datasets-register.ts";
 
-const NAMES = ["pubmedqa", "medmeta", "medevidence", "ms2", "mslr", "cohen2006", "mslr-annotations", "rwe-glp1", "ohdsi-hcq", "corpus-store", "jsonl"];
+const NAMES = ["pubmedqa", "medmeta", "medevidence", "ms2", "mslr", "cohen2006", "mslr-annotations", "rwe-glp1", "ohdsi-hcq", "corpus-store", "jsonl", "beir:nfcorpus", "beir:scifact", "beir:trec-covid"];
 
 async function runCli(args: string[]): Promise<string> {
   const program = new Command("medsynth").exitOverride();
@@ -47,6 +47,9 @@ describe("dataset registry", () => {
       "ohdsi-hcq": 2,
       "corpus-store": null,
       jsonl: null,
+      "beir:nfcorpus": null, // not downloaded in the test cache
+      "beir:scifact": null,
+      "beir:trec-covid": null,
     });
     expect((await listDatasets()).every((i) => i.itemCount === null)).toBe(true);
   });

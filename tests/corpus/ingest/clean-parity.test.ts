@@ -8,6 +8,7 @@ import { parsePubmedFile } from "../../../corpus/pubmed-xml.ts";
 import { cleanRecords, CleanOptionsSchema } from "../../../corpus/clean.ts";
 import type { PubmedRecord } from "../../../corpus/types.ts";
 import { recordToRow, resolveRows } from "../../../corpus/ingest/rows.ts";
+import { resolveKeyColumns, RowKeyColumns } from "../../../corpus/ingest/dedup.ts";
 import { ingestToStore } from "../../../corpus/ingest/run-ingest.ts";
 import { openLanceRecordStore } from "../../../corpus/store/lance-store.ts";
 
@@ -38,6 +39,16 @@ describe("streaming cleaning == whole-corpus cleaning", () => {
     expect(res.seen).toBe(old.seen);
     expect(res.kept.map((i) => JSON.parse(shuffled[i].record) as PubmedRecord)).toEqual(old.kept);
     expect(old.dropped["duplicate-pmid"]).toBeGreaterThan(0);
+
+    // The typed-array resolver (what finalisation runs) gives the same kept rows and counts.
+    const cols = new RowKeyColumns(shuffled.length);
+    for (const r of shuffled) cols.push(r);
+    const typed = resolveKeyColumns(cols, true);
+    expect(typed.dropped).toEqual(old.dropped);
+    expect(typed.seen).toBe(old.seen);
+    expect(typed.kept).toBe(old.kept.length);
+    expect([...typed.keep.keys()].filter((i) => typed.keep[i]).sort((a, b) => a - b)).toEqual([...res.kept].sort((a, b) => a - b));
+    expect(typed.bytes).toBeLessThan(shuffled.length * 100);
   });
 
   it("corpus ingest --store --clean counts equal cleanRecords on medline16n0902.xml.gz", async () => {

@@ -86,4 +86,38 @@ describe("corpus ingest --store: resume and bad input", () => {
     await expect(ingestToStore([inDir], { store: { uri }, clean: { language: null }, jobs: 1 })).rejects.toThrow(/other cleaning options \(language: store "eng", this run null\)/);
     await expect(ingestToStore([inDir], { store: { uri }, clean: null, jobs: 1 })).rejects.toThrow(/built with cleaning; this run asks for none/);
   }, 180_000);
+
+  it("invalid UTF-8 and a non-PubMed file fail with file and byte offset, a book record is counted, a re-run retries only the failed files", async () => {
+    const dir = tmp();
+    const inDir = join(dir, "in");
+    mkdirSync(inDir);
+    writeSet(inDir, "pubmed25n0001.xml", cites(100, 2));
+    // One byte (0xFF) that is never valid UTF-8, inside a title.
+    const good2 = readFileSync(writeSet(dir, "two.xml", cites(200, 2)));
+    const at = good2.indexOf("Study number 201");
+    const bad2 = Buffer.concat([good2.subarray(0, at), Buffer.from([0xff]), good2.subarray(at)]);
+    writeFileSync(join(inDir, "pubmed25n0002.xml"), bad2);
+    const book = `<PubmedBookArticle><BookDocument><PMID Version="1">777</PMID><ArticleTitle>A chapter.</ArticleTitle></BookDocument><PubmedBookData><ArticleIdList><ArticleId IdType="pubmed">777</ArticleId></ArticleIdList></PubmedBookData></PubmedBookArticle>`;
+    const three = readFileSync(writeSet(dir, "three.xml", cites(300, 1)), "utf8").replace("</PubmedArticleSet>", `${book}\n</PubmedArticleSet>`);
+    writeFileSync(join(inDir, "pubmed25n0003.xml"), three);
+    writeFileSync(join(inDir, "pubmed25n0004.xml"), '{"pmid": "400"}\n');
+    const uri = join(dir, "store");
+    const first = await ingestToStore([inDir], { store: { uri }, clean: {}, jobs: 2 });
+    expect(first.failed.map((f) => f.file)).toEqual(["pubmed25n0002.xml", "pubmed25n0004.xml"]);
+    const [enc, json] = first.failed;
+    expect(enc.error).toBe(`${join(inDir, "pubmed25n0002.xml")}: 1 byte sequence(s) invalid in the file's encoding utf-8 (decoded as U+FFFD; first at byte offset ${at})`);
+    expect(enc.byteOffset).toBe(at);
+    expect(json.error).toBe(`${join(inDir, "pubmed25n0004.xml")}: no PubMed records (looks like JSON, not PubMed XML)`);
+    const booked = first.manifest.find((e) => e.file === "pubmed25n0003.xml");
+    expect(booked).toMatchObject({ status: "done", records: 1, books: 1, bookPmids: ["777"], warnings: 0 });
+    expect(first.meta.finalized).toBe(false);
+
+    writeFileSync(join(inDir, "pubmed25n0002.xml"), good2);
+    writeSet(inDir, "pubmed25n0004.xml", cites(400, 1));
+    const second = await ingestToStore([inDir], { store: { uri }, clean: {}, jobs: 2 });
+    expect(second.processed.map((r) => [r.file, r.status])).toEqual([["pubmed25n0002.xml", "done"], ["pubmed25n0004.xml", "done"]]);
+    expect(second.skipped).toEqual(["pubmed25n0001.xml", "pubmed25n0003.xml"]);
+    expect(second.meta.finalized).toBe(true);
+    expect((await allIds(uri)).sort()).toEqual(["100", "101", "200", "201", "300", "400"]);
+  }, 180_000);
 });

@@ -1,0 +1,17 @@
+import { rmSync } from "node:fs";
+import { ingestToStore } from "../corpus/ingest/run-ingest.ts";
+import { finalizeStore } from "../corpus/ingest/finalize.ts";
+import { connectStore, readStoreMeta } from "../corpus/store/lance-store.ts";
+const files = process.argv.slice(3);
+const jobs = Number(process.argv[2]);
+rmSync("/tmp/hing/fs", { recursive: true, force: true });
+const cpu = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1e6; };
+let c0 = cpu(); let t0 = performance.now();
+await ingestToStore(files, { store: { uri: "/tmp/hing/fs" }, clean: {}, jobs, skipFinalize: true });
+console.log(`pool: cpu ${(cpu() - c0).toFixed(2)} wall ${((performance.now() - t0) / 1000).toFixed(2)}`);
+const db = await connectStore({ uri: "/tmp/hing/fs" });
+const meta = (await readStoreMeta(db))!;
+c0 = cpu(); t0 = performance.now();
+let mem = 0;
+const m = await finalizeStore(db, meta, (b) => (mem = b));
+console.log(`finalize: cpu ${(cpu() - c0).toFixed(2)} wall ${((performance.now() - t0) / 1000).toFixed(2)} kept ${m.counts!.kept} dedup bytes ${mem}`);
