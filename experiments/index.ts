@@ -15,5 +15,5 @@ export * from "./report/tables.ts";
 export * from "./report/charts.ts";
 export * from "./report/render.ts";
 export * from "./report/compare.ts";
-export { recordValues, columnsOf, variantLabel, matchesFilter, pairKey } from "./report/columns.ts";
+export { recordValues, columnsOf, sortByConfig, variantLabel, matchesFilter, pairKey, type ConfigOrder } from "./report/columns.ts";
 export * from "./panel-summary.ts";
