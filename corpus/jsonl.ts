@@ -47,8 +47,10 @@ export async function* readJsonl<T = unknown>(path: string, options: ReadJsonlOp
   const input = path.endsWith(".gz") ? file.pipe(createGunzip()) : file;
   if (input !== file) file.on("error", (e) => input.destroy(e));
   const rl = createInterface({ input, crlfDelay: Infinity });
+  let reading = true;
   try {
     for await (const line of rl) {
+      reading = false;
       stats.lines++;
       if (line.trim().length === 0) continue;
       let value: unknown;
@@ -71,7 +73,16 @@ export async function* readJsonl<T = unknown>(path: string, options: ReadJsonlOp
       }
       stats.records++;
       yield value as T;
+      reading = true;
     }
+  } catch (err) {
+    // A read error (a truncated or corrupt .gz, a folder, a vanished file) names the file, the
+    // last line read and, for gzip, how far into the compressed file it got.
+    if (!reading) throw err;
+    const e = err as NodeJS.ErrnoException;
+    if (e.syscall) throw err; // an OS error already names its path (reported by the CLI as such)
+    const gz = input !== file ? ` at compressed byte ${file.bytesRead.toLocaleString("en-US")}${e.code === "Z_BUF_ERROR" || /unexpected end/.test(e.message) ? " (the .gz is truncated)" : ""}` : "";
+    throw new Error(`${path}: read failed after line ${stats.lines}${gz}: ${e.message}`, { cause: err });
   } finally {
     rl.close();
     file.destroy();

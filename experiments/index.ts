@@ -17,5 +17,5 @@ export * from "./report/render.ts";
 export * from "./report/compare.ts";
 export { medmetaAnalysisSection, judgeAgreementTable, feasibilityCorrelationTable } from "./report/medmeta-analysis-section.ts";
 export { sjrSection, journalInfoOf, type SjrSectionOptions } from "./report/sjr-section.ts";
-export { recordValues, columnsOf, variantLabel, matchesFilter, pairKey } from "./report/columns.ts";
+export { recordValues, columnsOf, sortByConfig, variantLabel, matchesFilter, pairKey, type ConfigOrder } from "./report/columns.ts";
 export * from "./panel-summary.ts";

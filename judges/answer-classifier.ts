@@ -14,6 +14,7 @@
  */
 import { z } from "zod";
 import type { CallInfo, ChatModel } from "../models/types.ts";
+import { mergeCalls } from "../models/usage.ts";
 import { EVIDENCE_ANSWERS, type EvidenceAnswer } from "../corpus/types.ts";
 import type { RunRecord } from "./run-record.ts";
 import { extractJsonObject, loadJudgeTemplate, renderJudgeTemplate, type JudgeTemplate } from "./judge.ts";
@@ -205,7 +206,9 @@ export function createLlmAnswerClassifier(config: LlmAnswerClassifierConfig, dep
       const messages = renderJudgeTemplate(template, { question: question ?? "(not given)", candidate: conclusion, labels });
       let raw: string | null = null;
       let error = "no attempt made";
-      let call: CallInfo | undefined;
+      // Every attempt's tokens count (one merged record, as judges do), not only the last one's.
+      const calls: CallInfo[] = [];
+      const merged = (): CallInfo | undefined => (calls.length ? mergeCalls(calls) : undefined);
       for (let attempt = 1; attempt <= cfg.attempts; attempt++) {
         try {
           const res = await deps.model.structured(messages, AnswerClassSchema, {
@@ -215,19 +218,20 @@ export function createLlmAnswerClassifier(config: LlmAnswerClassifierConfig, dep
             ...(opts.signal ? { signal: opts.signal } : {}),
             schemaName: "answer_class",
           });
-          call = res.call;
-          if (res.ok) return { classifierId: LLM_ANSWER_CLASSIFIER_ID, label: res.value.answer, status: "ok", rationale: res.value.rationale, call };
+          calls.push(res.call);
+          if (res.ok) return { classifierId: LLM_ANSWER_CLASSIFIER_ID, label: res.value.answer, status: "ok", rationale: res.value.rationale, call: merged()! };
           error = res.error;
           if (res.raw !== null) {
             raw = res.raw;
             const rec = AnswerClassSchema.safeParse(extractJsonObject(res.raw));
-            if (rec.success) return { classifierId: LLM_ANSWER_CLASSIFIER_ID, label: rec.data.answer, status: "ok", rationale: rec.data.rationale, call };
+            if (rec.success) return { classifierId: LLM_ANSWER_CLASSIFIER_ID, label: rec.data.answer, status: "ok", rationale: rec.data.rationale, call: merged()! };
           }
         } catch (err) {
           error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
         }
         if (opts.signal?.aborted) break;
       }
+      const call = merged();
       return { classifierId: LLM_ANSWER_CLASSIFIER_ID, label: null, status: "missing", ...(raw !== null ? { raw } : {}), error, ...(call ? { call } : {}) };
     },
   };

@@ -12,7 +12,7 @@ export { CallCache, callCacheKey, endpointCacheId, stableStringify, sha256Of, ty
 export { withRetry, classifyError, parseRetryAfter, backoffDelay, AttemptTimeoutError, MalformedResponseError, type RetryPolicy, type ErrorClass } from "./retry.ts";
 export { runAttempt, guardedFetch, checkResponse } from "./attempt.ts";
 export { createRateLimiter, endpointLimiter, TokenBucket, type RateLimiter, type RateLimitConfig } from "./rate-limit.ts";
-export { parseStructuredAnswer, extractJsonText, toEndpointJsonSchema, schemaHash } from "./structured.ts";
+export { parseStructuredAnswer, extractJsonText, stripReasoning, toEndpointJsonSchema, schemaHash } from "./structured.ts";
 export { PromptFrontMatterSchema, parsePromptTemplate, loadPromptTemplate, resolvePromptTemplate, renderPrompt, promptMeta, type PromptTemplate, type PromptVars, type PromptDirs } from "./prompt-template.ts";
 export { summarizeUsage, type UsageSummary } from "./usage.ts";
 export * from "./env-interpolation.ts";

@@ -67,7 +67,7 @@ const cellKey = (r: CellRow) => JSON.stringify([r.itemId, r.model, r.workflow, r
 
 /**
  * Match the cells of runs `a` and `b` and describe each pair; pairs come in item order.
- * @param onlyDiffering keep only pairs whose outputs differ or that exist in one run only
+ * @param opts.onlyDiffering keep only pairs whose outputs differ or that exist in one run only
  * @throws Error when a run index is out of range
  */
 export function compareRuns(index: RunIndex, a: number, b: number, opts: { onlyDiffering?: boolean; page?: number; size?: number } = {}): ComparePage {

@@ -69,7 +69,8 @@ export async function* readLines(path: string): AsyncGenerator<string> {
       yield n === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
     }
   } catch (err) {
-    throw new Error(`dataset "${JSONL_DATASET}": ${path}: read failed after line ${n}: ${(err as Error).message}`, { cause: err });
+    const gz = input !== file ? ` at compressed byte ${file.bytesRead.toLocaleString("en-US")}${/unexpected end/.test((err as Error).message) ? " (the .gz is truncated)" : ""}` : "";
+    throw new Error(`dataset "${JSONL_DATASET}": ${path}: read failed after line ${n}${gz}: ${(err as Error).message}`, { cause: err });
   } finally {
     rl.close();
     file.destroy();

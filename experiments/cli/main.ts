@@ -18,6 +18,7 @@ import { registerJudgeCommands } from "./judge-register.ts";
 import { registerRunCommands } from "./run-register.ts";
 import { registerValidateCommands } from "./validate-register.ts";
 import { registerViewerCommands } from "./viewer-register.ts";
+import { describeOsError } from "./os-errors.ts";
 
 /** Build the commander program (exported for tests). */
 export function buildProgram(): Command {
@@ -38,13 +39,16 @@ export function buildProgram(): Command {
 
 /**
  * One readable message for a thrown error: zod validation errors become one line per issue
- * (`path: message`), everything else its message.
+ * (`path: message`); operating-system errors name the file and the cause in words
+ * ({@link describeOsError}); everything else its message.
  */
 export function formatError(err: unknown): string {
   // Recognised by shape, not `instanceof ZodError`: importing zod here would load it for `--help`.
   if (isZodError(err)) {
     return "invalid options:\n" + err.issues.map((i) => `  - ${i.path.length ? i.path.join(".") : "(value)"}: ${i.message}`).join("\n");
   }
+  const os = describeOsError(err);
+  if (os) return os;
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -23,7 +23,7 @@
  * `medsynth corpus ingest` (malformed lines skipped and counted; a repeated id keeps the first line).
  * Bad options give one line per problem naming the option (`--fusion: expected one of rrf, weighted (got "foo")`).
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadDataset } from "../../corpus/datasets/registry.ts";
 import type { CorpusDoc } from "../../corpus/types.ts";
@@ -411,6 +411,9 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
  */
 export function runRetrievalScore(runPath: string, qrelsPath: string, o: { k: string; json?: boolean }, out: (l: string) => void = (l) => console.log(l)): RunEvaluation {
   const ks = parseKList(o.k);
+  for (const [p, what] of [[runPath, "TREC run"], [qrelsPath, "TREC qrels"]] as const) {
+    if (existsSync(p) && statSync(p).isDirectory()) throw new Error(`${what} ${p}: it is a folder, not a file`);
+  }
   const { run, tag } = readTrecRun(runPath);
   const qrels = readTrecQrels(qrelsPath);
   const ev = evaluateRun(Object.fromEntries(Object.entries(run).map(([q, es]) => [q, es.map((e) => e.id)])), qrels, evalMetricNames(ks));

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
 import { readResults, latestByKey } from "../results-store.ts";
-import { columnsOf, matchesFilter, recordValues } from "./columns.ts";
+import { columnsOf, matchesFilter, recordValues, sortByConfig } from "./columns.ts";
 import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, judgesOf, modelByVariantTable, perJudgeTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
 import { uncertaintyTable } from "./uncertainty.ts";
@@ -244,15 +244,19 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   let spent = allRecords;
   const cellsPath = join(runDir, "cells.json");
   let otherRecords = 0;
+  const cellKeys = existsSync(cellsPath) ? (JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[] }).keys : [];
   if (existsSync(cellsPath) && !settings.allRecords) {
-    const keys = new Set((JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[] }).keys);
+    const keys = new Set(cellKeys);
     const kept = records.filter((r) => keys.has(r.key));
     otherRecords = records.length - kept.length;
     records = kept;
     spent = allRecords.filter((r) => keys.has(r.key));
   }
-  let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string; scimago?: string }; comparisons?: ReportSettings["comparisons"]; prices?: Record<string, { input: number; output: number }>; models?: { id: string; label?: string }[] } } = {};
+  let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string; scimago?: string }; comparisons?: ReportSettings["comparisons"]; prices?: Record<string, { input: number; output: number }>; models?: { id: string; label?: string }[]; workflows?: { id: string }[] } } = {};
   if (existsSync(join(runDir, "spec.json"))) spec = JSON.parse(readFileSync(join(runDir, "spec.json"), "utf8"));
+  // Tables list models, workflows, judges and metrics in the config's order, not in the order
+  // concurrent cells happened to finish (which changes from run to run).
+  records = sortByConfig(records, { cellKeys, models: (spec.config?.models ?? []).map((m) => m.label ?? m.id), workflows: (spec.config?.workflows ?? []).map((w) => w.id) });
   const retrievalPath = join(runDir, "retrieval-eval.json");
   const retrieval: RetrievalEvalRow[] = existsSync(retrievalPath) ? JSON.parse(readFileSync(retrievalPath, "utf8")).rows ?? [] : [];
   const merged: ReportSettings = {

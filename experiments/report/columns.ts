@@ -63,13 +63,56 @@ export function recordValues(r: RunRecord): Record<string, number> {
   return out;
 }
 
-/** Column ids present in any record, panel and metric columns first, per-judge columns last. */
+/**
+ * Column ids present in any record: panel columns first, then reference metrics, then latency and
+ * output words, per-judge columns last. Within each group columns keep the order in which the
+ * records carry them — records in config order ({@link sortByConfig}) carry metrics in the
+ * config's `metrics` order (the metrics stage writes them in that order, nulls included) and judges
+ * in panel order — so tables list them as the config declares them, the same in every run.
+ */
 export function columnsOf(records: RunRecord[]): string[] {
-  const set = new Set<string>();
-  for (const r of records) for (const k of Object.keys(recordValues(r))) set.add(k);
-  const cols = [...set];
+  const seen = new Map<string, number>();
+  const see = (k: string) => {
+    if (!seen.has(k)) seen.set(k, seen.size);
+  };
+  const present = new Set<string>();
+  for (const r of records) {
+    // Metric keys with null values too: a metric whose first value is null keeps its config position.
+    for (const k of Object.keys(r.metrics ?? {})) see(k);
+    for (const k of Object.keys(recordValues(r))) {
+      see(k);
+      present.add(k);
+    }
+  }
   const rank = (c: string) => (c.startsWith("judge:") ? (c.includes("@") ? 3 : 0) : c === "latencySeconds" || c === "outputWords" ? 2 : 1);
-  return cols.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  return [...present].sort((a, b) => rank(a) - rank(b) || seen.get(a)! - seen.get(b)!);
+}
+
+/** Where a run's records belong in the config's order (see {@link sortByConfig}). */
+export interface ConfigOrder {
+  /** Cell keys in plan order (cells.json `keys`: models × workflows × parameter values × items × repeats as the config lists them). */
+  cellKeys?: readonly string[];
+  /** Model labels (or ids) in config order; used for records not in `cellKeys`. */
+  models?: readonly string[];
+  /** Workflow ids in config order; used for records not in `cellKeys`. */
+  workflows?: readonly string[];
+}
+
+/**
+ * Records in the config's order, whatever order results.jsonl holds them in (concurrent cells
+ * finish in any order): by position in the plan's cell list, then — for records outside it — by
+ * the config's model and workflow order, then by cell key. Report tables group records in
+ * first-seen order, so their rows and columns (models, workflow variants, judges, metrics)
+ * follow the config and do not change from run to run. Returns a new array.
+ */
+export function sortByConfig<T extends Pick<RunRecord, "key" | "model" | "workflow">>(records: readonly T[], order: ConfigOrder): T[] {
+  const cell = new Map((order.cellKeys ?? []).map((k, i) => [k, i]));
+  const idx = (list: readonly string[] | undefined, v: string) => {
+    const i = list ? list.indexOf(v) : -1;
+    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+  };
+  const rank = (r: T) => cell.get(r.key) ?? Number.MAX_SAFE_INTEGER;
+  return [...records].sort((a, b) => rank(a) - rank(b) || idx(order.models, a.model) - idx(order.models, b.model) || idx(order.workflows, a.workflow) - idx(order.workflows, b.workflow) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
 /** Records grouped by a key function, in first-seen order. */

@@ -565,7 +565,7 @@ export class FastBm25 implements Bm25Engine {
    * UTF-8 blobs with Float64 end offsets, `offsets` (Float64), `postDocs` (Int32), `postTf`
    * (Float32), `docLen` (Float64) — each split into parts of ≤ `partBytes` bytes.
    * `header.json` is written last, so a folder without it is an interrupted write.
-   * @param partBytes maximum bytes per part file (default 1 GiB; tests use a few bytes).
+   * @param opts.partBytes maximum bytes per part file (default 1 GiB; tests use a few bytes).
    * @returns total bytes written.
    */
   writeTo(dir: string, opts: { partBytes?: number } = {}): number {

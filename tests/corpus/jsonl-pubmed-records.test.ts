@@ -63,6 +63,6 @@ describe("jsonl loader on PubmedRecord lines", () => {
     const lines = await ingestedLines();
     const full = gzipSync(Buffer.from(lines.join("\n") + "\n"));
     writeFileSync(gz, full.subarray(0, Math.floor(full.length / 2)));
-    await expect(loadJsonlTasks({ path: gz })).rejects.toThrow(/cut\.jsonl\.gz: read failed after line \d+: unexpected end of file/);
+    await expect(loadJsonlTasks({ path: gz })).rejects.toThrow(/cut\.jsonl\.gz: read failed after line \d+ at compressed byte [\d,]+ \(the \.gz is truncated\): unexpected end of file/);
   });
 });

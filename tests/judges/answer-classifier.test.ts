@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { reportedUsage, startScriptedServer, type ScriptedReply, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
+import { createChatModel } from "../../models/registry.ts";
 import {
   answerAccuracy,
   classifyDirectionLexically,
@@ -104,6 +108,52 @@ describe("llm-answer-classifier against a scripted server", () => {
     expect(bad).toMatchObject({ label: null, status: "missing", raw: JSON.stringify({ rationale: "r", answer: "reduced" }) });
     const prose = await createLlmAnswerClassifier({ attempts: 1 }, { model: fetchChatModel(server.baseURL, "prose") }).classify(input);
     expect(prose).toMatchObject({ label: null, status: "missing", raw: "It seems to lower it." });
+  });
+});
+
+describe("llm-answer-classifier counts every attempt's tokens (issue 13.2)", () => {
+  it("garbage, then a valid answer: the call's tokens are the sum over the server's request log", async () => {
+    const replies: ScriptedReply[] = [];
+    const server = await startScriptedServer((_req, n) => {
+      const r: ScriptedReply = n === 0 ? { content: "I think it is lower, probably.", usage: { prompt_tokens: 120, completion_tokens: 9 } } : { content: JSON.stringify({ rationale: "says lower", answer: "lower" }), usage: { prompt_tokens: 131, completion_tokens: 14 } };
+      replies.push(r);
+      return r;
+    });
+    const cache = mkdtempSync(join(tmpdir(), "medsynth-clf-"));
+    try {
+      const model = createChatModel("openai:scripted-classifier", { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_NO_KEY", maxRetries: 0, structuredRetries: 0, structuredMethod: "promptOnly", cache: false }, { cacheDir: cache });
+      const r = await createLlmAnswerClassifier({ attempts: 3 }, { model }).classify({ conclusion: "Drainage lowered it.", question: "Higher or lower?" });
+      expect(r).toMatchObject({ label: "lower", status: "ok" });
+      expect(server.chatRequests()).toHaveLength(2);
+      const truth = reportedUsage(replies);
+      expect(truth).toEqual({ inputTokens: 251, outputTokens: 23, noUsage: 0 });
+      expect(r.call?.usage).toEqual({ inputTokens: truth.inputTokens, outputTokens: truth.outputTokens });
+      expect(r.call?.attempts).toBe(2);
+      expect(r.call?.merged).toBe(2);
+    } finally {
+      await server.close();
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it("every attempt unusable: the missing record still carries all attempts' tokens", async () => {
+    const replies: ScriptedReply[] = [];
+    const server = await startScriptedServer(() => {
+      const r: ScriptedReply = { content: "no idea", usage: { prompt_tokens: 50, completion_tokens: 3 } };
+      replies.push(r);
+      return r;
+    });
+    const cache = mkdtempSync(join(tmpdir(), "medsynth-clf-"));
+    try {
+      const model = createChatModel("openai:scripted-classifier", { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_NO_KEY", maxRetries: 0, structuredRetries: 0, structuredMethod: "promptOnly", cache: false }, { cacheDir: cache });
+      const r = await createLlmAnswerClassifier({ attempts: 3 }, { model }).classify({ conclusion: "x", question: "y" });
+      expect(r.status).toBe("missing");
+      expect(server.chatRequests()).toHaveLength(3);
+      expect(r.call?.usage).toEqual({ inputTokens: 150, outputTokens: 9 });
+    } finally {
+      await server.close();
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 });
 

@@ -25,4 +25,6 @@ const r = await wf.run({ id: "m1", question: "Does aspirin reduce stroke?", gold
 out.graphs = [r.status, r.output ?? r.error ?? r.reason];
 const experiments = await import("medsynth/experiments");
 out.experiments = experiments.expandParams({ k: [5, 10] }).length;
+const viewer = await import("medsynth/viewer");
+out.viewer = await viewer.toCsv(["id", "text"], [{ id: "1", text: "a, b" }]);
 console.log(JSON.stringify(out));

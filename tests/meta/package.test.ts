@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
+import { runRecorded } from "../helpers/module-loads.ts";
 
 const ROOT = resolve(__dirname, "../..");
 let dir: string;
@@ -59,6 +60,7 @@ describe("the packed npm package", () => {
     expect(out.models).toBe("extractive:mmr");
     expect(out.graphs).toEqual(["ok", "Aspirin probably reduces stroke."]);
     expect(out.experiments).toBe(2);
+    expect(out.viewer).toBe('id,text\n1,"a, b"\n');
     expect(server.chatRequests()).toHaveLength(1);
   }, 120_000);
 
@@ -67,5 +69,14 @@ describe("the packed npm package", () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/Usage: medsynth/);
     expect(existsSync(join(dir, "node_modules", "medsynth", "experiments"))).toBe(false);
+  }, 60_000);
+
+  it("the installed bin's --help and --version load no heavy module (LanceDB, LangChain, transformers.js, Vega, …)", () => {
+    for (const args of [["--help"], ["--version"], ["run", "--help"]]) {
+      const r = runRecorded([join(dir, "node_modules", "medsynth", "bin", "medsynth.js"), ...args], { cwd: dir });
+      expect(r.status).toBe(0);
+      expect(r.loaded.some((l) => l.includes("/node_modules/medsynth/dist/experiments/cli/main.js"))).toBe(true);
+      expect(r.heavy).toEqual([]);
+    }
   }, 60_000);
 });
