@@ -17,8 +17,8 @@
  * side-car `<table>.ann.json` and exposed as `annRecallAt10`.
  */
 import "../lance-env.ts"; // sets LANCE_CPU_THREADS before LanceDB loads
-import * as lancedb from "@lancedb/lancedb";
-import { Field, FixedSizeList, Float32, Schema, Utf8 } from "apache-arrow";
+import type * as LanceDb from "@lancedb/lancedb";
+import type { Schema } from "apache-arrow";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -83,7 +83,7 @@ export interface VectorHit {
 
 /** An opened dense table. */
 export interface DenseStore {
-  readonly table: lancedb.Table;
+  readonly table: LanceDb.Table;
   readonly tableName: string;
   readonly dir: string;
   readonly embedderId: string;
@@ -119,7 +119,16 @@ export function docContent(doc: Pick<CorpusDoc, "title" | "text">): string {
   return doc.title ? `${doc.title}\n${doc.text}` : doc.text;
 }
 
-function vectorSchema(dims: number, meta: Map<string, string>): Schema {
+/**
+ * Import LanceDB on first use (~200 ms with apache-arrow), so that importing this module (and the
+ * retrieval registry) costs nothing until a dense table is opened.
+ */
+export async function loadLanceDb(): Promise<typeof LanceDb> {
+  return import("@lancedb/lancedb");
+}
+
+async function vectorSchema(dims: number, meta: Map<string, string>): Promise<Schema> {
+  const { Field, FixedSizeList, Float32, Schema, Utf8 } = await import("apache-arrow");
   return new Schema(
     [
       new Field("id", new Utf8(), false),
@@ -156,9 +165,10 @@ export async function openOrBuildDenseStore(
   const dir = cfg.dir ?? join(cacheDir(), "lancedb");
   const corpusHash = corpusContentHash(docs);
   const tableName = cfg.tableName ?? denseTableName(corpusHash, embedder.id);
+  const lancedb = await loadLanceDb();
   const db = await lancedb.connect(dir);
   const names = await db.tableNames();
-  let table: lancedb.Table | null = null;
+  let table: LanceDb.Table | null = null;
   let built = false;
   if (names.includes(tableName) && cfg.mode === "open-or-build") {
     table = await db.openTable(tableName);
@@ -195,7 +205,7 @@ export async function openOrBuildDenseStore(
       [LANCE_META.content, CONTENT_RECIPE],
       ...(embedder.info ? [[LANCE_META.embedderInfo, JSON.stringify(embedder.info)] as [string, string]] : []),
     ]);
-    const schema = vectorSchema(embedder.dims, meta);
+    const schema = await vectorSchema(embedder.dims, meta);
     const t0 = Date.now();
     table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
     // Rows go to LanceDB in large appends (one fragment and one version each), then compacted.
@@ -320,7 +330,7 @@ export async function openOrBuildDenseStore(
  * (evenly spaced rows) used as queries.
  */
 async function measureAnnRecall(
-  table: lancedb.Table,
+  table: LanceDb.Table,
   n: number,
   search: (v: Float32Array, k: number, o?: { exact?: boolean }) => Promise<VectorHit[]>,
 ): Promise<number> {
