@@ -290,11 +290,6 @@ export interface LanceAnnStore extends DenseStore {
   readonly meta: DiskIndexMeta;
 }
 
-function vectorOf(v: unknown): Float32Array {
-  const a = v as { toArray?: () => ArrayLike<number> } & ArrayLike<number>;
-  return Float32Array.from(a.toArray ? a.toArray() : a);
-}
-
 /**
  * Open the ANN table of (`source`, `embedder`) or build it: docs streamed from the source in
  * batches, embedded, written in `writeRows` appends, compacted, indexed (IVF-PQ by default,
@@ -321,6 +316,8 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   let table: LanceDb.Table;
   let built = false;
   const dims = embedder.dims;
+  const sampleVectors: Float32Array[] = [];
+  const buildStart = performance.now();
   if (meta) {
     table = await db.openTable(tableName);
   } else {
@@ -334,6 +331,9 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     ]);
     table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
     const unmatchable: string[] = [];
+    // Recall sample: the vectors of evenly spaced docs, kept while streaming (no second pass).
+    const sampleN = Math.min(cfg.ann.sampleQueries, total);
+    const samplePos = new Set(Array.from({ length: sampleN }, (_, i) => Math.floor((i * total) / sampleN)));
     let ids: string[] = [];
     let vecs: Float32Array[] = [];
     let n = 0;
@@ -352,6 +352,7 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
       batch.forEach((d, i) => {
         if (out[i].length !== dims) throw new Error(`embedder ${embedder.id} returned a ${out[i].length}-d vector for doc ${d.id}, expected ${dims}`);
         if (analyze(contents[i]).length === 0) unmatchable.push(d.id);
+        else if (samplePos.has(n + i) && out[i].some((x) => x !== 0)) sampleVectors.push(out[i]);
         ids.push(d.id);
         vecs.push(out[i]);
       });
@@ -412,16 +413,9 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   };
   if (built) {
     // Recall@10 vs exact search on evenly spaced corpus vectors, nprobes doubled up to the target.
-    const t0 = performance.now();
-    const sample = Math.min(cfg.ann.sampleQueries, m.docCount);
-    const step = m.docCount / sample;
-    const queries: Float32Array[] = [];
-    for (let i = 0; i < sample; i++) {
-      const rows = (await table.query().select(["vector"]).offset(Math.floor(i * step)).limit(1).toArray()) as { vector: unknown }[];
-      const v = vectorOf(rows[0].vector);
-      if (v.some((x) => x !== 0)) queries.push(v);
-    }
-    const exact = await Promise.all(queries.map(async (v) => new Set((await exactSearch(v, 10)).map((h) => h.id))));
+    const queries = sampleVectors;
+    const exact: Set<string>[] = [];
+    for (const v of queries) exact.push(new Set((await exactSearch(v, 10)).map((h) => h.id)));
     const recallAt = async (nprobes: number) => {
       let sum = 0;
       for (let i = 0; i < queries.length; i++) {
@@ -439,7 +433,7 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     m.nprobes = nprobes;
     m.recallAt10 = recall;
     m.recallSample = queries.length;
-    m.buildSeconds = (performance.now() - t0) / 1000;
+    m.buildSeconds = (performance.now() - buildStart) / 1000;
     await writeMeta(db, tableName, m);
     log(
       `lance ann: ${m.index} recall@10 vs exact search = ${recall.toFixed(3)} on ${queries.length} corpus vectors as queries (nprobes ${nprobes}/${m.numPartitions}, refineFactor ${m.refineFactor}; target ${m.targetRecall})${recall < m.targetRecall! ? " — BELOW TARGET" : ""}`,
