@@ -20,7 +20,11 @@
  * standing in for the Lance corpus store (its cost per fetch is not what is measured here).
  *
  * Embedder: `word-vectors:sg-100d-sif` by default (the offline 100-d word vectors with
- * vocabulary-rank SIF weights: no corpus fit, so nothing corpus-sized is held to build it).
+ * vocabulary-rank SIF weights: no corpus fit, so nothing corpus-sized is held to build it). At
+ * build time its vectors are memoised by text (replicas repeat the natural corpus' 3.3 k texts),
+ * so the build's embedding cost is that of the natural corpus — said in the output.
+ * Recall@10 is tie-aware (`recallAtK`): each text has N / 3.3 k exact duplicates, so any copy
+ * at the 10th exact score counts.
  * Targets (issue 11) at 1 M on disk: query RSS ≤ 2 GiB, BM25 p50 ≤ 50 ms, hybrid p50 ≤ 100 ms,
  * ANN recall@10 ≥ 0.95.
  */
@@ -33,6 +37,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { CorpusDoc, SynthesisTask } from "../../corpus/types.ts";
 import type { DocumentSource } from "../../corpus/store/types.ts";
+import type { Embedder } from "../../retrieval/types.ts";
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -74,6 +79,24 @@ function replicaSource(natural: readonly CorpusDoc[], size: number): DocumentSou
     },
   };
   return src;
+}
+
+/**
+ * The embedder with vectors memoised by text: replicas repeat the natural corpus' texts, so only
+ * its distinct texts are encoded (the vectors are the same as encoding every replica).
+ */
+function memoised(e: Embedder): Embedder {
+  const memo = new Map<string, Float32Array>();
+  return {
+    ...e,
+    id: e.id,
+    dims: e.dims,
+    async embed(texts) {
+      const todo = [...new Set(texts.filter((t) => !memo.has(t)))];
+      if (todo.length) (await e.embed(todo)).forEach((v, i) => memo.set(todo[i], v));
+      return texts.map((t) => memo.get(t)!);
+    },
+  };
 }
 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
@@ -145,7 +168,7 @@ async function phaseBuild(a: ChildArgs): Promise<Record<string, unknown>> {
   let t = performance.now();
   const bm25 = await disk.openOrBuildLanceBm25(src, cfg, { log, fingerprint });
   const bm25S = (performance.now() - t) / 1000;
-  const embedder = await createEmbedder(a.embedder, { docs: natural, log });
+  const embedder = memoised(await createEmbedder(a.embedder, { docs: natural, log }));
   t = performance.now();
   const ann = await disk.openOrBuildLanceAnn(src, embedder, cfg, { log, fingerprint });
   const annS = (performance.now() - t) / 1000;
@@ -187,9 +210,7 @@ async function phaseQuery(a: ChildArgs): Promise<Record<string, unknown>> {
   let n = 0;
   for (const v of vecs) {
     if (v.every((x) => x === 0)) continue;
-    const exact = new Set((await ann.search(v, 10, { exact: true })).map((h) => h.id));
-    const got = await ann.search(v, 10);
-    sum += got.filter((h) => exact.has(h.id)).length / Math.max(1, exact.size);
+    sum += disk.recallAtK(await ann.search(v, 10), await ann.search(v, 10, { exact: true }), 10);
     n++;
   }
   out.queryRecall = n ? sum / n : null;
@@ -258,7 +279,8 @@ async function main(): Promise<void> {
   }
   console.log(`# medsynth on-disk retrieval benchmark (Node ${process.version})`);
   console.log(`corpus: ${a.docs} docs = the bundled natural corpus replicated with new ids (<pmid>#r<n>), streamed from an in-process source; NOT ${a.docs} distinct abstracts`);
-  console.log(`embedder: ${a.embedder}; index tables in ${a.dir}`);
+  console.log(`embedder: ${a.embedder} (build: vectors memoised per distinct text — replicas repeat 3.3 k texts); index tables in ${a.dir}`);
+  console.log(`ANN recall@10 is tie-aware: a hit at the 10th exact cosine counts (each text has ~N/3.3k exact duplicates)`);
   console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(" ")} on ${cpus().length} CPUs (absolute times move with the load; compare ratios)`);
   const b = runChild("build", a);
   const meta = b.meta as { recallAt10?: number; nprobes?: number; numPartitions?: number; recallSample?: number; refineFactor?: number };

@@ -38,7 +38,7 @@ import { z } from "zod";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import type { DocumentSource } from "../../corpus/store/types.ts";
 import { cacheDir } from "../../corpus/paths.ts";
-import { analyze } from "../analyzer.ts";
+import { analyze, ENGLISH_STOP_WORDS } from "../analyzer.ts";
 import type { DenseStore, VectorHit } from "../dense/lancedb-store.ts";
 import { LANCE_INDEX_TIMEOUT_MS, withTimeout } from "../lance-env.ts";
 import type { RankedItem } from "../fusion.ts";
@@ -162,6 +162,35 @@ async function connect(cfg: DiskIndexConfig): Promise<{ db: LanceDb.Connection; 
 
 function sanitize(s: string): string {
   return s.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_|_$/g, "");
+}
+
+const STOP = new Set(ENGLISH_STOP_WORDS);
+const TOKEN_RE = /[\p{L}\p{M}\p{N}\p{Pc}]+/gu;
+
+/**
+ * Whether `analyze(text)` would give at least one term (a token of ≥ 2 characters outside the
+ * stop list; stemming never removes a term), stopping at the first such token — the cheap test
+ * behind "unmatchable" documents at build time.
+ */
+export function hasAnalyzableTerm(text: string): boolean {
+  const lower = text.toLowerCase();
+  for (const m of lower.matchAll(TOKEN_RE)) if (m[0].length >= 2 && !STOP.has(m[0])) return true;
+  return false;
+}
+
+/**
+ * Recall@k of `got` against exact top-k hits `exact` (best first), tie-aware: a hit counts when
+ * its exact score is at least the k-th exact score (minus 1e-5), so that among documents with
+ * equal similarity (duplicates, e.g. a replicated corpus) any choice is correct.
+ * @returns a value in [0, 1]; 1 when `exact` is empty.
+ */
+export function recallAtK(got: readonly VectorHit[], exact: readonly VectorHit[], k: number): number {
+  const want = exact.slice(0, k);
+  if (want.length === 0) return 1;
+  const kth = want[want.length - 1].score - 1e-5;
+  const ids = new Set(want.map((h) => h.id));
+  const ok = got.slice(0, k).filter((h) => ids.has(h.id) || h.score >= kth).length;
+  return Math.min(1, ok / want.length);
 }
 
 /** Attach documents fetched by id from `source` to `hits` that lack one (one `getDocs` call). */
@@ -351,7 +380,7 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
       if (out.length !== batch.length) throw new Error(`embedder ${embedder.id} returned ${out.length} vectors for ${batch.length} texts`);
       batch.forEach((d, i) => {
         if (out[i].length !== dims) throw new Error(`embedder ${embedder.id} returned a ${out[i].length}-d vector for doc ${d.id}, expected ${dims}`);
-        if (analyze(contents[i]).length === 0) unmatchable.push(d.id);
+        if (!hasAnalyzableTerm(contents[i])) unmatchable.push(d.id);
         else if (samplePos.has(n + i) && out[i].some((x) => x !== 0)) sampleVectors.push(out[i]);
         ids.push(d.id);
         vecs.push(out[i]);
@@ -414,13 +443,13 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   if (built) {
     // Recall@10 vs exact search on evenly spaced corpus vectors, nprobes doubled up to the target.
     const queries = sampleVectors;
-    const exact: Set<string>[] = [];
-    for (const v of queries) exact.push(new Set((await exactSearch(v, 10)).map((h) => h.id)));
+    const exact: VectorHit[][] = [];
+    for (const v of queries) exact.push(await exactSearch(v, 10));
     const recallAt = async (nprobes: number) => {
       let sum = 0;
       for (let i = 0; i < queries.length; i++) {
         const got = await annSearch(queries[i], 10, nprobes);
-        sum += got.filter((h) => exact[i].has(h.id)).length / Math.max(1, exact[i].size);
+        sum += recallAtK(got, exact[i], 10);
       }
       return queries.length ? sum / queries.length : 1;
     };
