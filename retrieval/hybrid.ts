@@ -152,7 +152,7 @@ export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise
     (deps.log ?? ((l: string) => console.error(l)))(`lance hybrid: built FTS index on ${store.tableName} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   const byId = new Map<string, CorpusDoc>((deps.docs ?? []).map((d) => [d.id, d]));
-  const unmatchable = unmatchableDocIds(deps.docs ?? []);
+  const unmatchable = store.unmatchable ?? unmatchableDocIds(deps.docs ?? []);
 
   /** LanceDB full-text candidates, best first (ties by id). `_score` is selected explicitly (no autoprojection warning). */
   const ftsSearch = async (text: string, depth: number): Promise<RankedItem[]> => {

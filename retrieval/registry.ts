@@ -166,12 +166,17 @@ export async function createRetriever(config: RetrieverConfigInput, deps: Retrie
   let embedder: Embedder | undefined;
   let store: DenseStore | undefined;
   let dense: Retriever | undefined;
+  let corpusHash: string | undefined;
   if (cfg.mode === "bm25" || cfg.mode === "hybrid") {
-    bm25 = buildBm25(docs, cfg.bm25).engine;
+    const built = buildBm25(docs, cfg.bm25);
+    bm25 = built.engine;
+    corpusHash = built.contentHash;
   }
   if (cfg.mode !== "bm25") {
-    embedder = deps.embedder ?? (await createEmbedder(cfg.embedder, { docs, ...deps.embedderOptions }));
-    store = await openOrBuildDenseStore(docs, embedder, cfg.dense, { log: deps.log });
+    // One hash of the corpus keys the BM25 cache, the embedder's fitted state and the dense table.
+    corpusHash ??= corpusContentHash(docs);
+    embedder = deps.embedder ?? (await createEmbedder(cfg.embedder, { docs, corpusHash, ...deps.embedderOptions }));
+    store = await openOrBuildDenseStore(docs, embedder, cfg.dense, { log: deps.log, corpusHash });
     dense = createDenseRetriever({ store, embedder, docs });
   }
   let inner: Retriever;

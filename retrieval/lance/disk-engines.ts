@@ -285,6 +285,7 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
       cfg.indexTimeoutMs,
       `LanceDB FTS index on ${tableName} (${n} rows)`,
     );
+    await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
     meta = { kind: "bm25-fts", fingerprint: fp, docCount: n, buildSeconds: (performance.now() - t0) / 1000 };
     await writeMeta(db, tableName, meta);
     built = true;
@@ -400,6 +401,7 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
         : lancedb.Index.hnswSq({ distanceType: "cosine", numPartitions });
     const ti = performance.now();
     await withTimeout(table.createIndex("vector", { config: idx, replace: true }), cfg.indexTimeoutMs, `LanceDB ${cfg.ann.index} index on ${tableName} (${n} rows)`);
+    await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
     log(`lance ann: built ${cfg.ann.index} (${numPartitions} partitions) on ${tableName} in ${((performance.now() - ti) / 1000).toFixed(1)} s`);
     meta = {
       kind: "ann",
