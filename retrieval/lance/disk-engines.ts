@@ -61,8 +61,12 @@ export const DiskIndexConfigSchema = z
     scanBatch: z.number().int().positive().default(16_384),
     /** Rows per LanceDB append (one fragment and one version each; compacted after the build). */
     writeRows: z.number().int().positive().default(65_536),
-    /** Time limit of one index build, ms; past it the build is an error, never a hang. */
-    indexTimeoutMs: z.number().int().positive().default(LANCE_INDEX_TIMEOUT_MS),
+    /**
+     * Time limit of one index build, ms; past it the build is an error, never a hang. Default
+     * {@link indexTimeoutFor}: 10 min, or 3.6 ms per row when more (1 M rows → 60 min: the 1 M
+     * FTS build did not finish in 10 min on this 2-core machine at load ~20).
+     */
+    indexTimeoutMs: z.number().int().positive().optional(),
     /** `open-or-build` (default) or `rebuild`. */
     mode: z.enum(["open-or-build", "rebuild"]).default("open-or-build"),
     /** ANN index settings. */
@@ -90,6 +94,11 @@ export const DiskIndexConfigSchema = z
 export type DiskIndexConfigInput = z.input<typeof DiskIndexConfigSchema>;
 /** Parsed {@link DiskIndexConfigSchema}. */
 export type DiskIndexConfig = z.output<typeof DiskIndexConfigSchema>;
+
+/** Default index-build time limit for `rows` rows, ms: max(10 min, 3.6 ms × rows). */
+export function indexTimeoutFor(rows: number): number {
+  return Math.max(LANCE_INDEX_TIMEOUT_MS, Math.ceil(rows * 3.6));
+}
 
 /** Options shared by the builders. */
 export interface DiskEngineOptions {
@@ -282,7 +291,7 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
         config: lancedb.Index.fts({ withPosition: false, baseTokenizer: "simple", lowercase: true, stem: true, removeStopWords: true, asciiFolding: true, language: "English" }),
         replace: true,
       }),
-      cfg.indexTimeoutMs,
+      cfg.indexTimeoutMs ?? indexTimeoutFor(n),
       `LanceDB FTS index on ${tableName} (${n} rows)`,
     );
     await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
@@ -400,7 +409,7 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
         ? lancedb.Index.ivfPq({ distanceType: "cosine", numPartitions, numSubVectors: dims % 4 === 0 ? dims / 4 : dims % 2 === 0 ? dims / 2 : dims })
         : lancedb.Index.hnswSq({ distanceType: "cosine", numPartitions });
     const ti = performance.now();
-    await withTimeout(table.createIndex("vector", { config: idx, replace: true }), cfg.indexTimeoutMs, `LanceDB ${cfg.ann.index} index on ${tableName} (${n} rows)`);
+    await withTimeout(table.createIndex("vector", { config: idx, replace: true }), cfg.indexTimeoutMs ?? indexTimeoutFor(n), `LanceDB ${cfg.ann.index} index on ${tableName} (${n} rows)`);
     await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
     log(`lance ann: built ${cfg.ann.index} (${numPartitions} partitions) on ${tableName} in ${((performance.now() - ti) / 1000).toFixed(1)} s`);
     meta = {

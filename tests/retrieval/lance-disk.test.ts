@@ -54,7 +54,7 @@ describe("on-disk engines on the bundled corpus", () => {
     bm25 = await openOrBuildLanceBm25(source, { dir }, { log: (l) => lines.push(l) });
     embedder = await createEmbedder("word-vectors:sg-100d-sif");
     ann = await openOrBuildLanceAnn(source, embedder, { dir }, { log: (l) => lines.push(l) });
-  }, 240_000);
+  }, 300_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("the streamed fingerprint equals corpusContentHash of the same docs", async () => {
