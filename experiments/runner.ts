@@ -51,7 +51,7 @@ export interface RunnerDeps {
    */
   createWorkflow(model: ModelSelection, workflowId: string, params: Record<string, unknown>): Promise<RunnableWorkflow>;
   /** Reference metrics of a finished record (called for every record with status "ok"). */
-  computeMetrics?(record: RunRecord, item: RunnerItem): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels?: Record<string, string> }>;
+  computeMetrics?(record: RunRecord, item: RunnerItem): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels?: Record<string, string>; /** Model calls a metric made (LLM grounding judge); counted as judge usage. */ calls?: CallInfo[] }>;
   /** Judge a finished record with the panel; failures come back as `missing` entries. */
   judge?(record: RunRecord, item: RunnerItem): Promise<{ scores: JudgeScoreEntry[]; calls: CallInfo[]; panel?: RunRecord["panel"] }>;
   /**
@@ -398,9 +398,12 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
       record.outputKind = "score";
       record.metrics = { [`${c.workflow}_score`]: Number.isFinite(v) ? v : null };
       if (!Number.isFinite(v)) record.metricNotes = { [`${c.workflow}_score`]: `output is not a number: ${JSON.stringify(record.output)}` };
-    } else if (record.status === "ok" && deps.computeMetrics) {
+    }
+    const metricCalls: CallInfo[] = [];
+    if (record.status === "ok" && outputKind !== "score" && deps.computeMetrics) {
       try {
         const m = await deps.computeMetrics(record, item);
+        metricCalls.push(...(m.calls ?? []));
         if (Object.keys(m.metrics).length) record.metrics = m.metrics;
         if (Object.keys(m.notes).length) record.metricNotes = m.notes;
         if (m.labels && Object.keys(m.labels).length) record.labels = m.labels;
@@ -408,12 +411,16 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
         record.metricNotes = { _error: e instanceof Error ? e.message : String(e) };
       }
     }
+    const judgeCalls = [...metricCalls];
     if (record.status === "ok" && outputKind === "text" && deps.judge) {
       const j = await deps.judge(record, item);
       record.judgeScores = j.scores;
       if (j.panel) record.panel = j.panel;
-      const { cached: _c, modelLatencyMs: _m, ...s } = sumCalls(j.calls);
-      record.judge = { ...s, byModel: judgeByModel(j.calls) };
+      judgeCalls.push(...j.calls);
+    }
+    if (judgeCalls.length || (record.status === "ok" && outputKind === "text" && deps.judge)) {
+      const { cached: _c, modelLatencyMs: _m, ...s } = sumCalls(judgeCalls);
+      record.judge = { ...s, byModel: judgeByModel(judgeCalls) };
     }
     if (aborted()) return;
     record.finishedAt = new Date().toISOString();

@@ -21,7 +21,6 @@ import { z } from "zod";
 import { EVIDENCE_ANSWERS, type EvidenceAnswer } from "../corpus/types.ts";
 import { loadDataset } from "../corpus/datasets/registry.ts";
 import { MSLR_ANNOTATIONS_DATASET, type MslrAnnotation, type Rating } from "../corpus/datasets/mslr-annotations.ts";
-import { createEmbedder } from "../retrieval/registry.ts";
 import { alignScores } from "../judges/alignment.ts";
 import { createMetric, metricIds } from "../judges/metrics/registry.ts";
 import type { TextEmbedder } from "../judges/metrics/embedding-cosine.ts";
@@ -478,7 +477,8 @@ export async function runValidation(config: ValidationConfigInput | ValidationCo
   for (const spec of cfg.metrics) {
     const id = typeof spec === "string" ? spec : spec.id;
     const mcfg = typeof spec === "string" ? {} : spec.config;
-    const embedder = id === "embedding-cosine" ? (deps.embedder ?? (await createEmbedder(cfg.embedder))) : undefined;
+    // The embedder registry is imported here, when needed, so loading a config stays light (`medsynth validate` start-up).
+    const embedder = id === "embedding-cosine" ? (deps.embedder ?? (await (await import("../retrieval/embedders/registry.ts")).createEmbedder(cfg.embedder))) : undefined;
     const metric = createMetric(id, mcfg, embedder ? { embedder } : {});
     const out = await metric.score(rows.map((r) => ({ id: r.id, reference: r.targetSummary, candidate: r.generatedSummary })));
     for (const name of metric.outputs) {

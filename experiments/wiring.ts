@@ -289,6 +289,16 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
   });
   const panelDir = config.panel ? dirname(config.panel) : null;
   const warnedMetrics = new Set<string>();
+  // grounding:llm judges: a configured model (by label or id) with its endpoint, else an openai:* id with env settings.
+  const metricModels = new Map<string, ChatModel | null>();
+  const metricChatModel = (id: string): ChatModel | null => {
+    if (!metricModels.has(id)) {
+      const sel = config.models.find((m) => (m.label ?? m.id) === id || m.id === id);
+      const modelId = sel?.id ?? id;
+      metricModels.set(id, modelId.startsWith("openai:") ? createChatModel(modelId, (sel?.endpoint ?? {}) as never) : null);
+    }
+    return metricModels.get(id)!;
+  };
   // One cross-encoder per id for the run (loaded once); a missing local model resolves to null, said once.
   const crossEncoders = new Map<string, Promise<Reranker | null>>();
   const rerankerFor = (id: string, model: GeneratorModel): Promise<Reranker | null> => {
@@ -335,7 +345,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
         const p = params as { op?: string; source?: string; mode?: string; also?: string };
         const ops = `${p.op ?? ""},${p.also ?? ""}`;
         if (/distract/.test(ops)) deps.retriever = await retriever();
-        if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert")) deps.corpus = await retrievalDocs();
+        if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert") || /swap/.test(ops)) deps.corpus = await retrievalDocs();
         if (reranker !== undefined) throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
       } else if (reranker !== undefined) {
         throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
@@ -343,7 +353,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
       return def.create(deps, wfParams);
     },
     async computeMetrics(record) {
-      const m = await computeRecordMetrics(record, config.metrics);
+      const m = await computeRecordMetrics(record, config.metrics, { chatModel: metricChatModel });
       for (const [name, note] of Object.entries(m.notes)) {
         if (warnedMetrics.has(name)) continue;
         warnedMetrics.add(name);

@@ -1,6 +1,6 @@
 /**
  * Perturbed-RAG (robustness suite, issue 15): the item's golden abstracts → one or more evidence
- * perturbations (graphs/perturb/: negate, numeric, conflict, distract, retracted) → synthesize.
+ * perturbations (graphs/perturb/: negate, numeric, conflict, distract, retracted, swap) → synthesize.
  * Graph: START → perturb → synthesize → END.
  *
  * Params are scalars so a config sweeps them like Negated-RAG's `fraction`: `op` and `strength`
@@ -39,6 +39,10 @@ export const PerturbedRagConfigSchema = z
     source: z.enum(["near", "random"]).optional(),
     /** retracted: "mark" | "insert". */
     mode: z.enum(["mark", "insert"]).optional(),
+    /** swap: "intervention" | "comparator" | "outcome". */
+    element: z.enum(["intervention", "comparator", "outcome"]).optional(),
+    /** swap: how PICO elements are found, "rule" | "llm". */
+    extractor: z.enum(["rule", "llm"]).optional(),
     /** Further operators applied after `op`: "conflict:1,distract:0.5". */
     also: z.string().optional(),
     seed: z.number().int().default(0),
@@ -59,6 +63,8 @@ export function perturbationSpecs(cfg: PerturbedRagConfig): PerturbationSpec[] {
   if (cfg.targets !== undefined) first.targets = cfg.targets.split(",").map((t) => t.trim());
   if (cfg.source !== undefined) first.source = cfg.source;
   if (cfg.mode !== undefined) first.mode = cfg.mode;
+  if (cfg.element !== undefined) first.element = cfg.element;
+  if (cfg.extractor !== undefined) first.extractor = cfg.extractor;
   const specs = [first as PerturbationSpec];
   for (const part of (cfg.also ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
     const m = /^([a-z]+)(?::(\d+(?:\.\d+)?))?$/.exec(part);
@@ -122,7 +128,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof PerturbedRagConfig
 export const perturbedRagWorkflow: WorkflowDefinition<"synthesis", typeof PerturbedRagConfigSchema> = {
   id: PERTURBED_RAG_ID,
   taskKind: "synthesis",
-  description: "Perturbed-RAG (robustness): golden abstracts → evidence perturbations (negate, numeric, conflict, distract, retracted; seeded, recorded) → synthesize",
+  description: "Perturbed-RAG (robustness): golden abstracts → evidence perturbations (negate, numeric, conflict, distract, retracted, swap; seeded, recorded) → synthesize",
   configSchema: PerturbedRagConfigSchema,
   create,
 };

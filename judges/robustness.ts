@@ -16,6 +16,10 @@ export interface RobustnessRow {
   strength: number;
   answer: string | null;
   gold: string | null;
+  /** The workflow abstained (Critic-RAG): counted as eligible, never as misled. */
+  abstained?: boolean;
+  /** Whether the perturbation changed the evidence of this cell (absent = unknown / clean). */
+  applied?: boolean;
 }
 
 /** Wilson score interval for k successes in n trials (z = 1.96 by default); [0, 0] bounds when n = 0 are null. */
@@ -46,6 +50,10 @@ export interface MisleadingRow {
   high: number | null;
   /** Of those, answering exactly the flipped direction (higher ↔ lower): followed the corruption. */
   followedCorruption: number;
+  /** Of the eligible, cells where the workflow abstained (not misled: it declined to conclude). */
+  abstained: number;
+  /** Of the eligible, cells whose evidence the perturbation actually changed (rows that say so). */
+  applied: number;
 }
 
 const key = (...parts: (string | number)[]) => parts.join("\u0000");
@@ -53,7 +61,9 @@ const key = (...parts: (string | number)[]) => parts.join("\u0000");
 /**
  * Misleading rate: among items a (model, workflow) answers correctly on clean evidence, the share
  * answered incorrectly when the evidence is perturbed at each strength > 0 (with the number that
- * switched to exactly the flipped direction). A workflow run at no strength 0 takes its clean
+ * switched to exactly the flipped direction). An abstention (Critic-RAG declining to conclude) is
+ * eligible but not misled — it is counted apart, so a critic that abstains is not scored as
+ * fooled. A workflow run at no strength 0 takes its clean
  * answers from `cleanFallback` (Golden-RAG: the same golden evidence unperturbed). Rows without an
  * answer or gold are ignored.
  */
@@ -66,9 +76,11 @@ export function misleadingRate(rows: readonly RobustnessRow[], cleanFallback = "
     if (r.strength === 0 || r.answer === null || r.gold === null) continue;
     if (cleanOf(r) !== true) continue;
     const k = key(r.model, r.workflow, r.strength);
-    const g = groups.get(k) ?? { model: r.model, workflow: r.workflow, strength: r.strength, eligible: 0, misled: 0, rate: null, low: null, high: null, followedCorruption: 0 };
+    const g = groups.get(k) ?? { model: r.model, workflow: r.workflow, strength: r.strength, eligible: 0, misled: 0, rate: null, low: null, high: null, followedCorruption: 0, abstained: 0, applied: 0 };
     g.eligible++;
-    if (r.answer !== r.gold) g.misled++;
+    if (r.applied === true) g.applied++;
+    if (r.abstained === true) g.abstained++;
+    else if (r.answer !== r.gold) g.misled++;
     if (FLIPPED_ANSWER[r.gold] !== undefined && r.answer === FLIPPED_ANSWER[r.gold]) g.followedCorruption++;
     groups.set(k, g);
   }

@@ -24,7 +24,6 @@
  *   publication-date windows (corpus/eutils-windows.ts) so every record comes back once; API key
  *   from `$NCBI_API_KEY` (never printed).
  */
-import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import type { PubmedRecord } from "../../corpus/types.ts";
 import { PubmedRecordSchema } from "../../corpus/types.ts";
@@ -97,117 +96,83 @@ export function ingestFailure(inputs: readonly string[], report: IngestReport): 
   return `no PubMed records in any input; nothing usable in ${report.emptyFiles.map((f) => f.file).join(", ")}`;
 }
 
-/** Register `corpus ingest|stats|fetch`. */
-export function registerCorpusCommands(program: Command): void {
-  const corpus = program.command("corpus").description("PubMed XML ingest, corpus statistics and E-utilities fetch");
-
-  corpus
-    .command("ingest")
-    .description("Parse PubMed XML (.xml, .xml.gz, folders) into a Lance corpus store (--store: parallel, resumable, update files applied in order) or a JSONL file (--out)")
-    .argument("<inputs...>", "XML files, .xml.gz files or folders (baseline and update files, applied in sorted order)")
-    .option("--store <uri>", "Lance corpus store: a folder or an object-storage URI (s3://, gs://, az://)")
-    .option("--storage-option <key=value>", "LanceDB storage option for --store (repeatable), e.g. aws_endpoint=http://127.0.0.1:9000", collectKeyValue, {} as Record<string, string>)
-    .option("--jobs <n>", "worker threads for --store (default: number of cores)")
-    .option("--out <file>", "output JSONL (.jsonl or .jsonl.gz), one thread, kept records held until the end with --clean")
-    .option("--clean", "apply MedConclusion §3.1.1 cleaning (English, ≥3 segments, a conclusion, dedupe; retracted papers and retraction notices dropped) and print drop counts", false)
-    .option("--keep-retracted", "with --clean: keep retracted papers and retraction notices", false)
-    .option("--json", "print the report as JSON", false)
-    .option("--no-progress", "no progress bar")
-    .action(async (inputs: string[], opts: IngestCliOptions) => {
-      if ((opts.store === undefined) === (opts.out === undefined)) throw new Error("corpus ingest: give exactly one of --store <uri> (Lance corpus store) or --out <file.jsonl>");
-      if (opts.store !== undefined) await ingestStoreCommand(inputs, opts, opts.store);
-      else await ingestJsonlCommand(inputs, opts, opts.out as string);
-    });
-
-  corpus
-    .command("export")
-    .description("Write the records of a Lance corpus store as JSONL (one PubmedRecord per line)")
-    .requiredOption("--store <uri>", "Lance corpus store (folder or object-storage URI)")
-    .option("--storage-option <key=value>", "LanceDB storage option (repeatable)", collectKeyValue, {} as Record<string, string>)
-    .requiredOption("--out <file>", "output JSONL (.jsonl or .jsonl.gz)")
-    .action(async (opts: { store: string; storageOption: Record<string, string>; out: string }) => {
-      const { openLanceRecordStore } = await import("../../corpus/store/lance-store.ts");
-      const store = await openLanceRecordStore(storeLocation(opts.store, opts.storageOption));
-      const writer = createJsonlWriter(opts.out);
-      let n = 0;
-      for await (const batch of store.scanRecords(2000)) {
-        for (const r of batch) await writer.write(r.record);
-        n += batch.length;
-      }
-      await writer.close();
-      console.log(`wrote ${n.toLocaleString("en-US")} records to ${opts.out}`);
-    });
-
-  corpus
-    .command("stats")
-    .description("Counts of a JSONL corpus of PubMed records")
-    .argument("<corpus>", "corpus JSONL written by `corpus ingest`")
-    .option("--json", "print JSON", false)
-    .action(async (path: string, opts: { json: boolean }) => {
-      const counts = emptyIngestCounts();
-      const stats: JsonlStats = { lines: 0, records: 0, skipped: 0 };
-      const languages = new Map<string, number>();
-      let minYear = Infinity;
-      let maxYear = -Infinity;
-      for await (const rec of readJsonl(path, { schema: PubmedRecordSchema, stats, onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`) })) {
-        countRecord(counts, rec);
-        for (const l of rec.languages) languages.set(l, (languages.get(l) ?? 0) + 1);
-        const y = rec.pubDate ? Number(rec.pubDate.slice(0, 4)) : NaN;
-        if (Number.isFinite(y)) {
-          minYear = Math.min(minYear, y);
-          maxYear = Math.max(maxYear, y);
-        }
-      }
-      counts.files = 1;
-      const langs = Object.fromEntries([...languages.entries()].sort((a, b) => b[1] - a[1]));
-      const years = Number.isFinite(minYear) ? `${minYear}–${maxYear}` : "n/a";
-      if (opts.json) console.log(JSON.stringify({ path, ...counts, malformedLines: stats.skipped, languages: langs, years }, null, 2));
-      else {
-        const rows = countsRows(counts).filter(([k]) => k !== "files" && k !== "skipped (warnings)" && k !== "book records (skipped)");
-        console.log(formatCountsTable([...rows, ["malformed lines skipped", stats.skipped], ["years", years], ["languages", Object.entries(langs).slice(0, 5).map(([k, v]) => `${k} ${v}`).join(", ")]]));
-      }
-    });
-
-  corpus
-    .command("fetch")
-    .description("Fetch PubMed records with NCBI E-utilities (needs network; API key from $NCBI_API_KEY)")
-    .requiredOption("--term <query>", "PubMed query")
-    .requiredOption("--out <file>", "output JSONL")
-    .option("--structured", "only structured abstracts (hasstructuredabstract)", false)
-    .option("--min-date <date>", "publication date from (YYYY/MM/DD)")
-    .option("--max-date <date>", "publication date to (YYYY/MM/DD)")
-    .option("--max <n>", "at most this many records", "1000")
-    .option("--base-url <url>", "E-utilities base URL")
-    .action(async (opts: { term: string; out: string; structured: boolean; minDate?: string; maxDate?: string; max: string; baseUrl?: string }) => {
-      const max = Number(opts.max);
-      if (!Number.isInteger(max) || max < 1) throw new Error(`--max must be a positive integer, got ${opts.max}`);
-      const client = createEutilsClient({ apiKey: process.env.NCBI_API_KEY || null, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
-      const found = await client.esearch({ term: opts.term, hasStructuredAbstract: opts.structured, minDate: opts.minDate, maxDate: opts.maxDate, usehistory: true, retmax: 0 });
-      if (!found.webEnv || !found.queryKey) throw new Error("esearch returned no history reference (WebEnv)");
-      const count = Math.min(found.count, max);
-      const writer = createJsonlWriter(opts.out);
-      const warn = warningPrinter(false);
-      const counts = emptyIngestCounts();
-      const windows = emptyWindowStats();
-      // Past NCBI's cap one result set cannot serve every record: fetch date window by window.
-      const records = count > EUTILS_RETRIEVAL_CAP
-        ? fetchAllRecords(client, { term: opts.term, hasStructuredAbstract: opts.structured }, { minDate: opts.minDate, maxDate: opts.maxDate }, { max: count, stats: windows, onWarning: warn.onWarning })
-        : client.fetchRecords({ webEnv: found.webEnv, queryKey: found.queryKey, count }, warn.onWarning);
-      for await (const rec of records) {
-        countRecord(counts, rec);
-        if (!rec.flags.deleted) await writer.write(rec);
-      }
-      if (windows.windows > 0) process.stderr.write(`${found.count.toLocaleString("en-US")} matches exceed the ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")}-record cap: fetched in ${windows.windows} date window(s)${windows.duplicates ? `, ${windows.duplicates} repeated record(s) dropped` : ""}\n`);
-      for (const w of windows.overflow) process.stderr.write(`warning: ${w.minDate} alone matches ${w.count.toLocaleString("en-US")} records; only the first ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")} of that day could be fetched (narrow the term)\n`);
-      await writer.close();
-      warn.flush();
-      console.log(formatCountsTable([["matched", found.count], ...countsRows(counts).filter(([k]) => k !== "files")]));
-      console.log(`\nwrote ${counts.records.toLocaleString("en-US")} records to ${opts.out}`);
-    });
+/** `corpus ingest` (the action of the command registered in corpus-register.ts). */
+export async function corpusIngestCommand(inputs: string[], opts: IngestCliOptions): Promise<void> {
+  if ((opts.store === undefined) === (opts.out === undefined)) throw new Error("corpus ingest: give exactly one of --store <uri> (Lance corpus store) or --out <file.jsonl>");
+  if (opts.store !== undefined) await ingestStoreCommand(inputs, opts, opts.store);
+  else await ingestJsonlCommand(inputs, opts, opts.out as string);
 }
 
-/** Options of `corpus ingest`. */
-interface IngestCliOptions {
+/** `corpus export`: the records of a Lance corpus store as JSONL. */
+export async function corpusExportCommand(opts: { store: string; storageOption: Record<string, string>; out: string }): Promise<void> {
+  const { openLanceRecordStore } = await import("../../corpus/store/lance-store.ts");
+  const store = await openLanceRecordStore(storeLocation(opts.store, opts.storageOption));
+  const writer = createJsonlWriter(opts.out);
+  let n = 0;
+  for await (const batch of store.scanRecords(2000)) {
+    for (const r of batch) await writer.write(r.record);
+    n += batch.length;
+  }
+  await writer.close();
+  console.log(`wrote ${n.toLocaleString("en-US")} records to ${opts.out}`);
+}
+
+/** `corpus stats`: counts of a JSONL corpus of PubMed records. */
+export async function corpusStatsCommand(path: string, opts: { json: boolean }): Promise<void> {
+  const counts = emptyIngestCounts();
+  const stats: JsonlStats = { lines: 0, records: 0, skipped: 0 };
+  const languages = new Map<string, number>();
+  let minYear = Infinity;
+  let maxYear = -Infinity;
+  for await (const rec of readJsonl(path, { schema: PubmedRecordSchema, stats, onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`) })) {
+    countRecord(counts, rec);
+    for (const l of rec.languages) languages.set(l, (languages.get(l) ?? 0) + 1);
+    const y = rec.pubDate ? Number(rec.pubDate.slice(0, 4)) : NaN;
+    if (Number.isFinite(y)) {
+      minYear = Math.min(minYear, y);
+      maxYear = Math.max(maxYear, y);
+    }
+  }
+  counts.files = 1;
+  const langs = Object.fromEntries([...languages.entries()].sort((a, b) => b[1] - a[1]));
+  const years = Number.isFinite(minYear) ? `${minYear}–${maxYear}` : "n/a";
+  if (opts.json) console.log(JSON.stringify({ path, ...counts, malformedLines: stats.skipped, languages: langs, years }, null, 2));
+  else {
+    const rows = countsRows(counts).filter(([k]) => k !== "files" && k !== "skipped (warnings)" && k !== "book records (skipped)");
+    console.log(formatCountsTable([...rows, ["malformed lines skipped", stats.skipped], ["years", years], ["languages", Object.entries(langs).slice(0, 5).map(([k, v]) => `${k} ${v}`).join(", ")]]));
+  }
+}
+
+/** `corpus fetch`: PubMed records through NCBI E-utilities into a JSONL file. */
+export async function corpusFetchCommand(opts: { term: string; out: string; structured: boolean; minDate?: string; maxDate?: string; max: string; baseUrl?: string }): Promise<void> {
+  const max = Number(opts.max);
+  if (!Number.isInteger(max) || max < 1) throw new Error(`--max must be a positive integer, got ${opts.max}`);
+  const client = createEutilsClient({ apiKey: process.env.NCBI_API_KEY || null, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
+  const found = await client.esearch({ term: opts.term, hasStructuredAbstract: opts.structured, minDate: opts.minDate, maxDate: opts.maxDate, usehistory: true, retmax: 0 });
+  if (!found.webEnv || !found.queryKey) throw new Error("esearch returned no history reference (WebEnv)");
+  const count = Math.min(found.count, max);
+  const writer = createJsonlWriter(opts.out);
+  const warn = warningPrinter(false);
+  const counts = emptyIngestCounts();
+  const windows = emptyWindowStats();
+  // Past NCBI's cap one result set cannot serve every record: fetch date window by window.
+  const records = count > EUTILS_RETRIEVAL_CAP
+    ? fetchAllRecords(client, { term: opts.term, hasStructuredAbstract: opts.structured }, { minDate: opts.minDate, maxDate: opts.maxDate }, { max: count, stats: windows, onWarning: warn.onWarning })
+    : client.fetchRecords({ webEnv: found.webEnv, queryKey: found.queryKey, count }, warn.onWarning);
+  for await (const rec of records) {
+    countRecord(counts, rec);
+    if (!rec.flags.deleted) await writer.write(rec);
+  }
+  if (windows.windows > 0) process.stderr.write(`${found.count.toLocaleString("en-US")} matches exceed the ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")}-record cap: fetched in ${windows.windows} date window(s)${windows.duplicates ? `, ${windows.duplicates} repeated record(s) dropped` : ""}\n`);
+  for (const w of windows.overflow) process.stderr.write(`warning: ${w.minDate} alone matches ${w.count.toLocaleString("en-US")} records; only the first ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")} of that day could be fetched (narrow the term)\n`);
+  await writer.close();
+  warn.flush();
+  console.log(formatCountsTable([["matched", found.count], ...countsRows(counts).filter(([k]) => k !== "files")]));
+  console.log(`\nwrote ${counts.records.toLocaleString("en-US")} records to ${opts.out}`);
+}
+
+/** Options of `corpus ingest` (raw, from commander). */
+export interface IngestCliOptions {
   store?: string;
   storageOption: Record<string, string>;
   jobs?: string;
@@ -222,13 +187,6 @@ interface IngestCliOptions {
 function cleanOptionsOf(opts: IngestCliOptions): CleanOptions | null {
   if (!opts.clean) return null;
   return opts.keepRetracted ? { dropRetracted: false, dropRetractionNotices: false } : {};
-}
-
-/** commander collector for repeatable `key=value` options. */
-function collectKeyValue(value: string, previous: Record<string, string>): Record<string, string> {
-  const eq = value.indexOf("=");
-  if (eq <= 0) throw new Error(`--storage-option expects key=value, got "${value}"`);
-  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
 function storeLocation(uri: string, storageOptions: Record<string, string>): StoreLocation {

@@ -17,11 +17,10 @@
  * [--out-dir d] [--base-url u] [--json]` fetches the included studies' abstracts and a seeded
  * noise sample from PubMed (corpus/medmeta-prepare.ts) and prints what it found and missed.
  */
-import type { Command } from "commander";
 import { getDataset, listDatasets, listDownloads, resolveDownloadNames, type DatasetEntry, type DatasetInfo } from "../../corpus/datasets/registry.ts";
 import { dataCacheDir, dataMirrors, humanBytes, pullDatasets, type DataAccessOptions, type PullResult } from "../../corpus/datasets/files.ts";
 import { dataFilesOf, downloadDatasetNames } from "../../corpus/datasets/sources.ts";
-import { formatZodIssues, valueAt } from "./retrieval-commands.ts";
+import { formatZodIssues, valueAt } from "./zod-format.ts";
 import type { LoadedDataset } from "../../corpus/datasets/loaded-dataset.ts";
 import type { MedMetaPrepareReport } from "../../corpus/medmeta-prepare.ts";
 
@@ -159,105 +158,72 @@ export function formatPrepareReport(r: MedMetaPrepareReport): string {
   return lines.join("\n");
 }
 
-/** Register `datasets list`, `datasets pull`, `datasets show` and `datasets prepare` on the program. */
-export function registerDatasetsCommands(program: Command): void {
-  const datasets = program.command("datasets").description("List, download and inspect the datasets and task files");
-  datasets
-    .command("list")
-    .description("List registered datasets: task kind, item count, where the files are (cache / mirror / missing), licence")
-    .option("--json", "print JSON {datasets, downloads, cache, mirrors}")
-    .option("--no-counts", "do not load datasets to count items")
-    .option("--mirror <folder|url...>", "mirror(s) to consider (default $MEDSYNTH_DATA_MIRROR, then ../shared/data beside the checkout)")
-    .action(async (opts: { json?: boolean; counts: boolean; mirror?: string[] }) => {
-      const access = accessFrom(opts.mirror);
-      const infos: DatasetInfo[] = await listDatasets({ withCounts: opts.counts, access });
-      const downloads = listDownloads(access);
-      if (opts.json) {
-        console.log(JSON.stringify({ datasets: infos, downloads, cache: dataCacheDir(), mirrors: access.mirrors ?? dataMirrors() }, null, 2));
-        return;
-      }
-      console.log(
-        formatTable(
-          ["name", "kind", "items", "where", "licence", "description"],
-          infos.map((i) => [i.name, i.taskKind, i.itemCount === null ? "-" : String(i.itemCount), i.where, i.licence, i.description]),
-        ),
-      );
-      console.log("");
-      console.log(
-        formatTable(
-          ["download", "files", "size", "where", "licence", "upstream"],
-          downloads.map((d) => [d.name, String(d.files), humanBytes(d.bytes), d.where === "missing" ? `missing (${d.missing})` : d.where, d.licence, d.upstreams.join(", ")]),
-        ),
-      );
-      const mirrors = access.mirrors ?? dataMirrors();
-      console.log(`\ncache: ${dataCacheDir()}\nmirrors: ${mirrors.length ? mirrors.join(", ") : "(none)"}\nget missing ones with: npx medsynth datasets pull <name…> | --all`);
-    });
-  datasets
-    .command("pull [names...]")
-    .description("Download datasets into the data cache ($MEDSYNTH_DATA_DIR, else ~/.cache/medsynth/data), verified by sha256")
-    .option("--all", "every download dataset")
-    .option("--mirror <folder|url...>", "try these mirrors first (default $MEDSYNTH_DATA_MIRROR, then ../shared/data beside the checkout)")
-    .option("--no-progress", "no progress bar")
-    .action(async (names: string[], opts: { all?: boolean; mirror?: string[]; progress: boolean }) => {
-      await runDatasetsPull(names, opts);
-    });
-  datasets
-    .command("show <name>")
-    .description("Load one dataset and show counts, warnings, skipped records and the first items")
-    .option("--limit <n>", "items to show", "5")
-    .option("--json", "print JSON {name, taskKind, count, warnings, skipped, items (first --limit)}")
-    .option("--path <file>", "file to load (required for jsonl; overrides the bundled file for file-based loaders)")
-    .option("--kind <kind>", "jsonl only: task kind of lines without a kind field (conclusion | synthesis | rwe)")
-    .action(async (name: string, opts: { limit: string; json?: boolean; path?: string; kind?: string }) => {
-      const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 0) throw new Error(`--limit must be a non-negative integer, got "${opts.limit}"`);
-      const entry = getDataset(name);
-      const loadOpts: Record<string, unknown> = {};
-      if (opts.path) loadOpts.path = opts.path;
-      if (opts.kind) loadOpts.kind = opts.kind;
-      if (name === "jsonl" && !opts.path) throw new Error("datasets show jsonl needs --path <file.jsonl>");
-      checkDatasetOptions(entry, loadOpts);
-      const d = await entry.load(loadOpts);
-      if (opts.json) {
-        console.log(
-          JSON.stringify(
-            { name: d.name, taskKind: d.taskKind, count: d.items.length, docs: d.docs?.length ?? null, warnings: d.warnings, skipped: d.skipped, items: d.items.slice(0, limit) },
-            null,
-            2,
-          ),
-        );
-        return;
-      }
-      console.log(formatLoadedDataset(d, limit));
-    });
-  datasets
-    .command("prepare <name>")
-    .description("Build a dataset from PubMed (needs network or a --base-url): medmeta = the included studies' abstracts + a seeded sample of noise abstracts (MedMeta §3.2)")
-    .option("--noise <n>", "noise abstracts to sample (MedMeta: 22,750)", "22750")
-    .option("--seed <seed>", "seed of the noise draw and corpus order", "medmeta-noise-v1")
-    .option("--rows <list>", "only these MedMeta rows (Number column), e.g. 1,2,5")
-    .option("--noise-term <term>", "PubMed query the noise is drawn from", "hasabstract")
-    .option("--min-year <year>", "noise publication years from (default: the golden abstracts' first year)")
-    .option("--max-year <year>", "noise publication years to (default: the golden abstracts' last year)")
-    .option("--out-dir <dir>", "output folder (default <cache>/prepared/medmeta, where the loader looks)")
-    .option("--base-url <url>", "E-utilities base URL")
-    .option("--json", "print the report as JSON")
-    .action(async (name: string, opts: { noise: string; seed: string; rows?: string; noiseTerm: string; minYear?: string; maxYear?: string; outDir?: string; baseUrl?: string; json?: boolean }) => {
-      if (!(PREPARABLE_DATASETS as readonly string[]).includes(name)) throw new Error(`datasets prepare: "${name}" is not built from PubMed; preparable: ${PREPARABLE_DATASETS.join(", ")}`);
-      const int = (flag: string, v: string | undefined) => {
-        if (v === undefined) return undefined;
-        const n = Number(v);
-        if (!Number.isInteger(n) || n < 0) throw new Error(`${flag}: expected a non-negative integer (got "${v}")`);
-        return n;
-      };
-      const { createEutilsClient } = await import("../../corpus/eutils.ts");
-      const { prepareMedMeta } = await import("../../corpus/medmeta-prepare.ts");
-      const client = createEutilsClient({ apiKey: process.env.NCBI_API_KEY || null, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
-      const report = await prepareMedMeta(
-        client,
-        { noiseCount: int("--noise", opts.noise), seed: opts.seed, noiseTerm: opts.noiseTerm, minYear: int("--min-year", opts.minYear), maxYear: int("--max-year", opts.maxYear), ...(opts.rows ? { rows: parseRowList(opts.rows) } : {}), ...(opts.outDir ? { outDir: opts.outDir } : {}) },
-        (l) => process.stderr.write(`${l}\n`),
-      );
-      console.log(opts.json ? JSON.stringify(report, null, 2) : formatPrepareReport(report));
-    });
+/** `datasets list`: every registered dataset and download dataset with where its files are. */
+export async function datasetsListCommand(opts: { json?: boolean; counts: boolean; mirror?: string[] }): Promise<void> {
+  const access = accessFrom(opts.mirror);
+  const infos: DatasetInfo[] = await listDatasets({ withCounts: opts.counts, access });
+  const downloads = listDownloads(access);
+  if (opts.json) {
+    console.log(JSON.stringify({ datasets: infos, downloads, cache: dataCacheDir(), mirrors: access.mirrors ?? dataMirrors() }, null, 2));
+    return;
+  }
+  console.log(
+    formatTable(
+      ["name", "kind", "items", "where", "licence", "description"],
+      infos.map((i) => [i.name, i.taskKind, i.itemCount === null ? "-" : String(i.itemCount), i.where, i.licence, i.description]),
+    ),
+  );
+  console.log("");
+  console.log(
+    formatTable(
+      ["download", "files", "size", "where", "licence", "upstream"],
+      downloads.map((d) => [d.name, String(d.files), humanBytes(d.bytes), d.where === "missing" ? `missing (${d.missing})` : d.where, d.licence, d.upstreams.join(", ")]),
+    ),
+  );
+  const mirrors = access.mirrors ?? dataMirrors();
+  console.log(`\ncache: ${dataCacheDir()}\nmirrors: ${mirrors.length ? mirrors.join(", ") : "(none)"}\nget missing ones with: npx medsynth datasets pull <name…> | --all`);
+}
+
+/** `datasets show`: load one dataset and print counts, warnings, skipped records and the first items. */
+export async function datasetsShowCommand(name: string, opts: { limit: string; json?: boolean; path?: string; kind?: string }): Promise<void> {
+  const limit = Number(opts.limit);
+  if (!Number.isInteger(limit) || limit < 0) throw new Error(`--limit must be a non-negative integer, got "${opts.limit}"`);
+  const entry = getDataset(name);
+  const loadOpts: Record<string, unknown> = {};
+  if (opts.path) loadOpts.path = opts.path;
+  if (opts.kind) loadOpts.kind = opts.kind;
+  if (name === "jsonl" && !opts.path) throw new Error("datasets show jsonl needs --path <file.jsonl>");
+  checkDatasetOptions(entry, loadOpts);
+  const d = await entry.load(loadOpts);
+  if (opts.json) {
+    console.log(
+      JSON.stringify(
+        { name: d.name, taskKind: d.taskKind, count: d.items.length, docs: d.docs?.length ?? null, warnings: d.warnings, skipped: d.skipped, items: d.items.slice(0, limit) },
+        null,
+        2,
+      ),
+    );
+    return;
+  }
+  console.log(formatLoadedDataset(d, limit));
+}
+
+/** `datasets prepare`: build a dataset (medmeta) from PubMed. */
+export async function datasetsPrepareCommand(name: string, opts: { noise: string; seed: string; rows?: string; noiseTerm: string; minYear?: string; maxYear?: string; outDir?: string; baseUrl?: string; json?: boolean }): Promise<void> {
+  if (!(PREPARABLE_DATASETS as readonly string[]).includes(name)) throw new Error(`datasets prepare: "${name}" is not built from PubMed; preparable: ${PREPARABLE_DATASETS.join(", ")}`);
+  const int = (flag: string, v: string | undefined) => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`${flag}: expected a non-negative integer (got "${v}")`);
+    return n;
+  };
+  const { createEutilsClient } = await import("../../corpus/eutils.ts");
+  const { prepareMedMeta } = await import("../../corpus/medmeta-prepare.ts");
+  const client = createEutilsClient({ apiKey: process.env.NCBI_API_KEY || null, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
+  const report = await prepareMedMeta(
+    client,
+    { noiseCount: int("--noise", opts.noise), seed: opts.seed, noiseTerm: opts.noiseTerm, minYear: int("--min-year", opts.minYear), maxYear: int("--max-year", opts.maxYear), ...(opts.rows ? { rows: parseRowList(opts.rows) } : {}), ...(opts.outDir ? { outDir: opts.outDir } : {}) },
+    (l) => process.stderr.write(`${l}\n`),
+  );
+  console.log(opts.json ? JSON.stringify(report, null, 2) : formatPrepareReport(report));
 }

@@ -13,18 +13,18 @@
  * a file-based loader's bundled file). The command exits 1 when no item succeeded and at least
  * one failed. Bad options and `--config` fields give one line per problem naming them.
  */
-import type { Command } from "commander";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { getDataset } from "../../corpus/datasets/registry.ts";
 import type { LoadedDataset } from "../../corpus/datasets/loaded-dataset.ts";
 import { JSONL_DATASET, JSONL_TASK_KINDS } from "../../corpus/datasets/jsonl.ts";
-import { formatZodIssues, loadCorpusArg, valueAt } from "./retrieval-commands.ts";
+import { formatZodIssues, valueAt } from "./zod-format.ts";
+import { loadCorpusArg } from "../../corpus/corpus-file.ts";
 import { checkDatasetOptions } from "./datasets-commands.ts";
 import { createGeneratorModel, isChatModel } from "../../models/registry.ts";
 import { summarizeUsage } from "../../models/usage.ts";
 import { createRetriever, RETRIEVAL_MODES, type RetrievalMode } from "../../retrieval/registry.ts";
 import { createReranker } from "../../retrieval/rerankers/registry.ts";
-import { getWorkflow, listWorkflowIds } from "../../graphs/registry.ts";
+import { getWorkflow } from "../../graphs/registry.ts";
 import type { WorkflowDeps, WorkflowRunResult } from "../../graphs/types.ts";
 
 /** Parsed options of `generate`. */
@@ -158,29 +158,11 @@ export function generateExitCode(results: readonly { result: WorkflowRunResult }
   return results.some((r) => r.result.status === "failed") && !results.some((r) => r.result.status === "ok") ? 1 : 0;
 }
 
-/** Register `generate` on the program. */
-export function registerGenerateCommands(program: Command): void {
-  program
-    .command("generate")
-    .description("Run a workflow on the first items of a dataset and print outputs, intermediate steps and token usage")
-    .requiredOption("--workflow <id>", `workflow id (${listWorkflowIds().join(", ")})`)
-    .requiredOption("--dataset <name>", "dataset name (see `medsynth datasets list`)")
-    .option("--path <file>", "dataset file (required for jsonl: a task JSONL or `corpus ingest` output; .jsonl.gz ok)")
-    .requiredOption("--model <id>", "generator: openai:<model> or extractive:mmr / extractive:lead")
-    .option("--limit <n>", "number of items", "5")
-    .option("--k <n>", "documents per query (standard-rag)")
-    .option("--config <json>", "workflow config as JSON, e.g. '{\"fraction\":0.5}'")
-    .option("--repeat <n>", "repeat index (separate cache entries)", "0")
-    .option("--retrieval <mode>", `retrieval mode for standard-rag (${RETRIEVAL_MODES.join(", ")})`, "hybrid")
-    .option("--corpus <corpus>", "standard-rag corpus: bundled (default, as `medsynth run`) | dataset (the dataset's own docs) | corpus JSONL path")
-    .option("--reranker <id>", "reranker for standard-rag (e.g. none, cross-encoder, llm-pointwise)")
-    .option("--prompt-dir <dir>", "folder of prompt templates overriding the bundled ones")
-    .option("--json", "print one JSON line per item")
-    .action(async (opts: GenerateOptions) => {
-      const results = await runGenerate(opts);
-      if (generateExitCode(results) !== 0) {
-        console.error(`medsynth: generate: no item succeeded (${results.filter((r) => r.result.status === "failed").length} of ${results.length} failed)${firstError(results) ? ` (first error: ${firstError(results)})` : ""}`);
-        process.exitCode = 1;
-      }
-    });
+/** `generate` (the action of the command registered in generate-register.ts): run, print, set the exit code. */
+export async function generateCommand(opts: GenerateOptions): Promise<void> {
+  const results = await runGenerate(opts);
+  if (generateExitCode(results) !== 0) {
+    console.error(`medsynth: generate: no item succeeded (${results.filter((r) => r.result.status === "failed").length} of ${results.length} failed)${firstError(results) ? ` (first error: ${firstError(results)})` : ""}`);
+    process.exitCode = 1;
+  }
 }

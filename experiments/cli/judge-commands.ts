@@ -9,7 +9,6 @@
  */
 import { mergePanelSummary } from "../panel-summary.ts";
 import { existsSync } from "node:fs";
-import type { Command } from "commander";
 import pLimit from "p-limit";
 import { createChatModel } from "../../models/registry.ts";
 import { createPanel, loadPanelConfig, missingRates, type Panel } from "../../judges/panel.ts";
@@ -200,27 +199,3 @@ export async function runMetricsCommand(input: string, opts: { metrics: string[]
   return { out, records: load.records.length, scored, skipped, means, table };
 }
 
-/** Register `judge` and `metrics` on the program. */
-export function registerJudgeCommands(program: Command): void {
-  program
-    .command("judge")
-    .description("Add judge-panel verdicts (judgeScores) to every finished record of a results.jsonl; resumable")
-    .argument("<results>", "results.jsonl written by `medsynth run`")
-    .requiredOption("--panel <file>", "panel.yaml: judges, rubric(s), aggregation, repeats, endpoints")
-    .option("--out <file>", "output JSONL (default <results>.judged.jsonl)")
-    .option("--retry-missing", "ask again for verdicts stored as missing", false)
-    .option("--concurrency <n>", "records judged at once", (v) => Number.parseInt(v, 10), 2)
-    .action(async (results: string, o: { panel: string; out?: string; retryMissing: boolean; concurrency: number }) => {
-      if (!Number.isInteger(o.concurrency) || o.concurrency < 1) throw new Error(`judge: --concurrency must be a positive integer`);
-      await runJudgeCommand(results, { panel: o.panel, out: o.out, retryMissing: o.retryMissing, concurrency: o.concurrency });
-    });
-  program
-    .command("metrics")
-    .description("Compute reference metrics (output vs reference) for the records of a results.jsonl")
-    .argument("<results>", "results.jsonl")
-    .option("--metrics <ids>", "comma-separated metric ids: rouge, bleu, count-ratios (counts), embedding-cosine[@embedder], bertscore, perplexity", "rouge,bleu,count-ratios")
-    .option("--out <file>", "output JSONL (default <results>.metrics.jsonl)")
-    .action(async (results: string, o: { metrics: string; out?: string }) => {
-      await runMetricsCommand(results, { metrics: o.metrics.split(",").map((s) => s.trim()).filter(Boolean), out: o.out });
-    });
-}

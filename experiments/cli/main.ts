@@ -1,17 +1,23 @@
 /**
  * The `medsynth` command line: one commander program; each area registers its own commands
- * from a file of its own (corpus, datasets, retrieval, generate, judge/metrics, run/report).
+ * from a file of its own (corpus, datasets, retrieval, generate, judge/metrics, run/report,
+ * validate, viewer).
+ *
+ * Start-up stays light: the `*-register.ts` files hold only the commander definitions (names,
+ * options, help text); each action imports its `*-commands.ts` implementation — and with it
+ * LangChain, LanceDB, transformers.js, Vega, the viewer server — only when that command runs.
+ * `--help`, `<command> --help` and `--version` load none of them
+ * (tests/experiments/cli-lazy-start.test.ts checks this).
  */
 import { Command } from "commander";
-import { ZodError } from "zod";
-import { registerCorpusCommands } from "./corpus-commands.ts";
-import { registerDatasetsCommands } from "./datasets-commands.ts";
-import { registerRetrievalCommands } from "./retrieval-commands.ts";
-import { registerGenerateCommands } from "./generate-commands.ts";
-import { registerJudgeCommands } from "./judge-commands.ts";
-import { registerRunCommands } from "./run-commands.ts";
-import { registerValidateCommands } from "./validate-commands.ts";
-import { registerViewerCommands } from "./viewer-commands.ts";
+import { registerCorpusCommands } from "./corpus-register.ts";
+import { registerDatasetsCommands } from "./datasets-register.ts";
+import { registerRetrievalCommands } from "./retrieval-register.ts";
+import { registerGenerateCommands } from "./generate-register.ts";
+import { registerJudgeCommands } from "./judge-register.ts";
+import { registerRunCommands } from "./run-register.ts";
+import { registerValidateCommands } from "./validate-register.ts";
+import { registerViewerCommands } from "./viewer-register.ts";
 
 /** Build the commander program (exported for tests). */
 export function buildProgram(): Command {
@@ -35,10 +41,16 @@ export function buildProgram(): Command {
  * (`path: message`), everything else its message.
  */
 export function formatError(err: unknown): string {
-  if (err instanceof ZodError) {
+  // Recognised by shape, not `instanceof ZodError`: importing zod here would load it for `--help`.
+  if (isZodError(err)) {
     return "invalid options:\n" + err.issues.map((i) => `  - ${i.path.length ? i.path.join(".") : "(value)"}: ${i.message}`).join("\n");
   }
   return err instanceof Error ? err.message : String(err);
+}
+
+/** A zod validation error (zod 4 `ZodError`: name "ZodError" and an `issues` array). */
+function isZodError(err: unknown): err is Error & { issues: { path: PropertyKey[]; message: string }[] } {
+  return err instanceof Error && err.name === "ZodError" && Array.isArray((err as { issues?: unknown }).issues);
 }
 
 /**

@@ -21,68 +21,22 @@
  * `medsynth corpus ingest` (malformed lines skipped and counted; a repeated id keeps the first line).
  * Bad options give one line per problem naming the option (`--fusion: expected one of rrf, weighted (got "foo")`).
  */
-import type { Command } from "commander";
-import { existsSync, mkdirSync } from "node:fs";
-import type { z } from "zod";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
 import { loadDataset } from "../../corpus/datasets/registry.ts";
-import { readJsonl } from "../../corpus/jsonl.ts";
-import { CorpusDocSchema, PubmedRecordSchema, type CorpusDoc } from "../../corpus/types.ts";
-import { recordToCorpusDoc } from "../../corpus/conclusion-task.ts";
-import { isPubmedRecordLine } from "../../corpus/datasets/jsonl.ts";
+import type { CorpusDoc } from "../../corpus/types.ts";
 import { createChatModel } from "../../models/registry.ts";
 import { evaluateRun, type Qrels, type RunEvaluation } from "../../retrieval/eval/ir-metrics.ts";
 import { readTrecQrels, readTrecRun, TREC_EXPORT_DEPTH, writeTrecQrels, writeTrecRun, type TrecRun } from "../../retrieval/eval/trec.ts";
 import { holm } from "../../judges/stats/multiple-testing.ts";
 import { pairedRandomizationTest, pairedTTest } from "../../judges/stats/paired-tests.ts";
-import { createReranker, createRetriever, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, RERANKER_IDS, RETRIEVAL_MODES, RetrieverConfigSchema, type BuiltRetriever, type RetrievalMode, type RetrieverConfigInput } from "../../retrieval/registry.ts";
+import { createReranker, createRetriever, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, RETRIEVAL_MODES, RetrieverConfigSchema, type BuiltRetriever, type RetrievalMode, type RetrieverConfigInput } from "../../retrieval/registry.ts";
 import type { SearchHit } from "../../retrieval/types.ts";
 
 export { readCorpusFile, loadCorpusArg, type CorpusFileRead } from "../../corpus/corpus-file.ts";
+export { formatZodIssues, valueAt } from "./zod-format.ts";
+import { formatZodIssues, valueAt } from "./zod-format.ts";
 import { loadCorpusArg } from "../../corpus/corpus-file.ts";
-
-/**
- * One line per zod issue, naming the option or field it concerns, e.g.
- * `--fusion: expected one of rrf, weighted (got "foo")`.
- * @param issues the ZodError's issues.
- * @param name maps an issue path to the name shown (e.g. `["fusion"]` → `--fusion`).
- * @param got maps an issue path to the value the user gave (shown as `(got …)`), or undefined.
- * @param unknownKey text after `<name>: ` for a key the schema does not accept (default "unknown option").
- */
-export function formatZodIssues(issues: readonly z.core.$ZodIssue[], name: (path: PropertyKey[]) => string, got: (path: PropertyKey[]) => unknown = () => undefined, unknownKey = "unknown option"): string {
-  return issues
-    .map((i) => {
-      const path = i.path as PropertyKey[];
-      const value = got(path);
-      const shown = value === undefined ? "" : ` (got ${JSON.stringify(value)})`;
-      switch (i.code) {
-        case "invalid_value":
-          return `${name(path)}: expected ${i.values.length === 1 ? JSON.stringify(i.values[0]) : `one of ${i.values.map((v) => String(v)).join(", ")}`}${shown}`;
-        case "too_small":
-          return `${name(path)}: expected ${i.origin === "array" || i.origin === "string" ? `length ${i.inclusive === false ? ">" : "≥"} ${i.minimum}` : `a number ${i.inclusive === false ? ">" : "≥"} ${i.minimum}`}${shown}`;
-        case "too_big":
-          return `${name(path)}: expected ${i.origin === "array" || i.origin === "string" ? `length ${i.inclusive === false ? "<" : "≤"} ${i.maximum}` : `a number ${i.inclusive === false ? "<" : "≤"} ${i.maximum}`}${shown}`;
-        case "invalid_type":
-          return `${name(path)}: expected ${i.expected === "int" ? "an integer" : `a ${i.expected}`}${shown}`;
-        case "unrecognized_keys":
-          return i.keys.map((k) => `${name([...path, k])}: ${unknownKey}`).join("\n");
-        default:
-          return `${name(path)}: ${i.message}${shown}`;
-      }
-    })
-    .join("\n");
-}
-
-/** Value at `path` inside `obj`, or undefined. */
-export function valueAt(obj: unknown, path: readonly PropertyKey[]): unknown {
-  let v: unknown = obj;
-  for (const k of path) {
-    if (v === null || typeof v !== "object") return undefined;
-    v = (v as Record<PropertyKey, unknown>)[k];
-  }
-  return v;
-}
 
 /**
  * Parse `--k` of `retrieval eval`: positive integers separated by commas; repeats are dropped
@@ -122,7 +76,7 @@ function fmt(x: number | undefined): string {
 }
 
 /** Options shared by `search` and `retrieval eval` that make a retriever config. */
-interface RetrievalCliOptions {
+export interface RetrievalCliOptions {
   /** Absent: {@link defaultRetrievalMode} of `--embedder` (bm25 with the offline word vectors). */
   mode?: string;
   embedder: string;
@@ -163,18 +117,6 @@ export function retrieverConfig(o: Partial<RetrievalCliOptions>, mode: Retrieval
     throw new Error(formatZodIssues(r.error.issues, (p) => opt(p)?.flag ?? p.map(String).join("."), (p) => (opt(p) ? o[opt(p)!.key] : valueAt(config, p))));
   }
   return config;
-}
-
-function addRetrieverOptions(cmd: Command, multiMode = false): Command {
-  return cmd
-    .option("--mode <mode>", `${multiMode ? `retrieval mode(s), comma-separated: ${RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder)`)
-    .option("--corpus <corpus>", "bundled | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text} or `corpus ingest` PubmedRecord lines)", "bundled")
-    .option("--embedder <id>", `embedder id (${EMBEDDER_IDS.join(", ")})`, DEFAULT_RETRIEVER_EMBEDDER_ID)
-    .option("--bm25-engine <engine>", "fast | wink", "fast")
-    .option("--fusion <fusion>", "hybrid fusion: rrf | weighted", "rrf")
-    .option("--candidates <n>", "hits per component before fusion", "100")
-    .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
-    .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)");
 }
 
 async function buildRerankerArg(id: string | undefined, chatModelId: string | undefined) {
@@ -473,61 +415,15 @@ export function runRetrievalScore(runPath: string, qrelsPath: string, o: { k: st
   return ev;
 }
 
-/** Register `index build`, `search`, `retrieval eval` and `retrieval score` on the program. */
-export function registerRetrievalCommands(program: Command): void {
-  const index = program.command("index").description("Build retrieval indexes (BM25 + LanceDB dense table)");
-  index
-    .command("build")
-    .description("Build or find the cached BM25 index and dense table for a corpus")
-    .option("--corpus <corpus>", "bundled | path to a corpus JSONL (CorpusDoc or `corpus ingest` PubmedRecord lines)", "bundled")
-    .option("--embedder <id>", `embedder id (${EMBEDDER_IDS.join(", ")})`, DEFAULT_RETRIEVER_EMBEDDER_ID)
-    .option("--bm25-engine <engine>", "fast | wink", "fast")
-    .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
-    .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)")
-    .action(async (o: { corpus: string; embedder: string; bm25Engine: string; index: string; storeDir?: string }) => {
-      const config = retrieverConfig(o, "hybrid");
-      const docs = await loadCorpusArg(o.corpus);
-      const t0 = performance.now();
-      const r = await createRetriever(config, { docs });
-      const s = r.store!;
-      console.log(`bm25: ${r.bm25!.info.engine}, ${r.bm25!.info.docCount} docs, ${r.bm25!.info.vocabSize} terms`);
-      console.log(`dense: table ${s.tableName} in ${s.dir} (${s.built ? "built" : "already built"}; ${s.docCount} docs, ${s.embedderId}, ${s.dims}-d; ${s.index === "none" ? "exact search" : `${s.index}, recall@10 vs exact ${s.annRecallAt10?.toFixed(3)}`})`);
-      console.log(`corpus hash: ${s.corpusHash}`);
-      console.log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    });
-
-  addRetrieverOptions(program.command("search").description("Search the corpus and print PMID, title and per-retriever scores").argument("<query>", "query text"))
-    .option("--k <k>", "number of hits", "10")
-    .option("--rerank <id>", `reranker (${RERANKER_IDS.join(", ")})`)
-    .option("--rerank-candidates <n>", "first-stage hits handed to the reranker", "50")
-    .option("--chat-model <id>", "chat model for --rerank llm-pointwise (openai:<model>)")
-    .option("--json", "print the hits as JSON")
-    .action(async (query: string, o: SearchCliOptions) => {
-      await runSearch(query, o);
-    });
-
-  const retrieval = program.command("retrieval").description("Retrieval evaluation");
-  addRetrieverOptions(retrieval.command("eval").description("Evaluate retrievers on a dataset's qrels (recall, precision, nDCG, MRR, hit at each k)"), true)
-    .option("--dataset <name>", "dataset with qrels (medevidence, cohen2006)", "medevidence")
-    .option("--k <list>", "cutoffs, comma-separated (repeats ignored)", "5,10")
-    .option("--rerank <id>", `reranker (${RERANKER_IDS.join(", ")})`)
-    .option("--rerank-candidates <n>", "first-stage hits handed to the reranker", "50")
-    .option("--chat-model <id>", "chat model for --rerank llm-pointwise (openai:<model>)")
-    .option("--json", "print JSON (means, per-query values, settings; {modes, runs: [...]} for several modes)")
-    .option("--trec-out <dir>", "write run.trec (run.<mode>.trec for several modes) and qrels.trec there (for trec_eval / ranx)")
-    .option("--trec-depth <n>", `hits retrieved and written per query; uncut MRR and MAP read them all (default ${TREC_EXPORT_DEPTH}; with --rerank the largest --k)`)
-    .action(async (o: EvalCliOptions) => {
-      await runRetrievalEval(o);
-    });
-
-  retrieval
-    .command("score")
-    .description("Score an external TREC run against TREC qrels with our metrics (recall, precision, nDCG, MRR@k, hit; uncut MRR, MAP)")
-    .argument("<run>", "TREC run file (qid Q0 docid rank score tag)")
-    .argument("<qrels>", "TREC qrels file (qid 0 docid rel)")
-    .option("--k <list>", "cutoffs, comma-separated", "5,10")
-    .option("--json", "print JSON (means and per-query values)")
-    .action((runPath: string, qrelsPath: string, o: { k: string; json?: boolean }) => {
-      runRetrievalScore(runPath, qrelsPath, o);
-    });
+/** `index build`: build (or find cached) the BM25 index and the dense LanceDB table of a corpus and print what they hold. */
+export async function indexBuildCommand(o: { corpus: string; embedder: string; bm25Engine: string; index: string; storeDir?: string }): Promise<void> {
+  const config = retrieverConfig(o, "hybrid");
+  const docs = await loadCorpusArg(o.corpus);
+  const t0 = performance.now();
+  const r = await createRetriever(config, { docs });
+  const s = r.store!;
+  console.log(`bm25: ${r.bm25!.info.engine}, ${r.bm25!.info.docCount} docs, ${r.bm25!.info.vocabSize} terms`);
+  console.log(`dense: table ${s.tableName} in ${s.dir} (${s.built ? "built" : "already built"}; ${s.docCount} docs, ${s.embedderId}, ${s.dims}-d; ${s.index === "none" ? "exact search" : `${s.index}, recall@10 vs exact ${s.annRecallAt10?.toFixed(3)}`})`);
+  console.log(`corpus hash: ${s.corpusHash}`);
+  console.log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }

@@ -6,7 +6,6 @@
  * cell with a progress bar (ETA, tokens, cost), then writes the report. Ctrl-C stops scheduling,
  * keeps every finished record and exits 130; a second Ctrl-C exits at once.
  */
-import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { ensureConfigData } from "../data-preflight.ts";
 import { setMaxListeners } from "node:events";
@@ -24,7 +23,7 @@ import { mergeShards, parseShard, shardDir } from "../shards.ts";
 import { tableToMarkdown } from "../report/render.ts";
 import { formatRunUsage } from "../usage-summary.ts";
 import { failureSummary } from "../failures.ts";
-import { EXIT_CODES_HELP, runExitCode } from "../exit-codes.ts";
+import { runExitCode } from "../exit-codes.ts";
 
 /** Options of `medsynth run`. */
 export interface RunCommandOptions {
@@ -160,55 +159,25 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
   }
 }
 
-/** Register `run`, `merge`, `report` and `compare`. */
-export function registerRunCommands(program: Command): void {
-  program
-    .command("run")
-    .description("run (or resume) an experiment config: generation, metrics, judges, retrieval evaluation, report")
-    .argument("<config>", "experiment YAML/JSON (see experiments/configs/)")
-    .option("--retry-failed", "re-run only the cells whose last record failed")
-    .option("--no-report", "do not write the report at the end")
-    .option("--no-progress", "no progress bar")
-    .option("--json", "print the run summary as JSON")
-    .option("--shard <i/n>", "run only shard i of n (a deterministic 1/n of the cells) into <output>/shard-i-of-n; combine with `medsynth merge`")
-    .option("--dry-run", "check everything and print the estimate (cells, calls per cell, tokens, cost); run nothing")
-    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
-    .action(async (file: string, opts: RunCommandOptions) => {
-      if (opts.dryRun) await dryRunCommand(file, opts);
-      else await runCommand(file, opts);
-    });
-  program
-    .command("merge")
-    .description("combine the shard folders of one sharded run into one run folder (refuses shards of different configs), then write its report")
-    .argument("<shard-dirs...>", "folders written by `medsynth run --shard i/n`")
-    .option("-o, --output <dir>", "merged run folder (default: the folder holding the first shard folder)")
-    .option("--allow-missing", "merge even when some shard is absent (its cells stay unrun)")
-    .option("--no-report", "do not write the report")
-    .action(async (dirs: string[], opts: { output?: string; allowMissing?: boolean; report?: boolean }) => {
-      const out = opts.output ?? dirname(resolve(dirs[0]));
-      const s = mergeShards(dirs, out, { allowMissing: opts.allowMissing });
-      console.log(`merged shards ${s.shards.join(", ")} into ${s.outputDir}: ${s.records} of ${s.totalCells} cells have a record${s.missingCells ? ` (${s.missingCells} without: run the missing shard(s) or resume them, then merge again)` : ""}`);
-      if (opts.report !== false) {
-        const files = await writeReport(out);
-        console.log(`report: ${files.html}`);
-      }
-    });
-  program
-    .command("report")
-    .description("write report.md, report.html (standalone) and charts/ for a run folder")
-    .argument("<run-dir>", "folder holding results.jsonl and spec.json")
-    .action(async (dir: string) => {
-      const files = await writeReport(dir);
-      console.log(`report: ${files.html}\n        ${files.markdown}\n        ${files.charts.length} charts in ${dir}/charts`);
-    });
-  program
-    .command("compare")
-    .description("per-metric deltas between two runs, paired by item, with paired t and Wilcoxon tests")
-    .argument("<runA>")
-    .argument("<runB>")
-    .option("--json", "print JSON")
-    .action(async (a: string, b: string, opts: { json?: boolean }) => {
-      const { deltas, table } = compareRuns(a, b);
-      console.log(opts.json ? JSON.stringify(deltas, null, 2) : tableToMarkdown(table));
-    });
+/** `merge`: combine the shard folders of one sharded run, then write its report (unless `report` is false). */
+export async function mergeCommand(dirs: string[], opts: { output?: string; allowMissing?: boolean; report?: boolean }): Promise<void> {
+  const out = opts.output ?? dirname(resolve(dirs[0]));
+  const s = mergeShards(dirs, out, { allowMissing: opts.allowMissing });
+  console.log(`merged shards ${s.shards.join(", ")} into ${s.outputDir}: ${s.records} of ${s.totalCells} cells have a record${s.missingCells ? ` (${s.missingCells} without: run the missing shard(s) or resume them, then merge again)` : ""}`);
+  if (opts.report !== false) {
+    const files = await writeReport(out);
+    console.log(`report: ${files.html}`);
+  }
+}
+
+/** `report`: write report.md, report.html and charts/ for a run folder and print where. */
+export async function reportCommand(dir: string): Promise<void> {
+  const files = await writeReport(dir);
+  console.log(`report: ${files.html}\n        ${files.markdown}\n        ${files.charts.length} charts in ${dir}/charts`);
+}
+
+/** `compare`: per-metric deltas between two runs, printed as a Markdown table (or JSON). */
+export async function compareCommand(a: string, b: string, opts: { json?: boolean }): Promise<void> {
+  const { deltas, table } = compareRuns(a, b);
+  console.log(opts.json ? JSON.stringify(deltas, null, 2) : tableToMarkdown(table));
 }

@@ -4,8 +4,6 @@
  * direction classifier and (when configured) an LLM judge panel with the MSLR experts' ratings;
  * writes `<out>/validation.json` and `<out>/validation.md` and prints the alignment table.
  */
-import type { Command } from "commander";
-import { createChatModel } from "../../models/registry.ts";
 import {
   ALIGNMENT_TABLE_HEADER,
   alignmentTableRows,
@@ -37,9 +35,11 @@ export interface ValidateCommandOptions {
 export async function validateCommand(file: string, opts: ValidateCommandOptions = {}, print: (l: string) => void = console.log): Promise<{ report: ValidationReport; json: string; md: string }> {
   const { config: cfg, baseDir } = loadValidationConfig(file);
   const log = (l: string) => console.error(l);
+  // The model registry (LangChain) is loaded only when the config has a judge panel.
+  const createChatModel = cfg.panel === undefined || cfg.panel === null ? null : (await import("../../models/registry.ts")).createChatModel;
   const report = await runValidation(cfg, {
     panelBaseDir: baseDir,
-    modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }),
+    ...(createChatModel ? { modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }) } : {}),
     log,
     ...opts.deps,
   });
@@ -58,22 +58,3 @@ export async function validateCommand(file: string, opts: ValidateCommandOptions
   return { report, ...paths };
 }
 
-/** Register `validate` on the program. */
-export function registerValidateCommands(program: Command): void {
-  program
-    .command("validate")
-    .description("Align reference metrics, the direction classifier and an optional judge panel with MSLR expert ratings (Pearson, Spearman, Bland–Altman, paired t, d_z, κ)")
-    .argument("[config]", "validation config (.yaml/.json), e.g. experiments/configs/judge-validation.yaml")
-    .option("--json", "print the full report as JSON")
-    .option("--out <dir>", "output folder (default: the config's `output`)")
-    .option("--human <study-dir>", "instead: align a rating study's human ratings (rater agreement, human vs LLM panel, preferences)")
-    .action(async (config: string | undefined, o: { json?: boolean; out?: string; human?: string }) => {
-      if (o.human) {
-        const { validateHumanCommand } = await import("./viewer-commands.ts");
-        await validateHumanCommand(o.human, { json: o.json });
-        return;
-      }
-      if (!config) throw new Error("validate: give a validation config, or --human <study-dir>");
-      await validateCommand(config, { json: o.json, out: o.out });
-    });
-}

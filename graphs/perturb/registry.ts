@@ -9,6 +9,7 @@
  * | `conflict` | add a negated copy next to the original |
  * | `distract` | add near-topic (BM25) or random non-golden abstracts at a ratio |
  * | `retracted` | mark passages retracted, or insert retracted studies from the corpus |
+ * | `swap` | replace the intervention, comparator or outcome with another study's (rule or LLM PICO extraction) |
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -18,15 +19,16 @@ import { createDistractOp, DistractOpSchema } from "./distract.ts";
 import { createNegateOp, NegateOpSchema } from "./negate.ts";
 import { createNumericOp, NumericOpSchema } from "./numeric.ts";
 import { createRetractedOp, RetractedOpSchema } from "./retracted.ts";
+import { createSwapOp, SwapOpSchema } from "./swap.ts";
 import type { PerturbationContext, PerturbationOperator, PerturbationStep, PerturbedPassage } from "./types.ts";
 
 /** One perturbation in a config: `{op: <id>, strength, …op options}`. */
-export const PerturbationSpecSchema = z.discriminatedUnion("op", [NegateOpSchema, NumericOpSchema, ConflictOpSchema, DistractOpSchema, RetractedOpSchema]);
+export const PerturbationSpecSchema = z.discriminatedUnion("op", [NegateOpSchema, NumericOpSchema, ConflictOpSchema, DistractOpSchema, RetractedOpSchema, SwapOpSchema]);
 /** What a config may give for one perturbation. */
 export type PerturbationSpec = z.input<typeof PerturbationSpecSchema>;
 
 /** Registered operator ids. */
-export const PERTURBATION_IDS = ["negate", "numeric", "conflict", "distract", "retracted"] as const;
+export const PERTURBATION_IDS = ["negate", "numeric", "conflict", "distract", "retracted", "swap"] as const;
 
 /** Dependencies an operator may need. */
 export interface PerturbationDeps {
@@ -51,6 +53,8 @@ export function createPerturbation(spec: PerturbationSpec, deps: PerturbationDep
       return createDistractOp(s);
     case "retracted":
       return createRetractedOp(s);
+    case "swap":
+      return createSwapOp(s, deps);
   }
 }
 

@@ -16,12 +16,33 @@
  *   2. "did not differ (significantly)" → "differed significantly";
  *   3. "no (statistically) significant" → "(statistically) significant";
  *   4. "no difference(s)" → "a significant difference" / "significant differences";
- *   5. "not (statistically) significant(ly)", "non-significant", "insignificant" → "significant(ly)";
- *   6. "was|were|is|are|remained (statistically) significant" → "… not … significant";
- *   7. "(statistically) significantly" → "not (statistically) significantly";
- *   8. "(a) (statistically) significant" → "no (statistically) significant";
- *   9. "(NS)" → "(P < 0.05)";
- *   10. p-values: a significant one ("p < 0.001", "P = 0.03") → "P > 0.05"; a non-significant one
+ *   5. "did|does|do not (statistically) significantly <verb>" → "(statistically) significantly
+ *      <verb in the tense of the auxiliary>" ("did not significantly reduce" → "significantly reduced");
+ *   6. "not (statistically) significant(ly)", "non-significant", "insignificant" → "significant(ly)";
+ *   7. "was|were|is|are|remained (statistically) significant" → "… not … significant";
+ *   8. "(statistically) significantly", grammatically for the verb form around it:
+ *      - passive "was|were|is|are|been (statistically) significantly reduced" and predicative
+ *        "was significantly lower" → "was not significantly reduced|lower";
+ *      - passive with a trailing adverb "was reduced significantly" → "was not reduced significantly";
+ *      - active past "X significantly reduced Y" → "X did not significantly reduce Y"; present
+ *        "X significantly reduces Y" → "X does not significantly reduce Y"; plural/base
+ *        "X significantly reduce Y" → "X do not significantly reduce Y";
+ *      - trailing adverb "Pain decreased significantly" → "Pain did not decrease significantly",
+ *        "differs significantly" → "does not differ significantly";
+ *      - a reporting or linking verb before an adjective, "showed|had|remained significantly
+ *        improved|higher …" → "did not show|have|remain significantly …" ("has|have significantly
+ *        higher" → "does|do not have significantly higher");
+ *      - "with significantly lower" → "with no significantly lower"; "a significantly lower" →
+ *        "no significantly lower";
+ *      - after a modal, "to" or a perfect "has|have|had <participle>": "may not significantly
+ *        reduce", "has not significantly reduced";
+ *      - otherwise (e.g. sentence-initial "Significantly fewer patients died") the old form
+ *        "not significantly" is kept. Known misses: a verb outside the built-in list whose base
+ *        form cannot be read off its "-ed" form (e.g. an unlisted "-nged"/"-ured" verb), and
+ *        nouns ending in "-ed" placed before "significantly" (read as a verb);
+ *   9. "(a) (statistically) significant" → "no (statistically) significant";
+ *   10. "(NS)" → "(P < 0.05)";
+ *   11. p-values: a significant one ("p < 0.001", "P = 0.03") → "P > 0.05"; a non-significant one
  *       ("p = 0.06", "p > 0.05") → "P < 0.05"; "p-value of 0.06" → "p-value below 0.05".
  * - Direction mode otherwise:
  *   1. negation removal: "did|does|do not improve|reduce|increase|…" → "improved|reduces|…",
@@ -67,11 +88,108 @@ interface Rule {
 
 const PAST: Record<string, string> = { show: "showed", find: "found", demonstrate: "demonstrated", reveal: "revealed", reach: "reached", achieve: "achieved", observe: "observed", detect: "detected", improve: "improved", reduce: "reduced", increase: "increased", decrease: "decreased", lower: "lowered", raise: "raised", change: "changed", affect: "affected", alter: "altered", prevent: "prevented", worsen: "worsened", support: "supported", differ: "differed" };
 const THIRD: Record<string, string> = { show: "shows", find: "finds", demonstrate: "demonstrates", reveal: "reveals", reach: "reaches", achieve: "achieves", observe: "observes", detect: "detects", improve: "improves", reduce: "reduces", increase: "increases", decrease: "decreases", lower: "lowers", raise: "raises", change: "changes", affect: "affects", alter: "alters", prevent: "prevents", worsen: "worsens", support: "supports", differ: "differs" };
+/** Regular past tense of a base verb ("reduce" → "reduced", "delay" → "delayed", "modify" → "modified"). */
+function pastOf(v: string): string {
+  if (PAST[v]) return PAST[v];
+  if (v.endsWith("e")) return `${v}d`;
+  if (/[^aeiou]y$/.test(v)) return `${v.slice(0, -1)}ied`;
+  return `${v}ed`;
+}
+/** Third person singular of a base verb ("reduce" → "reduces", "modify" → "modifies"). */
+function thirdOf(v: string): string {
+  if (THIRD[v]) return THIRD[v];
+  if (/(?:s|sh|ch|x|z)$/.test(v)) return `${v}es`;
+  if (/[^aeiou]y$/.test(v)) return `${v.slice(0, -1)}ies`;
+  return `${v}s`;
+}
 /** "did"/"does"/"do" + base verb → positive form in the same tense. */
 function conjugate(aux: string, verb: string): string {
   const a = aux.toLowerCase();
   const v = verb.toLowerCase();
-  return a === "did" ? PAST[v] ?? `${v}ed` : a === "does" ? THIRD[v] ?? `${v}s` : v;
+  return a === "did" ? pastOf(v) : a === "does" ? thirdOf(v) : v;
+}
+
+/**
+ * Base verbs the significance rule recognises in the present tense (and whose past form it can
+ * undo exactly); other "-ed" words are read as past tenses by spelling (see {@link baseOfPast}).
+ */
+const VERBS = new Set([
+  ...Object.keys(PAST),
+  ...("accelerate affect alleviate alter attenuate augment benefit boost change correlate cut decline delay diminish double elevate enhance exceed extend favour favor halve " +
+    "influence inhibit lengthen lessen mitigate modify outperform predict prolong promote raise relieve remain restore shorten slow stabilize stabilise suppress " +
+    "exhibit experience produce yield report have").split(" "),
+]);
+const IRREGULAR_PAST: Record<string, string> = { ...Object.fromEntries(Object.entries(PAST).map(([b, p]) => [p, b])), found: "find", had: "have", rose: "rise", fell: "fall", grew: "grow", cut: "cut", led: "lead", showed: "show", shown: "show" };
+
+/** Base form of a past-tense verb: exact for listed verbs, else by spelling ("attenuated" → "attenuate", "inhibited" → "inhibit"). */
+function baseOfPast(word: string): string {
+  const w = word.toLowerCase();
+  if (IRREGULAR_PAST[w]) return IRREGULAR_PAST[w];
+  if (w.endsWith("ied")) return `${w.slice(0, -3)}y`;
+  for (const cand of [w.slice(0, -1), w.slice(0, -2)]) if (VERBS.has(cand)) return cand;
+  if (/([bdgmnprt])\1ed$/.test(w)) return w.slice(0, -3);
+  if (/(?:at|iz|is|uc|[^s]s|v|c|bl|pl|g|ur)ed$/.test(w)) return w.slice(0, -1);
+  return w.slice(0, -2);
+}
+/** Base form of a present-tense (third person) listed verb, or null. */
+function baseOfThird(word: string): string | null {
+  const w = word.toLowerCase();
+  for (const cand of [w.slice(0, -1), w.slice(0, -2), w.endsWith("ies") ? `${w.slice(0, -3)}y` : ""]) if (cand && VERBS.has(cand)) return cand;
+  return null;
+}
+/** Comparatives and "-ed" words that read as adjectives, not verbs, after "significantly". */
+const COMPARATIVE = /^(?:higher|lower|greater|fewer|more|less|better|worse|shorter|longer|larger|smaller|reduced|increased|decreased|elevated|improved|prolonged|impaired|lower-risk)$/i;
+const BE = /^(?:was|were|is|are|be|been|being|am|get|gets|got|became|become|becomes|seemed|seems|appeared|appears)$/i;
+const MODAL = /^(?:may|might|can|could|will|would|shall|should|must|to|cannot)$/i;
+const HAVE = /^(?:has|have|had)$/i;
+const LINKING = /^(?:show|shows|showed|shown|demonstrate|demonstrates|demonstrated|find|finds|found|report|reports|reported|observe|observes|observed|reveal|reveals|revealed|experience|experiences|experienced|exhibit|exhibits|exhibited|achieve|achieves|achieved|yield|yields|yielded|produce|produces|produced|remain|remains|remained)$/i;
+
+/** Verb phrase "do/does/did not <base>" for a finite verb (past, third person or base form), or null when `word` is not one. */
+function negatedFinite(word: string): { aux: string; base: string } | null {
+  const w = word.toLowerCase();
+  if (/ed$/.test(w) || IRREGULAR_PAST[w]) return { aux: "did", base: baseOfPast(w) };
+  const third = /s$/.test(w) ? baseOfThird(w) : null;
+  if (third) return { aux: "does", base: third };
+  if (VERBS.has(w)) return { aux: "do", base: w };
+  return null;
+}
+
+/**
+ * Negate one "significantly" with the words around it (rule 8 of the file comment).
+ * Groups: 1 word before, 2 separator, 3 "statistically ", 4 word after.
+ */
+function negateSignificantly(m: RegExpExecArray): string {
+  const prev = m[1];
+  const sep = m[2] ?? "";
+  const stat = m[3] ?? "";
+  const next = m[4];
+  const tail = next !== undefined ? ` ${next}` : "";
+  const generic = `${prev !== undefined ? prev + sep : ""}not ${stat}significantly${tail}`;
+  const direct = sep === " ";
+  if (prev !== undefined && direct) {
+    if (BE.test(prev) || MODAL.test(prev)) return `${prev} not ${stat}significantly${tail}`;
+    if (HAVE.test(prev)) {
+      if (next !== undefined && COMPARATIVE.test(next) && !/ed$/i.test(next)) {
+        const aux = /^had$/i.test(prev) ? "did" : /^has$/i.test(prev) ? "does" : "do";
+        return `${aux} not have ${stat}significantly${tail}`;
+      }
+      return `${prev} not ${stat}significantly${tail}`;
+    }
+    if (/^with$/i.test(prev)) return `with no ${stat}significantly${tail}`;
+    if (/^an?$/i.test(prev)) return `no ${stat}significantly${tail}`;
+    if (LINKING.test(prev) || (/ed$/i.test(prev) && next === undefined) || (/ed$/i.test(prev) && !/ed$/i.test(next ?? ""))) {
+      const f = negatedFinite(prev);
+      if (f) return `${f.aux} not ${f.base} ${stat}significantly${tail}`;
+    }
+    if (/s$/i.test(prev) && baseOfThird(prev) && (next === undefined || !negatedFinite(next))) return `does not ${baseOfThird(prev)} ${stat}significantly${tail}`;
+  }
+  // "X significantly reduced Y": a finite verb after "significantly" (not a comparative such as
+  // "higher", and not an "-ed" adjective after a preposition or article: "of significantly reduced")
+  const adjective = next !== undefined && COMPARATIVE.test(next) && !/ed$/i.test(next);
+  const afterFunctionWord = prev !== undefined && direct && /^(?:the|of|in|on|for|by|from|at|as|than|to|into)$/i.test(prev);
+  const f = next !== undefined && !adjective && !afterFunctionWord ? negatedFinite(next) : null;
+  if (f) return `${prev !== undefined ? prev + sep : ""}${f.aux} not ${stat}significantly ${f.base}`;
+  return generic;
 }
 
 const SIG_CUE = /\bsignifican|\bNS\b|\bp\s*(?:[<>=≤≥]|-value)|\bno (?:\w+ )?differences?\b|\b(?:did|does|do) not differ/i;
@@ -86,9 +204,12 @@ const SIGNIFICANCE_RULES: Rule[] = [
   { re: /\bno (statistically )?significant\b/gi, to: (m) => `${m[1] ?? ""}significant` },
   { re: /\bno differences\b/gi, to: () => "significant differences" },
   { re: /\bno difference\b/gi, to: () => "a significant difference" },
+  { re: /\b(did|does|do) not (statistically )?significantly ([a-z]+)\b/gi, to: (m) => `${m[2] ?? ""}significantly ${conjugate(m[1], m[3])}` },
   { re: /\bnot (statistically )?(significant(?:ly)?)\b/gi, to: (m) => `${m[1] ?? ""}${m[2]}` },
   { re: /\b(?:non-?|in)(significant(?:ly)?)\b/gi, to: (m) => m[1] },
   { re: /\b(was|were|is|are|remained|remains|be|been|became) (statistically )?significant\b(?!ly)/gi, to: (m) => `${m[1]} not ${m[2] ?? ""}significant` },
+  { re: /\b(was|were|is|are|been|being|be) ([a-z]+ed) (statistically )?significantly\b/gi, to: (m) => `${m[1]} not ${m[2]} ${m[3] ?? ""}significantly` },
+  { re: /(?:\b([A-Za-z][a-z-]*)(,? ))?\b(statistically )?significantly\b(?: ([a-z][a-z-]*)\b)?/gi, to: negateSignificantly },
   { re: /\b(statistically )?significantly\b/gi, to: (m) => `not ${m[1] ?? ""}significantly` },
   { re: /\b(?:an? )?(statistically )?significant\b/gi, to: (m) => `no ${m[1] ?? ""}significant` },
   { re: /\(NS\)/g, to: () => "(P < 0.05)" },

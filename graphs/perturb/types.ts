@@ -24,6 +24,8 @@ export interface PerturbationChange {
   kind: string;
   before: string;
   after: string;
+  /** `swap`: the term replaced, its replacement and the pool document it came from. */
+  term?: { before: string; after: string; donor: string };
 }
 
 /** What one operator did on one evidence set. */

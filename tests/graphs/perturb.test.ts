@@ -48,9 +48,9 @@ describe("numeric", () => {
 describe("negate, conflict, retracted, distract", () => {
   it("negate at finding level changes every finding sentence; sentence level only the first", async () => {
     const full = await createPerturbation({ op: "negate", strength: 1 }).apply([A], ctx());
-    // the rule negator's significance rule: "p = 0.01" → "p > 0.05", "significantly" → "not significantly"
-    expect(full.evidence[0].text).toBe("BACKGROUND: Aspirin may prevent stroke. RESULTS: Aspirin reduced stroke (OR 0.75, 95% CI 0.60-0.92, p > 0.05); stroke occurred in 12% vs 20%. CONCLUSIONS: Aspirin not significantly reduced the risk of stroke.");
-    expect(full.step.changes.map((c) => c.after)).toEqual(["Aspirin reduced stroke (OR 0.75, 95% CI 0.60-0.92, p > 0.05); stroke occurred in 12% vs 20%.", "Aspirin not significantly reduced the risk of stroke."]);
+    // the rule negator's significance rule: "p = 0.01" → "p > 0.05", "significantly reduced" → "did not significantly reduce"
+    expect(full.evidence[0].text).toBe("BACKGROUND: Aspirin may prevent stroke. RESULTS: Aspirin reduced stroke (OR 0.75, 95% CI 0.60-0.92, p > 0.05); stroke occurred in 12% vs 20%. CONCLUSIONS: Aspirin did not significantly reduce the risk of stroke.");
+    expect(full.step.changes.map((c) => c.after)).toEqual(["Aspirin reduced stroke (OR 0.75, 95% CI 0.60-0.92, p > 0.05); stroke occurred in 12% vs 20%.", "Aspirin did not significantly reduce the risk of stroke."]);
     const one = await createPerturbation({ op: "negate", strength: 1, level: "sentence" }).apply([A], ctx());
     expect(one.step.changes).toHaveLength(1);
     expect(one.step.changes[0].before).toBe(full.step.changes[0].before);
@@ -62,7 +62,7 @@ describe("negate, conflict, retracted, distract", () => {
     const r = await createPerturbation({ op: "conflict", strength: 1 }).apply([A], ctx());
     expect(r.evidence.map((p) => p.id)).toEqual(["1", "1~conflict"]);
     expect(r.evidence[1]).toMatchObject({ origin: "1", title: A.title });
-    expect(r.evidence[1].text).toContain("Aspirin not significantly reduced the risk of stroke.");
+    expect(r.evidence[1].text).toContain("Aspirin did not significantly reduce the risk of stroke.");
     expect(r.step.inserted).toEqual(["1~conflict"]);
   });
   it("retracted marks titles as PubMed does, or inserts flagged studies from the pool", async () => {
@@ -140,7 +140,7 @@ describe("Perturbed-RAG and Critic-RAG", () => {
     expect(server.chatRequests()).toHaveLength(1);
     const sent = promptText(server.chatRequests()[0]);
     expect(sent).toContain("Aspirin significantly reduced the risk of stroke.");
-    expect(sent).toContain("Aspirin not significantly reduced the risk of stroke.");
+    expect(sent).toContain("Aspirin did not significantly reduce the risk of stroke.");
     expect(sent).toContain("conflict: PMIDs 1, 1~conflict");
     expect(r.output).toBe(`${ABSTAIN_PREFIX} the only informative study contradicts itself`);
     expect(r.intermediate.critic).toMatchObject({ abstained: true, excludedIds: ["1", "1~conflict"] });

@@ -19,6 +19,38 @@ describe("rule negator", () => {
     expect(negateSentence(input).text).toBe(expected);
   });
 
+  // Significance rule 8: "significantly" negated grammatically for the verb form around it
+  // (before this, "X significantly reduced Y" became the ungrammatical "X not significantly reduced Y").
+  it.each([
+    ["Aspirin significantly reduced mortality.", "Aspirin did not significantly reduce mortality."],
+    ["Aspirin significantly reduces mortality.", "Aspirin does not significantly reduce mortality."],
+    ["Statins significantly reduce mortality in adults.", "Statins do not significantly reduce mortality in adults."],
+    ["Mortality was significantly reduced with aspirin.", "Mortality was not significantly reduced with aspirin."],
+    ["Mortality was reduced significantly in the aspirin group.", "Mortality was not reduced significantly in the aspirin group."],
+    ["Pain scores decreased significantly after treatment.", "Pain scores did not decrease significantly after treatment."],
+    ["Outcomes differed significantly between groups.", "Outcomes did not differ significantly between groups."],
+    ["Treatment significantly improved survival (p < 0.01).", "Treatment did not significantly improve survival (p > 0.05)."],
+    ["The intervention statistically significantly decreased pain scores.", "The intervention did not statistically significantly decrease pain scores."],
+    ["Exercise significantly attenuated the decline.", "Exercise did not significantly attenuate the decline."],
+    ["Metformin significantly inhibited tumour growth.", "Metformin did not significantly inhibit tumour growth."],
+    ["The pooled analysis, however, significantly favoured X.", "The pooled analysis, however, did not significantly favour X."],
+    ["X significantly reduced pain and significantly improved function.", "X did not significantly reduce pain and did not significantly improve function."],
+    ["Patients showed significantly improved survival.", "Patients did not show significantly improved survival."],
+    ["Patients receiving X had significantly higher response rates.", "Patients receiving X did not have significantly higher response rates."],
+    ["The intervention group has significantly higher scores.", "The intervention group does not have significantly higher scores."],
+    ["Mortality remained significantly lower in group A.", "Mortality did not remain significantly lower in group A."],
+    ["Aspirin has significantly reduced mortality.", "Aspirin has not significantly reduced mortality."],
+    ["Aspirin may significantly reduce mortality.", "Aspirin may not significantly reduce mortality."],
+    ["The drug was associated with a significantly increased risk.", "The drug was associated with no significantly increased risk."],
+    ["Treatment was associated with significantly reduced mortality.", "Treatment was associated with no significantly reduced mortality."],
+    ["Aspirin did not significantly reduce mortality.", "Aspirin significantly reduced mortality."],
+    ["Aspirin does not significantly reduce mortality.", "Aspirin significantly reduces mortality."],
+    ["Survival was not significantly improved.", "Survival was significantly improved."],
+  ])("negates significance grammatically: %s", (input, expected) => {
+    expect(negateSentence(input).text).toBe(expected);
+    expect(negateSentence(input).mode).toBe("significance");
+  });
+
   it("leaves background and methods of a real abstract alone and reports the changed sentences", () => {
     const doc = medEvidenceTasks(1)[0].goldenDocs.find((d) => d.id === "17466514")!;
     const r = negateAbstract(doc.text);

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
-import { registerJudgeCommands, runJudgeCommand, runMetricsCommand } from "../../experiments/cli/judge-commands.ts";
+import { runJudgeCommand, runMetricsCommand } from "../../experiments/cli/judge-commands.ts";
+import { registerJudgeCommands } from "../../experiments/cli/judge-register.ts";
 import type { RunRecord } from "../../experiments/types.ts";
 
 const rec = (key: string, over: Partial<RunRecord> = {}): RunRecord => ({

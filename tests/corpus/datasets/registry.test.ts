@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { Command } from "commander";
 import { DATASETS, datasetNames, getDataset, listDatasets, loadDataset } from "../../../corpus/datasets/registry.ts";
-import { registerDatasetsCommands } from "../../../experiments/cli/datasets-commands.ts";
+import { registerDatasetsCommands } from "../../../experiments/cli/datasets-register.ts";
 
 const NAMES = ["pubmedqa", "medmeta", "medevidence", "ms2", "mslr", "cohen2006", "mslr-annotations", "rwe-glp1", "ohdsi-hcq", "corpus-store", "jsonl"];
 

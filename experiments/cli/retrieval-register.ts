@@ -1,0 +1,73 @@
+/**
+ * Definitions (names, options, help) of `medsynth index build`, `search`, `retrieval eval` and
+ * `retrieval score`. Only commander and plain id lists (help-ids.ts) are loaded here; each action
+ * imports retrieval-commands.ts (retrievers, LanceDB, embedders) when the command runs.
+ */
+import type { Command } from "commander";
+import { TREC_EXPORT_DEPTH } from "../../retrieval/eval/trec.ts";
+import type { EvalCliOptions, SearchCliOptions } from "./retrieval-commands.ts";
+import { HELP_DEFAULT_RETRIEVER_EMBEDDER_ID, HELP_EMBEDDER_IDS, HELP_RERANKER_IDS, HELP_RETRIEVAL_MODES } from "./help-ids.ts";
+
+const impl = () => import("./retrieval-commands.ts");
+
+/** The retriever options shared by `search` and `retrieval eval` (`multiMode`: `--mode` takes a comma-separated list). */
+function addRetrieverOptions(cmd: Command, multiMode = false): Command {
+  return cmd
+    .option("--mode <mode>", `${multiMode ? `retrieval mode(s), comma-separated: ${HELP_RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${HELP_RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder)`)
+    .option("--corpus <corpus>", "bundled | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text} or `corpus ingest` PubmedRecord lines)", "bundled")
+    .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
+    .option("--bm25-engine <engine>", "fast | wink", "fast")
+    .option("--fusion <fusion>", "hybrid fusion: rrf | weighted", "rrf")
+    .option("--candidates <n>", "hits per component before fusion", "100")
+    .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
+    .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)");
+}
+
+/** Register `index build`, `search`, `retrieval eval` and `retrieval score` on the program. */
+export function registerRetrievalCommands(program: Command): void {
+  const index = program.command("index").description("Build retrieval indexes (BM25 + LanceDB dense table)");
+  index
+    .command("build")
+    .description("Build or find the cached BM25 index and dense table for a corpus")
+    .option("--corpus <corpus>", "bundled | path to a corpus JSONL (CorpusDoc or `corpus ingest` PubmedRecord lines)", "bundled")
+    .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
+    .option("--bm25-engine <engine>", "fast | wink", "fast")
+    .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
+    .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)")
+    .action(async (o: { corpus: string; embedder: string; bm25Engine: string; index: string; storeDir?: string }) => (await impl()).indexBuildCommand(o));
+
+  addRetrieverOptions(program.command("search").description("Search the corpus and print PMID, title and per-retriever scores").argument("<query>", "query text"))
+    .option("--k <k>", "number of hits", "10")
+    .option("--rerank <id>", `reranker (${HELP_RERANKER_IDS.join(", ")})`)
+    .option("--rerank-candidates <n>", "first-stage hits handed to the reranker", "50")
+    .option("--chat-model <id>", "chat model for --rerank llm-pointwise (openai:<model>)")
+    .option("--json", "print the hits as JSON")
+    .action(async (query: string, o: SearchCliOptions) => {
+      await (await impl()).runSearch(query, o);
+    });
+
+  const retrieval = program.command("retrieval").description("Retrieval evaluation");
+  addRetrieverOptions(retrieval.command("eval").description("Evaluate retrievers on a dataset's qrels (recall, precision, nDCG, MRR, hit at each k)"), true)
+    .option("--dataset <name>", "dataset with qrels (medevidence, cohen2006)", "medevidence")
+    .option("--k <list>", "cutoffs, comma-separated (repeats ignored)", "5,10")
+    .option("--rerank <id>", `reranker (${HELP_RERANKER_IDS.join(", ")})`)
+    .option("--rerank-candidates <n>", "first-stage hits handed to the reranker", "50")
+    .option("--chat-model <id>", "chat model for --rerank llm-pointwise (openai:<model>)")
+    .option("--json", "print JSON (means, per-query values, settings; {modes, runs: [...]} for several modes)")
+    .option("--trec-out <dir>", "write run.trec (run.<mode>.trec for several modes) and qrels.trec there (for trec_eval / ranx)")
+    .option("--trec-depth <n>", `hits retrieved and written per query; uncut MRR and MAP read them all (default ${TREC_EXPORT_DEPTH}; with --rerank the largest --k)`)
+    .action(async (o: EvalCliOptions) => {
+      await (await impl()).runRetrievalEval(o);
+    });
+
+  retrieval
+    .command("score")
+    .description("Score an external TREC run against TREC qrels with our metrics (recall, precision, nDCG, MRR@k, hit; uncut MRR, MAP)")
+    .argument("<run>", "TREC run file (qid Q0 docid rank score tag)")
+    .argument("<qrels>", "TREC qrels file (qid 0 docid rel)")
+    .option("--k <list>", "cutoffs, comma-separated", "5,10")
+    .option("--json", "print JSON (means and per-query values)")
+    .action(async (runPath: string, qrelsPath: string, o: { k: string; json?: boolean }) => {
+      (await impl()).runRetrievalScore(runPath, qrelsPath, o);
+    });
+}

@@ -1,0 +1,55 @@
+/**
+ * Definitions (names, options, help) of `medsynth run`, `merge`, `report` and `compare`. Only commander and the exit-code table is loaded here; each action
+ * imports run-commands.ts when the command runs, so `--help` does not load the runner, LangChain, LanceDB or Vega.
+ */
+import type { Command } from "commander";
+import { EXIT_CODES_HELP } from "../exit-codes.ts";
+import type { RunCommandOptions } from "./run-commands.ts";
+
+const impl = () => import("./run-commands.ts");
+
+/** Register `run`, `merge`, `report` and `compare`. */
+export function registerRunCommands(program: Command): void {
+  program
+    .command("run")
+    .description("run (or resume) an experiment config: generation, metrics, judges, retrieval evaluation, report")
+    .argument("<config>", "experiment YAML/JSON (see experiments/configs/)")
+    .option("--retry-failed", "re-run only the cells whose last record failed")
+    .option("--no-report", "do not write the report at the end")
+    .option("--no-progress", "no progress bar")
+    .option("--json", "print the run summary as JSON")
+    .option("--shard <i/n>", "run only shard i of n (a deterministic 1/n of the cells) into <output>/shard-i-of-n; combine with `medsynth merge`")
+    .option("--dry-run", "check everything and print the estimate (cells, calls per cell, tokens, cost); run nothing")
+    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
+    .action(async (file: string, opts: RunCommandOptions) => {
+      const m = await impl();
+      if (opts.dryRun) await m.dryRunCommand(file, opts);
+      else await m.runCommand(file, opts);
+    });
+  program
+    .command("merge")
+    .description("combine the shard folders of one sharded run into one run folder (refuses shards of different configs), then write its report")
+    .argument("<shard-dirs...>", "folders written by `medsynth run --shard i/n`")
+    .option("-o, --output <dir>", "merged run folder (default: the folder holding the first shard folder)")
+    .option("--allow-missing", "merge even when some shard is absent (its cells stay unrun)")
+    .option("--no-report", "do not write the report")
+    .action(async (dirs: string[], opts: { output?: string; allowMissing?: boolean; report?: boolean }) => {
+      await (await impl()).mergeCommand(dirs, opts);
+    });
+  program
+    .command("report")
+    .description("write report.md, report.html (standalone) and charts/ for a run folder")
+    .argument("<run-dir>", "folder holding results.jsonl and spec.json")
+    .action(async (dir: string) => {
+      await (await impl()).reportCommand(dir);
+    });
+  program
+    .command("compare")
+    .description("per-metric deltas between two runs, paired by item, with paired t and Wilcoxon tests")
+    .argument("<runA>")
+    .argument("<runB>")
+    .option("--json", "print JSON")
+    .action(async (a: string, b: string, opts: { json?: boolean }) => {
+      await (await impl()).compareCommand(a, b, opts);
+    });
+}
