@@ -24,6 +24,7 @@ import { corpusContentHash } from "../../retrieval/content-hash.ts";
 import { fingerprintSource, openOrBuildLanceAnn, openOrBuildLanceBm25, type LanceAnnStore, type LanceBm25Engine } from "../../retrieval/lance/disk-engines.ts";
 import { chooseEngine, createRetriever, DISK_ENGINE_THRESHOLD } from "../../retrieval/registry.ts";
 import type { Embedder } from "../../retrieval/types.ts";
+import { runRecorded } from "../helpers/module-loads.ts";
 
 describe("engine choice by size", () => {
   it("auto: memory below the threshold, lance from it on; memory/lance override; custom threshold", () => {
@@ -35,6 +36,15 @@ describe("engine choice by size", () => {
     expect(chooseEngine("auto", 99, 100)).toBe("memory");
     expect(chooseEngine("auto", 100, 100)).toBe("lance");
   });
+});
+
+describe("LanceDB is imported lazily", () => {
+  it("importing the retrieval registry (and the on-disk engines module) loads neither LanceDB nor apache-arrow", () => {
+    const r = runRecorded(["--import", "tsx", "--input-type=module", "-e", "await import('./retrieval/registry.ts'); await import('./retrieval/lance/disk-engines.ts'); console.log('ok')"], { cwd: join(import.meta.dirname, "..", ".."), timeout: 120_000 });
+    expect(r.stdout.trim()).toBe("ok");
+    expect(r.loaded.some((m) => m.includes("retrieval/registry.ts"))).toBe(true);
+    expect(r.heavy.filter((p) => p === "@lancedb/lancedb" || p === "apache-arrow")).toEqual([]);
+  }, 150_000);
 });
 
 describe("on-disk engines on the bundled corpus", () => {
