@@ -14,12 +14,11 @@
  * @see Cormack, Clarke & Büttcher 2009 (RRF); MedMeta (seed 001) Standard-RAG hybrid search.
  */
 import { LANCE_INDEX_TIMEOUT_MS, withTimeout } from "./lance-env.ts"; // first: sets LANCE_CPU_THREADS before LanceDB loads
-import * as lancedb from "@lancedb/lancedb";
 import { z } from "zod";
 import type { CorpusDoc } from "../corpus/types.ts";
 import { analyze } from "./analyzer.ts";
 import { minMaxFuse, rrfFuse, RRF_K, type RankedItem } from "./fusion.ts";
-import type { DenseStore } from "./dense/lancedb-store.ts";
+import { loadLanceDb, type DenseStore } from "./dense/lancedb-store.ts";
 import { searchMatchable, unmatchableDocIds } from "./dense/dense-retriever.ts";
 import { embedQueries, type Embedder, type Retriever, type SearchHit } from "./types.ts";
 
@@ -145,6 +144,7 @@ export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise
   if (store.embedderId !== embedder.id) {
     throw new Error(`lance hybrid: store ${store.tableName} was built with embedder ${store.embedderId}, not ${embedder.id}`);
   }
+  const lancedb = await loadLanceDb();
   const indices = await store.table.listIndices();
   if (!indices.some((i) => i.columns.includes("content") && /fts|inverted/i.test(i.indexType))) {
     const t0 = Date.now();
@@ -152,7 +152,7 @@ export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise
     (deps.log ?? ((l: string) => console.error(l)))(`lance hybrid: built FTS index on ${store.tableName} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   const byId = new Map<string, CorpusDoc>((deps.docs ?? []).map((d) => [d.id, d]));
-  const unmatchable = unmatchableDocIds(deps.docs ?? []);
+  const unmatchable = store.unmatchable ?? unmatchableDocIds(deps.docs ?? []);
 
   /** LanceDB full-text candidates, best first (ties by id). `_score` is selected explicitly (no autoprojection warning). */
   const ftsSearch = async (text: string, depth: number): Promise<RankedItem[]> => {

@@ -4,13 +4,25 @@
  *
  * Example config: `{ mode: "hybrid", bm25: { engine: "fast" }, embedder: "word-vectors:sg-100d-sif-corpus-pc1",
  * fusion: "rrf", rrfK: 60, candidates: 100 }`.
+ *
+ * Engines (`engine: auto | memory | lance`): `memory` = the in-memory BM25 engine and exact kNN
+ * (vectors in one matrix); `lance` = the on-disk engines of `lance/disk-engines.ts` (LanceDB
+ * full-text index, IVF-PQ vector index; documents read from a corpus store by id for the hits
+ * only). `auto` (default) picks `memory` below {@link DISK_ENGINE_THRESHOLD} documents and
+ * `lance` from there on (`engineThreshold` overrides the number).
+ *
+ * Nothing heavy loads with this module: LanceDB and apache-arrow are imported when a dense table
+ * or an on-disk engine is first opened.
  */
 import { z } from "zod";
 import type { CorpusDoc } from "../corpus/types.ts";
+import type { DocumentSource } from "../corpus/store/types.ts";
 import { buildBm25, Bm25ConfigSchema } from "./bm25/build.ts";
 import type { Bm25Engine } from "./bm25/params.ts";
 import { createDenseRetriever } from "./dense/dense-retriever.ts";
 import { LanceStoreConfigSchema, openOrBuildDenseStore, type DenseStore } from "./dense/lancedb-store.ts";
+import { corpusContentHash } from "./content-hash.ts";
+import { DiskIndexConfigSchema, type LanceBm25Engine } from "./lance/disk-engines.ts";
 import { createEmbedder, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, type EmbedderOptions } from "./embedders/registry.ts";
 import { RRF_K } from "./fusion.ts";
 import { createHybridRetriever, createLanceHybridRetriever } from "./hybrid.ts";
@@ -42,6 +54,15 @@ export const RetrieverConfigSchema = z
     candidates: z.number().int().positive().default(100),
     /** LanceDB store: folder, table name, ANN index (`none` = exact), build mode. */
     dense: LanceStoreConfigSchema.prefault({}),
+    /**
+     * `auto` (default): in-memory engines below `engineThreshold` documents, on-disk LanceDB
+     * engines from there on; `memory` / `lance` force one.
+     */
+    engine: z.enum(["auto", "memory", "lance"]).default("auto"),
+    /** Corpus size (documents) from which `engine: auto` picks the on-disk engines; see {@link DISK_ENGINE_THRESHOLD}. */
+    engineThreshold: z.number().int().positive().optional(),
+    /** On-disk engines: LanceDB folder/URI, batch sizes, ANN index and its recall target. */
+    disk: DiskIndexConfigSchema.prefault({}),
   })
   .strict();
 /**
@@ -60,6 +81,26 @@ export function defaultRetrievalMode(embedderId: string): { mode: RetrievalMode;
   return { mode: "hybrid", note: `retrieval mode: hybrid (default with embedder ${embedderId})` };
 }
 
+/**
+ * Corpus size (documents) from which `engine: auto` uses the on-disk engines: 250,000.
+ * Why: the in-memory engines hold the corpus, the BM25 postings and the vector matrix in the
+ * process — measured ~540 MiB RSS at 100 k docs and 4.0 GB at 1 M for BM25 alone (issue 11's
+ * table), i.e. ~4 KB/doc plus ~2.4 KB/doc of loaded documents — so near 250 k docs the query
+ * process passes ~1.5 GiB and the 2 GiB budget is at risk; the on-disk engines stay bounded
+ * (`experiments/bench/retrieval-disk.ts`). Below it the in-memory engines are faster per query
+ * and need no index build on disk.
+ */
+export const DISK_ENGINE_THRESHOLD = 250_000;
+
+/** Which engine family a config picks for a corpus of `docCount` documents (see {@link DISK_ENGINE_THRESHOLD}). */
+export function chooseEngine(engine: "auto" | "memory" | "lance", docCount: number, threshold: number = DISK_ENGINE_THRESHOLD): "memory" | "lance" {
+  if (engine !== "auto") return engine;
+  return docCount >= threshold ? "lance" : "memory";
+}
+
+/** Docs used to fit a corpus-fitted embedder (SIF word frequencies, common component) when the corpus is not in memory: the first 50,000 of the store. */
+export const DISK_FIT_SAMPLE = 50_000;
+
 /** {@link RetrieverConfigSchema} after parsing (defaults applied). */
 export type RetrieverConfig = z.infer<typeof RetrieverConfigSchema>;
 /** What a caller may pass for {@link RetrieverConfigSchema} (keys with defaults are optional). */
@@ -67,8 +108,13 @@ export type RetrieverConfigInput = z.input<typeof RetrieverConfigSchema>;
 
 /** Inputs of {@link createRetriever}. */
 export interface RetrieverDeps {
-  /** The corpus (unique ids). */
-  docs: readonly CorpusDoc[];
+  /** The corpus in memory (unique ids); or give `source`. */
+  docs?: readonly CorpusDoc[];
+  /**
+   * The corpus as a store (e.g. the Lance corpus store): read in batches by the on-disk engines
+   * and by id for hits; for the in-memory engines (below the threshold) it is read whole once.
+   */
+  source?: DocumentSource;
   /** A ready embedder (else built from `config.embedder` with `embedderOptions`). */
   embedder?: Embedder;
   embedderOptions?: EmbedderOptions;
@@ -79,7 +125,11 @@ export interface RetrieverDeps {
 /** A retriever plus the parts it was built from (for inspection, benchmarks and the CLI). */
 export interface BuiltRetriever extends Retriever {
   readonly config: RetrieverConfig;
+  /** Engine family used (see {@link chooseEngine}). */
+  readonly engine: "memory" | "lance";
   readonly bm25?: Bm25Engine;
+  /** The on-disk BM25 engine (engine `lance`). */
+  readonly diskBm25?: LanceBm25Engine;
   readonly embedder?: Embedder;
   readonly store?: DenseStore;
 }
@@ -91,22 +141,42 @@ export interface BuiltRetriever extends Retriever {
  * - `hybrid`: both, fused by `fusion`; id `hybrid-rrf` / `hybrid-weighted`.
  * - `lance-hybrid`: LanceDB full-text + vector candidates fused by `rrfFuse`; id `hybrid-lance`.
  * @param config {@link RetrieverConfigSchema} input (unknown keys are errors).
+ *
+ * With engine `lance` (chosen by size or forced) the same modes run on the on-disk engines:
+ * `bm25` → LanceDB full-text BM25 (id `bm25-lance`); `dense` → IVF-PQ ANN (`dense:<embedder>`);
+ * `hybrid` and `lance-hybrid` → both fused by the in-memory hybrid's fusion (`hybrid-rrf` /
+ * `hybrid-weighted`); documents are fetched from the source for the returned hits only.
  * @throws ZodError on a bad config; Error listing valid ids on an unknown embedder; store errors
- *   (table built with another embedder/corpus).
+ *   (table built with another embedder/corpus); Error when neither `docs` nor `source` is given.
  */
 export async function createRetriever(config: RetrieverConfigInput, deps: RetrieverDeps): Promise<BuiltRetriever> {
   const cfg = RetrieverConfigSchema.parse(config);
-  const { docs } = deps;
+  if (!deps.docs && !deps.source) throw new Error("createRetriever: give the corpus as deps.docs or deps.source");
+  const count = deps.docs ? deps.docs.length : await deps.source!.count();
+  const engine = chooseEngine(cfg.engine, count, cfg.engineThreshold);
+  if (engine === "lance") return createDiskRetriever(cfg, deps);
+  let docs: readonly CorpusDoc[];
+  if (deps.docs) docs = deps.docs;
+  else {
+    const all: CorpusDoc[] = [];
+    for await (const b of deps.source!.scanDocs(16_384)) all.push(...b);
+    docs = all;
+  }
   let bm25: Bm25Engine | undefined;
   let embedder: Embedder | undefined;
   let store: DenseStore | undefined;
   let dense: Retriever | undefined;
+  let corpusHash: string | undefined;
   if (cfg.mode === "bm25" || cfg.mode === "hybrid") {
-    bm25 = buildBm25(docs, cfg.bm25).engine;
+    const built = buildBm25(docs, cfg.bm25);
+    bm25 = built.engine;
+    corpusHash = built.contentHash;
   }
   if (cfg.mode !== "bm25") {
-    embedder = deps.embedder ?? (await createEmbedder(cfg.embedder, { docs, ...deps.embedderOptions }));
-    store = await openOrBuildDenseStore(docs, embedder, cfg.dense, { log: deps.log });
+    // One hash of the corpus keys the BM25 cache, the embedder's fitted state and the dense table.
+    corpusHash ??= corpusContentHash(docs);
+    embedder = deps.embedder ?? (await createEmbedder(cfg.embedder, { docs, corpusHash, ...deps.embedderOptions }));
+    store = await openOrBuildDenseStore(docs, embedder, cfg.dense, { log: deps.log, corpusHash });
     dense = createDenseRetriever({ store, embedder, docs });
   }
   let inner: Retriever;
@@ -121,7 +191,53 @@ export async function createRetriever(config: RetrieverConfigInput, deps: Retrie
     id: inner.id,
     search: (q, k) => inner.search(q, k),
     config: cfg,
+    engine: "memory",
     bm25,
+    embedder,
+    store,
+  };
+}
+
+/** {@link createRetriever} on the on-disk engines. */
+async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps): Promise<BuiltRetriever> {
+  const disk = await import("./lance/disk-engines.ts");
+  const { createMemoryDocumentSource } = await import("../corpus/store/memory-store.ts");
+  const source = deps.source ?? createMemoryDocumentSource(deps.docs!);
+  const fingerprint = deps.docs ? corpusContentHash(deps.docs) : (await disk.fingerprintSource(source, cfg.disk.scanBatch)).hash;
+  const opts = { log: deps.log, fingerprint };
+  let diskBm25: LanceBm25Engine | undefined;
+  let embedder: Embedder | undefined;
+  let store: DenseStore | undefined;
+  let dense: Retriever | undefined;
+  if (cfg.mode !== "dense") diskBm25 = await disk.openOrBuildLanceBm25(source, cfg.disk, opts);
+  if (cfg.mode !== "bm25") {
+    let fitDocs = deps.docs;
+    if (!fitDocs && !deps.embedder) {
+      const sample: CorpusDoc[] = [];
+      for await (const b of source.scanDocs(Math.min(cfg.disk.scanBatch, DISK_FIT_SAMPLE))) {
+        sample.push(...b.slice(0, DISK_FIT_SAMPLE - sample.length));
+        if (sample.length >= DISK_FIT_SAMPLE) break;
+      }
+      fitDocs = sample;
+    }
+    embedder = deps.embedder ?? (await createEmbedder(cfg.embedder, { docs: fitDocs, ...deps.embedderOptions }));
+    store = await disk.openOrBuildLanceAnn(source, embedder, cfg.disk, opts);
+    dense = createDenseRetriever({ store, embedder });
+  }
+  const bm25Ids: Retriever | undefined = diskBm25 && {
+    id: diskBm25.id,
+    search: async (q, k) => (await diskBm25!.searchIds(q, k)).map((it, i) => ({ id: it.id, score: it.score, rank: i + 1, scores: { bm25: it.score } })),
+  };
+  let inner: Retriever;
+  if (cfg.mode === "bm25") inner = bm25Ids!;
+  else if (cfg.mode === "dense") inner = dense!;
+  else inner = createHybridRetriever({ bm25: bm25Ids!, dense: dense! }, { fusion: cfg.mode === "lance-hybrid" ? "rrf" : cfg.fusion, rrfK: cfg.rrfK, weights: cfg.weights, candidates: cfg.candidates });
+  return {
+    id: cfg.mode === "bm25" ? diskBm25!.id : inner.id,
+    search: async (q, k) => disk.attachDocsFromSource(await inner.search(q, k), source),
+    config: cfg,
+    engine: "lance",
+    diskBm25,
     embedder,
     store,
   };

@@ -56,7 +56,8 @@ export function createDenseRetriever(deps: DenseRetrieverDeps): Retriever {
     throw new Error(`dense retriever: store ${store.tableName} was built with embedder ${store.embedderId}, but queries would be embedded with ${embedder.id}`);
   }
   const byId = new Map<string, CorpusDoc>((deps.docs ?? []).map((d) => [d.id, d]));
-  const unmatchable = unmatchableDocIds(deps.docs ?? []);
+  // Recorded in the table at build (no re-analysis of the corpus on reopen); computed for older tables.
+  const unmatchable = store.unmatchable ?? unmatchableDocIds(deps.docs ?? []);
   return {
     id: `${DENSE_RETRIEVER_PREFIX}:${embedder.id}`,
     async search(query: string, k: number): Promise<SearchHit[]> {

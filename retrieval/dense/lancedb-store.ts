@@ -17,14 +17,15 @@
  * side-car `<table>.ann.json` and exposed as `annRecallAt10`.
  */
 import "../lance-env.ts"; // sets LANCE_CPU_THREADS before LanceDB loads
-import * as lancedb from "@lancedb/lancedb";
-import { Field, FixedSizeList, Float32, Schema, Utf8 } from "apache-arrow";
+import type * as LanceDb from "@lancedb/lancedb";
+import type { Schema } from "apache-arrow";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { cacheDir } from "../../corpus/paths.ts";
 import { corpusContentHash } from "../content-hash.ts";
+import { analyze } from "../analyzer.ts";
 import type { Embedder } from "../types.ts";
 
 /** Rows per LanceDB append when building a table (embedding batches are gathered up to this). */
@@ -39,6 +40,8 @@ export const LANCE_META = {
   dims: "medsynth.dims",
   docCount: "medsynth.doc_count",
   content: "medsynth.content",
+  /** JSON array of the ids of docs with no analyzable term (see `unmatchableDocIds`), so a reopen need not re-analyse the corpus. */
+  unmatchable: "medsynth.unmatchable_ids",
 } as const;
 
 /** What is embedded per doc (recorded in metadata). */
@@ -83,7 +86,7 @@ export interface VectorHit {
 
 /** An opened dense table. */
 export interface DenseStore {
-  readonly table: lancedb.Table;
+  readonly table: LanceDb.Table;
   readonly tableName: string;
   readonly dir: string;
   readonly embedderId: string;
@@ -97,6 +100,11 @@ export interface DenseStore {
   /** Measured recall@10 of the ANN index vs exact search (null without index or when unknown). */
   readonly annRecallAt10: number | null;
   /**
+   * Ids of docs with no analyzable term (never matched by dense search), recorded in the table
+   * metadata at build; absent for tables built before it was recorded (callers then compute it).
+   */
+  readonly unmatchable?: ReadonlySet<string>;
+  /**
    * k nearest docs to `vector` (cosine), best first; ties broken by id. `exact` forces a flat scan
    * even when an ANN index exists.
    */
@@ -107,6 +115,13 @@ export interface DenseStore {
 export interface DenseStoreOptions {
   /** Progress/info lines (default: console.error). */
   log?: (line: string) => void;
+  /** {@link corpusContentHash} of `docs` when the caller has it (saves hashing the corpus again). */
+  corpusHash?: string;
+}
+
+/** Ids of docs with no analyzable term in title + text (same rule as `unmatchableDocIds` of dense-retriever.ts). */
+function unmatchableIds(docs: readonly CorpusDoc[]): Set<string> {
+  return new Set(docs.filter((d) => analyze(docContent(d)).length === 0).map((d) => d.id));
 }
 
 /** Default table name for a (corpus hash, embedder id) pair. */
@@ -119,7 +134,17 @@ export function docContent(doc: Pick<CorpusDoc, "title" | "text">): string {
   return doc.title ? `${doc.title}\n${doc.text}` : doc.text;
 }
 
-function vectorSchema(dims: number, meta: Map<string, string>): Schema {
+/**
+ * Import LanceDB on first use (~200 ms with apache-arrow), so that importing this module (and the
+ * retrieval registry) costs nothing until a dense table is opened.
+ */
+export async function loadLanceDb(): Promise<typeof LanceDb> {
+  process.env.LANCEDB_LOG ??= "error"; // routine notices ("No existing dataset …") stay off stderr
+  return import("@lancedb/lancedb");
+}
+
+async function vectorSchema(dims: number, meta: Map<string, string>): Promise<Schema> {
+  const { Field, FixedSizeList, Float32, Schema, Utf8 } = await import("apache-arrow");
   return new Schema(
     [
       new Field("id", new Utf8(), false),
@@ -154,12 +179,14 @@ export async function openOrBuildDenseStore(
   const cfg = LanceStoreConfigSchema.parse(config);
   const log = opts.log ?? ((l: string) => console.error(l));
   const dir = cfg.dir ?? join(cacheDir(), "lancedb");
-  const corpusHash = corpusContentHash(docs);
+  const corpusHash = opts.corpusHash ?? corpusContentHash(docs);
   const tableName = cfg.tableName ?? denseTableName(corpusHash, embedder.id);
+  const lancedb = await loadLanceDb();
   const db = await lancedb.connect(dir);
   const names = await db.tableNames();
-  let table: lancedb.Table | null = null;
+  let table: LanceDb.Table | null = null;
   let built = false;
+  let unmatchable: Set<string> | undefined;
   if (names.includes(tableName) && cfg.mode === "open-or-build") {
     table = await db.openTable(tableName);
     const meta = (await table.schema()).metadata;
@@ -176,6 +203,8 @@ export async function openOrBuildDenseStore(
     if (gotDims !== embedder.dims) {
       throw new Error(`${where} holds ${gotDims}-d vectors but embedder ${embedder.id} gives ${embedder.dims}-d; use mode "rebuild"`);
     }
+    const un = meta.get(LANCE_META.unmatchable);
+    if (un !== undefined) unmatchable = new Set(JSON.parse(un) as string[]);
     const gotInfo = meta.get(LANCE_META.embedderInfo);
     const wantInfo = embedder.info ? JSON.stringify(embedder.info) : undefined;
     if (gotInfo !== undefined && wantInfo !== undefined && gotInfo !== wantInfo) {
@@ -193,9 +222,10 @@ export async function openOrBuildDenseStore(
       [LANCE_META.dims, String(embedder.dims)],
       [LANCE_META.docCount, String(docs.length)],
       [LANCE_META.content, CONTENT_RECIPE],
+      [LANCE_META.unmatchable, JSON.stringify([...(unmatchable = unmatchableIds(docs))])],
       ...(embedder.info ? [[LANCE_META.embedderInfo, JSON.stringify(embedder.info)] as [string, string]] : []),
     ]);
-    const schema = vectorSchema(embedder.dims, meta);
+    const schema = await vectorSchema(embedder.dims, meta);
     const t0 = Date.now();
     table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
     // Rows go to LanceDB in large appends (one fragment and one version each), then compacted.
@@ -256,14 +286,30 @@ export async function openOrBuildDenseStore(
   let memory: Promise<{ ids: string[]; matrix: Float32Array; dims: number }> | null = null;
   const loadMemory = () =>
     (memory ??= (async () => {
-      const rows = (await table!.query().select(["id", "vector"]).toArray()) as { id: string; vector: ArrayLike<number> & { toArray?: () => Float32Array } }[];
-      const dims = rows.length ? (rows[0].vector.toArray ? rows[0].vector.toArray() : rows[0].vector).length : 0;
-      const matrix = new Float32Array(rows.length * dims);
-      const ids: string[] = new Array(rows.length);
-      rows.forEach((r, i) => {
-        ids[i] = String(r.id);
-        matrix.set(r.vector.toArray ? r.vector.toArray() : Float32Array.from(r.vector), i * dims);
-      });
+      // Straight from the Arrow batches: the FixedSizeList's child is one Float32Array per batch
+      // (row objects cost ~2 s at 25 k docs under load; this is a copy of 10 MB).
+      const ids: string[] = [];
+      const parts: Float32Array[] = [];
+      let dims = 0;
+      for await (const batch of table!.query().select(["id", "vector"])) {
+        const idCol = batch.getChild("id")!;
+        const vecCol = batch.getChild("vector")!;
+        for (let i = 0; i < batch.numRows; i++) ids.push(String(idCol.get(i)));
+        for (const d of vecCol.data) {
+          const size = (d.type as { listSize: number }).listSize;
+          dims = size;
+          const child = d.children[0];
+          const values = child.values as Float32Array;
+          parts.push(values.subarray((child.offset ?? 0) + d.offset * size, (child.offset ?? 0) + (d.offset + d.length) * size));
+        }
+      }
+      const matrix = new Float32Array(ids.length * dims);
+      let off = 0;
+      for (const p of parts) {
+        matrix.set(p, off);
+        off += p.length;
+      }
+      if (off !== matrix.length) throw new Error(`dense store ${tableName}: read ${off} floats for ${ids.length} × ${dims} vectors`);
       return { ids, matrix, dims };
     })());
 
@@ -311,6 +357,7 @@ export async function openOrBuildDenseStore(
     built,
     index,
     annRecallAt10,
+    ...(unmatchable ? { unmatchable } : {}),
     search,
   };
 }
@@ -320,7 +367,7 @@ export async function openOrBuildDenseStore(
  * (evenly spaced rows) used as queries.
  */
 async function measureAnnRecall(
-  table: lancedb.Table,
+  table: LanceDb.Table,
   n: number,
   search: (v: Float32Array, k: number, o?: { exact?: boolean }) => Promise<VectorHit[]>,
 ): Promise<number> {

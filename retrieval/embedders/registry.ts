@@ -36,6 +36,11 @@ export interface EmbedderOptions {
    * without removal and its id becomes `word-vectors:sg-100d-sif`).
    */
   docs?: readonly CorpusDoc[];
+  /**
+   * `corpusContentHash(docs)` when the caller has it: keys the fitted corpus state instead of
+   * hashing every text again (the retriever registry passes it).
+   */
+  corpusHash?: string;
   /** Info lines of embedder factories (e.g. the small-corpus SIF fallback); default console.error. */
   log?: (line: string) => void;
   /** Word-vector binary cache folder (default `cacheDir()/word-vectors`). */
@@ -70,7 +75,7 @@ const exact: Record<string, Factory> = {
   [`${WORD_VECTORS_ID_PREFIX}-mean`]: (_r, o) => createWordVectorsEmbedder({ pooling: "mean", cacheDir: o.wordVectorCacheDir }),
   [`${WORD_VECTORS_ID_PREFIX}-sif`]: (_r, o) => createWordVectorsEmbedder({ pooling: "sif", frequencies: "vocab-rank", cacheDir: o.wordVectorCacheDir }),
   [`${WORD_VECTORS_ID_PREFIX}-sif-corpus-pc1`]: (_r, o) =>
-    createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus", removeComponents: 1, cacheDir: o.wordVectorCacheDir }, { fitTexts: o.docs?.map((d) => `${d.title}\n${d.text}`), log: o.log }),
+    createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus", removeComponents: 1, cacheDir: o.wordVectorCacheDir }, { fitTexts: o.docs?.map((d) => `${d.title}\n${d.text}`), fitTextsKey: o.corpusHash, log: o.log }),
 };
 
 const prefixed: Record<string, Factory> = {

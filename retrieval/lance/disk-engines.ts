@@ -1,0 +1,497 @@
+/**
+ * On-disk retrieval engines for corpora beyond memory, built over a corpus
+ * {@link DocumentSource} (the Lance corpus store of `corpus/store/`, or any other source):
+ *
+ * - {@link openOrBuildLanceBm25}: BM25 through LanceDB's full-text (inverted) index. The
+ *   index table holds `id` + `content` (title + "\n" + text) only; it is written from the source
+ *   streamed in large batches ({@link DiskIndexConfig} `scanBatch`, `writeRows`), compacted
+ *   (`optimize`), then indexed with `LANCE_CPU_THREADS` set (`../lance-env.ts`) under a time limit
+ *   that turns a hang into an error.
+ * - {@link openOrBuildLanceAnn}: dense search through a LanceDB IVF-PQ vector index, behind the
+ *   same {@link DenseStore} interface as the exact kNN store (so `createDenseRetriever` and the
+ *   hybrid work over either). When built, its recall@10 against exact search is measured on a
+ *   sample of corpus vectors used as queries, printed, and stored in the index metadata; `nprobes`
+ *   is doubled until the recall reaches `targetRecall` (default 0.95) or every partition is probed.
+ *
+ * Why IVF-PQ rather than HNSW: on this 2-core machine IVF-PQ trains in one k-means + PQ pass and
+ * its index is small (1 M × 100-d → ~25 MB of PQ codes plus centroids), so the query process
+ * stays far below 2 GiB; with `refineFactor` (re-ranking `refineFactor × k` candidates by exact
+ * distance read from disk) its recall reaches ≥ 0.95 (STACK.md: 20 k × 100-d, nprobes 16 +
+ * refine 5 → 0.99). LanceDB's HNSW (`IVF_HNSW_SQ`) builds a graph per partition — much slower to
+ * build at 1 M on two cores, and its SQ-quantised `dot` variant ranked wrongly here (recall 0.02).
+ * `hnsw_sq` stays selectable (`ann.index`).
+ *
+ * No whole-corpus structure is held in memory: documents are streamed in batches; the engines
+ * answer with ids and scores; document text is fetched by id from the source for the hits only
+ * (`getDocs`). Index tables live in a LanceDB database (`dir`: a folder or an object-storage URI)
+ * and are named by the corpus fingerprint ({@link fingerprintSource}: the same SHA-256 as
+ * {@link corpusContentHash}, streamed); a small `<table>_meta` table written last records what
+ * was built (an interrupted build has no meta row and is rebuilt).
+ *
+ * LanceDB and apache-arrow are imported on first use.
+ */
+import "../lance-env.ts"; // sets LANCE_CPU_THREADS before LanceDB loads
+import type * as LanceDb from "@lancedb/lancedb";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { z } from "zod";
+import type { CorpusDoc } from "../../corpus/types.ts";
+import type { DocumentSource } from "../../corpus/store/types.ts";
+import { cacheDir } from "../../corpus/paths.ts";
+import { analyze, ENGLISH_STOP_WORDS } from "../analyzer.ts";
+import type { DenseStore, VectorHit } from "../dense/lancedb-store.ts";
+import { LANCE_INDEX_TIMEOUT_MS, withTimeout } from "../lance-env.ts";
+import type { RankedItem } from "../fusion.ts";
+import type { Embedder, Retriever, SearchHit } from "../types.ts";
+
+/** Import LanceDB lazily (native log level "error" unless `LANCEDB_LOG` is set). */
+async function lance(): Promise<typeof LanceDb> {
+  process.env.LANCEDB_LOG ??= "error";
+  return import("@lancedb/lancedb");
+}
+
+/** Config of the on-disk engines. */
+export const DiskIndexConfigSchema = z
+  .object({
+    /** LanceDB database of the index tables: folder or object-storage URI (default `cacheDir()/lancedb-disk`). */
+    dir: z.string().optional(),
+    /** LanceDB storage options (object storage credentials, endpoint), passed through. */
+    storageOptions: z.record(z.string(), z.string()).optional(),
+    /** Documents per batch read from the source. */
+    scanBatch: z.number().int().positive().default(16_384),
+    /** Rows per LanceDB append (one fragment and one version each; compacted after the build). */
+    writeRows: z.number().int().positive().default(65_536),
+    /**
+     * Time limit of one index build, ms; past it the build is an error, never a hang. Default
+     * {@link indexTimeoutFor}: 10 min, or 3.6 ms per row when more (1 M rows → 60 min: the 1 M
+     * FTS build did not finish in 10 min on this 2-core machine at load ~20).
+     */
+    indexTimeoutMs: z.number().int().positive().optional(),
+    /** `open-or-build` (default) or `rebuild`. */
+    mode: z.enum(["open-or-build", "rebuild"]).default("open-or-build"),
+    /** ANN index settings. */
+    ann: z
+      .object({
+        index: z.enum(["ivf_pq", "hnsw_sq"]).default("ivf_pq"),
+        /** Recall@10 vs exact search the build tunes `nprobes` for. */
+        targetRecall: z.number().min(0).max(1).default(0.95),
+        /** Starting IVF partitions probed per query (doubled while recall < target). */
+        nprobes: z.number().int().positive().default(20),
+        /** IVF-PQ: exact re-ranking of `refineFactor × k` candidates. */
+        refineFactor: z.number().int().positive().default(10),
+        /** HNSW search breadth. */
+        ef: z.number().int().positive().default(150),
+        /** IVF partitions (default ≈ √n, at least 1). */
+        numPartitions: z.number().int().positive().optional(),
+        /** Corpus vectors used as queries to measure recall@10. */
+        sampleQueries: z.number().int().positive().default(100),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+/** Input of {@link DiskIndexConfigSchema}. */
+export type DiskIndexConfigInput = z.input<typeof DiskIndexConfigSchema>;
+/** Parsed {@link DiskIndexConfigSchema}. */
+export type DiskIndexConfig = z.output<typeof DiskIndexConfigSchema>;
+
+/** Default index-build time limit for `rows` rows, ms: max(10 min, 3.6 ms × rows). */
+export function indexTimeoutFor(rows: number): number {
+  return Math.max(LANCE_INDEX_TIMEOUT_MS, Math.ceil(rows * 3.6));
+}
+
+/** Options shared by the builders. */
+export interface DiskEngineOptions {
+  /** Info lines (build progress, recall); default console.error. */
+  log?: (line: string) => void;
+  /** Corpus fingerprint when the caller knows it (else streamed by {@link fingerprintSource}). */
+  fingerprint?: string;
+}
+
+/** Text indexed and embedded for one doc (same recipe as the dense store). */
+function contentOf(d: Pick<CorpusDoc, "title" | "text">): string {
+  return d.title ? `${d.title}\n${d.text}` : d.text;
+}
+
+/**
+ * Fingerprint of a source: SHA-256 hex over every doc in canonical order, each contributing
+ * `JSON.stringify([id, title, text]) + "\n"` — equal to {@link corpusContentHash} of the same docs
+ * as an array — streamed in batches (memory stays one batch).
+ */
+export async function fingerprintSource(source: DocumentSource, batchSize = 16_384): Promise<{ hash: string; count: number }> {
+  const h = createHash("sha256");
+  let count = 0;
+  for await (const batch of source.scanDocs(batchSize)) {
+    for (const d of batch) h.update(JSON.stringify([d.id, d.title, d.text]) + "\n");
+    count += batch.length;
+  }
+  return { hash: h.digest("hex"), count };
+}
+
+/** What a `<table>_meta` row holds. */
+export interface DiskIndexMeta {
+  kind: "bm25-fts" | "ann";
+  fingerprint: string;
+  docCount: number;
+  /** ANN only. */
+  embedderId?: string;
+  embedderInfo?: Record<string, unknown>;
+  dims?: number;
+  index?: "ivf_pq" | "hnsw_sq";
+  numPartitions?: number;
+  nprobes?: number;
+  refineFactor?: number;
+  ef?: number;
+  /** ANN: measured recall@10 vs exact search, and on how many sample queries. */
+  recallAt10?: number;
+  recallSample?: number;
+  targetRecall?: number;
+  /** Ids of docs with no analyzable term (never returned by the dense engine). */
+  unmatchable?: string[];
+  buildSeconds: number;
+}
+
+async function readMeta(db: LanceDb.Connection, table: string): Promise<DiskIndexMeta | null> {
+  const names = new Set(await db.tableNames());
+  if (!names.has(table) || !names.has(`${table}_meta`)) return null;
+  const rows = (await (await db.openTable(`${table}_meta`)).query().toArray()) as { json: string }[];
+  return rows.length ? (JSON.parse(rows[0].json) as DiskIndexMeta) : null;
+}
+
+async function writeMeta(db: LanceDb.Connection, table: string, meta: DiskIndexMeta): Promise<void> {
+  await db.createTable(`${table}_meta`, [{ json: JSON.stringify(meta) }], { mode: "overwrite" });
+}
+
+async function connect(cfg: DiskIndexConfig): Promise<{ db: LanceDb.Connection; dir: string }> {
+  const lancedb = await lance();
+  const dir = cfg.dir ?? join(cacheDir(), "lancedb-disk");
+  const db = await lancedb.connect(dir, cfg.storageOptions ? { storageOptions: { ...cfg.storageOptions } } : {});
+  return { db, dir };
+}
+
+function sanitize(s: string): string {
+  return s.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_|_$/g, "");
+}
+
+const STOP = new Set(ENGLISH_STOP_WORDS);
+const TOKEN_RE = /[\p{L}\p{M}\p{N}\p{Pc}]+/gu;
+
+/**
+ * Whether `analyze(text)` would give at least one term (a token of ≥ 2 characters outside the
+ * stop list; stemming never removes a term), stopping at the first such token — the cheap test
+ * behind "unmatchable" documents at build time.
+ */
+export function hasAnalyzableTerm(text: string): boolean {
+  const lower = text.toLowerCase();
+  for (const m of lower.matchAll(TOKEN_RE)) if (m[0].length >= 2 && !STOP.has(m[0])) return true;
+  return false;
+}
+
+/**
+ * Recall@k of `got` against exact top-k hits `exact` (best first), tie-aware: a hit counts when
+ * its exact score is at least the k-th exact score (minus 1e-5), so that among documents with
+ * equal similarity (duplicates, e.g. a replicated corpus) any choice is correct.
+ * @returns a value in [0, 1]; 1 when `exact` is empty.
+ */
+export function recallAtK(got: readonly VectorHit[], exact: readonly VectorHit[], k: number): number {
+  const want = exact.slice(0, k);
+  if (want.length === 0) return 1;
+  const kth = want[want.length - 1].score - 1e-5;
+  const ids = new Set(want.map((h) => h.id));
+  const ok = got.slice(0, k).filter((h) => ids.has(h.id) || h.score >= kth).length;
+  return Math.min(1, ok / want.length);
+}
+
+/** Attach documents fetched by id from `source` to `hits` that lack one (one `getDocs` call). */
+export async function attachDocsFromSource(hits: SearchHit[], source: Pick<DocumentSource, "getDocs">): Promise<SearchHit[]> {
+  const missing = hits.filter((h) => !h.doc).map((h) => h.id);
+  if (missing.length === 0) return hits;
+  const docs = await source.getDocs(missing);
+  for (const h of hits) {
+    if (!h.doc) {
+      const d = docs.get(h.id);
+      if (d) h.doc = d;
+    }
+  }
+  return hits;
+}
+
+// Word runs as in retrieval/analyzer.ts; the FTS query is rebuilt from them so that punctuation in
+// a user query is never read as query syntax.
+const FTS_WORD_RE = /[\p{L}\p{M}\p{N}\p{Pc}]+/gu;
+
+/** Facts of an on-disk BM25 index. */
+export interface LanceBm25Info {
+  engine: "lance-fts";
+  docCount: number;
+  tableName: string;
+  dir: string;
+  fingerprint: string;
+  /** True when this call built the index. */
+  built: boolean;
+  buildSeconds: number;
+}
+
+/** BM25 over LanceDB's full-text index. */
+export interface LanceBm25Engine extends Retriever {
+  readonly info: LanceBm25Info;
+  /** Ranked ids and LanceDB BM25 scores, best first (ties by id); no document is fetched. */
+  searchIds(query: string, k: number): Promise<RankedItem[]>;
+}
+
+/**
+ * Open the full-text index table of `source` or build it.
+ *
+ * Tokenisation (LanceDB's, set to match the project analyzer as closely as LanceDB allows):
+ * simple tokenizer (split on non-alphanumerics), lowercase, English stop words removed, English
+ * (Snowball) stemming, ASCII folding. Scoring is LanceDB's BM25 (k1 = 1.2, b = 0.75, fixed by
+ * LanceDB), not our k1 = 1.5; its stop list is longer than Lucene's 33 words. So scores and the
+ * order of near-ties differ from the in-memory engine; top-k sets largely agree
+ * (tests/retrieval/lance-disk.test.ts measures the overlap).
+ *
+ * `search(q, k)`: a query with no analyzable term under the project analyzer → [] (as every
+ * other mode); hits carry `score` = `scores.bm25` = LanceDB's BM25 score and `doc` fetched from
+ * `source` by id for the k hits only.
+ * @throws on a build past `indexTimeoutMs`, or when the source is empty.
+ */
+export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskIndexConfigInput = {}, opts: DiskEngineOptions = {}): Promise<LanceBm25Engine> {
+  const cfg = DiskIndexConfigSchema.parse(config);
+  const log = opts.log ?? ((l: string) => console.error(l));
+  const lancedb = await lance();
+  const { db, dir } = await connect(cfg);
+  const fp = opts.fingerprint ?? (await fingerprintSource(source, cfg.scanBatch)).hash;
+  const tableName = `bm25fts_${fp.slice(0, 16)}`;
+  let meta = cfg.mode === "open-or-build" ? await readMeta(db, tableName) : null;
+  let built = false;
+  let table: LanceDb.Table;
+  if (meta && meta.kind === "bm25-fts" && meta.fingerprint === fp) {
+    table = await db.openTable(tableName);
+  } else {
+    const t0 = performance.now();
+    const { Field, Schema, Utf8 } = await import("apache-arrow");
+    const schema = new Schema([new Field("id", new Utf8(), false), new Field("content", new Utf8(), false)]);
+    table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
+    let pending: { id: string; content: string }[] = [];
+    let n = 0;
+    for await (const batch of source.scanDocs(cfg.scanBatch)) {
+      for (const d of batch) pending.push({ id: d.id, content: contentOf(d) });
+      n += batch.length;
+      if (pending.length >= cfg.writeRows) {
+        await table.add(pending);
+        pending = [];
+        log(`lance bm25: wrote ${n} docs`);
+      }
+    }
+    if (pending.length) await table.add(pending);
+    pending = [];
+    if (n === 0) throw new Error(`lance bm25: the corpus source is empty; nothing to index`);
+    await table.optimize();
+    await withTimeout(
+      table.createIndex("content", {
+        config: lancedb.Index.fts({ withPosition: false, baseTokenizer: "simple", lowercase: true, stem: true, removeStopWords: true, asciiFolding: true, language: "English" }),
+        replace: true,
+      }),
+      cfg.indexTimeoutMs ?? indexTimeoutFor(n),
+      `LanceDB FTS index on ${tableName} (${n} rows)`,
+    );
+    await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
+    meta = { kind: "bm25-fts", fingerprint: fp, docCount: n, buildSeconds: (performance.now() - t0) / 1000 };
+    await writeMeta(db, tableName, meta);
+    built = true;
+    log(`lance bm25: built FTS index ${tableName} (${n} docs) in ${meta.buildSeconds.toFixed(1)} s`);
+  }
+  const info: LanceBm25Info = { engine: "lance-fts", docCount: meta.docCount, tableName, dir, fingerprint: fp, built, buildSeconds: meta.buildSeconds };
+  const searchIds = async (query: string, k: number): Promise<RankedItem[]> => {
+    if (typeof query !== "string" || query.trim() === "" || !(k > 0)) return [];
+    if (analyze(query).length === 0) return [];
+    const text = (query.match(FTS_WORD_RE) ?? []).join(" ");
+    if (text === "") return [];
+    const rows = (await table.query().fullTextSearch(new lancedb.MatchQuery(text, "content")).select(["id", "_score"]).limit(Math.floor(k)).toArray()) as { id: string; _score: number }[];
+    return rows.map((r) => ({ id: String(r.id), score: Number(r._score) })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  };
+  return {
+    id: "bm25-lance",
+    info,
+    searchIds,
+    async search(query, k) {
+      const items = await searchIds(query, k);
+      const hits: SearchHit[] = items.map((it, i) => ({ id: it.id, score: it.score, rank: i + 1, scores: { bm25: it.score } }));
+      return attachDocsFromSource(hits, source);
+    },
+  };
+}
+
+/** An ANN-indexed dense table behind the {@link DenseStore} interface, plus what was measured. */
+export interface LanceAnnStore extends DenseStore {
+  /** Ids of docs with no analyzable term (excluded from hits). */
+  readonly unmatchable: ReadonlySet<string>;
+  /** The index metadata (partitions, nprobes chosen, recall@10 measured). */
+  readonly meta: DiskIndexMeta;
+}
+
+/**
+ * Open the ANN table of (`source`, `embedder`) or build it: docs streamed from the source in
+ * batches, embedded, written in `writeRows` appends, compacted, indexed (IVF-PQ by default,
+ * cosine), then recall@10 of the index vs exact (flat) search measured on `sampleQueries` corpus
+ * vectors (evenly spaced docs) and `nprobes` doubled until it reaches `targetRecall`; the
+ * recall, nprobes and sample size are logged and stored in the `<table>_meta` row.
+ *
+ * `search(v, k)`: IVF-PQ with `nprobes` and `refineFactor` (exact re-ranking), cosine similarity
+ * as `score` (1 − cosine distance), ties by id; `{exact: true}` forces a flat scan.
+ * Docs with no analyzable term are never returned.
+ * @throws when the source has fewer than 256 docs (PQ training needs them; use exact kNN), on an
+ *   embedder returning vectors of the wrong length, or on a build past `indexTimeoutMs`.
+ */
+export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embedder, config: DiskIndexConfigInput = {}, opts: DiskEngineOptions = {}): Promise<LanceAnnStore> {
+  const cfg = DiskIndexConfigSchema.parse(config);
+  const log = opts.log ?? ((l: string) => console.error(l));
+  const lancedb = await lance();
+  const { db, dir } = await connect(cfg);
+  const fp = opts.fingerprint ?? (await fingerprintSource(source, cfg.scanBatch)).hash;
+  const tableName = `ann_${fp.slice(0, 16)}_${sanitize(embedder.id)}_${cfg.ann.index}`;
+  const infoJson = embedder.info ? JSON.stringify(embedder.info) : undefined;
+  let meta = cfg.mode === "open-or-build" ? await readMeta(db, tableName) : null;
+  if (meta && (meta.kind !== "ann" || meta.fingerprint !== fp || meta.embedderId !== embedder.id || meta.dims !== embedder.dims || (infoJson !== undefined && meta.embedderInfo !== undefined && JSON.stringify(meta.embedderInfo) !== infoJson))) meta = null;
+  let table: LanceDb.Table;
+  let built = false;
+  const dims = embedder.dims;
+  const sampleVectors: Float32Array[] = [];
+  const buildStart = performance.now();
+  if (meta) {
+    table = await db.openTable(tableName);
+  } else {
+    const t0 = performance.now();
+    const arrow = await import("apache-arrow");
+    const total = await source.count();
+    if (total < 256) throw new Error(`lance ann: an ${cfg.ann.index} index needs at least 256 docs (the source has ${total}); use exact kNN (engine "memory")`);
+    const schema = new arrow.Schema([
+      new arrow.Field("id", new arrow.Utf8(), false),
+      new arrow.Field("vector", new arrow.FixedSizeList(dims, new arrow.Field("item", new arrow.Float32(), true)), false),
+    ]);
+    table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
+    const unmatchable: string[] = [];
+    // Recall sample: the vectors of evenly spaced docs, kept while streaming (no second pass).
+    const sampleN = Math.min(cfg.ann.sampleQueries, total);
+    const samplePos = new Set(Array.from({ length: sampleN }, (_, i) => Math.floor((i * total) / sampleN)));
+    let ids: string[] = [];
+    let vecs: Float32Array[] = [];
+    let n = 0;
+    const flush = async () => {
+      if (ids.length === 0) return;
+      // Plain rows (LanceDB converts them against the table schema; an Arrow table built here with
+      // this package's apache-arrow is refused by LanceDB's sanitiser as a different schema).
+      await table.add(ids.map((id, i) => ({ id, vector: Array.from(vecs[i]) })));
+      ids = [];
+      vecs = [];
+    };
+    for await (const batch of source.scanDocs(cfg.scanBatch)) {
+      const contents = batch.map(contentOf);
+      const out = await embedder.embed(contents);
+      if (out.length !== batch.length) throw new Error(`embedder ${embedder.id} returned ${out.length} vectors for ${batch.length} texts`);
+      batch.forEach((d, i) => {
+        if (out[i].length !== dims) throw new Error(`embedder ${embedder.id} returned a ${out[i].length}-d vector for doc ${d.id}, expected ${dims}`);
+        if (!hasAnalyzableTerm(contents[i])) unmatchable.push(d.id);
+        else if (samplePos.has(n + i) && out[i].some((x) => x !== 0)) sampleVectors.push(out[i]);
+        ids.push(d.id);
+        vecs.push(out[i]);
+      });
+      n += batch.length;
+      if (ids.length >= cfg.writeRows) {
+        await flush();
+        log(`lance ann: embedded and wrote ${n}/${total} docs`);
+      }
+    }
+    await flush();
+    await table.optimize();
+    const numPartitions = cfg.ann.numPartitions ?? Math.max(1, Math.round(Math.sqrt(n)));
+    const idx =
+      cfg.ann.index === "ivf_pq"
+        ? lancedb.Index.ivfPq({ distanceType: "cosine", numPartitions, numSubVectors: dims % 4 === 0 ? dims / 4 : dims % 2 === 0 ? dims / 2 : dims })
+        : lancedb.Index.hnswSq({ distanceType: "cosine", numPartitions });
+    const ti = performance.now();
+    await withTimeout(table.createIndex("vector", { config: idx, replace: true }), cfg.indexTimeoutMs ?? indexTimeoutFor(n), `LanceDB ${cfg.ann.index} index on ${tableName} (${n} rows)`);
+    await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
+    log(`lance ann: built ${cfg.ann.index} (${numPartitions} partitions) on ${tableName} in ${((performance.now() - ti) / 1000).toFixed(1)} s`);
+    meta = {
+      kind: "ann",
+      fingerprint: fp,
+      docCount: n,
+      embedderId: embedder.id,
+      ...(embedder.info ? { embedderInfo: { ...embedder.info } } : {}),
+      dims,
+      index: cfg.ann.index,
+      numPartitions,
+      nprobes: cfg.ann.nprobes,
+      refineFactor: cfg.ann.refineFactor,
+      ef: cfg.ann.ef,
+      targetRecall: cfg.ann.targetRecall,
+      unmatchable,
+      buildSeconds: 0,
+    };
+    built = true;
+  }
+  const m = meta;
+  const unmatchable = new Set(m.unmatchable ?? []);
+  const byScore = (a: VectorHit, b: VectorHit) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const annSearch = async (vector: Float32Array, k: number, nprobes: number): Promise<VectorHit[]> => {
+    let q = table.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id", "_distance"]).limit(k + unmatchable.size);
+    q = m.index === "hnsw_sq" ? q.ef(Math.max(m.ef ?? 150, k)).refineFactor(m.refineFactor ?? 10) : q.nprobes(nprobes).refineFactor(m.refineFactor ?? 10);
+    const rows = (await q.toArray()) as { id: string; _distance: number }[];
+    return rows
+      .map((r) => ({ id: String(r.id), score: 1 - r._distance }))
+      .filter((h) => !unmatchable.has(h.id) && Number.isFinite(h.score))
+      .sort(byScore)
+      .slice(0, k);
+  };
+  const exactSearch = async (vector: Float32Array, k: number): Promise<VectorHit[]> => {
+    const rows = (await table.vectorSearch(Array.from(vector)).distanceType("dot").bypassVectorIndex().select(["id", "_distance"]).limit(k + unmatchable.size).toArray()) as { id: string; _distance: number }[];
+    return rows
+      .map((r) => ({ id: String(r.id), score: 1 - r._distance }))
+      .filter((h) => !unmatchable.has(h.id))
+      .sort(byScore)
+      .slice(0, k);
+  };
+  if (built) {
+    // Recall@10 vs exact search on evenly spaced corpus vectors, nprobes doubled up to the target.
+    const queries = sampleVectors;
+    const exact: VectorHit[][] = [];
+    for (const v of queries) exact.push(await exactSearch(v, 10));
+    const recallAt = async (nprobes: number) => {
+      let sum = 0;
+      for (let i = 0; i < queries.length; i++) {
+        const got = await annSearch(queries[i], 10, nprobes);
+        sum += recallAtK(got, exact[i], 10);
+      }
+      return queries.length ? sum / queries.length : 1;
+    };
+    let nprobes = m.nprobes!;
+    let recall = await recallAt(nprobes);
+    while (m.index === "ivf_pq" && recall < m.targetRecall! && nprobes < m.numPartitions!) {
+      nprobes = Math.min(m.numPartitions!, nprobes * 2);
+      recall = await recallAt(nprobes);
+    }
+    m.nprobes = nprobes;
+    m.recallAt10 = recall;
+    m.recallSample = queries.length;
+    m.buildSeconds = (performance.now() - buildStart) / 1000;
+    await writeMeta(db, tableName, m);
+    log(
+      `lance ann: ${m.index} recall@10 vs exact search = ${recall.toFixed(3)} on ${queries.length} corpus vectors as queries (nprobes ${nprobes}/${m.numPartitions}, refineFactor ${m.refineFactor}; target ${m.targetRecall})${recall < m.targetRecall! ? " — BELOW TARGET" : ""}`,
+    );
+  }
+  return {
+    table,
+    tableName,
+    dir,
+    embedderId: embedder.id,
+    corpusHash: fp,
+    dims,
+    docCount: m.docCount,
+    built,
+    index: m.index!,
+    annRecallAt10: m.recallAt10 ?? null,
+    unmatchable,
+    meta: m,
+    search: (vector, k, sopts = {}) => (k <= 0 ? Promise.resolve([]) : sopts.exact ? exactSearch(vector, Math.floor(k)) : annSearch(vector, Math.floor(k), m.nprobes!)),
+  };
+}
