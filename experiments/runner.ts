@@ -384,6 +384,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
       repeat: c.repeat,
       status: result.status,
       output: result.output,
+      ...(result.status === "ok" && result.calls.some((call) => call.finishReason === "length") ? { truncated: true as const } : {}),
       ...(result.error ? { error: result.error } : {}),
       ...(result.status === "failed" && result.failureReason ? { failureReason: result.failureReason } : {}),
       ...(result.raw ? { raw: result.raw } : {}),

@@ -32,6 +32,11 @@ export interface RunRecord {
   repeat: number;
   status: "ok" | "failed" | "skipped";
   output: string | null;
+  /**
+   * The output was kept although a generator call hit the output limit (`finish_reason:
+   * "length"`; the endpoint sets `onTruncated: keep-marked`). Absent otherwise.
+   */
+  truncated?: true;
   /** Set to "score" when the output is a number (e.g. feasibility), not prose; absent for text. */
   outputKind?: "score";
   error?: string;

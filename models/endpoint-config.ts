@@ -70,6 +70,14 @@ export const EndpointConfigSchema = z
      * behind a model name).
      */
     cacheNamespace: z.string().default(""),
+    /**
+     * What a chat answer cut off at the output limit (`finish_reason: "length"`) becomes:
+     * `fail` (default): a failure with reason `truncated` and the partial text kept as `raw`;
+     * `keep-marked`: an output marked `truncated: true` on the call result and on the run record,
+     * shown as truncated in the report and viewer. Either way it is never cached, so the next run
+     * asks again. Structured answers cut off mid-JSON always fail (there is nothing to keep).
+     */
+    onTruncated: z.enum(["fail", "keep-marked"]).default("fail"),
   })
   .strict();
 

@@ -55,6 +55,8 @@ interface StoredChat {
   finishReason?: string;
   /** An answer came back without token usage (the server sent none): its tokens are unknown. */
   usageUnknown?: boolean;
+  /** Cut off at the output limit and kept (`onTruncated: keep-marked`); never cached. */
+  truncated?: true;
 }
 type ComputedChat = StoredChat | { ok: false; error: string; raw?: string; usage: TokenUsage | null; latencyMs: number; attempts: number; finishReason?: string; usageUnknown?: boolean; reason: CallFailureReason };
 
@@ -332,6 +334,10 @@ export class OpenAIChatModel implements ChatModel {
           // never cached, never passed downstream as if it were text.
           return { ok: false, error: `${where}: the endpoint returned an empty answer${finish ? ` (finish_reason: ${finish})` : ""}`, reason: finish === "length" ? "truncated" : "empty", usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
         }
+        if (finish === "length" && this.config.onTruncated === "keep-marked") {
+          // Kept on request, marked, and (see the cache predicate below) never cached.
+          return { ok: true, text, truncated: true, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
+        }
         if (finish === "length") {
           // Cut off at maxTokens: the partial text is kept as `raw`, but it is not an answer
           // (never cached, never judged) unless the endpoint config accepts truncated answers.
@@ -339,11 +345,11 @@ export class OpenAIChatModel implements ChatModel {
         }
         return { ok: true, text, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
       },
-      (v) => v.ok,
+      (v) => v.ok && !v.truncated,
       parts,
     );
     const call = this.callInfo(source, value, started);
-    return value.ok ? { ok: true, text: value.text, call } : { ok: false, error: value.error, reason: value.reason, ...(value.raw !== undefined ? { raw: value.raw } : {}), call };
+    return value.ok ? { ok: true, text: value.text, call, ...(value.truncated ? { truncated: true as const } : {}) } : { ok: false, error: value.error, reason: value.reason, ...(value.raw !== undefined ? { raw: value.raw } : {}), call };
   }
 
   /**

@@ -49,6 +49,8 @@ export interface CellView {
   repeat: number;
   status: RunRecord["status"];
   output: string | null;
+  /** The output was kept although cut off at the output limit (endpoint `onTruncated: keep-marked`). */
+  truncated: boolean;
   error: string | null;
   generator: RunRecord["generator"];
   evidence: EvidenceView[];
@@ -189,6 +191,7 @@ export function cellView(index: RunIndex, rowId: number, golden: ReadonlySet<str
     repeat: r.repeat ?? 0,
     status: r.status,
     output: typeof r.output === "string" ? r.output : null,
+    truncated: r.truncated === true,
     error: r.error ?? null,
     generator: r.generator,
     evidence: evidenceOf(r, golden),

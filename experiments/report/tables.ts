@@ -64,20 +64,30 @@ export function fmtMeanCi(m: MeanCi | null, digits = 3): string {
   return `${fmt(m.mean, digits)} ± ${fmt((m.ciHigh - m.ciLow) / 2, digits)}`;
 }
 
-/** Status counts per model × variant. */
+/**
+ * Status counts per model × variant. When some ok outputs were kept although truncated (endpoint
+ * `onTruncated: keep-marked`), a column "ok, truncated" counts them (they are part of "ok") and a
+ * caption says so; otherwise the table has no such column.
+ */
 export function statusTable(records: RunRecord[]): ReportTable {
   const groups = groupBy(records, (r) => `${r.model}\u0000${variantLabel(r)}`);
+  const anyTruncated = records.some((r) => r.truncated === true);
   const rows: string[][] = [];
   const values: Record<string, unknown>[] = [];
   for (const [k, rs] of groups) {
     const [model, variant] = k.split("\u0000");
     const c = { ok: 0, failed: 0, skipped: 0 };
     for (const r of rs) c[r.status]++;
+    const truncated = rs.filter((r) => r.status === "ok" && r.truncated === true).length;
     const tokens = rs.reduce((a, r) => a + r.generator.inputTokens + r.generator.outputTokens, 0);
-    rows.push([model, variant, String(c.ok), String(c.failed), String(c.skipped), String(tokens)]);
-    values.push({ model, variant, ...c, tokens });
+    rows.push([model, variant, String(c.ok), ...(anyTruncated ? [String(truncated)] : []), String(c.failed), String(c.skipped), String(tokens)]);
+    values.push({ model, variant, ...c, ...(anyTruncated ? { truncated } : {}), tokens });
   }
-  return { id: "status", title: "Cells by status", header: ["model", "workflow", "ok", "failed", "skipped", "generator tokens"], rows, values };
+  const header = ["model", "workflow", "ok", ...(anyTruncated ? ["ok, truncated"] : []), "failed", "skipped", "generator tokens"];
+  const caption = anyTruncated
+    ? "\"ok, truncated\": outputs cut off at the output limit (finish_reason \"length\") and kept because the endpoint sets onTruncated: keep-marked; they are counted in \"ok\", scored and judged like the others, and marked in results.jsonl (truncated: true) and the viewer."
+    : undefined;
+  return { id: "status", title: "Cells by status", header, rows, values, ...(caption ? { caption } : {}) };
 }
 
 /**

@@ -204,4 +204,22 @@ describe("issue 13: faults end to end", () => {
     expect(row("total", "").costUsd).toBeCloseTo(totalCost, 12);
     expect(row("total", "").requests).toBe(Object.values(all).reduce((a, x) => a + x.requests, 0));
   }, 120_000);
+  it("with onTruncated: keep-marked the cut-off answer is kept as an ok output marked truncated, counted in the report", async () => {
+    truncations = 0; // the server cuts the next TRUNCME answer again
+    const panel = { id: "p", rubric: "medmeta-semantic-equivalence", endpoints: { judges: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", maxRetries: 0 } }, judges: [{ id: "a", model: "openai:judge-a", endpoint: "judges" }] };
+    // maxTokens 63: a cache key of its own, so the earlier runs' cached answers are not reused.
+    const models = [{ id: "openai:gen-model", endpoint: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", maxRetries: 1, retryBaseMs: 1, maxTokens: 63, onTruncated: "keep-marked" } }];
+    const { file, run } = setup("keep", panel, models);
+    const res = await runCommand(file, { progress: false }, quiet);
+    expect(res.failed).toBe(0);
+    const recs = readResults(join(run, "results.jsonl")).records;
+    const t2 = recs.find((r) => r.itemId === "t2")!;
+    expect(t2).toMatchObject({ status: "ok", truncated: true, output: "Compared with placebo, the interv" });
+    expect(recs.filter((r) => r.truncated).length).toBe(1);
+    const report = JSON.parse(readFileSync(join(run, "report.json"), "utf8"));
+    const status = report.sections.flatMap((s: any) => s.tables).find((t: any) => t.id === "status");
+    expect(status.header).toContain("ok, truncated");
+    expect(status.rows).toEqual([["openai:gen-model", "golden-rag", "3", "1", "0", "0", expect.any(String)]]);
+  });
+
 });

@@ -49,6 +49,26 @@ describe("truncated answers (finish_reason length)", () => {
     expect(server!.chatRequests().length).toBe(2);
   });
 
+  it("with onTruncated: keep-marked a cut-off chat answer is an output marked truncated, still never cached", async () => {
+    const m = await model(
+      [
+        { content: "The pooled estimate favours the interv", finishReason: "length", usage: { prompt_tokens: 40, completion_tokens: 16 } },
+        { content: "The pooled estimate favours the intervention.", usage: { prompt_tokens: 40, completion_tokens: 9 } },
+      ],
+      { onTruncated: "keep-marked" },
+    );
+    const r1 = await m.chat(msgs, { meta, params: { maxTokens: 16 } });
+    expect(r1).toMatchObject({ ok: true, truncated: true, text: "The pooled estimate favours the interv", call: { finishReason: "length", cached: false, usage: { inputTokens: 40, outputTokens: 16 } } });
+    const r2 = await m.chat(msgs, { meta, params: { maxTokens: 16 } });
+    expect(server!.chatRequests().length).toBe(2); // asked again: a kept truncation is not a cached success
+    expect(r2.ok ? r2.truncated : "failed").toBeUndefined();
+    expect(r2).toMatchObject({ ok: true, text: "The pooled estimate favours the intervention.", call: { finishReason: "stop" } });
+  });
+
+  it("onTruncated accepts only fail or keep-marked", async () => {
+    await expect(model([], { onTruncated: "keep" as never })).rejects.toThrow(/onTruncated/);
+  });
+
   it("a cut-off structured answer fails at once (no re-ask) with its raw text", async () => {
     const m = await model([{ content: '{"score": 4, "reason": "the trials are small and', finishReason: "length" }]);
     const r = await m.structured(msgs, Verdict, { meta, schemaName: "verdict" });

@@ -224,6 +224,7 @@ async function renderItem(id) {
       h("h3", {}, `${c.workflow}${c.params ? " · " + c.params : ""}`),
       h("div", { class: "muted" }, `${c.model} · run ${c.run} · repeat ${c.repeat} · ${c.status}`),
       h("div", { class: "muted" }, `tokens ${c.generator?.inputTokens ?? 0} in / ${c.generator?.outputTokens ?? 0} out · ${fmt(c.generator?.latencyMs, 0)} ms${c.generator?.cached ? " · cached" : ""}`),
+      c.truncated ? h("div", { class: "warn truncated" }, "truncated: the answer hit the output limit (finish_reason \"length\") and was kept as marked") : null,
       c.output !== null ? h("div", { class: "output text" }, c.output) : h("div", { class: "warn" }, c.error ?? "no output"),
       Object.keys(c.metrics).length ? h("div", { class: "metrics" }, Object.entries(c.metrics).map(([k, val]) => h("span", { class: "metric" }, `${k} ${fmt(val)}`))) : null,
       judgesView(c),

@@ -124,6 +124,18 @@ describe("report tables (hand-computed)", () => {
     ]);
   });
 
+  it("status table: outputs kept although truncated get their own column and a caption, only when present", () => {
+    expect(statusTable(records).header).not.toContain("ok, truncated");
+    const marked = records.map((r, i) => (i === 0 || i === 1 ? { ...r, truncated: true as const } : r));
+    const t = statusTable(marked);
+    expect(t.header).toEqual(["model", "workflow", "ok", "ok, truncated", "failed", "skipped", "generator tokens"]);
+    expect(t.rows).toEqual([
+      ["m1", "golden-rag", "3", "2", "0", "0", "45"],
+      ["m1", "negated-rag", "3", "0", "1", "0", "60"],
+    ]);
+    expect(t.caption).toMatch(/onTruncated: keep-marked/);
+  });
+
   it("compare: B − A deltas per metric", () => {
     const a = records.filter((r) => r.workflow === "golden-rag");
     const b = a.map((r) => ({ ...r, metrics: { rougeL: (r.metrics!.rougeL as number) + 0.1 } }));
