@@ -210,7 +210,13 @@ function gridPoints(grid: Record<string, unknown[]>): Record<string, unknown>[] 
  */
 export function planSweep(raw: unknown, file: string | null = null): SweepPlan {
   const top = SweepConfigSchema.safeParse(raw);
-  if (!top.success) throw new SweepConfigError(zodLines(top.error.issues, "", (p) => valueAt(raw, p)), file);
+  if (!top.success) {
+    const lines = zodLines(top.error.issues, "", (p) => valueAt(raw, p));
+    // An experiment config given to `retrieval sweep` by mistake: say what it is and what runs it.
+    const looksLikeExperiment = raw !== null && typeof raw === "object" && ["models", "workflows"].every((k) => k in (raw as object));
+    if (looksLikeExperiment) lines.push("(this file has `models` and `workflows`: it is an experiment config — run it with `medsynth run <file>`)");
+    throw new SweepConfigError(lines, file);
+  }
   const c = top.data;
   const problems: string[] = [];
   // Each grid value alone, so a bad value is named by key and position.

@@ -47,6 +47,8 @@ describe("sweep config", () => {
     ]);
     expect(problemsOf({ settings: [{ mode: "bm25", k2: 1 }], baseline: "nope", split: "dev-test", folds: 3 })).toEqual(["settings[0].k2: unknown key", "split / folds: choose one tuning protocol (split: dev-test or folds: k), not both"]);
     expect(problemsOf({ settings: [{ name: "a" }], baseline: "nope" })).toEqual(['baseline: no setting named "nope"; settings: a']);
+    // An experiment config given by mistake: its keys are named, and so is the command that runs it.
+    expect(problemsOf({ name: "x", datasets: [], models: [], workflows: [] }).at(-1)).toBe("(this file has `models` and `workflows`: it is an experiment config — run it with `medsynth run <file>`)");
     expect(problemsOf({ grid: { reranker: ["llm-pointwise", "bogus"] } })).toEqual(["grid point 1.reranker: llm-pointwise needs chatModel (openai:<model>)", 'grid point 2.reranker: unknown reranker "bogus"; valid: none, cross-encoder, cross-encoder:<model id>, llm-pointwise']);
   });
 
