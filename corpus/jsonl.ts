@@ -7,6 +7,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { createGunzip, createGzip } from "node:zlib";
+import { gzipReadPosition } from "./gzip-read-error.ts";
 import type { Writable } from "node:stream";
 import type { ZodType } from "zod";
 
@@ -81,7 +82,7 @@ export async function* readJsonl<T = unknown>(path: string, options: ReadJsonlOp
     if (!reading) throw err;
     const e = err as NodeJS.ErrnoException;
     if (e.syscall) throw err; // an OS error already names its path (reported by the CLI as such)
-    const gz = input !== file ? ` at compressed byte ${file.bytesRead.toLocaleString("en-US")}${e.code === "Z_BUF_ERROR" || /unexpected end/.test(e.message) ? " (the .gz is truncated)" : ""}` : "";
+    const gz = gzipReadPosition(input !== file, file.bytesRead, e);
     throw new Error(`${path}: read failed after line ${stats.lines}${gz}: ${e.message}`, { cause: err });
   } finally {
     rl.close();

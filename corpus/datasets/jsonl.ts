@@ -10,6 +10,7 @@ import { z } from "zod";
 import { createReadStream, existsSync, openSync, readSync, closeSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
+import { gzipReadPosition } from "../gzip-read-error.ts";
 import { ConclusionTaskSchema, PubmedRecordSchema, RweStudySchema, SynthesisTaskSchema, type ConclusionTask, type Task } from "../types.ts";
 import { recordToConclusionTask } from "../conclusion-task.ts";
 import { isConclusionSegment } from "../conclusion-labels.ts";
@@ -69,7 +70,7 @@ export async function* readLines(path: string): AsyncGenerator<string> {
       yield n === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
     }
   } catch (err) {
-    const gz = input !== file ? ` at compressed byte ${file.bytesRead.toLocaleString("en-US")}${/unexpected end/.test((err as Error).message) ? " (the .gz is truncated)" : ""}` : "";
+    const gz = gzipReadPosition(input !== file, file.bytesRead, err);
     throw new Error(`dataset "${JSONL_DATASET}": ${path}: read failed after line ${n}${gz}: ${(err as Error).message}`, { cause: err });
   } finally {
     rl.close();
