@@ -54,10 +54,10 @@ export const EXHAUSTIVE_MAX_POSTINGS = 1 << 20;
 
 /** Postings per block of the block-max index (each block keeps its largest impact and last doc). */
 const BLOCK = 64;
-/** log2 of the document window of the per-query window bounds (128 documents). */
-const WINDOW_SHIFT = 7;
-/** Phase 2 probes candidates by galloping when the list has more than this many postings per candidate, else scans the list. */
-const GALLOP_RATIO = 32;
+/** Documents per window of the document-at-a-time search (a multiple of 32: one bit per document marks the touched ones). */
+const WINDOW = 2048;
+/** A non-essential list is probed by galloping when it has more than this many postings in the window per candidate, else scanned. */
+const GALLOP_RATIO = 16;
 
 /** Format tag of the on-disk index folder (`header.json` field `format`). */
 export const FAST_BM25_FORMAT = "medsynth-bm25-fast-v2";
@@ -81,11 +81,14 @@ interface FastBm25Data {
   params: Bm25Params;
   analyzerId: string;
   contentHash: string | null;
-  ids: string[];
+  /** Document ids as one UTF-8 string table: id i is bytes [idEnds[i-1], idEnds[i]) (decoded only for hits). */
+  idBytes: Uint8Array;
+  idEnds: Float64Array;
   terms: string[];
   offsets: Float64Array;
   postDocs: Int32Array;
-  postTf: Float32Array;
+  /** Field-weighted term frequencies: Uint8 when all are integers ≤ 255 (field weights 1), else Float32. */
+  postTf: Uint8Array | Float32Array;
   docLen: Float64Array;
 }
 
@@ -114,13 +117,15 @@ export class FastBm25 implements Bm25Engine {
   private readonly data: FastBm25Data;
   private readonly analyzer: Analyzer;
   private readonly vocab = new Map<string, number>();
+  /** Number of indexed documents. */
+  private readonly docCount: number;
   private readonly idf: Float64Array;
   private readonly norm: Float64Array;
   private readonly k1p1: number;
-  /** Largest impact of each term's postings (MaxScore upper bound). */
-  private readonly termMax: Float64Array;
   /** Per-posting impacts rounded to float32 (4 bytes per posting): what pruning adds up. */
   private readonly impact32: Float32Array;
+  /** Largest float32 impact of each term (picks the list of the initial threshold). */
+  private readonly termMax: Float32Array;
   /** Per-posting impacts, materialised on the first exhaustive search only. */
   private impact: Float64Array | null = null;
   private acc: Float64Array | null = null;
@@ -128,18 +133,18 @@ export class FastBm25 implements Bm25Engine {
   /**
    * Block-max index: term t's postings [offsets[t], offsets[t+1]) are cut into blocks of
    * {@link BLOCK} postings, numbered blockFirst[t] .. blockFirst[t+1]-1 (Float64: 64-bit safe);
-   * blockMax[b] = largest float32 impact in block b, blockLast[b] = its last (largest) doc index.
+   * blockMax[b] = largest float32 impact in block b, blockFirstDoc[b] / blockLast[b] = its first /
+   * last doc index.
    */
   private readonly blockFirst: Float64Array;
   private readonly blockMax: Float32Array;
+  private readonly blockFirstDoc: Int32Array;
   private readonly blockLast: Int32Array;
-  /** Per-document marks of a search (values are per-query generations), allocated on first use. */
-  private mark: Uint32Array | null = null;
-  private markGen = 0;
   private scratchBufs: Scratch | null = null;
-  /** Per-window bounds of the non-essential lists (see {@link windowBounds}), allocated on first use. */
-  private winBound: Float64Array | null = null;
+  /** Attached documents by internal index (null: none attached). */
   private docs: (CorpusDoc | undefined)[] | null = null;
+  /** Decoded ids, only when {@link ids} was asked for. */
+  private idList: string[] | null = null;
 
   /** @internal use {@link buildFastBm25} or {@link readFastBm25}. */
   constructor(data: FastBm25Data, analyzer: Analyzer) {
@@ -149,7 +154,7 @@ export class FastBm25 implements Bm25Engine {
     this.data = data;
     this.analyzer = analyzer;
     data.terms.forEach((t, i) => this.vocab.set(t, i));
-    const n = data.ids.length;
+    const n = (this.docCount = data.idEnds.length);
     const { k1, b } = data.params;
     let total = 0;
     for (let d = 0; d < n; d++) total += data.docLen[d];
@@ -158,35 +163,33 @@ export class FastBm25 implements Bm25Engine {
     for (let d = 0; d < n; d++) this.norm[d] = k1 * (1 - b + (avgdl > 0 ? (b * data.docLen[d]) / avgdl : 0));
     const v = data.terms.length;
     this.idf = new Float64Array(v);
-    this.termMax = new Float64Array(v);
     this.impact32 = new Float32Array(data.postDocs.length);
+    this.termMax = new Float32Array(v);
     this.k1p1 = k1 + 1;
     const { offsets, postDocs, postTf } = data;
-    const { norm, k1p1 } = this;
+    const { norm, k1p1, impact32, termMax } = this;
     for (let t = 0; t < v; t++) {
       const df = offsets[t + 1] - offsets[t];
       const idf = Math.log((n - df + 0.5) / (df + 0.5) + 1);
       this.idf[t] = idf;
-      let max = 0;
       for (let p = offsets[t], end = offsets[t + 1]; p < end; p++) {
         const tf = postTf[p];
-        const s = (idf * (tf * k1p1)) / (tf + norm[postDocs[p]]);
-        this.impact32[p] = s;
-        if (s > max) max = s;
+        impact32[p] = (idf * (tf * k1p1)) / (tf + norm[postDocs[p]]);
+        if (impact32[p] > termMax[t]) termMax[t] = impact32[p];
       }
-      // Bound of the float32 impacts too (rounding may go up by ≤ 2⁻²⁴ relative).
-      this.termMax[t] = max * (1 + 2 ** -23);
     }
     this.blockFirst = new Float64Array(v + 1);
     for (let t = 0; t < v; t++) this.blockFirst[t + 1] = this.blockFirst[t] + Math.ceil((offsets[t + 1] - offsets[t]) / BLOCK);
     const nb = this.blockFirst[v];
     this.blockMax = new Float32Array(nb);
+    this.blockFirstDoc = new Int32Array(nb);
     this.blockLast = new Int32Array(nb);
-    const { impact32, blockMax, blockLast } = this;
+    const { blockMax, blockFirstDoc, blockLast } = this;
     for (let t = 0; t < v; t++) {
       const end = offsets[t + 1];
       for (let b = this.blockFirst[t], p = offsets[t]; p < end; b++) {
         const stop = Math.min(p + BLOCK, end);
+        blockFirstDoc[b] = postDocs[p];
         let max = 0;
         for (; p < stop; p++) if (impact32[p] > max) max = impact32[p];
         blockMax[b] = max;
@@ -204,14 +207,28 @@ export class FastBm25 implements Bm25Engine {
     };
   }
 
+  /** Id of internal document d (decoded from the string table). */
+  private idAt(d: number): string {
+    if (this.idList) return this.idList[d];
+    const { idBytes, idEnds } = this.data;
+    return utf8Slice(idBytes, d > 0 ? idEnds[d - 1] : 0, idEnds[d]);
+  }
+
   /** {@inheritDoc Bm25Engine.attachDocs} */
   attachDocs(docs: readonly CorpusDoc[]): void {
-    const index = new Map<string, number>();
-    this.data.ids.forEach((id, i) => index.set(id, i));
-    const arr: (CorpusDoc | undefined)[] = new Array(this.data.ids.length);
-    for (const d of docs) {
-      const i = index.get(d.id);
-      if (i !== undefined) arr[i] = d;
+    const n = this.docCount;
+    const arr: (CorpusDoc | undefined)[] = new Array(n);
+    // Usual case: the same documents in the same order (no id table needed); else match by id.
+    let inOrder = docs.length === n;
+    for (let i = 0; inOrder && i < n; i++) inOrder = docs[i].id === this.idAt(i);
+    if (inOrder) for (let i = 0; i < n; i++) arr[i] = docs[i];
+    else {
+      const index = new Map<string, number>();
+      for (let i = 0; i < n; i++) index.set(this.idAt(i), i);
+      for (const d of docs) {
+        const i = index.get(d.id);
+        if (i !== undefined) arr[i] = d;
+      }
     }
     this.docs = arr;
   }
@@ -219,22 +236,29 @@ export class FastBm25 implements Bm25Engine {
   /** Per-query scratch arrays (reused; grown to the largest query and k seen). */
   private scratch(m: number, k: number): Scratch {
     let s = this.scratchBufs;
-    if (!s || s.lt.length < m || s.heapDoc.length < k) {
-      const cm = Math.max(m, s?.lt.length ?? 0, 16);
+    if (!s || s.lc.length < m || s.heapDoc.length < k) {
+      const cm = Math.max(m, s?.lc.length ?? 0, 16);
       const ck = Math.max(k, s?.heapDoc.length ?? 0, 16);
       s = this.scratchBufs = {
         order: new Int32Array(cm),
-        ub: new Float64Array(cm),
-        lt: new Int32Array(cm),
         lc: new Float64Array(cm),
-        rem: new Float64Array(cm + 1),
+        lStart: new Float64Array(cm),
+        lEnd: new Float64Array(cm),
+        lBlock0: new Float64Array(cm),
+        lBlock: new Float64Array(cm),
+        lBlockEnd: new Float64Array(cm),
+        pc: new Float64Array(cm),
+        eb: new Float64Array(cm),
+        wb: new Float64Array(cm),
+        wp: new Float64Array(cm),
+        pre: new Float64Array(cm + 1),
         heapDoc: new Int32Array(ck),
         heapScore: new Float64Array(ck),
-        partDoc: new Int32Array(ck),
-        partVal: new Float64Array(ck),
-        cands: s?.cands ?? new Int32Array(1024),
-        radixTmp: s?.radixTmp ?? new Int32Array(1024),
-        radixCount: new Int32Array(257),
+        seeded: new Int32Array(ck),
+        seedVal: new Float64Array(ck),
+        acc: s?.acc ?? new Float64Array(WINDOW),
+        bits: s?.bits ?? new Int32Array(WINDOW >>> 5),
+        cand: s?.cand ?? new Int32Array(WINDOW),
       };
     }
     return s;
@@ -254,7 +278,7 @@ export class FastBm25 implements Bm25Engine {
     const hits: SearchHit[] = [];
     for (let i = 0; i < size; i++) {
       const d = docIdx[i];
-      const hit: SearchHit = { id: this.data.ids[d], score: scores[i], rank: i + 1, scores: { bm25: scores[i] } };
+      const hit: SearchHit = { id: this.idAt(d), score: scores[i], rank: i + 1, scores: { bm25: scores[i] } };
       const doc = this.docs?.[d];
       if (doc) hit.doc = doc;
       hits.push(hit);
@@ -263,8 +287,8 @@ export class FastBm25 implements Bm25Engine {
   }
 
   /**
-   * Top-k by exact MaxScore, term-at-a-time (see the file header): the same hits, order and
-   * scores as {@link searchExhaustive}.
+   * Top-k by exact block-max MaxScore, document-at-a-time over windows of {@link WINDOW} documents
+   * (see the file header): the same hits, order and scores as {@link searchExhaustive}.
    * @param query free text; analyzed like the documents.
    * @param k hits wanted (≥ 1; fractional k is floored).
    * @returns ≤ k hits, best first, ties by corpus order; [] for an empty or unknown-terms query or k < 1.
@@ -275,46 +299,46 @@ export class FastBm25 implements Bm25Engine {
     stats.work = 0;
     stats.finalists = 0;
     if (!(k >= 1) || typeof query !== "string") return [];
-    const n = this.data.ids.length;
+    const n = this.docCount;
     if (n === 0) return [];
     if (this.data.postDocs.length <= this.exhaustiveUpTo) return this.searchExhaustive(query, k);
     const { terms, counts } = this.queryTerms(query);
     const m = terms.length;
     if (m === 0) return [];
     const kk = Math.min(Math.floor(k), n);
-    const { offsets, postDocs } = this.data;
-    const { termMax, impact32 } = this;
+    const { offsets, postDocs, postTf } = this.data;
+    const { impact32, termMax, blockFirst, blockMax, blockLast, blockFirstDoc, idf, norm, k1p1 } = this;
     const s = this.scratch(m, kk);
-    const { order, ub, lt, lc, rem, heapDoc, heapScore, partDoc, partVal } = s;
-    const acc = (this.acc ??= new Float64Array(n));
-    const touched = (this.touched ??= new Int32Array(n));
-    const mark = (this.mark ??= new Uint32Array(n));
-    if (this.markGen >= 0xfffffff0) {
-      mark.fill(0);
-      this.markGen = 0;
-    }
-    /** mark[d] === scored: d's exact score was offered to the top-k heap. */
-    const scored = ++this.markGen;
-    // Lists by descending upper bound (ties by query position); rem[j] = Σ bounds of lists j..m-1.
+    const { order, lc, lStart, lEnd, lBlock0, lBlock, lBlockEnd, pc, eb, wb, wp, pre, heapDoc, heapScore, seeded, seedVal, acc, bits, cand } = s;
     for (let i = 0; i < m; i++) {
-      order[i] = i;
-      ub[i] = -counts[i] * termMax[terms[i]];
-      stats.postings += offsets[terms[i] + 1] - offsets[terms[i]];
+      const t = terms[i];
+      lc[i] = counts[i];
+      lStart[i] = pc[i] = offsets[t];
+      lEnd[i] = offsets[t + 1];
+      lBlock0[i] = lBlock[i] = eb[i] = blockFirst[t];
+      lBlockEnd[i] = blockFirst[t + 1];
+      stats.postings += offsets[t + 1] - offsets[t];
     }
-    insertionSortBy(order, m, ub);
-    for (let j = 0; j < m; j++) {
-      lt[j] = terms[order[j]];
-      lc[j] = counts[order[j]];
-    }
-    rem[m] = 0;
-    for (let j = m - 1; j >= 0; j--) rem[j] = rem[j + 1] - ub[order[j]];
     let size = 0; // documents in the exact top-k heap
-    let theta = -Infinity; // its k-th score once full: a doc whose bound is below it cannot enter
+    let theta = -Infinity; // its k-th score once full: a document whose bound is below it cannot enter
+    let work = 0;
     let finalists = 0;
-    const offer = (d: number): void => {
-      mark[d] = scored;
-      finalists++;
+    // Initial threshold: the k largest impacts of the list with the largest bound, scored exactly
+    // (remembered in `seeded`, ascending, so the document-order pass does not offer them twice).
+    let i0 = 0;
+    for (let i = 1; i < m; i++) if (lc[i] * termMax[terms[i]] > lc[i0] * termMax[terms[i0]]) i0 = i;
+    let ns = 0;
+    for (let p = lStart[i0], end = lEnd[i0]; p < end; p++) {
+      const v = impact32[p];
+      if (ns < kk) partPush(seeded, seedVal, ns++, postDocs[p], v);
+      else if (v > seedVal[0]) partReplaceTop(seeded, seedVal, ns, postDocs[p], v);
+    }
+    work += lEnd[i0] - lStart[i0];
+    seeded.subarray(0, ns).sort();
+    for (let q = 0; q < ns; q++) {
+      const d = seeded[q];
       const score = this.exactScore(terms, counts, d);
+      finalists++;
       if (size < kk) {
         heapPush(heapDoc, heapScore, size++, d, score);
         if (size === kk) theta = heapScore[0];
@@ -322,153 +346,198 @@ export class FastBm25 implements Bm25Engine {
         heapReplaceTop(heapDoc, heapScore, size, d, score);
         theta = heapScore[0];
       }
-    };
-    // Phase 1 (essential lists): add whole lists, largest bound first, while a document missing
-    // from all of them could still reach theta. After each list, the k best partial scores among
-    // its documents are scored exactly and offered to the heap, which raises theta.
-    let nt = 0;
-    let work = 0;
-    let j = 0;
-    for (; j < m; j++) {
-      if (rem[j] * BOUND_MARGIN < theta) break;
-      const c = lc[j];
-      const t = lt[j];
-      const end = offsets[t + 1];
-      work += end - offsets[t];
-      let np = 0;
-      for (let p = offsets[t]; p < end; p++) {
-        const d = postDocs[p];
-        if (acc[d] === 0) touched[nt++] = d;
-        const v = (acc[d] += c * impact32[p]);
-        if (np < kk) partPush(partDoc, partVal, np++, d, v);
-        else if (v > partVal[0]) partReplaceTop(partDoc, partVal, np, d, v);
-      }
-      const r = rem[j + 1];
-      for (let q = 0; q < np; q++) {
-        const d = partDoc[q];
-        if (mark[d] !== scored && (partVal[q] + r) * BOUND_MARGIN >= theta) offer(d);
-      }
     }
-    // Phase 2 (non-essential lists): only touched documents can still enter; keep those whose
-    // partial score plus the remaining bounds reaches theta, probe the remaining lists for them,
-    // dropping candidates as the bounds shrink.
-    if (s.cands.length < nt) {
-      s.cands = new Int32Array(Math.min(n, Math.max(nt, 2 * s.cands.length)));
-      s.radixTmp = new Int32Array(s.cands.length);
-    }
-    const cands = s.cands;
-    let nc = 0;
-    if (j < m) {
-      // Bound of the non-essential lists per window of 2^WINDOW_SHIFT documents: Σ over lists of
-      // the largest block maximum among the list's blocks overlapping the window.
-      const win = this.windowBounds(lt, lc, j, m);
-      for (let q = 0; q < nt; q++) {
-        const d = touched[q];
-        if (mark[d] !== scored && (acc[d] + win[d >>> WINDOW_SHIFT]) * BOUND_MARGIN >= theta) cands[nc++] = d;
-      }
-    } else {
-      for (let q = 0; q < nt; q++) {
-        const d = touched[q];
-        if (mark[d] !== scored && acc[d] * BOUND_MARGIN >= theta) cands[nc++] = d;
-      }
-    }
-    if (nc > 0 && j < m) {
-      // Phase 2 (non-essential lists j..m-1, largest bound first): probe the candidates (in doc
-      // order: galloping) or, when they are many for the list, one pass adding for marked
-      // candidates; after each list drop those whose partial score plus the remaining bounds
-      // falls below theta.
-      const cand = ++this.markGen;
-      for (let q = 0; q < nc; q++) mark[cands[q]] = cand;
-      let sorted = false;
-      for (; j < m && nc > 0; j++) {
-        const c = lc[j];
-        const t = lt[j];
-        const start = offsets[t];
-        const end = offsets[t + 1];
-        if (nc * GALLOP_RATIO < end - start) {
-          if (!sorted) {
-            radixSort(cands, nc, n, s);
-            sorted = true;
+    let si = 0;
+    for (let base = 0; base < n; base += WINDOW) {
+      const lim = base + WINDOW;
+      // Window bound of each list: the largest block maximum among its blocks overlapping [base, lim).
+      let total = 0;
+      for (let i = 0; i < m; i++) {
+        let b = lBlock[i];
+        const bEnd = lBlockEnd[i];
+        while (b < bEnd && blockLast[b] < base) b++;
+        lBlock[i] = b;
+        let mx = 0;
+        const b0 = b;
+        while (b < bEnd && blockFirstDoc[b] < lim) {
+          if (blockMax[b] > mx) mx = blockMax[b];
+          if (blockLast[b] >= lim) {
+            b++;
+            break;
           }
-          work += nc;
-          let p = start;
-          for (let q = 0; q < nc && p < end; q++) {
-            const d = cands[q];
-            p = seek(postDocs, p, end, d);
-            if (p < end && postDocs[p] === d) acc[d] += c * impact32[p++];
-          }
-        } else {
-          work += end - start;
-          for (let p = start; p < end; p++) {
-            const d = postDocs[p];
-            if (mark[d] === cand) acc[d] += c * impact32[p];
+          b++;
+        }
+        wp[i] = (b - b0) * BLOCK;
+        const v = lc[i] * mx;
+        wb[i] = v;
+        total += v;
+      }
+      if (total * BOUND_MARGIN < theta) continue;
+      // Lists by window bound ascending; the longest prefix whose bounds sum to ≤ theta is
+      // non-essential (a document only in those lists cannot enter), the rest are essential.
+      for (let i = 0; i < m; i++) order[i] = i;
+      for (let i = 1; i < m; i++) {
+        const x = order[i];
+        const v = wb[x];
+        let j = i - 1;
+        while (j >= 0 && wb[order[j]] > v) {
+          order[j + 1] = order[j];
+          j--;
+        }
+        order[j + 1] = x;
+      }
+      pre[0] = 0;
+      let ne = 0;
+      for (let r = 0; r < m; r++) {
+        pre[r + 1] = pre[r] + wb[order[r]];
+        if (pre[r + 1] * BOUND_MARGIN < theta) ne = r + 1;
+      }
+      // Essential lists: add their postings in the window into the window accumulator.
+      let any = false;
+      for (let r = ne; r < m; r++) {
+        const i = order[r];
+        if (wb[i] === 0) continue;
+        const c = lc[i];
+        const end = lEnd[i];
+        let p = pc[i];
+        const bs = lStart[i] + (lBlock[i] - lBlock0[i]) * BLOCK;
+        if (p < bs) p = bs;
+        while (p < end && postDocs[p] < base) p++;
+        const p0 = p;
+        for (; p < end; p++) {
+          const x = postDocs[p] - base;
+          if (x >= WINDOW) break;
+          acc[x] += c * impact32[p];
+          bits[x >>> 5] |= 1 << (x & 31);
+        }
+        work += p - p0;
+        pc[i] = p;
+        any = true;
+      }
+      if (!any) continue;
+      const neBound = pre[ne];
+      // Candidates (ascending): touched documents whose partial score plus the non-essential
+      // bound beats theta; the others are dropped (their accumulator reset to 0).
+      let nc = 0;
+      for (let w = 0; w < WINDOW >>> 5; w++) {
+        let word = bits[w];
+        if (word === 0) continue;
+        let keep = 0;
+        while (word !== 0) {
+          const low = word & -word;
+          word ^= low;
+          const x = (w << 5) | (31 - Math.clz32(low));
+          if ((acc[x] + neBound) * BOUND_MARGIN < theta) acc[x] = 0;
+          else {
+            cand[nc++] = x;
+            keep |= low;
           }
         }
-        const r = rem[j + 1];
+        bits[w] = keep;
+      }
+      // Non-essential lists, largest window bound first: add their postings for the candidates
+      // (galloping to each candidate when they are few, else one pass over the window's postings
+      // adding 0 for non-candidates), then drop candidates that can no longer beat theta.
+      for (let r = ne - 1; r >= 0 && nc > 0; r--) {
+        const i = order[r];
+        if (wb[i] === 0) break;
+        const c = lc[i];
+        const end = lEnd[i];
+        let p = pc[i];
+        const bs = lStart[i] + (lBlock[i] - lBlock0[i]) * BLOCK;
+        if (p < bs) p = bs;
+        if (nc * GALLOP_RATIO < wp[i]) {
+          for (let q = 0; q < nc; q++) {
+            const x = cand[q];
+            p = seek(postDocs, p, end, base + x);
+            if (p < end && postDocs[p] === base + x) acc[x] += c * impact32[p];
+          }
+          work += nc;
+        } else {
+          while (p < end && postDocs[p] < base) p++;
+          const p0 = p;
+          for (; p < end; p++) {
+            const x = postDocs[p] - base;
+            if (x >= WINDOW) break;
+            acc[x] += c * impact32[p] * ((bits[x >>> 5] >>> (x & 31)) & 1);
+          }
+          work += p - p0;
+        }
+        pc[i] = p;
+        const rest = pre[r];
         let kept = 0;
         for (let q = 0; q < nc; q++) {
-          const d = cands[q];
-          if ((acc[d] + r) * BOUND_MARGIN >= theta) cands[kept++] = d;
-          else mark[d] = 0;
+          const x = cand[q];
+          if ((acc[x] + rest) * BOUND_MARGIN < theta) {
+            acc[x] = 0;
+            bits[x >>> 5] &= ~(1 << (x & 31));
+          } else cand[kept++] = x;
         }
         nc = kept;
       }
+      // Survivors in document order: exact score (Σ in query order of count × float64 impact, the
+      // exhaustive expression), offered to the heap.
+      for (let q = 0; q < nc; q++) {
+        const x = cand[q];
+        const sc = acc[x];
+        acc[x] = 0;
+        bits[x >>> 5] = 0;
+        if (sc * BOUND_MARGIN < theta) continue;
+        const d = base + x;
+        while (si < ns && seeded[si] < d) si++;
+        if (si < ns && seeded[si] === d) continue;
+        finalists++;
+        const nd = norm[d];
+        let score = 0;
+        for (let i = 0; i < m; i++) {
+          let b = eb[i];
+          if (b < lBlock[i]) b = lBlock[i];
+          const bEnd = lBlockEnd[i];
+          while (b < bEnd && blockLast[b] < d) b++;
+          eb[i] = b;
+          if (b < bEnd && blockFirstDoc[b] <= d) {
+            const bs = lStart[i] + (b - lBlock0[i]) * BLOCK;
+            const p = inBlock(postDocs, bs, Math.min(bs + BLOCK, lEnd[i]), d);
+            if (p >= 0) {
+              const tf = postTf[p];
+              const imp = (idf[terms[i]] * (tf * k1p1)) / (tf + nd);
+              score += counts[i] === 1 ? imp : counts[i] * imp;
+            }
+          }
+        }
+        if (size < kk) {
+          heapPush(heapDoc, heapScore, size++, d, score);
+          if (size === kk) theta = heapScore[0];
+        } else if (score > heapScore[0] || (score === heapScore[0] && d < heapDoc[0])) {
+          heapReplaceTop(heapDoc, heapScore, size, d, score);
+          theta = heapScore[0];
+        }
+      }
     }
-    for (let q = 0; q < nc; q++) if (acc[cands[q]] * BOUND_MARGIN >= theta) offer(cands[q]);
-    for (let q = 0; q < nt; q++) acc[touched[q]] = 0;
     stats.work = work;
     stats.finalists = finalists;
     return this.toHits(...sortHeap(heapDoc, heapScore, size), size);
   }
-
-  /**
-   * Per-window upper bounds of lists j0..m-1: win[w] = Σ_j c_j × max{blockMax[b] : block b of
-   * list j overlaps documents [w·W, (w+1)·W)}, W = 2^WINDOW_SHIFT. Reuses one array of ⌈n/W⌉.
-   */
-  private windowBounds(lt: Int32Array, lc: Float64Array, j0: number, m: number): Float64Array {
-    const nw = (this.data.ids.length >>> WINDOW_SHIFT) + 1;
-    const win = (this.winBound ??= new Float64Array(nw));
-    win.fill(0);
-    const { offsets, postDocs } = this.data;
-    const { blockFirst, blockMax, blockLast } = this;
-    for (let jj = j0; jj < m; jj++) {
-      const t = lt[jj];
-      const c = lc[jj];
-      const b0 = blockFirst[t];
-      const b1 = blockFirst[t + 1];
-      const p0 = offsets[t];
-      let cw = -1;
-      let cmax = 0;
-      for (let b = b0; b < b1; b++) {
-        const v = c * blockMax[b];
-        const w0 = postDocs[p0 + (b - b0) * BLOCK] >>> WINDOW_SHIFT;
-        const w1 = blockLast[b] >>> WINDOW_SHIFT;
-        for (let w = w0; w <= w1; w++) {
-          if (w === cw) {
-            if (v > cmax) cmax = v;
-          } else {
-            if (cw >= 0) win[cw] += cmax;
-            cw = w;
-            cmax = v;
-          }
-        }
-      }
-      if (cw >= 0) win[cw] += cmax;
-    }
-    return win;
-  }
-
-  /** Exact score of doc d: Σ over query terms in query order of count × impact (float64), the exhaustive expression. */
+  /** Exact score of doc d: Σ over query terms in query order of count × float64 impact, the exhaustive expression. */
   private exactScore(terms: readonly number[], counts: readonly number[], d: number): number {
     const { offsets, postDocs, postTf } = this.data;
-    const { idf, k1p1 } = this;
+    const { idf, k1p1, blockFirst, blockLast } = this;
     const nd = this.norm[d];
     let score = 0;
     for (let i = 0; i < terms.length; i++) {
       const t = terms[i];
-      const end = offsets[t + 1];
-      const p = lowerBound(postDocs, offsets[t], end, d);
-      if (p < end && postDocs[p] === d) {
+      // The first block whose last doc is ≥ d, then d within it.
+      let lo = blockFirst[t];
+      let hi = blockFirst[t + 1];
+      while (lo < hi) {
+        const mid = lo + Math.floor((hi - lo) / 2);
+        if (blockLast[mid] < d) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo === blockFirst[t + 1]) continue;
+      const bs = offsets[t] + (lo - blockFirst[t]) * BLOCK;
+      const p = inBlock(postDocs, bs, Math.min(bs + BLOCK, offsets[t + 1]), d);
+      if (p >= 0) {
         const tf = postTf[p];
         const imp = (idf[t] * (tf * k1p1)) / (tf + nd);
         score += counts[i] === 1 ? imp : counts[i] * imp;
@@ -486,7 +555,7 @@ export class FastBm25 implements Bm25Engine {
    */
   searchExhaustive(query: string, k: number): SearchHit[] {
     if (!(k >= 1) || typeof query !== "string") return [];
-    const n = this.data.ids.length;
+    const n = this.docCount;
     if (n === 0) return [];
     const { terms, counts } = this.queryTerms(query);
     if (terms.length === 0) return [];
@@ -551,7 +620,11 @@ export class FastBm25 implements Bm25Engine {
 
   /** Indexed ids in internal order (the tie-break order). */
   get ids(): readonly string[] {
-    return this.data.ids;
+    if (!this.idList) {
+      const { idBytes, idEnds } = this.data;
+      this.idList = unpackStrings(idBytes, idEnds);
+    }
+    return this.idList;
   }
 
   /** Number of postings (Σ document frequencies). */
@@ -563,7 +636,7 @@ export class FastBm25 implements Bm25Engine {
    * Writes the index into folder `dir` (created if missing): `header.json` (format, params,
    * analyzer id, content hash, counts, array manifest) and array part files — ids and terms as
    * UTF-8 blobs with Float64 end offsets, `offsets` (Float64), `postDocs` (Int32), `postTf`
-   * (Float32), `docLen` (Float64) — each split into parts of ≤ `partBytes` bytes.
+   * (Uint8 when every tf is an integer ≤ 255, else Float32), `docLen` (Float64) — each split into parts of ≤ `partBytes` bytes.
    * `header.json` is written last, so a folder without it is an interrupted write.
    * @param opts.partBytes maximum bytes per part file (default 1 GiB; tests use a few bytes).
    * @returns total bytes written.
@@ -571,12 +644,11 @@ export class FastBm25 implements Bm25Engine {
   writeTo(dir: string, opts: { partBytes?: number } = {}): number {
     mkdirSync(dir, { recursive: true });
     const part = opts.partBytes ?? DEFAULT_PART_BYTES;
-    const { params, analyzerId, contentHash, ids, terms, offsets, postDocs, postTf, docLen } = this.data;
-    const idBlob = packStrings(ids);
+    const { params, analyzerId, contentHash, idBytes, idEnds, terms, offsets, postDocs, postTf, docLen } = this.data;
     const termBlob = packStrings(terms);
     const arrays: [string, Int32Array | Float32Array | Float64Array | Uint8Array][] = [
-      ["ids-utf8", idBlob.bytes],
-      ["ids-ends", idBlob.ends],
+      ["ids-utf8", idBytes],
+      ["ids-ends", idEnds],
       ["terms-utf8", termBlob.bytes],
       ["terms-ends", termBlob.ends],
       ["offsets", offsets],
@@ -586,69 +658,43 @@ export class FastBm25 implements Bm25Engine {
     ];
     const manifest = arrays.map(([name, a]) => writeArrayFile(dir, name, a, part));
     const bytes = arrays.reduce((s, [, a]) => s + a.byteLength, 0);
-    const header = { format: FAST_BM25_FORMAT, params, analyzerId, contentHash, docCount: ids.length, vocabSize: terms.length, postings: postDocs.length, arrays: manifest };
+    const header = { format: FAST_BM25_FORMAT, params, analyzerId, contentHash, docCount: idEnds.length, vocabSize: terms.length, postings: postDocs.length, arrays: manifest };
     writeFileSync(join(dir, "header.json"), JSON.stringify(header, null, 1) + "\n");
     return bytes;
   }
 }
 
-/** Per-query scratch of {@link FastBm25.searchSync}: per-list arrays (index = list rank by upper bound), the top-k heaps, candidates. */
+/** Per-query scratch of {@link FastBm25.searchSync}: per-list state (index = query position), the top-k heap, the window accumulator. */
 interface Scratch {
+  /** List indices sorted by window bound. */
   order: Int32Array;
-  ub: Float64Array;
-  lt: Int32Array;
+  /** Term count in the query (multiplies impacts and bounds). */
   lc: Float64Array;
-  rem: Float64Array;
+  /** Posting range and block range of each list. */
+  lStart: Float64Array;
+  lEnd: Float64Array;
+  lBlock0: Float64Array;
+  /** First block of the list whose last doc is ≥ the current window's start. */
+  lBlock: Float64Array;
+  lBlockEnd: Float64Array;
+  /** Posting cursor for adding and probing; block cursor for exact scoring; both only move forward. */
+  pc: Float64Array;
+  eb: Float64Array;
+  /** Window bound of each list; pre[r] = Σ of the r smallest. */
+  wb: Float64Array;
+  /** Postings (upper estimate: blocks × BLOCK) of each list overlapping the window. */
+  wp: Float64Array;
+  pre: Float64Array;
   heapDoc: Int32Array;
   heapScore: Float64Array;
-  partDoc: Int32Array;
-  partVal: Float64Array;
-  cands: Int32Array;
-  radixTmp: Int32Array;
-  radixCount: Int32Array;
-}
-
-/** Sorts a[0..len) (doc indices in [0, n)) ascending: LSD radix sort, 8 bits per pass, as many passes as n needs. */
-function radixSort(a: Int32Array, len: number, n: number, s: { radixTmp: Int32Array; radixCount: Int32Array }): void {
-  if (len < 64) {
-    for (let i = 1; i < len; i++) {
-      const x = a[i];
-      let j = i - 1;
-      while (j >= 0 && a[j] > x) {
-        a[j + 1] = a[j];
-        j--;
-      }
-      a[j + 1] = x;
-    }
-    return;
-  }
-  let src = a;
-  let dst = s.radixTmp;
-  const count = s.radixCount;
-  for (let shift = 0; shift < 32 && n - 1 >>> shift > 0; shift += 8) {
-    count.fill(0);
-    for (let i = 0; i < len; i++) count[((src[i] >>> shift) & 255) + 1]++;
-    for (let i = 1; i < 257; i++) count[i] += count[i - 1];
-    for (let i = 0; i < len; i++) dst[count[(src[i] >>> shift) & 255]++] = src[i];
-    const t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src !== a) a.set(src.subarray(0, len));
-}
-
-/** Sorts order[0..m) by key[order[i]] ascending, ties by index ascending (insertion sort: m is a query's term count). */
-function insertionSortBy(order: Int32Array, m: number, key: Float64Array): void {
-  for (let i = 1; i < m; i++) {
-    const x = order[i];
-    const kx = key[x];
-    let j = i - 1;
-    while (j >= 0 && (key[order[j]] > kx || (key[order[j]] === kx && order[j] > x))) {
-      order[j + 1] = order[j];
-      j--;
-    }
-    order[j + 1] = x;
-  }
+  /** Documents of the initial threshold (ascending) and their impacts while selecting them. */
+  seeded: Int32Array;
+  seedVal: Float64Array;
+  /** Window accumulator (zero between windows) and its touched-document bits. */
+  acc: Float64Array;
+  bits: Int32Array;
+  /** The window's candidates (offsets from the window start, ascending). */
+  cand: Int32Array;
 }
 
 /** First position p in [from, to) with postDocs[p] ≥ d (galloping then binary search); `to` if none. */
@@ -670,18 +716,6 @@ function seek(postDocs: Int32Array, from: number, to: number, d: number): number
     else hi = mid;
   }
   return hi;
-}
-
-/** First position p in [from, to) with postDocs[p] ≥ d (binary search); `to` if none. */
-function lowerBound(postDocs: Int32Array, from: number, to: number, d: number): number {
-  let lo = from;
-  let hi = to;
-  while (lo < hi) {
-    const mid = lo + Math.floor((hi - lo) / 2);
-    if (postDocs[mid] < d) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Pushes (d, v) onto the value min-heap docs/vals of `size` entries. */
@@ -713,6 +747,18 @@ function partReplaceTop(docs: Int32Array, vals: Float64Array, size: number, d: n
   }
   docs[i] = d;
   vals[i] = v;
+}
+
+/** Position of doc d among postDocs[from, to) (ascending, ≤ {@link BLOCK} entries), or -1. */
+function inBlock(postDocs: Int32Array, from: number, to: number, d: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = lo + ((hi - lo) >>> 1);
+    if (postDocs[mid] < d) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < to && postDocs[lo] === d ? lo : -1;
 }
 
 /* Min-heap on (score, -doc): the root is the worst kept hit — lowest score, larger doc index on ties. */
@@ -755,6 +801,12 @@ function sortHeap(docs: Int32Array, scores: Float64Array, size: number): [Int32A
   return [Int32Array.from(idx, (i) => docs[i]), Float64Array.from(idx, (i) => scores[i])];
 }
 
+const utf8 = new TextDecoder();
+/** Decodes bytes [start, end) of a UTF-8 string table. */
+function utf8Slice(bytes: Uint8Array, start: number, end: number): string {
+  return utf8.decode(bytes.subarray(start, end));
+}
+
 /**
  * Builds a {@link FastBm25} index over `docs` (fields `title` and `text`).
  * @param docs corpus documents, unique non-empty ids; any count (0 allowed).
@@ -769,16 +821,21 @@ export function buildFastBm25(docs: readonly CorpusDoc[], params: Partial<Bm25Pa
   assertUniqueIds(docs, "buildFastBm25");
   const vocab = new Map<string, number>();
   const terms: string[] = [];
-  const df: number[] = [];
-  const docTerms: Int32Array[] = [];
-  const docTfs: Float32Array[] = [];
+  let df: Int32Array = new Int32Array(1024);
+  // All documents' (term, tf) pairs in one growable pair of arrays (no per-document objects);
+  // document d's pairs are [docEnd[d-1], docEnd[d]).
+  let pairTerm: Int32Array = new Int32Array(1 << 16);
+  let pairTf: Float32Array = new Float32Array(1 << 16);
+  let np = 0;
+  const docEnd = new Float64Array(docs.length);
   const docLen = new Float64Array(docs.length);
   const fields: ["title" | "text", number][] = [
     ["title", p.fieldWeights.title],
     ["text", p.fieldWeights.text],
   ];
   const tf = new Map<number, number>();
-  docs.forEach((doc, di) => {
+  for (let di = 0; di < docs.length; di++) {
+    const doc = docs[di];
     tf.clear();
     let len = 0;
     for (const [field, w] of fields) {
@@ -792,45 +849,60 @@ export function buildFastBm25(docs: readonly CorpusDoc[], params: Partial<Bm25Pa
           t = terms.length;
           vocab.set(tok, t);
           terms.push(tok);
-          df.push(0);
+          if (t === df.length) df = growI32(df, 2 * t);
         }
         tf.set(t, (tf.get(t) ?? 0) + w);
       }
     }
     docLen[di] = len;
-    const ts = new Int32Array(tf.size);
-    const fs = new Float32Array(tf.size);
-    let j = 0;
-    for (const [t, f] of tf) {
-      ts[j] = t;
-      fs[j] = f;
-      df[t] += 1;
-      j++;
+    if (np + tf.size > pairTerm.length) {
+      const cap = Math.max(np + tf.size, Math.ceil(pairTerm.length * 1.5));
+      pairTerm = growI32(pairTerm, cap);
+      pairTf = growF32(pairTf, cap);
     }
-    docTerms.push(ts);
-    docTfs.push(fs);
-  });
+    for (const [t, f] of tf) {
+      pairTerm[np] = t;
+      pairTf[np++] = f;
+      df[t]++;
+    }
+    docEnd[di] = np;
+  }
   const v = terms.length;
   const offsets = new Float64Array(v + 1);
   for (let t = 0; t < v; t++) offsets[t + 1] = offsets[t] + df[t];
   const fill = offsets.slice(0, v);
-  const postDocs = new Int32Array(offsets[v]);
-  const postTf = new Float32Array(offsets[v]);
-  for (let d = 0; d < docs.length; d++) {
-    const ts = docTerms[d];
-    const fs = docTfs[d];
-    for (let j = 0; j < ts.length; j++) {
-      const pos = fill[ts[j]]++;
+  const postDocs = new Int32Array(np);
+  let integral = true;
+  for (let i = 0; i < np && integral; i++) integral = Number.isInteger(pairTf[i]) && pairTf[i] <= 255;
+  const postTf = integral ? new Uint8Array(np) : new Float32Array(np);
+  for (let d = 0, i = 0; d < docs.length; d++) {
+    for (const end = docEnd[d]; i < end; i++) {
+      const pos = fill[pairTerm[i]]++;
       postDocs[pos] = d;
-      postTf[pos] = fs[j];
+      postTf[pos] = pairTf[i];
     }
   }
+  const idBlob = packStrings(docs.map((d) => d.id));
   const engine = new FastBm25(
-    { params: p, analyzerId: analyzer.id, contentHash: opts.contentHash ?? null, ids: docs.map((d) => d.id), terms, offsets, postDocs, postTf, docLen },
+    { params: p, analyzerId: analyzer.id, contentHash: opts.contentHash ?? null, idBytes: idBlob.bytes, idEnds: idBlob.ends, terms, offsets, postDocs, postTf, docLen },
     analyzer,
   );
   engine.attachDocs(docs);
   return engine;
+}
+
+/** A copy of `a` with capacity `cap` (≥ a.length). */
+function growI32(a: Int32Array, cap: number): Int32Array {
+  const out = new Int32Array(cap);
+  out.set(a);
+  return out;
+}
+
+/** A copy of `a` with capacity `cap` (≥ a.length). */
+function growF32(a: Float32Array, cap: number): Float32Array {
+  const out = new Float32Array(cap);
+  out.set(a);
+  return out;
 }
 
 /**
@@ -865,19 +937,23 @@ export function readFastBm25(dir: string, opts: { analyzer?: Analyzer } = {}): F
     if (!entry) throw new Error(`readFastBm25: ${headerPath} lists no array "${name}"`);
     return readArrayFile(dir, entry) as T;
   };
-  const ids = unpackStrings(load<Uint8Array>("ids-utf8"), load<Float64Array>("ids-ends"));
+  const idBytes = load<Uint8Array>("ids-utf8");
+  const idEnds = load<Float64Array>("ids-ends");
   const terms = unpackStrings(load<Uint8Array>("terms-utf8"), load<Float64Array>("terms-ends"));
   const offsets = load<Float64Array>("offsets");
   const postDocs = load<Int32Array>("post-docs");
-  const postTf = load<Float32Array>("post-tf");
+  const postTf = load<Uint8Array | Float32Array>("post-tf");
+  if (!(postTf instanceof Uint8Array || postTf instanceof Float32Array)) throw new Error(`readFastBm25: ${dir} is corrupt (post-tf must be uint8 or float32)`);
   const docLen = load<Float64Array>("doc-len");
-  if (ids.length !== header.docCount || docLen.length !== header.docCount) throw new Error(`readFastBm25: ${dir} is corrupt (doc count ${header.docCount} vs ${ids.length} ids, ${docLen.length} lengths)`);
+  if (idEnds.length !== header.docCount || docLen.length !== header.docCount || (idEnds.length > 0 && idEnds[idEnds.length - 1] !== idBytes.length)) {
+    throw new Error(`readFastBm25: ${dir} is corrupt (doc count ${header.docCount} vs ${idEnds.length} ids, ${docLen.length} lengths)`);
+  }
   if (terms.length !== header.vocabSize || offsets.length !== terms.length + 1) throw new Error(`readFastBm25: ${dir} is corrupt (vocabulary/offsets sizes disagree)`);
   if (offsets[terms.length] !== header.postings || postDocs.length !== header.postings || postTf.length !== header.postings) {
     throw new Error(`readFastBm25: ${dir} is corrupt (postings count mismatch)`);
   }
   return new FastBm25(
-    { params: Bm25ParamsSchema.parse(header.params), analyzerId: header.analyzerId, contentHash: header.contentHash, ids, terms, offsets, postDocs, postTf, docLen },
+    { params: Bm25ParamsSchema.parse(header.params), analyzerId: header.analyzerId, contentHash: header.contentHash, idBytes, idEnds, terms, offsets, postDocs, postTf, docLen },
     opts.analyzer ?? defaultAnalyzer,
   );
 }
