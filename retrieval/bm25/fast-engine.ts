@@ -58,6 +58,8 @@ const BLOCK = 64;
 const WINDOW = 2048;
 /** A non-essential list is probed by galloping when it has more than this many postings in the window per candidate, else scanned. */
 const GALLOP_RATIO = 16;
+/** The initial threshold scores the k largest impacts of this many lists (those with the largest bounds). */
+const SEED_LISTS = 1;
 
 /** Format tag of the on-disk index folder (`header.json` field `format`). */
 export const FAST_BM25_FORMAT = "medsynth-bm25-fast-v2";
@@ -254,8 +256,9 @@ export class FastBm25 implements Bm25Engine {
         pre: new Float64Array(cm + 1),
         heapDoc: new Int32Array(ck),
         heapScore: new Float64Array(ck),
-        seeded: new Int32Array(ck),
-        seedVal: new Float64Array(ck),
+        seeded: new Int32Array(ck * (SEED_LISTS + 1) + cm * ck),
+        partDoc: new Int32Array(ck),
+        partVal: new Float64Array(ck),
         acc: s?.acc ?? new Float64Array(WINDOW),
         bits: s?.bits ?? new Int32Array(WINDOW >>> 5),
         cand: s?.cand ?? new Int32Array(WINDOW),
@@ -266,12 +269,19 @@ export class FastBm25 implements Bm25Engine {
 
   /** Known query terms in query order with their multiplicities (a term occurring c times adds c × its impact, as wink does). */
   private queryTerms(query: string): { terms: number[]; counts: number[] } {
-    const counts = new Map<number, number>();
+    const terms: number[] = [];
+    const counts: number[] = [];
     for (const term of this.analyzer.analyze(query)) {
       const t = this.vocab.get(term);
-      if (t !== undefined) counts.set(t, (counts.get(t) ?? 0) + 1);
+      if (t === undefined) continue;
+      const at = terms.indexOf(t); // a query has few terms: a scan beats a Map
+      if (at >= 0) counts[at]++;
+      else {
+        terms.push(t);
+        counts.push(1);
+      }
     }
-    return { terms: [...counts.keys()], counts: [...counts.values()] };
+    return { terms, counts };
   }
 
   private toHits(docIdx: ArrayLike<number>, scores: ArrayLike<number>, size: number): SearchHit[] {
@@ -309,7 +319,7 @@ export class FastBm25 implements Bm25Engine {
     const { offsets, postDocs, postTf } = this.data;
     const { impact32, termMax, blockFirst, blockMax, blockLast, blockFirstDoc, idf, norm, k1p1 } = this;
     const s = this.scratch(m, kk);
-    const { order, lc, lStart, lEnd, lBlock0, lBlock, lBlockEnd, pc, eb, wb, wp, pre, heapDoc, heapScore, seeded, seedVal, acc, bits, cand } = s;
+    const { order, lc, lStart, lEnd, lBlock0, lBlock, lBlockEnd, pc, eb, wb, wp, pre, heapDoc, heapScore, seeded, partDoc, partVal, acc, bits, cand } = s;
     for (let i = 0; i < m; i++) {
       const t = terms[i];
       lc[i] = counts[i];
@@ -323,18 +333,30 @@ export class FastBm25 implements Bm25Engine {
     let theta = -Infinity; // its k-th score once full: a document whose bound is below it cannot enter
     let work = 0;
     let finalists = 0;
-    // Initial threshold: the k largest impacts of the list with the largest bound, scored exactly
-    // (remembered in `seeded`, ascending, so the document-order pass does not offer them twice).
-    let i0 = 0;
-    for (let i = 1; i < m; i++) if (lc[i] * termMax[terms[i]] > lc[i0] * termMax[terms[i0]]) i0 = i;
-    let ns = 0;
-    for (let p = lStart[i0], end = lEnd[i0]; p < end; p++) {
-      const v = impact32[p];
-      if (ns < kk) partPush(seeded, seedVal, ns++, postDocs[p], v);
-      else if (v > seedVal[0]) partReplaceTop(seeded, seedVal, ns, postDocs[p], v);
+    // Initial threshold: the k largest impacts of each of the SEED_LISTS lists with the largest
+    // bounds (more while they hold fewer than k documents), scored exactly; remembered in
+    // `seeded` (ascending, distinct) so the document-order pass does not offer them twice.
+    for (let i = 0; i < m; i++) {
+      order[i] = i;
+      wb[i] = -lc[i] * termMax[terms[i]];
     }
-    work += lEnd[i0] - lStart[i0];
+    sortByKey(order, m, wb);
+    let ns = 0;
+    for (let r = 0; r < m && (r < SEED_LISTS || ns < kk); r++) {
+      const i = order[r];
+      let np = 0;
+      for (let p = lStart[i], end = lEnd[i]; p < end; p++) {
+        const v = impact32[p];
+        if (np < kk) partPush(partDoc, partVal, np++, postDocs[p], v);
+        else if (v > partVal[0]) partReplaceTop(partDoc, partVal, np, postDocs[p], v);
+      }
+      work += lEnd[i] - lStart[i];
+      for (let q = 0; q < np; q++) seeded[ns++] = partDoc[q];
+    }
     seeded.subarray(0, ns).sort();
+    let u = 0;
+    for (let q = 0; q < ns; q++) if (u === 0 || seeded[q] !== seeded[u - 1]) seeded[u++] = seeded[q];
+    ns = u;
     for (let q = 0; q < ns; q++) {
       const d = seeded[q];
       const score = this.exactScore(terms, counts, d);
@@ -687,9 +709,10 @@ interface Scratch {
   pre: Float64Array;
   heapDoc: Int32Array;
   heapScore: Float64Array;
-  /** Documents of the initial threshold (ascending) and their impacts while selecting them. */
+  /** Documents of the initial threshold (ascending), and a min-heap selecting one list's k largest impacts. */
   seeded: Int32Array;
-  seedVal: Float64Array;
+  partDoc: Int32Array;
+  partVal: Float64Array;
   /** Window accumulator (zero between windows) and its touched-document bits. */
   acc: Float64Array;
   bits: Int32Array;
@@ -716,6 +739,20 @@ function seek(postDocs: Int32Array, from: number, to: number, d: number): number
     else hi = mid;
   }
   return hi;
+}
+
+/** Sorts order[0..m) by key[order[i]] ascending, ties by index (insertion sort: m is a query's term count). */
+function sortByKey(order: Int32Array, m: number, key: Float64Array): void {
+  for (let i = 1; i < m; i++) {
+    const x = order[i];
+    const kx = key[x];
+    let j = i - 1;
+    while (j >= 0 && (key[order[j]] > kx || (key[order[j]] === kx && order[j] > x))) {
+      order[j + 1] = order[j];
+      j--;
+    }
+    order[j + 1] = x;
+  }
 }
 
 /** Pushes (d, v) onto the value min-heap docs/vals of `size` entries. */
@@ -797,8 +834,21 @@ function heapReplaceTop(docs: Int32Array, scores: Float64Array, size: number, d:
 
 /** Heap contents best first (score descending, doc index ascending). */
 function sortHeap(docs: Int32Array, scores: Float64Array, size: number): [Int32Array, Float64Array] {
-  const idx = Array.from({ length: size }, (_, i) => i).sort((a, b) => scores[b] - scores[a] || docs[a] - docs[b]);
-  return [Int32Array.from(idx, (i) => docs[i]), Float64Array.from(idx, (i) => scores[i])];
+  const d = docs.slice(0, size);
+  const s = scores.slice(0, size);
+  for (let i = 1; i < size; i++) {
+    const x = d[i];
+    const v = s[i];
+    let j = i - 1;
+    while (j >= 0 && worse(s[j], d[j], v, x)) {
+      d[j + 1] = d[j];
+      s[j + 1] = s[j];
+      j--;
+    }
+    d[j + 1] = x;
+    s[j + 1] = v;
+  }
+  return [d, s];
 }
 
 const utf8 = new TextDecoder();
