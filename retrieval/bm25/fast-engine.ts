@@ -2,25 +2,29 @@
  * medsynth's compact in-memory BM25 engine, built for query speed, with exact dynamic pruning.
  *
  * Layout (CSR inverted index): `offsets: Float64Array(V+1)` (64-bit-safe posting offsets, exact up
- * to 2⁵³), `postDocs: Int32Array(P)` (doc indices, ascending per term), `postTf: Float32Array(P)`
- * (field-weighted tf), per-doc lengths `docLen`. At build/load it derives `idf[t]`, per-doc length
- * norms `norm[d] = k1·(1 − b + b·dl/avgdl)`, a float32 impact per posting (`impact32`, 4 bytes per
- * posting: what pruning adds up, no BM25 arithmetic per posting at query time), each term's largest
- * impact `termMax[t]`, and a block-max index: per block of 64 postings its largest impact and last
- * doc (8 bytes per 64 postings).
+ * to 2⁵³), `postDocs: Int32Array(P)` (doc indices, ascending per term), `postTf` (field-weighted
+ * tf: Uint8 when every tf is an integer ≤ 255 — field weights 1 — else Float32), per-doc lengths
+ * `docLen`, and the ids as one UTF-8 string table (decoded only for hits). At build/load it derives
+ * `idf[t]`, per-doc length norms `norm[d] = k1·(1 − b + b·dl/avgdl)`, a float32 impact per posting
+ * (`impact32`: what pruning adds up, no BM25 arithmetic per posting at query time), each term's
+ * largest impact, and a block-max index: per block of 64 postings its largest impact and first and
+ * last doc (12 bytes per 64 postings). Resident: ~9 bytes per posting plus ~24 per document.
  *
- * Queries ({@link FastBm25.searchSync}) run exact MaxScore (Turtle & Flood 1995), term-at-a-time,
- * lists sorted by upper bound `c·termMax[t]` (c = the term's count in the query), largest first:
- * - Phase 1 (essential lists) adds whole lists into a dense accumulator (reset through a touched
- *   list, never per query) while a document absent from all of them could still reach theta, the
- *   k-th best exact score so far. After each list, the k best partial scores among its documents
- *   are scored exactly and offered to a fixed-size binary heap of the top k, which raises theta.
- * - Phase 2 (non-essential lists) keeps only the touched documents whose partial score plus the
- *   per-window bound of the remaining lists reaches theta (window = 128 documents; the bound sums,
- *   over the remaining lists, the largest block maximum among blocks overlapping the window), and
- *   probes the remaining lists for them only (galloping over radix-sorted candidates, or one marked
- *   pass over a list when candidates are many), dropping candidates as the remaining bound shrinks.
- * - The survivors are scored exactly and offered to the heap.
+ * Queries ({@link FastBm25.searchSync}) run exact block-max MaxScore (Turtle & Flood 1995; windowed
+ * as in Lucene's MaxScoreBulkScorer), document-at-a-time over windows of 2,048 documents:
+ * - An initial threshold theta (the k-th best exact score so far): the k largest impacts of the
+ *   list with the largest bound `c·max impact` (c = the term's count in the query; more lists while
+ *   they hold fewer than k documents) are scored exactly and fill a binary heap of the top k.
+ * - Per window, each list's bound is the largest block maximum among its blocks overlapping the
+ *   window; a window whose bounds sum below theta is skipped. Lists sorted by bound: the longest
+ *   prefix whose bounds sum below theta is non-essential (a document in those lists only cannot
+ *   enter); the essential lists' postings in the window are added into a window accumulator
+ *   (float64 sums of float32 impacts, one bit per touched document).
+ * - Touched documents whose partial score plus the non-essential bound reaches theta are the
+ *   candidates; each non-essential list, largest bound first, adds its impacts for them (galloping
+ *   to each candidate when they are few, else one pass over the window's postings that adds 0 for
+ *   the others), and candidates that can no longer reach theta are dropped.
+ * - The survivors, in document order, are scored exactly and offered to the heap, raising theta.
  * Every pruning decision has a 1e-6 relative margin over the float32 sums, and only a bound
  * strictly below theta prunes (a tie may still win on corpus order).
  *
@@ -36,6 +40,7 @@
  * 4 GiB.
  * @see Turtle & Flood (1995) "Query evaluation: strategies and optimizations", MaxScore.
  * @see Ding & Suel (2011) "Faster top-k document retrieval using block-max indexes" (block maxima).
+ * @see Lucene `MaxScoreBulkScorer` (windowed MaxScore with per-window essential lists).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -98,9 +103,9 @@ interface FastBm25Data {
 export interface PruneStats {
   /** Postings in the lists of the query's known terms. */
   postings: number;
-  /** Postings added in the OR phase plus candidate probes in the second phase (exhaustive = `postings`). */
+  /** Postings read for the initial threshold and added from essential lists, plus candidate probes / postings scanned for non-essential lists (exhaustive = `postings`). */
   work: number;
-  /** Documents rescored in query order at the end (≥ k unless fewer match). */
+  /** Documents scored exactly (the initial threshold's and the survivors). */
   finalists: number;
 }
 
@@ -112,8 +117,8 @@ export class FastBm25 implements Bm25Engine {
   readonly lastStats: PruneStats = { postings: 0, work: 0, finalists: 0 };
   /**
    * Indexes with at most this many postings answer {@link searchSync} exhaustively (same results;
-   * on small indexes pruning's bookkeeping costs more than it saves: ~0.55× the exhaustive q/s at
-   * 3.3k docs). Default {@link EXHAUSTIVE_MAX_POSTINGS}; 0 = always prune.
+   * on small indexes pruning's bookkeeping costs more than it saves: 0.6–0.75× the exhaustive q/s
+   * at 3.3k docs). Default {@link EXHAUSTIVE_MAX_POSTINGS}; 0 = always prune.
    */
   exhaustiveUpTo = EXHAUSTIVE_MAX_POSTINGS;
   private readonly data: FastBm25Data;

@@ -148,6 +148,49 @@ describe("persistence and caching", () => {
     expect(() => readFastBm25(join(dir, "nowhere"))).toThrow(/cannot read .*header\.json/);
   });
 
+  it("stores tf as uint8 when integral (field weights 1) and float32 otherwise (title weight 1.5); both read back", () => {
+    const at = (name: string) => join(dir, name);
+    buildFastBm25(FOUR, P).writeTo(at("tf8"));
+    const tfType = (d: string) => JSON.parse(readFileSync(join(d, "header.json"), "utf8")).arrays.find((a: { name: string }) => a.name === "post-tf").type;
+    expect(tfType(at("tf8"))).toBe("uint8");
+    // Title weight 1.5, d1 = {title "Aspirin", text "aspirin heart"}: tf(aspirin) = 1.5 + 1 = 2.5,
+    // dl = 1.5 + 2 = 3.5; others dl 2, 1, 4 → avgdl = 10.5/4 = 2.625; norm(3.5) = 1.5·(0.25 + 0.75·3.5/2.625) = 1.875;
+    // s = 1.2039728043·(2.5·2.5)/(2.5 + 1.875) = 1.7199611490
+    const docs: CorpusDoc[] = [{ id: "d1", title: "Aspirin", text: "aspirin heart" }, ...FOUR.slice(1)];
+    const e = buildFastBm25(docs, { ...P, fieldWeights: { title: 1.5, text: 1 } });
+    e.writeTo(at("tf32"));
+    expect(tfType(at("tf32"))).toBe("float32");
+    for (const x of [e, readFastBm25(at("tf32"))]) expect(x.searchSync("aspirin", 5)[0].score).toBeCloseTo(1.719961149, 9);
+    expect(readFastBm25(at("tf8")).searchSync("pain", 5).map((h) => [h.id, +h.score.toFixed(10)])).toEqual([
+      ["d4", 0.8301163839],
+      ["d2", 0.7617001984],
+    ]);
+  });
+
+  it("ids (UTF-8, decoded per hit) survive a round trip; attachDocs matches docs by id in any order or subset", () => {
+    const docs: CorpusDoc[] = [
+      { id: "é-1", title: "", text: "pain pain" },
+      { id: "文献-2", title: "", text: "pain fever" },
+      { id: "x3", title: "", text: "fever" },
+    ];
+    const e = buildFastBm25(docs, P);
+    e.writeTo(join(dir, "utf8-ids"));
+    const back = readFastBm25(join(dir, "utf8-ids"));
+    expect(back.ids).toEqual(["é-1", "文献-2", "x3"]);
+    expect(back.searchSync("pain", 5).map((h) => [h.id, h.doc?.id])).toEqual([
+      ["é-1", undefined],
+      ["文献-2", undefined],
+    ]);
+    back.attachDocs([docs[2], docs[0]]); // a subset, out of order
+    expect(back.searchSync("pain fever", 5).map((h) => [h.id, h.doc?.text])).toEqual([
+      ["文献-2", undefined],
+      ["é-1", "pain pain"],
+      ["x3", "fever"],
+    ]);
+    back.attachDocs(docs); // same order as indexed
+    expect(back.searchSync("fever", 1)[0].doc).toBe(docs[2]);
+  });
+
   it("an unreadable cache entry is an error naming it, never a silent rebuild", () => {
     const root = join(dir, "broken");
     const first = buildBm25(FOUR, { engine: "fast", ...P }, { cacheRoot: root, partBytes: 8 });
