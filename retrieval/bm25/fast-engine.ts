@@ -888,36 +888,63 @@ export function buildFastBm25(docs: readonly CorpusDoc[], params: Partial<Bm25Pa
     ["title", p.fieldWeights.title],
     ["text", p.fieldWeights.text],
   ];
-  const tf = new Map<number, number>();
+  // Per-document term counts in a dense array indexed by term id (reset through the doc's term list).
+  let tfAcc: Float64Array = new Float64Array(1024);
+  let docTerms: Int32Array = new Int32Array(1024);
+  const termIdOf = (tok: string): number => {
+    let t = vocab.get(tok);
+    if (t === undefined) {
+      t = terms.length;
+      vocab.set(tok, t);
+      terms.push(tok);
+      if (t === df.length) {
+        df = growI32(df, 2 * t);
+        const wider = new Float64Array(2 * t);
+        wider.set(tfAcc);
+        tfAcc = wider;
+      }
+    }
+    return t;
+  };
+  // Analyzers with a term-id form write ids into a buffer (no term strings per token).
+  const ids = (analyzer as Partial<TermIdSource>).termIds?.(termIdOf) ?? null;
+  let buf: Int32Array = new Int32Array(1024);
   for (let di = 0; di < docs.length; di++) {
     const doc = docs[di];
-    tf.clear();
+    let nd = 0;
     let len = 0;
     for (const [field, w] of fields) {
       const value = doc[field];
       if (typeof value !== "string") throw new Error(`buildFastBm25: doc ${JSON.stringify(doc.id)} (#${di}) field "${field}" is not a string`);
-      const toks = analyzer.analyze(value);
-      len += toks.length * w;
-      for (const tok of toks) {
-        let t = vocab.get(tok);
-        if (t === undefined) {
-          t = terms.length;
-          vocab.set(tok, t);
-          terms.push(tok);
-          if (t === df.length) df = growI32(df, 2 * t);
-        }
-        tf.set(t, (tf.get(t) ?? 0) + w);
+      let cnt: number;
+      if (ids) {
+        if (buf.length < value.length) buf = new Int32Array(value.length * 2);
+        cnt = ids.analyzeInto(value, buf);
+      } else {
+        const toks = analyzer.analyze(value);
+        cnt = toks.length;
+        if (buf.length < cnt) buf = new Int32Array(cnt * 2);
+        for (let j = 0; j < cnt; j++) buf[j] = termIdOf(toks[j]);
+      }
+      len += cnt * w;
+      if (docTerms.length < nd + cnt) docTerms = growI32(docTerms, 2 * (nd + cnt));
+      for (let j = 0; j < cnt; j++) {
+        const t = buf[j];
+        if (tfAcc[t] === 0) docTerms[nd++] = t;
+        tfAcc[t] += w;
       }
     }
     docLen[di] = len;
-    if (np + tf.size > pairTerm.length) {
-      const cap = Math.max(np + tf.size, Math.ceil(pairTerm.length * 1.5));
+    if (np + nd > pairTerm.length) {
+      const cap = Math.max(np + nd, Math.ceil(pairTerm.length * 1.5));
       pairTerm = growI32(pairTerm, cap);
       pairTf = growF32(pairTf, cap);
     }
-    for (const [t, f] of tf) {
+    for (let j = 0; j < nd; j++) {
+      const t = docTerms[j];
       pairTerm[np] = t;
-      pairTf[np++] = f;
+      pairTf[np++] = tfAcc[t];
+      tfAcc[t] = 0;
       df[t]++;
     }
     docEnd[di] = np;
@@ -944,6 +971,11 @@ export function buildFastBm25(docs: readonly CorpusDoc[], params: Partial<Bm25Pa
   );
   engine.attachDocs(docs);
   return engine;
+}
+
+/** The term-id form of an analyzer (`termIds(termIdOf).analyzeInto(text, out)`), used by the build when the analyzer has it. */
+interface TermIdSource {
+  termIds(termIdOf: (term: string) => number): { analyzeInto(text: string, out: Int32Array): number };
 }
 
 /** A copy of `a` with capacity `cap` (≥ a.length). */
