@@ -293,36 +293,43 @@ function scanRuns(text: string, runs: Runs): boolean {
 
 /**
  * Open-addressing hash table raw token (a substring of some text, matched by its code units
- * without being sliced) → value. Cleared when it reaches `maxSize` entries (it is a cache).
+ * without being sliced) → value. Keys are stored as code units in one Uint16Array pool, so a
+ * lookup compares typed-array loads against the text. Cleared when it reaches `maxSize` entries
+ * (it is a cache).
  */
 class RawTokenMemo<V> {
   private mask: number;
+  /** Per slot: hash (0 = free; hashes are never 0), key offset in the pool, key length. */
   private hashes: Int32Array;
-  private keys: (string | undefined)[];
+  private offs: Int32Array;
+  private lens: Int32Array;
   private vals: (V | undefined)[];
+  private pool: Uint16Array;
+  private poolUsed = 0;
   size = 0;
 
   constructor(private readonly maxSize: number) {
     this.mask = 1023;
     this.hashes = new Int32Array(1024);
-    this.keys = new Array<string | undefined>(1024).fill(undefined);
+    this.offs = new Int32Array(1024);
+    this.lens = new Int32Array(1024);
     this.vals = new Array<V | undefined>(1024).fill(undefined);
+    this.pool = new Uint16Array(8192);
   }
 
   /** Slot holding text[start, end) (≥ 0), or -(free slot) - 1 when absent. */
   find(text: string, start: number, end: number, hash: number): number {
     const len = end - start;
-    const { hashes, keys, mask } = this;
+    const { hashes, mask } = this;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const h = hashes[slot];
       if (h === 0) return -slot - 1;
-      if (h === hash) {
-        const key = keys[slot] as string;
-        if (key.length === len) {
-          let j = 0;
-          while (j < len && key.charCodeAt(j) === text.charCodeAt(start + j)) j++;
-          if (j === len) return slot;
-        }
+      if (h === hash && this.lens[slot] === len) {
+        const pool = this.pool;
+        const off = this.offs[slot] - start;
+        let j = start;
+        while (j < end && pool[off + j] === text.charCodeAt(j)) j++;
+        if (j === end) return slot;
       }
     }
   }
@@ -332,17 +339,28 @@ class RawTokenMemo<V> {
     return this.vals[slot] as V;
   }
 
-  /** Stores key → value in the free slot `-(found) - 1` given by {@link find} for the same key. */
-  insert(found: number, hash: number, key: string, value: V): void {
+  /** Stores text[start, end) → value in the free slot `-(found) - 1` given by {@link find} for the same key. */
+  insert(found: number, hash: number, text: string, start: number, end: number, value: V): void {
     if (this.size >= this.maxSize) {
-      this.reset(1024);
-      this.insert(-this.freeSlot(hash) - 1, hash, key, value);
+      this.allocSlots(1024);
+      this.pool = new Uint16Array(8192);
+      this.poolUsed = 0;
+      this.insert(-this.freeSlot(hash) - 1, hash, text, start, end, value);
       return;
     }
+    const len = end - start;
+    if (this.poolUsed + len > this.pool.length) {
+      const grown = new Uint16Array(Math.max(2 * this.pool.length, this.poolUsed + len));
+      grown.set(this.pool.subarray(0, this.poolUsed));
+      this.pool = grown;
+    }
+    for (let j = 0; j < len; j++) this.pool[this.poolUsed + j] = text.charCodeAt(start + j);
     const slot = -found - 1;
     this.hashes[slot] = hash;
-    this.keys[slot] = key;
+    this.offs[slot] = this.poolUsed;
+    this.lens[slot] = len;
     this.vals[slot] = value;
+    this.poolUsed += len;
     this.size++;
     if (2 * this.size > this.mask) this.grow();
   }
@@ -353,23 +371,25 @@ class RawTokenMemo<V> {
     return slot;
   }
 
-  private reset(capacity: number): void {
+  /** Empty slot arrays of `capacity` (a power of 2); the pool is left as it is. */
+  private allocSlots(capacity: number): void {
     this.mask = capacity - 1;
     this.hashes = new Int32Array(capacity);
-    this.keys = new Array<string | undefined>(capacity).fill(undefined);
+    this.offs = new Int32Array(capacity);
+    this.lens = new Int32Array(capacity);
     this.vals = new Array<V | undefined>(capacity).fill(undefined);
     this.size = 0;
   }
 
   private grow(): void {
-    const { hashes, keys, vals } = this;
-    this.reset(keys.length * 2);
-    for (let s = 0; s < keys.length; s++) {
-      const key = keys[s];
-      if (key === undefined) continue;
+    const { hashes, offs, lens, vals } = this;
+    this.allocSlots(hashes.length * 2);
+    for (let s = 0; s < hashes.length; s++) {
+      if (hashes[s] === 0) continue;
       const slot = this.freeSlot(hashes[s]);
       this.hashes[slot] = hashes[s];
-      this.keys[slot] = key;
+      this.offs[slot] = offs[s];
+      this.lens[slot] = lens[s];
       this.vals[slot] = vals[s];
       this.size++;
     }
@@ -411,7 +431,7 @@ export function createAnalyzer(config: Partial<AnalyzerConfig> = {}, options: { 
     if (found >= 0) return memo.valueAt(found);
     const raw = text.slice(start, end);
     const term = termOfLower(raw.toLowerCase());
-    memo.insert(found, h, raw, term);
+    memo.insert(found, h, text, start, end, term);
     return term;
   };
   /** The reference path for texts with a capital sigma in a run (memo of lowercased tokens shared). */
@@ -481,7 +501,7 @@ export function createAnalyzer(config: Partial<AnalyzerConfig> = {}, options: { 
                 const term = termOfRun(text, start, runEnd, h);
                 tid = term === null ? -1 : idOfTerm(term);
                 const free = idMemo.find(text, start, runEnd, h); // again: termIdOf may have re-entered
-                if (free < 0) idMemo.insert(free, h, text.slice(start, runEnd), tid);
+                if (free < 0) idMemo.insert(free, h, text, start, runEnd, tid);
               }
               if (tid >= 0) out[k++] = tid;
             }
