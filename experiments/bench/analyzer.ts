@@ -11,12 +11,18 @@
  *   3. tokens/s, cold memo (a fresh analyzer, one pass: every distinct token stemmed once);
  *   4. term ids: `termIds(...).analyzeInto` vs `analyze` + a vocabulary Map (what an index build does);
  *   5. the whole in-memory BM25 build through the public `buildBm25` (fast engine, no cache, fresh
- *      analyzer each time) at `--docs` docs (default 100,000 = the bundled corpus replicated with new
- *      ids `<pmid>#r<n>`, as experiments/bench/retrieval.ts does; not distinct abstracts).
+ *      analyzer) at `--docs` docs (default 100,000 = the bundled corpus replicated with new ids
+ *      `<pmid>#r<n>`, as experiments/bench/retrieval.ts does; not distinct abstracts), each build
+ *      in a fresh child process (so one build's garbage does not slow the next).
+ * Rows 2–4 time CPU seconds of this process (user + system; less sensitive than wall time to
+ * other processes on a shared machine), row 5 the child's CPU seconds; wall-clock ratios are
+ * printed beside them.
  *
  * Usage: `npx tsx experiments/bench/analyzer.ts [--rounds 3] [--passes 5] [--docs 100000] [--no-build]`
  */
+import { spawnSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
 import { loadDataset } from "../../corpus/datasets/registry.ts";
@@ -24,8 +30,7 @@ import type { CorpusDoc, SynthesisTask } from "../../corpus/types.ts";
 import { createAnalyzer, createReferenceAnalyzer, type Analyzer } from "../../retrieval/analyzer.ts";
 import { buildBm25 } from "../../retrieval/bm25/build.ts";
 
-type Make = () => Analyzer;
-const MAKERS: Record<"reference" | "new", Make> = { reference: createReferenceAnalyzer, new: createAnalyzer };
+const MAKERS: Record<"reference" | "new", () => Analyzer> = { reference: createReferenceAnalyzer, new: createAnalyzer };
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -43,27 +48,59 @@ function replicate(docs: CorpusDoc[], size: number): CorpusDoc[] {
   return out;
 }
 
+/** A measurement: `count` items processed in `cpuS` CPU seconds and `wallS` wall seconds. */
+interface Sample {
+  count: number;
+  cpuS: number;
+  wallS: number;
+}
+
+/** Times `f` (which returns how many items it processed) in CPU and wall seconds. */
+function sample(f: () => number): Sample {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const count = f();
+  const wallS = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  return { count, cpuS: (c.user + c.system) / 1e6, wallS };
+}
+
 /**
  * Runs `measure` for both implementations in `rounds` interleaved rounds (order alternating) and
- * prints the medians and the median of per-round ratios new/reference of `measure`'s rate.
+ * prints median rates and the medians of per-round ratios new/reference (CPU time and wall time).
+ * @returns the median CPU-time ratio.
  */
-function interleaved(label: string, unit: string, rounds: number, measure: (make: Make) => number): number {
+function interleaved(label: string, unit: string, rounds: number, measure: (which: "reference" | "new") => Sample): number {
   const rates: Record<"reference" | "new", number[]> = { reference: [], new: [] };
-  const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  const wallRatios: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? (["reference", "new"] as const) : (["new", "reference"] as const);
-    const got: Partial<Record<"reference" | "new", number>> = {};
-    for (const which of order) got[which] = measure(MAKERS[which]);
-    rates.reference.push(got.reference!);
-    rates.new.push(got.new!);
-    ratios.push(got.new! / got.reference!);
+    const got: Partial<Record<"reference" | "new", Sample>> = {};
+    for (const which of order) got[which] = measure(which);
+    const [a, b] = [got.reference!, got.new!];
+    rates.reference.push(a.count / a.cpuS);
+    rates.new.push(b.count / b.cpuS);
+    cpuRatios.push(b.count / b.cpuS / (a.count / a.cpuS));
+    wallRatios.push(b.count / b.wallS / (a.count / a.wallS));
   }
-  const ratio = medianOf(ratios);
+  const ratio = medianOf(cpuRatios);
   console.log(
-    `${label.padEnd(44)} reference ${medianOf(rates.reference).toExponential(3)} ${unit}  new ${medianOf(rates.new).toExponential(3)} ${unit}  ` +
-      `new/reference ${f2(ratio)}× (rounds ${ratios.map(f2).join(", ")}; load ${load()})`,
+    `${label.padEnd(44)} reference ${medianOf(rates.reference).toExponential(3)} ${unit}  new ${medianOf(rates.new).toExponential(3)} ${unit} (per CPU s)  ` +
+      `new/reference CPU ${f2(ratio)}× (rounds ${cpuRatios.map(f2).join(", ")}), wall ${f2(medianOf(wallRatios))}×; load ${load()}`,
   );
   return ratio;
+}
+
+/** Child process: builds the BM25 index over `size` replicated docs with one implementation, prints a {@link Sample}. */
+async function buildChild(which: "reference" | "new", size: number): Promise<void> {
+  const { docs } = await loadBundledCorpus();
+  const big = replicate(docs, size);
+  const s = sample(() => {
+    const r = buildBm25(big, { engine: "fast", cache: false }, { analyzer: MAKERS[which]() });
+    return r.engine.info.docCount;
+  });
+  console.log(JSON.stringify(s));
 }
 
 async function main(): Promise<void> {
@@ -73,8 +110,10 @@ async function main(): Promise<void> {
       passes: { type: "string", default: "5" },
       docs: { type: "string", default: "100000" },
       "no-build": { type: "boolean", default: false },
+      "build-child": { type: "string" },
     },
   });
+  if (values["build-child"]) return buildChild(values["build-child"] as "reference" | "new", Number(values.docs));
   const rounds = Math.max(3, Number(values.rounds));
   const passes = Math.max(1, Number(values.passes));
   const size = Number(values.docs);
@@ -101,79 +140,89 @@ async function main(): Promise<void> {
   if (differ) process.exitCode = 1;
 
   // 2. Warm memo: one warm-up pass, then `passes` timed passes.
-  const warm = (make: Make): number => {
-    const a = make();
+  const warm = (which: "reference" | "new"): Sample => {
+    const a = MAKERS[which]();
     for (const t of texts) a.analyze(t);
-    let n = 0;
-    const t0 = performance.now();
-    for (let p = 0; p < passes; p++) for (const t of texts) n += a.analyze(t).length;
-    return n / ((performance.now() - t0) / 1000);
+    return sample(() => {
+      let n = 0;
+      for (let p = 0; p < passes; p++) for (const t of texts) n += a.analyze(t).length;
+      return n;
+    });
   };
   const warmRatio = interleaved(`tokens/s, warm memo (${passes} passes)`, "tok/s", rounds, warm);
 
   // 3. Cold memo: a fresh analyzer, one pass.
-  const cold = (make: Make): number => {
-    const a = make();
-    let n = 0;
-    const t0 = performance.now();
-    for (const t of texts) n += a.analyze(t).length;
-    return n / ((performance.now() - t0) / 1000);
+  const cold = (which: "reference" | "new"): Sample => {
+    const a = MAKERS[which]();
+    return sample(() => {
+      let n = 0;
+      for (const t of texts) n += a.analyze(t).length;
+      return n;
+    });
   };
   interleaved("tokens/s, cold memo (fresh analyzer, 1 pass)", "tok/s", rounds, cold);
 
   // 4. Term ids, as an index build needs them: analyzeInto (new) vs analyze + vocabulary Map (reference).
   const buf = new Int32Array(texts.reduce((m, t) => Math.max(m, t.length), 0));
-  const ids = (make: Make): number => {
-    const a = make();
+  const ids = (which: "reference" | "new"): Sample => {
+    const a = MAKERS[which]();
     const vocab = new Map<string, number>();
     const idOf = (term: string): number => {
       let id = vocab.get(term);
       if (id === undefined) vocab.set(term, (id = vocab.size));
       return id;
     };
-    let n = 0;
     let sum = 0;
-    let t0 = 0;
-    if (make === createAnalyzer) {
-      const ti = a.termIds(idOf);
-      for (let p = 0; p <= passes; p++) {
-        if (p === 1) t0 = performance.now();
-        for (const t of texts) {
-          const k = ti.analyzeInto(t, buf);
-          for (let i = 0; i < k; i++) sum += buf[i];
-          if (p > 0) n += k;
-        }
-      }
-    } else {
-      for (let p = 0; p <= passes; p++) {
-        if (p === 1) t0 = performance.now();
-        for (const t of texts) {
-          const terms = a.analyze(t);
-          for (let i = 0; i < terms.length; i++) sum += idOf(terms[i]);
-          if (p > 0) n += terms.length;
-        }
-      }
-    }
-    if (sum < 0) console.log(sum); // keep the sums alive
-    return n / ((performance.now() - t0) / 1000);
+    // One untimed pass (memo and vocabulary warm), then `passes` timed ones.
+    const pass =
+      which === "new"
+        ? (() => {
+            const ti = a.termIds(idOf);
+            return () => {
+              let n = 0;
+              for (const t of texts) {
+                const k = ti.analyzeInto(t, buf);
+                for (let i = 0; i < k; i++) sum += buf[i];
+                n += k;
+              }
+              return n;
+            };
+          })()
+        : () => {
+            let n = 0;
+            for (const t of texts) {
+              const terms = a.analyze(t);
+              for (let i = 0; i < terms.length; i++) sum += idOf(terms[i]);
+              n += terms.length;
+            }
+            return n;
+          };
+    pass();
+    const s = sample(() => {
+      let n = 0;
+      for (let p = 0; p < passes; p++) n += pass();
+      return n;
+    });
+    if (sum < 0) console.log(sum); // keeps the sums alive
+    return s;
   };
   interleaved("term ids/s: analyzeInto vs analyze + Map", "ids/s", rounds, ids);
 
   // 5. The whole in-memory BM25 build (public buildBm25, fast engine, no cache) at `size` docs.
   let buildRatio = NaN;
   if (!values["no-build"]) {
-    const big = replicate(docs, size);
-    console.log(`BM25 build corpus: ${big.length} docs = the bundled corpus plus replicas with new ids (<pmid>#r<n>); NOT ${size} distinct abstracts`);
-    const build = (make: Make): number => {
-      const t0 = performance.now();
-      const r = buildBm25(big, { engine: "fast", cache: false }, { analyzer: make() });
-      const ms = performance.now() - t0;
-      if (r.engine.info.docCount !== big.length) throw new Error("build lost docs");
-      return big.length / (ms / 1000);
+    const self = fileURLToPath(import.meta.url);
+    console.log(`BM25 build corpus: ${size} docs = the bundled corpus plus replicas with new ids (<pmid>#r<n>); NOT ${size} distinct abstracts; one child process per build`);
+    const build = (which: "reference" | "new"): Sample => {
+      const r = spawnSync(process.execPath, [...process.execArgv, self, "--build-child", which, "--docs", String(size)], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20 });
+      if (r.status !== 0) throw new Error(`build child (${which}) failed with status ${r.status}`);
+      const s = JSON.parse(r.stdout.trim().split("\n").pop()!) as Sample;
+      if (s.count !== size) throw new Error(`build child (${which}) indexed ${s.count} docs, not ${size}`);
+      return s;
     };
-    buildRatio = interleaved(`BM25 build (buildBm25 fast, ${big.length} docs)`, "docs/s", rounds, build);
+    buildRatio = interleaved(`BM25 build (buildBm25 fast, ${size} docs)`, "docs/s", rounds, build);
   }
-  console.log(`summary: analyze warm ${f2(warmRatio)}×, BM25 build ${Number.isNaN(buildRatio) ? "skipped" : `${f2(buildRatio)}×`} (new vs reference, same window)`);
+  console.log(`summary (new vs reference, CPU time, same window): analyze warm ${f2(warmRatio)}×, BM25 build ${Number.isNaN(buildRatio) ? "skipped" : `${f2(buildRatio)}×`}`);
 }
 
 await main();
