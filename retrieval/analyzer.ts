@@ -434,7 +434,7 @@ export function createAnalyzer(config: Partial<AnalyzerConfig> = {}, options: { 
     memo.insert(found, h, text, start, end, term);
     return term;
   };
-  /** The reference path for texts with a capital sigma in a run (memo of lowercased tokens shared). */
+  /** Stems for the reference path, taken by texts with a capital sigma in a run (memo lowercased token → stem). */
   const lowerStem = new Map<string, string>();
   const stemOfLower = (token: string): string => {
     let s = lowerStem.get(token);
