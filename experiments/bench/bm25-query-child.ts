@@ -2,7 +2,7 @@
  * The query process of the BM25 benchmark (`retrieval.ts` runs it as a fresh child): loads a fast
  * BM25 cache folder, answers queries single-threaded and prints one JSON line
  * `{ rss, rssAfterLoad, loadMs, t: { qps, cpuQps, p50, p95, queries } }` (RSS values are the
- * process's peak resident set, bytes).
+ * process's peak resident set, bytes: VmHWM, since a spawned process's maxRSS includes its parent's).
  *
  * `retrieval.ts` bundles this file with esbuild and runs the bundle with plain `node` (no tsx
  * loader in the process), so its peak RSS is that of compiled JavaScript, as the product runs
@@ -13,7 +13,16 @@
 import { readFileSync } from "node:fs";
 import { readFastBm25 } from "../../retrieval/bm25/fast-engine.ts";
 
-const peakRss = (): number => process.resourceUsage().maxRSS * 1024;
+/** Peak RSS, bytes: VmHWM of /proc/self/status (Linux; maxRSS there includes the parent's high-water mark), else maxRSS. */
+function peakRss(): number {
+  try {
+    const m = /VmHWM:\s*(\d+)\s*kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    if (m) return Number(m[1]) * 1024;
+  } catch {
+    // not Linux
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];

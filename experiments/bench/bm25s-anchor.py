@@ -16,7 +16,7 @@ i mod n0 (the bench's replicate()). BM25: Lucene idf ln(1 + (N - df + 0.5)/(df +
 Protocol (stdin/stdout, one JSON object per line): prints {"ready": ...} after building; then
 `round <seconds>` -> {"cpu_qps", "wall_qps", "p50", "p95", "queries"} (CPU time of this process,
 latencies in ms, every query at least once, at least <seconds> of wall time); `check` -> top-10
-scores of every query; `rss` -> {"peak_rss": bytes}; `quit`.
+scores of every query; `rss` -> {"peak_rss": bytes} (VmHWM); `quit`.
 
 Usage: /usr/bin/python3 experiments/bench/bm25s-anchor.py TOKENS QUERIES N K1 B
 """
@@ -75,6 +75,18 @@ def build(tokens_path, n, k1, b):
     return vocab, indptr, indices, data
 
 
+def peak_rss():
+    """Peak RSS in bytes: VmHWM (Linux; ru_maxrss there includes the spawning parent's high-water mark), else ru_maxrss."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def main():
     tokens_path, queries_path, n, k1, b = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
     t0 = time.perf_counter()
@@ -128,7 +140,7 @@ def main():
         elif cmd[0] == "check":
             print(json.dumps([[float(x) for x in search(q)[1]] if q else [] for q in queries]), flush=True)
         elif cmd[0] == "rss":
-            print(json.dumps({"peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}), flush=True)
+            print(json.dumps({"peak_rss": peak_rss()}), flush=True)
         elif cmd[0] == "quit":
             break
 

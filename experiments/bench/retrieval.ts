@@ -25,7 +25,7 @@
  * Usage: `npx tsx experiments/bench/retrieval.ts [--docs 25000|100000|1000000] [--rounds 3] [--min-seconds 1] [--no-wink] [--no-dense] [--no-anchor] [--no-child] [--embedder id]`
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -197,8 +197,21 @@ function replicate(docs: CorpusDoc[], size: number): CorpusDoc[] {
 
 const f0 = (x: number) => x.toFixed(0);
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-/** Process peak resident set size so far, bytes. */
-const peakRss = () => process.resourceUsage().maxRSS * 1024;
+/**
+ * This process's peak resident set size so far, bytes: `VmHWM` of /proc/self/status (Linux), else
+ * `getrusage`'s maxRSS. Not maxRSS on Linux: a spawned process inherits its parent's RSS high-water
+ * mark there (measured: a child of a 1.5 GiB parent reports ≥ 1.5 GiB), so it would overstate the
+ * query process's and the numpy anchor's peaks.
+ */
+function peakRss(): number {
+  try {
+    const m = /VmHWM:\s*(\d+)\s*kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    if (m) return Number(m[1]) * 1024;
+  } catch {
+    // not Linux
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
 const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** The timing whose CPU q/s is the median. */
 const median = (ts: Timing[]) => [...ts].sort((a, b) => a.cpuQps - b.cpuQps)[Math.floor(ts.length / 2)];
