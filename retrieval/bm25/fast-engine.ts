@@ -5,10 +5,11 @@
  * to 2⁵³), `postDocs: Int32Array(P)` (doc indices, ascending per term), `postTf` (field-weighted
  * tf: Uint8 when every tf is an integer ≤ 255 — field weights 1 — else Float32), per-doc lengths
  * `docLen`, and the ids as one UTF-8 string table (decoded only for hits). At build/load it derives
- * `idf[t]`, per-doc length norms `norm[d] = k1·(1 − b + b·dl/avgdl)`, a float32 impact per posting
- * (`impact32`: what pruning adds up, no BM25 arithmetic per posting at query time), each term's
- * largest impact, and a block-max index: per block of 64 postings its largest impact and first and
- * last doc (12 bytes per 64 postings). Resident: ~9 bytes per posting plus ~24 per document.
+ * `idf[t]`, per-doc length norms `norm[d] = k1·(1 − b + b·dl/avgdl)`, each term's largest impact,
+ * and a block-max index: per block of 64 postings its largest impact (rounded up to float32) and
+ * first and last doc (12 bytes per 64 postings). Impacts `idf·tf·(k1+1)/(tf + norm[d])` are
+ * computed when a posting is read (norm[d] of the current window stays in cache), not stored: 5
+ * bytes per posting resident (doc id + byte tf) plus ~24 per document.
  *
  * Queries ({@link FastBm25.searchSync}) run exact block-max MaxScore (Turtle & Flood 1995; windowed
  * as in Lucene's MaxScoreBulkScorer), document-at-a-time over windows of 2,048 documents:
@@ -19,13 +20,14 @@
  *   window; a window whose bounds sum below theta is skipped. Lists sorted by bound: the longest
  *   prefix whose bounds sum below theta is non-essential (a document in those lists only cannot
  *   enter); the essential lists' postings in the window are added into a window accumulator
- *   (float64 sums of float32 impacts, one bit per touched document).
+ *   (float64 sums, one bit per touched document).
  * - Touched documents whose partial score plus the non-essential bound reaches theta are the
  *   candidates; each non-essential list, largest bound first, adds its impacts for them (galloping
  *   to each candidate when they are few, else one pass over the window's postings that adds 0 for
  *   the others), and candidates that can no longer reach theta are dropped.
  * - The survivors, in document order, are scored exactly and offered to the heap, raising theta.
- * Every pruning decision has a 1e-6 relative margin over the float32 sums, and only a bound
+ * Every pruning decision has a 1e-6 relative margin (over float32 block maxima and sums computed in
+ * another order than the exact score), and only a bound
  * strictly below theta prunes (a tie may still win on corpus order).
  *
  * Exactness: every document offered to the heap is scored in float64 in query order — the same
@@ -70,9 +72,10 @@ const SEED_LISTS = 1;
 export const FAST_BM25_FORMAT = "medsynth-bm25-fast-v2";
 
 /**
- * Relative safety margin of pruning decisions: partial sums run over Float32 impacts (relative
- * error ≤ 2⁻²⁴ ≈ 6e-8 each, summed in float64), so any decision is taken with 1e-6 to spare and the
- * final top k is rescored exactly.
+ * Relative safety margin of pruning decisions: partial sums are float64 impacts computed as
+ * (count·idf·(k1+1))·tf/(tf + norm) and added in list order (a few ulps from the exact score's
+ * expression and order), bounds are block maxima rounded up to float32; any decision is taken with
+ * 1e-6 to spare and the final top k is rescored exactly.
  */
 const BOUND_MARGIN = 1 + 1e-6;
 
@@ -129,9 +132,7 @@ export class FastBm25 implements Bm25Engine {
   private readonly idf: Float64Array;
   private readonly norm: Float64Array;
   private readonly k1p1: number;
-  /** Per-posting impacts rounded to float32 (4 bytes per posting): what pruning adds up. */
-  private readonly impact32: Float32Array;
-  /** Largest float32 impact of each term (picks the list of the initial threshold). */
+  /** Largest impact of each term, rounded up to float32 (picks the list of the initial threshold). */
   private readonly termMax: Float32Array;
   /** Per-posting impacts, materialised on the first exhaustive search only. */
   private impact: Float64Array | null = null;
@@ -170,20 +171,13 @@ export class FastBm25 implements Bm25Engine {
     for (let d = 0; d < n; d++) this.norm[d] = k1 * (1 - b + (avgdl > 0 ? (b * data.docLen[d]) / avgdl : 0));
     const v = data.terms.length;
     this.idf = new Float64Array(v);
-    this.impact32 = new Float32Array(data.postDocs.length);
     this.termMax = new Float32Array(v);
     this.k1p1 = k1 + 1;
     const { offsets, postDocs, postTf } = data;
-    const { norm, k1p1, impact32, termMax } = this;
+    const { norm, k1p1, termMax } = this;
     for (let t = 0; t < v; t++) {
       const df = offsets[t + 1] - offsets[t];
-      const idf = Math.log((n - df + 0.5) / (df + 0.5) + 1);
-      this.idf[t] = idf;
-      for (let p = offsets[t], end = offsets[t + 1]; p < end; p++) {
-        const tf = postTf[p];
-        impact32[p] = (idf * (tf * k1p1)) / (tf + norm[postDocs[p]]);
-        if (impact32[p] > termMax[t]) termMax[t] = impact32[p];
-      }
+      this.idf[t] = Math.log((n - df + 0.5) / (df + 0.5) + 1);
     }
     this.blockFirst = new Float64Array(v + 1);
     for (let t = 0; t < v; t++) this.blockFirst[t + 1] = this.blockFirst[t] + Math.ceil((offsets[t + 1] - offsets[t]) / BLOCK);
@@ -191,17 +185,26 @@ export class FastBm25 implements Bm25Engine {
     this.blockMax = new Float32Array(nb);
     this.blockFirstDoc = new Int32Array(nb);
     this.blockLast = new Int32Array(nb);
-    const { blockMax, blockFirstDoc, blockLast } = this;
+    const { blockMax, blockFirstDoc, blockLast, idf } = this;
     for (let t = 0; t < v; t++) {
       const end = offsets[t + 1];
+      const it = idf[t];
+      let tmax = 0;
       for (let b = this.blockFirst[t], p = offsets[t]; p < end; b++) {
         const stop = Math.min(p + BLOCK, end);
         blockFirstDoc[b] = postDocs[p];
         let max = 0;
-        for (; p < stop; p++) if (impact32[p] > max) max = impact32[p];
-        blockMax[b] = max;
+        for (; p < stop; p++) {
+          const tf = postTf[p];
+          const s = (it * (tf * k1p1)) / (tf + norm[postDocs[p]]);
+          if (s > max) max = s;
+        }
+        // Rounded up to float32 (Math.fround may round down by ≤ 2⁻²⁴ relative).
+        blockMax[b] = Math.fround(max * (1 + 2 ** -23));
+        if (max > tmax) tmax = max;
         blockLast[b] = postDocs[stop - 1];
       }
+      termMax[t] = Math.fround(tmax * (1 + 2 ** -23));
     }
     this.info = {
       engine: "fast",
@@ -249,6 +252,7 @@ export class FastBm25 implements Bm25Engine {
       s = this.scratchBufs = {
         order: new Int32Array(cm),
         lc: new Float64Array(cm),
+        lw: new Float64Array(cm),
         lStart: new Float64Array(cm),
         lEnd: new Float64Array(cm),
         lBlock0: new Float64Array(cm),
@@ -322,12 +326,13 @@ export class FastBm25 implements Bm25Engine {
     if (m === 0) return [];
     const kk = Math.min(Math.floor(k), n);
     const { offsets, postDocs, postTf } = this.data;
-    const { impact32, termMax, blockFirst, blockMax, blockLast, blockFirstDoc, idf, norm, k1p1 } = this;
+    const { termMax, blockFirst, blockMax, blockLast, blockFirstDoc, idf, norm, k1p1 } = this;
     const s = this.scratch(m, kk);
-    const { order, lc, lStart, lEnd, lBlock0, lBlock, lBlockEnd, pc, eb, wb, wp, pre, heapDoc, heapScore, seeded, partDoc, partVal, acc, bits, cand } = s;
+    const { order, lc, lw, lStart, lEnd, lBlock0, lBlock, lBlockEnd, pc, eb, wb, wp, pre, heapDoc, heapScore, seeded, partDoc, partVal, acc, bits, cand } = s;
     for (let i = 0; i < m; i++) {
       const t = terms[i];
       lc[i] = counts[i];
+      lw[i] = counts[i] * idf[t] * k1p1;
       lStart[i] = pc[i] = offsets[t];
       lEnd[i] = offsets[t + 1];
       lBlock0[i] = lBlock[i] = eb[i] = blockFirst[t];
@@ -350,8 +355,10 @@ export class FastBm25 implements Bm25Engine {
     for (let r = 0; r < m && (r < SEED_LISTS || ns < kk); r++) {
       const i = order[r];
       let np = 0;
+      const w = idf[terms[i]] * k1p1;
       for (let p = lStart[i], end = lEnd[i]; p < end; p++) {
-        const v = impact32[p];
+        const tf = postTf[p];
+        const v = (w * tf) / (tf + norm[postDocs[p]]);
         if (np < kk) partPush(partDoc, partVal, np++, postDocs[p], v);
         else if (v > partVal[0]) partReplaceTop(partDoc, partVal, np, postDocs[p], v);
       }
@@ -424,7 +431,7 @@ export class FastBm25 implements Bm25Engine {
       for (let r = ne; r < m; r++) {
         const i = order[r];
         if (wb[i] === 0) continue;
-        const c = lc[i];
+        const w = lw[i];
         const end = lEnd[i];
         let p = pc[i];
         const bs = lStart[i] + (lBlock[i] - lBlock0[i]) * BLOCK;
@@ -432,9 +439,11 @@ export class FastBm25 implements Bm25Engine {
         while (p < end && postDocs[p] < base) p++;
         const p0 = p;
         for (; p < end; p++) {
-          const x = postDocs[p] - base;
+          const d = postDocs[p];
+          const x = d - base;
           if (x >= WINDOW) break;
-          acc[x] += c * impact32[p];
+          const tf = postTf[p];
+          acc[x] += (w * tf) / (tf + norm[d]);
           bits[x >>> 5] |= 1 << (x & 31);
         }
         work += p - p0;
@@ -468,25 +477,30 @@ export class FastBm25 implements Bm25Engine {
       for (let r = ne - 1; r >= 0 && nc > 0; r--) {
         const i = order[r];
         if (wb[i] === 0) break;
-        const c = lc[i];
+        const w = lw[i];
         const end = lEnd[i];
         let p = pc[i];
         const bs = lStart[i] + (lBlock[i] - lBlock0[i]) * BLOCK;
         if (p < bs) p = bs;
         if (nc * GALLOP_RATIO < wp[i]) {
           for (let q = 0; q < nc; q++) {
-            const x = cand[q];
-            p = seek(postDocs, p, end, base + x);
-            if (p < end && postDocs[p] === base + x) acc[x] += c * impact32[p];
+            const d = base + cand[q];
+            p = seek(postDocs, p, end, d);
+            if (p < end && postDocs[p] === d) {
+              const tf = postTf[p];
+              acc[cand[q]] += (w * tf) / (tf + norm[d]);
+            }
           }
           work += nc;
         } else {
           while (p < end && postDocs[p] < base) p++;
           const p0 = p;
           for (; p < end; p++) {
-            const x = postDocs[p] - base;
+            const d = postDocs[p];
+            const x = d - base;
             if (x >= WINDOW) break;
-            acc[x] += c * impact32[p] * ((bits[x >>> 5] >>> (x & 31)) & 1);
+            const tf = postTf[p];
+            acc[x] += ((w * tf) / (tf + norm[d])) * ((bits[x >>> 5] >>> (x & 31)) & 1);
           }
           work += p - p0;
         }
@@ -697,6 +711,8 @@ interface Scratch {
   order: Int32Array;
   /** Term count in the query (multiplies impacts and bounds). */
   lc: Float64Array;
+  /** count × idf × (k1 + 1): a posting adds lw·tf/(tf + norm[d]) (the impact, computed on the fly). */
+  lw: Float64Array;
   /** Posting range and block range of each list. */
   lStart: Float64Array;
   lEnd: Float64Array;
