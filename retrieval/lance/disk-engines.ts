@@ -40,7 +40,7 @@ import type { DocumentSource } from "../../corpus/store/types.ts";
 import { cacheDir } from "../../corpus/paths.ts";
 import { analyze, ENGLISH_STOP_WORDS } from "../analyzer.ts";
 import type { DenseStore, VectorHit } from "../dense/lancedb-store.ts";
-import { LANCE_INDEX_TIMEOUT_MS, withTimeout } from "../lance-env.ts";
+import { lanceIndexTimeoutMs, withTimeout } from "../lance-env.ts";
 import type { RankedItem } from "../fusion.ts";
 import type { Embedder, Retriever, SearchHit } from "../types.ts";
 
@@ -63,16 +63,25 @@ export const DiskIndexConfigSchema = z
     writeRows: z.number().int().positive().default(65_536),
     /**
      * Time limit of one index build, ms; past it the build is an error, never a hang. Default
-     * {@link indexTimeoutFor}: 10 min, or 3.6 ms per row when more (1 M rows → 60 min: the 1 M
-     * FTS build did not finish in 10 min on this 2-core machine at load ~20).
+     * {@link indexTimeoutFor}: `MEDSYNTH_LANCE_INDEX_TIMEOUT_S` when set, else 10 min, or 3.6 ms
+     * per row when more (1 M rows → 60 min: the 1 M FTS build did not finish in 10 min on this
+     * 2-core machine at load ~20).
      */
     indexTimeoutMs: z.number().int().positive().optional(),
-    /** `open-or-build` (default) or `rebuild`. */
-    mode: z.enum(["open-or-build", "rebuild"]).default("open-or-build"),
+    /**
+     * LanceDB index cache of the connection, MiB (LanceDB's own default is 6 GB): bounds what the
+     * query process keeps of FTS posting lists and IVF partitions, so its RSS stays bounded
+     * whatever the corpus size.
+     */
+    indexCacheMiB: z.number().int().positive().default(512),
+    /** LanceDB metadata cache of the connection, MiB (LanceDB's default 1 GB). */
+    metadataCacheMiB: z.number().int().positive().default(128),
+    /** `open-or-build` (default), `rebuild`, or `open` (an index that is not built yet is an error, never built). */
+    mode: z.enum(["open-or-build", "rebuild", "open"]).default("open-or-build"),
     /** ANN index settings. */
     ann: z
       .object({
-        index: z.enum(["ivf_pq", "hnsw_sq"]).default("ivf_pq"),
+        index: z.enum(["ivf_pq", "ivf_flat", "hnsw_sq"]).default("ivf_pq"),
         /** Recall@10 vs exact search the build tunes `nprobes` for. */
         targetRecall: z.number().min(0).max(1).default(0.95),
         /** Starting IVF partitions probed per query (doubled while recall < target). */
@@ -95,9 +104,12 @@ export type DiskIndexConfigInput = z.input<typeof DiskIndexConfigSchema>;
 /** Parsed {@link DiskIndexConfigSchema}. */
 export type DiskIndexConfig = z.output<typeof DiskIndexConfigSchema>;
 
-/** Default index-build time limit for `rows` rows, ms: max(10 min, 3.6 ms × rows). */
+/**
+ * Default index-build time limit for `rows` rows, ms: `MEDSYNTH_LANCE_INDEX_TIMEOUT_S` when set,
+ * else max(10 min, 3.6 ms × rows) ({@link lanceIndexTimeoutMs}).
+ */
 export function indexTimeoutFor(rows: number): number {
-  return Math.max(LANCE_INDEX_TIMEOUT_MS, Math.ceil(rows * 3.6));
+  return lanceIndexTimeoutMs(rows);
 }
 
 /** Options shared by the builders. */
@@ -137,7 +149,7 @@ export interface DiskIndexMeta {
   embedderId?: string;
   embedderInfo?: Record<string, unknown>;
   dims?: number;
-  index?: "ivf_pq" | "hnsw_sq";
+  index?: "ivf_pq" | "ivf_flat" | "hnsw_sq";
   numPartitions?: number;
   nprobes?: number;
   refineFactor?: number;
@@ -165,7 +177,8 @@ async function writeMeta(db: LanceDb.Connection, table: string, meta: DiskIndexM
 async function connect(cfg: DiskIndexConfig): Promise<{ db: LanceDb.Connection; dir: string }> {
   const lancedb = await lance();
   const dir = cfg.dir ?? join(cacheDir(), "lancedb-disk");
-  const db = await lancedb.connect(dir, cfg.storageOptions ? { storageOptions: { ...cfg.storageOptions } } : {});
+  const session = new lancedb.Session(BigInt(cfg.indexCacheMiB) * 2n ** 20n, BigInt(cfg.metadataCacheMiB) * 2n ** 20n);
+  const db = await lancedb.connect(dir, cfg.storageOptions ? { storageOptions: { ...cfg.storageOptions } } : {}, session);
   return { db, dir };
 }
 
@@ -261,11 +274,13 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
   const { db, dir } = await connect(cfg);
   const fp = opts.fingerprint ?? (await fingerprintSource(source, cfg.scanBatch)).hash;
   const tableName = `bm25fts_${fp.slice(0, 16)}`;
-  let meta = cfg.mode === "open-or-build" ? await readMeta(db, tableName) : null;
+  let meta = cfg.mode !== "rebuild" ? await readMeta(db, tableName) : null;
   let built = false;
   let table: LanceDb.Table;
   if (meta && meta.kind === "bm25-fts" && meta.fingerprint === fp) {
     table = await db.openTable(tableName);
+  } else if (cfg.mode === "open") {
+    throw new Error(`lance bm25: no built full-text index ${tableName} in ${dir} (mode "open" never builds; use "open-or-build")`);
   } else {
     const t0 = performance.now();
     const { Field, Schema, Utf8 } = await import("apache-arrow");
@@ -327,6 +342,19 @@ export interface LanceAnnStore extends DenseStore {
   readonly unmatchable: ReadonlySet<string>;
   /** The index metadata (partitions, nprobes chosen, recall@10 measured). */
   readonly meta: DiskIndexMeta;
+  /**
+   * k nearest docs (cosine), best first, ties by id. `exact`: flat scan. `nprobes` /
+   * `refineFactor` override the stored ones for this call (tuning and benchmarks; `refineFactor`
+   * 0 = no exact re-ranking; ignored by IVF-FLAT, whose distances are exact).
+   */
+  search(vector: Float32Array, k: number, opts?: AnnSearchOptions): Promise<VectorHit[]>;
+}
+
+/** Per-call options of {@link LanceAnnStore.search}. */
+export interface AnnSearchOptions {
+  exact?: boolean;
+  nprobes?: number;
+  refineFactor?: number;
 }
 
 /**
@@ -350,15 +378,18 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   const fp = opts.fingerprint ?? (await fingerprintSource(source, cfg.scanBatch)).hash;
   const tableName = `ann_${fp.slice(0, 16)}_${sanitize(embedder.id)}_${cfg.ann.index}`;
   const infoJson = embedder.info ? JSON.stringify(embedder.info) : undefined;
-  let meta = cfg.mode === "open-or-build" ? await readMeta(db, tableName) : null;
+  let meta = cfg.mode !== "rebuild" ? await readMeta(db, tableName) : null;
   if (meta && (meta.kind !== "ann" || meta.fingerprint !== fp || meta.embedderId !== embedder.id || meta.dims !== embedder.dims || (infoJson !== undefined && meta.embedderInfo !== undefined && JSON.stringify(meta.embedderInfo) !== infoJson))) meta = null;
   let table: LanceDb.Table;
   let built = false;
   const dims = embedder.dims;
   const sampleVectors: Float32Array[] = [];
+  const sampleIds: string[] = [];
   const buildStart = performance.now();
   if (meta) {
     table = await db.openTable(tableName);
+  } else if (cfg.mode === "open") {
+    throw new Error(`lance ann: no built ${cfg.ann.index} index ${tableName} for embedder ${embedder.id} in ${dir} (mode "open" never builds; use "open-or-build")`);
   } else {
     const t0 = performance.now();
     const arrow = await import("apache-arrow");
@@ -391,7 +422,10 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
       batch.forEach((d, i) => {
         if (out[i].length !== dims) throw new Error(`embedder ${embedder.id} returned a ${out[i].length}-d vector for doc ${d.id}, expected ${dims}`);
         if (!hasAnalyzableTerm(contents[i])) unmatchable.push(d.id);
-        else if (samplePos.has(n + i) && out[i].some((x) => x !== 0)) sampleVectors.push(out[i]);
+        else if (samplePos.has(n + i) && out[i].some((x) => x !== 0)) {
+          sampleVectors.push(out[i]);
+          sampleIds.push(d.id);
+        }
         ids.push(d.id);
         vecs.push(out[i]);
       });
@@ -407,7 +441,9 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     const idx =
       cfg.ann.index === "ivf_pq"
         ? lancedb.Index.ivfPq({ distanceType: "cosine", numPartitions, numSubVectors: dims % 4 === 0 ? dims / 4 : dims % 2 === 0 ? dims / 2 : dims })
-        : lancedb.Index.hnswSq({ distanceType: "cosine", numPartitions });
+        : cfg.ann.index === "ivf_flat"
+          ? lancedb.Index.ivfFlat({ distanceType: "cosine", numPartitions })
+          : lancedb.Index.hnswSq({ distanceType: "cosine", numPartitions });
     const ti = performance.now();
     await withTimeout(table.createIndex("vector", { config: idx, replace: true }), cfg.indexTimeoutMs ?? indexTimeoutFor(n), `LanceDB ${cfg.ann.index} index on ${tableName} (${n} rows)`);
     await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
@@ -432,10 +468,14 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   }
   const m = meta;
   const unmatchable = new Set(m.unmatchable ?? []);
+  const unmatchableSet: ReadonlySet<string> = unmatchable;
   const byScore = (a: VectorHit, b: VectorHit) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  const annSearch = async (vector: Float32Array, k: number, nprobes: number): Promise<VectorHit[]> => {
+  const annSearch = async (vector: Float32Array, k: number, nprobes: number, refineFactor = m.refineFactor ?? 10): Promise<VectorHit[]> => {
     let q = table.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id", "_distance"]).limit(k + unmatchable.size);
-    q = m.index === "hnsw_sq" ? q.ef(Math.max(m.ef ?? 150, k)).refineFactor(m.refineFactor ?? 10) : q.nprobes(nprobes).refineFactor(m.refineFactor ?? 10);
+    if (m.index === "hnsw_sq") q = q.ef(Math.max(m.ef ?? 150, k));
+    else q = q.nprobes(nprobes);
+    // IVF-FLAT scans full vectors in the probed partitions (distances already exact): no refine.
+    if (m.index !== "ivf_flat" && refineFactor > 0) q = q.refineFactor(refineFactor);
     const rows = (await q.toArray()) as { id: string; _distance: number }[];
     return rows
       .map((r) => ({ id: String(r.id), score: 1 - r._distance }))
@@ -453,20 +493,23 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   };
   if (built) {
     // Recall@10 vs exact search on evenly spaced corpus vectors, nprobes doubled up to the target.
+    // Exact top-10 of every sample query in ONE streamed pass over the table (a flat scan per
+    // query cost ~1.3 s each at 100 k rows on this machine, ~100 × 13 s at 1 M).
+    // Each sample doc is left out of its own results (leave-one-out): its self-match would make
+    // every query's top hit trivially right. (Exact duplicates of it, e.g. replicas, remain.)
     const queries = sampleVectors;
-    const exact: VectorHit[][] = [];
-    for (const v of queries) exact.push(await exactSearch(v, 10));
+    const exact = await exactTopKScan(table, queries, 10, unmatchableSet, sampleIds);
     const recallAt = async (nprobes: number) => {
       let sum = 0;
       for (let i = 0; i < queries.length; i++) {
-        const got = await annSearch(queries[i], 10, nprobes);
+        const got = (await annSearch(queries[i], 11, nprobes)).filter((h) => h.id !== sampleIds[i]).slice(0, 10);
         sum += recallAtK(got, exact[i], 10);
       }
       return queries.length ? sum / queries.length : 1;
     };
     let nprobes = m.nprobes!;
     let recall = await recallAt(nprobes);
-    while (m.index === "ivf_pq" && recall < m.targetRecall! && nprobes < m.numPartitions!) {
+    while (m.index !== "hnsw_sq" && recall < m.targetRecall! && nprobes < m.numPartitions!) {
       nprobes = Math.min(m.numPartitions!, nprobes * 2);
       recall = await recallAt(nprobes);
     }
@@ -492,6 +535,52 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     annRecallAt10: m.recallAt10 ?? null,
     unmatchable,
     meta: m,
-    search: (vector, k, sopts = {}) => (k <= 0 ? Promise.resolve([]) : sopts.exact ? exactSearch(vector, Math.floor(k)) : annSearch(vector, Math.floor(k), m.nprobes!)),
+    search: (vector, k, sopts = {}) =>
+      k <= 0 ? Promise.resolve([]) : sopts.exact ? exactSearch(vector, Math.floor(k)) : annSearch(vector, Math.floor(k), sopts.nprobes ?? m.nprobes!, sopts.refineFactor),
   };
+}
+
+/**
+ * Exact top-`k` (cosine, best first, ties by id) of each query vector over the `vector` column
+ * of `table`, in one streamed pass (record batches; memory = one batch + k hits per query).
+ * Rows whose id is in `skip` are left out, and row `selfIds[i]` from query i's list (leave-one-out
+ * when the queries are corpus vectors).
+ * @param table a LanceDB table with `id` (utf8) and `vector` (fixed-size list of float32).
+ * @returns one hit list per query, in query order.
+ */
+export async function exactTopKScan(table: LanceDb.Table, queries: readonly Float32Array[], k: number, skip: ReadonlySet<string> = new Set(), selfIds?: readonly string[]): Promise<VectorHit[][]> {
+  const tops: VectorHit[][] = queries.map(() => []);
+  if (queries.length === 0 || k <= 0) return tops;
+  const norms = queries.map((q) => Math.sqrt(q.reduce((s, x) => s + x * x, 0)));
+  const better = (a: VectorHit, b: VectorHit) => a.score > b.score || (a.score === b.score && a.id < b.id);
+  for await (const batch of table.query().select(["id", "vector"])) {
+    const idCol = batch.getChild("id")!;
+    const vecCol = batch.getChild("vector")!;
+    for (let row = 0; row < batch.numRows; row++) {
+      const id = String(idCol.get(row));
+      if (skip.has(id)) continue;
+      const v = vecCol.get(row)!.toArray() as Float32Array;
+      let nv = 0;
+      for (let j = 0; j < v.length; j++) nv += v[j] * v[j];
+      nv = Math.sqrt(nv);
+      for (let qi = 0; qi < queries.length; qi++) {
+        if (selfIds && selfIds[qi] === id) continue;
+        const q = queries[qi];
+        let dot = 0;
+        for (let j = 0; j < q.length; j++) dot += q[j] * v[j];
+        const score = norms[qi] === 0 || nv === 0 ? 0 : dot / (norms[qi] * nv);
+        const top = tops[qi];
+        const hit = { id, score };
+        if (top.length === k && !better(hit, top[k - 1])) continue;
+        let pos = top.length === k ? k - 1 : top.length;
+        if (top.length < k) top.push(hit);
+        while (pos > 0 && better(hit, top[pos - 1])) {
+          top[pos] = top[pos - 1];
+          pos--;
+        }
+        top[pos] = hit;
+      }
+    }
+  }
+  return tops;
 }
