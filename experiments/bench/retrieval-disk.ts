@@ -153,7 +153,7 @@ interface ChildArgs {
   embedder: string;
   minSeconds: number;
   /** ANN index kind. */
-  index: "ivf_pq" | "ivf_flat" | "hnsw_sq";
+  index: "auto" | "ivf_pq" | "ivf_flat" | "hnsw_sq";
   /** Open the indexes already built in `dir`; never build (error when missing). */
   reuse: boolean;
   /** Hits each leg of the hybrid retrieves before fusion. */
@@ -353,13 +353,13 @@ async function main(): Promise<void> {
       "min-seconds": { type: "string", default: "5" },
       "no-anchor": { type: "boolean", default: false },
       "no-quality": { type: "boolean", default: false },
-      index: { type: "string", default: "ivf_flat" },
+      index: { type: "string", default: "auto" },
       candidates: { type: "string", default: String(HYBRID_CANDIDATES) },
       reuse: { type: "string" },
       phase: { type: "string" },
     },
   });
-  if (!["ivf_pq", "ivf_flat", "hnsw_sq"].includes(values.index!)) throw new Error(`--index must be ivf_pq, ivf_flat or hnsw_sq, got ${values.index}`);
+  if (!["auto", "ivf_pq", "ivf_flat", "hnsw_sq"].includes(values.index!)) throw new Error(`--index must be auto, ivf_pq, ivf_flat or hnsw_sq, got ${values.index}`);
   const a: ChildArgs = {
     docs: Number(values.docs),
     dir: values.reuse ?? values.dir ?? join(tmpdir(), `medsynth-disk-bench-${values.docs}`),
@@ -396,7 +396,7 @@ async function main(): Promise<void> {
   console.log(`load average now: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
   console.log("| engine (k = 10, docs fetched for hits) | q/s | p50 ms | p95 ms | queries |\n|---|---|---|---|---|");
   console.log(row("bm25 (LanceDB FTS)", q.bm25 as Timing));
-  console.log(row(`dense (${a.index})`, q.dense as Timing));
+  console.log(row(`dense (${meta.index})`, q.dense as Timing));
   console.log(row(`hybrid (RRF, ${a.candidates} candidates each, legs concurrent)`, q.hybrid as Timing));
   console.log(row(`hybrid, legs sequential (interleaved check)`, q.hybridSeq as Timing));
   console.log(row(`hybrid, legs concurrent (again)`, q.hybrid2 as Timing));

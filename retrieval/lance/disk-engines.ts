@@ -7,13 +7,14 @@
  *   streamed in large batches ({@link DiskIndexConfig} `scanBatch`, `writeRows`), compacted
  *   (`optimize`), then indexed with `LANCE_CPU_THREADS` set (`../lance-env.ts`) under a time limit
  *   that turns a hang into an error.
- * - {@link openOrBuildLanceAnn}: dense search through a LanceDB IVF-PQ vector index, behind the
+ * - {@link openOrBuildLanceAnn}: dense search through a LanceDB IVF vector index (IVF-FLAT while
+ *   the vectors take ≤ 1 GiB, IVF-PQ beyond: {@link chooseAnnIndex}), behind the
  *   same {@link DenseStore} interface as the exact kNN store (so `createDenseRetriever` and the
  *   hybrid work over either). When built, its recall@10 against exact search is measured on a
  *   sample of corpus vectors used as queries, printed, and stored in the index metadata; `nprobes`
  *   is doubled until the recall reaches `targetRecall` (default 0.95) or every partition is probed.
  *
- * Why IVF-PQ rather than HNSW: on this 2-core machine IVF-PQ trains in one k-means + PQ pass and
+ * Why IVF (FLAT or PQ) rather than HNSW: on this 2-core machine IVF-PQ trains in one k-means + PQ pass and
  * its index is small (1 M × 100-d → ~25 MB of PQ codes plus centroids), so the query process
  * stays far below 2 GiB; with `refineFactor` (re-ranking `refineFactor × k` candidates by exact
  * distance read from disk) its recall reaches ≥ 0.95 (STACK.md: 20 k × 100-d, nprobes 16 +
@@ -81,7 +82,8 @@ export const DiskIndexConfigSchema = z
     /** ANN index settings. */
     ann: z
       .object({
-        index: z.enum(["ivf_pq", "ivf_flat", "hnsw_sq"]).default("ivf_pq"),
+        /** `auto` (default): {@link chooseAnnIndex} by corpus size × dimensions. */
+        index: z.enum(["auto", "ivf_pq", "ivf_flat", "hnsw_sq"]).default("auto"),
         /** Recall@10 vs exact search the build tunes `nprobes` for. */
         targetRecall: z.number().min(0).max(1).default(0.95),
         /** Starting IVF partitions probed per query (doubled while recall < target). */
@@ -110,6 +112,25 @@ export type DiskIndexConfig = z.output<typeof DiskIndexConfigSchema>;
  */
 export function indexTimeoutFor(rows: number): number {
   return lanceIndexTimeoutMs(rows);
+}
+
+/**
+ * Largest vector column (rows × dims × 4 bytes) for which `ann.index: auto` picks IVF-FLAT: 1 GiB.
+ * IVF-FLAT keeps full vectors in its partitions, so its distances are exact within the probed
+ * partitions (no re-ranking step), it trains in one k-means pass (100 k × 100-d: 4 s vs 142 s for
+ * IVF-PQ here) and a hybrid's dense leg of 100 candidates took 8 ms vs 21 ms for IVF-PQ with
+ * refineFactor 10 (100 k docs, load ~10); but it reads ~nprobes/partitions of the full vectors per
+ * query and doubles the vectors on disk. Past 1 GiB of vectors (e.g. 5.7 M × 768-d MedCPT ≈ 17 GB)
+ * IVF-PQ's compressed codes win.
+ */
+export const IVF_FLAT_MAX_VECTOR_BYTES = 2 ** 30;
+
+/**
+ * The ANN index `ann.index: auto` builds for `rows` vectors of `dims` dimensions: `ivf_flat` while
+ * rows × dims × 4 ≤ {@link IVF_FLAT_MAX_VECTOR_BYTES}, else `ivf_pq`.
+ */
+export function chooseAnnIndex(rows: number, dims: number): "ivf_flat" | "ivf_pq" {
+  return rows * dims * 4 <= IVF_FLAT_MAX_VECTOR_BYTES ? "ivf_flat" : "ivf_pq";
 }
 
 /** Options shared by the builders. */
@@ -376,7 +397,8 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   const lancedb = await lance();
   const { db, dir } = await connect(cfg);
   const fp = opts.fingerprint ?? (await fingerprintSource(source, cfg.scanBatch)).hash;
-  const tableName = `ann_${fp.slice(0, 16)}_${sanitize(embedder.id)}_${cfg.ann.index}`;
+  const indexKind = cfg.ann.index === "auto" ? chooseAnnIndex(await source.count(), embedder.dims) : cfg.ann.index;
+  const tableName = `ann_${fp.slice(0, 16)}_${sanitize(embedder.id)}_${indexKind}`;
   const infoJson = embedder.info ? JSON.stringify(embedder.info) : undefined;
   let meta = cfg.mode !== "rebuild" ? await readMeta(db, tableName) : null;
   if (meta && (meta.kind !== "ann" || meta.fingerprint !== fp || meta.embedderId !== embedder.id || meta.dims !== embedder.dims || (infoJson !== undefined && meta.embedderInfo !== undefined && JSON.stringify(meta.embedderInfo) !== infoJson))) meta = null;
@@ -389,12 +411,12 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   if (meta) {
     table = await db.openTable(tableName);
   } else if (cfg.mode === "open") {
-    throw new Error(`lance ann: no built ${cfg.ann.index} index ${tableName} for embedder ${embedder.id} in ${dir} (mode "open" never builds; use "open-or-build")`);
+    throw new Error(`lance ann: no built ${indexKind} index ${tableName} for embedder ${embedder.id} in ${dir} (mode "open" never builds; use "open-or-build")`);
   } else {
     const t0 = performance.now();
     const arrow = await import("apache-arrow");
     const total = await source.count();
-    if (total < 256) throw new Error(`lance ann: an ${cfg.ann.index} index needs at least 256 docs (the source has ${total}); use exact kNN (engine "memory")`);
+    if (total < 256) throw new Error(`lance ann: an ${indexKind} index needs at least 256 docs (the source has ${total}); use exact kNN (engine "memory")`);
     const schema = new arrow.Schema([
       new arrow.Field("id", new arrow.Utf8(), false),
       new arrow.Field("vector", new arrow.FixedSizeList(dims, new arrow.Field("item", new arrow.Float32(), true)), false),
@@ -439,15 +461,15 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     await table.optimize();
     const numPartitions = cfg.ann.numPartitions ?? Math.max(1, Math.round(Math.sqrt(n)));
     const idx =
-      cfg.ann.index === "ivf_pq"
+      indexKind === "ivf_pq"
         ? lancedb.Index.ivfPq({ distanceType: "cosine", numPartitions, numSubVectors: dims % 4 === 0 ? dims / 4 : dims % 2 === 0 ? dims / 2 : dims })
-        : cfg.ann.index === "ivf_flat"
+        : indexKind === "ivf_flat"
           ? lancedb.Index.ivfFlat({ distanceType: "cosine", numPartitions })
           : lancedb.Index.hnswSq({ distanceType: "cosine", numPartitions });
     const ti = performance.now();
-    await withTimeout(table.createIndex("vector", { config: idx, replace: true }), cfg.indexTimeoutMs ?? indexTimeoutFor(n), `LanceDB ${cfg.ann.index} index on ${tableName} (${n} rows)`);
+    await withTimeout(table.createIndex("vector", { config: idx, replace: true }), cfg.indexTimeoutMs ?? indexTimeoutFor(n), `LanceDB ${indexKind} index on ${tableName} (${n} rows)`);
     await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
-    log(`lance ann: built ${cfg.ann.index} (${numPartitions} partitions) on ${tableName} in ${((performance.now() - ti) / 1000).toFixed(1)} s`);
+    log(`lance ann: built ${indexKind} (${numPartitions} partitions) on ${tableName} in ${((performance.now() - ti) / 1000).toFixed(1)} s`);
     meta = {
       kind: "ann",
       fingerprint: fp,
@@ -455,7 +477,7 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
       embedderId: embedder.id,
       ...(embedder.info ? { embedderInfo: { ...embedder.info } } : {}),
       dims,
-      index: cfg.ann.index,
+      index: indexKind,
       numPartitions,
       nprobes: cfg.ann.nprobes,
       refineFactor: cfg.ann.refineFactor,
