@@ -88,6 +88,11 @@ export const DiskIndexConfigSchema = z
         targetRecall: z.number().min(0).max(1).default(0.95),
         /** Starting IVF partitions probed per query (doubled while recall < target). */
         nprobes: z.number().int().positive().default(20),
+        /**
+         * Partitions probed per query, overriding the value the build tuned and stored (e.g. one
+         * tuned on real questions: `experiments/bench/retrieval-disk.ts` prints it).
+         */
+        searchNprobes: z.number().int().positive().optional(),
         /** IVF-PQ: exact re-ranking of `refineFactor × k` candidates. */
         refineFactor: z.number().int().positive().default(10),
         /** HNSW search breadth. */
@@ -406,7 +411,6 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   let built = false;
   const dims = embedder.dims;
   const sampleVectors: Float32Array[] = [];
-  const sampleIds: string[] = [];
   const buildStart = performance.now();
   if (meta) {
     table = await db.openTable(tableName);
@@ -444,10 +448,7 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
       batch.forEach((d, i) => {
         if (out[i].length !== dims) throw new Error(`embedder ${embedder.id} returned a ${out[i].length}-d vector for doc ${d.id}, expected ${dims}`);
         if (!hasAnalyzableTerm(contents[i])) unmatchable.push(d.id);
-        else if (samplePos.has(n + i) && out[i].some((x) => x !== 0)) {
-          sampleVectors.push(out[i]);
-          sampleIds.push(d.id);
-        }
+        else if (samplePos.has(n + i) && out[i].some((x) => x !== 0)) sampleVectors.push(out[i]);
         ids.push(d.id);
         vecs.push(out[i]);
       });
@@ -517,14 +518,16 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     // Recall@10 vs exact search on evenly spaced corpus vectors, nprobes doubled up to the target.
     // Exact top-10 of every sample query in ONE streamed pass over the table (a flat scan per
     // query cost ~1.3 s each at 100 k rows on this machine, ~100 × 13 s at 1 M).
-    // Each sample doc is left out of its own results (leave-one-out): its self-match would make
-    // every query's top hit trivially right. (Exact duplicates of it, e.g. replicas, remain.)
+    // Each sample doc and its exact duplicates (cosine ≥ 1 − 1e-5: itself, replicas, copies) are
+    // left out of its own results — a self-match would make every query's top hit trivially right,
+    // and in a corpus with many copies of one text the whole top 10 — so the check asks the index
+    // for the nearest OTHER texts, as a real query does.
     const queries = sampleVectors;
-    const exact = await exactTopKScan(table, queries, 10, unmatchableSet, sampleIds);
+    const { hits: exact, dropped } = await exactTopKScan(table, queries, 10, { skip: unmatchableSet, dropScoreAtLeast: DUPLICATE_COSINE });
     const recallAt = async (nprobes: number) => {
       let sum = 0;
       for (let i = 0; i < queries.length; i++) {
-        const got = (await annSearch(queries[i], 11, nprobes)).filter((h) => h.id !== sampleIds[i]).slice(0, 10);
+        const got = (await annSearch(queries[i], 10 + dropped[i], nprobes)).filter((h) => h.score < DUPLICATE_COSINE).slice(0, 10);
         sum += recallAtK(got, exact[i], 10);
       }
       return queries.length ? sum / queries.length : 1;
@@ -541,7 +544,7 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     m.buildSeconds = (performance.now() - buildStart) / 1000;
     await writeMeta(db, tableName, m);
     log(
-      `lance ann: ${m.index} recall@10 vs exact search = ${recall.toFixed(3)} on ${queries.length} corpus vectors as queries (nprobes ${nprobes}/${m.numPartitions}, refineFactor ${m.refineFactor}; target ${m.targetRecall})${recall < m.targetRecall! ? " — BELOW TARGET" : ""}`,
+      `lance ann: ${m.index} recall@10 vs exact search = ${recall.toFixed(3)} on ${queries.length} corpus vectors as queries, their duplicates left out (nprobes ${nprobes}/${m.numPartitions}, refineFactor ${m.refineFactor}; target ${m.targetRecall})${recall < m.targetRecall! ? " — BELOW TARGET" : ""}`,
     );
   }
   return {
@@ -558,21 +561,37 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     unmatchable,
     meta: m,
     search: (vector, k, sopts = {}) =>
-      k <= 0 ? Promise.resolve([]) : sopts.exact ? exactSearch(vector, Math.floor(k)) : annSearch(vector, Math.floor(k), sopts.nprobes ?? m.nprobes!, sopts.refineFactor),
+      k <= 0 ? Promise.resolve([]) : sopts.exact ? exactSearch(vector, Math.floor(k)) : annSearch(vector, Math.floor(k), sopts.nprobes ?? cfg.ann.searchNprobes ?? m.nprobes!, sopts.refineFactor),
   };
+}
+
+/** Cosine from which a corpus vector counts as a duplicate of a sample query in the build's recall check. */
+export const DUPLICATE_COSINE = 1 - 1e-5;
+
+/** Options of {@link exactTopKScan}. */
+export interface ExactScanOptions {
+  /** Ids left out of every list (e.g. unmatchable docs). */
+  skip?: ReadonlySet<string>;
+  /** Row `selfIds[i]` is left out of query i's list (leave-one-out). */
+  selfIds?: readonly string[];
+  /** Rows with cosine ≥ this to query i are left out of its list and counted in `dropped[i]`. */
+  dropScoreAtLeast?: number;
 }
 
 /**
  * Exact top-`k` (cosine, best first, ties by id) of each query vector over the `vector` column
  * of `table`, in one streamed pass (record batches; memory = one batch + k hits per query).
- * Rows whose id is in `skip` are left out, and row `selfIds[i]` from query i's list (leave-one-out
- * when the queries are corpus vectors).
  * @param table a LanceDB table with `id` (utf8) and `vector` (fixed-size list of float32).
- * @returns one hit list per query, in query order.
+ * @returns `hits`: one list per query, in query order; `dropped`: per query, the rows left out by
+ *   `dropScoreAtLeast`.
  */
-export async function exactTopKScan(table: LanceDb.Table, queries: readonly Float32Array[], k: number, skip: ReadonlySet<string> = new Set(), selfIds?: readonly string[]): Promise<VectorHit[][]> {
+export async function exactTopKScan(table: LanceDb.Table, queries: readonly Float32Array[], k: number, opts: ExactScanOptions = {}): Promise<{ hits: VectorHit[][]; dropped: number[] }> {
+  const skip = opts.skip ?? new Set<string>();
+  const selfIds = opts.selfIds;
+  const dropAt = opts.dropScoreAtLeast ?? Infinity;
+  const dropped = queries.map(() => 0);
   const tops: VectorHit[][] = queries.map(() => []);
-  if (queries.length === 0 || k <= 0) return tops;
+  if (queries.length === 0 || k <= 0) return { hits: tops, dropped };
   const norms = queries.map((q) => Math.sqrt(q.reduce((s, x) => s + x * x, 0)));
   const better = (a: VectorHit, b: VectorHit) => a.score > b.score || (a.score === b.score && a.id < b.id);
   for await (const batch of table.query().select(["id", "vector"])) {
@@ -591,6 +610,10 @@ export async function exactTopKScan(table: LanceDb.Table, queries: readonly Floa
         let dot = 0;
         for (let j = 0; j < q.length; j++) dot += q[j] * v[j];
         const score = norms[qi] === 0 || nv === 0 ? 0 : dot / (norms[qi] * nv);
+        if (score >= dropAt) {
+          dropped[qi]++;
+          continue;
+        }
         const top = tops[qi];
         const hit = { id, score };
         if (top.length === k && !better(hit, top[k - 1])) continue;
@@ -604,5 +627,5 @@ export async function exactTopKScan(table: LanceDb.Table, queries: readonly Floa
       }
     }
   }
-  return tops;
+  return { hits: tops, dropped };
 }

@@ -23,7 +23,7 @@ import { buildBm25 } from "../../retrieval/bm25/build.ts";
 import { topKByDot } from "../../retrieval/dense/lancedb-store.ts";
 import { createEmbedder } from "../../retrieval/embedders/registry.ts";
 import { corpusContentHash } from "../../retrieval/content-hash.ts";
-import { chooseAnnIndex, exactTopKScan, fingerprintSource, IVF_FLAT_MAX_VECTOR_BYTES, openOrBuildLanceAnn, openOrBuildLanceBm25, type LanceAnnStore, type LanceBm25Engine } from "../../retrieval/lance/disk-engines.ts";
+import { chooseAnnIndex, DUPLICATE_COSINE, exactTopKScan, fingerprintSource, IVF_FLAT_MAX_VECTOR_BYTES, openOrBuildLanceAnn, openOrBuildLanceBm25, type LanceAnnStore, type LanceBm25Engine } from "../../retrieval/lance/disk-engines.ts";
 import { chooseEngine, createRetriever, DISK_ENGINE_THRESHOLD } from "../../retrieval/registry.ts";
 import type { Embedder } from "../../retrieval/types.ts";
 import { runRecorded } from "../helpers/module-loads.ts";
@@ -141,21 +141,27 @@ describe("on-disk engines on the bundled corpus", () => {
     expect(recall / qs.length).toBeGreaterThanOrEqual(0.9);
   });
 
-  it("one streamed exact pass (exactTopKScan) equals the flat search per query; leave-one-out drops only the query's own doc", async () => {
+  it("one streamed exact pass (exactTopKScan) equals the flat search per query; leave-one-out / duplicate dropping / skip", async () => {
     const qv = (await embedder.embed(questions.slice(0, 8))).filter((v) => v.some((x) => x !== 0));
-    const scan = await exactTopKScan(ann.table, qv, 10);
+    const { hits: scan, dropped } = await exactTopKScan(ann.table, qv, 10);
+    expect(dropped.every((d) => d === 0)).toBe(true);
     for (let i = 0; i < qv.length; i++) {
       const flat = await ann.search(qv[i], 10, { exact: true });
       expect(scan[i].map((h) => h.id)).toEqual(flat.map((h) => h.id));
       scan[i].forEach((h, j) => expect(h.score).toBeCloseTo(flat[j].score, 4));
     }
     const own = await embedder.embed([`${docs[7].title}\n${docs[7].text}`]);
-    const withSelf = await exactTopKScan(ann.table, own, 10);
-    expect(withSelf[0][0].id).toBe(docs[7].id);
-    expect(withSelf[0][0].score).toBeCloseTo(1, 5);
-    const loo = await exactTopKScan(ann.table, own, 10, new Set(), [docs[7].id]);
-    expect(loo[0].map((h) => h.id)).toEqual(withSelf[0].slice(1).map((h) => h.id).concat(loo[0][9].id));
-    expect(loo[0].some((h) => h.id === docs[7].id)).toBe(false);
+    const withSelf = (await exactTopKScan(ann.table, own, 10)).hits[0];
+    expect(withSelf[0].id).toBe(docs[7].id);
+    expect(withSelf[0].score).toBeCloseTo(1, 5);
+    expect(withSelf[1].score).toBeLessThan(DUPLICATE_COSINE);
+    const loo = (await exactTopKScan(ann.table, own, 10, { selfIds: [docs[7].id] })).hits[0];
+    expect(loo.map((h) => h.id)).toEqual(withSelf.slice(1).map((h) => h.id).concat(loo[9].id));
+    const noDup = await exactTopKScan(ann.table, own, 10, { dropScoreAtLeast: DUPLICATE_COSINE });
+    expect(noDup.dropped).toEqual([1]); // the doc itself (no copy of it in the bundled corpus)
+    expect(noDup.hits[0]).toEqual(loo);
+    const skipped = (await exactTopKScan(ann.table, own, 10, { skip: new Set([withSelf[0].id, withSelf[1].id]) })).hits[0];
+    expect(skipped.slice(0, 8)).toEqual(withSelf.slice(2));
   });
 
   it("IVF-PQ on request: recall@10 ≥ 0.95 at build (refine 10); a per-call refineFactor is honoured", async () => {
