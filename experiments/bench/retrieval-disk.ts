@@ -400,11 +400,11 @@ async function main(): Promise<void> {
   console.log(`hybrid: RRF (k 60) of the two legs, ${a.candidates} candidates each, legs run concurrently; ANN index ${a.index}; document text fetched by id for the final 10 hits only`);
   console.log(`processes: build, query and anchor are child processes of this script run through tsx (its loader adds to each RSS; no compiled JS for benches)`);
   const b = runChild("build", a);
-  const meta = b.meta as { recallAt10?: number; nprobes?: number; numPartitions?: number; recallSample?: number; refineFactor?: number; index?: string; buildSeconds?: number };
+  const meta = b.meta as { recallMethod?: string; recallAt10?: number; nprobes?: number; numPartitions?: number; recallSample?: number; refineFactor?: number; index?: string; buildSeconds?: number };
   console.log(`\n## build (process peak RSS ${mib(b.rss as number)})${a.reuse ? ` — reused the indexes in ${a.dir} (--reuse): times below are those stored when they were built` : ""}`);
   console.log(`BM25 FTS table + index: ${(b.bm25BuildS as number).toFixed(1)} s${b.bm25Built ? "" : " (built earlier; opened now)"}`);
   console.log(
-    `ANN table + ${meta.index} index + recall check: ${(meta.buildSeconds ?? 0).toFixed(1)} s${b.annBuilt ? "" : " (built earlier; opened now)"}; recall@10 vs exact at build = ${meta.recallAt10?.toFixed(3)} on ${meta.recallSample} corpus vectors as queries, each with its duplicates left out of its own results (nprobes ${meta.nprobes}/${meta.numPartitions}${meta.index === "ivf_pq" ? `, refine ${meta.refineFactor}` : ""})`,
+    `ANN table + ${meta.index} index + recall check: ${(meta.buildSeconds ?? 0).toFixed(1)} s${b.annBuilt ? "" : " (built earlier; opened now)"}; recall@10 vs exact at build = ${meta.recallAt10?.toFixed(3)} on ${meta.recallSample} corpus vectors as queries, ${meta.recallMethod === "duplicates-left-out" ? "each with its duplicates left out of its own results" : "self-matches included (index built before duplicates were left out: optimistic)"} (nprobes ${meta.nprobes}/${meta.numPartitions}${meta.index === "ivf_pq" ? `, refine ${meta.refineFactor}` : ""})`,
   );
   const q = runChild("query", a);
   const row = (name: string, t: Timing) => `| ${name} | ${t.qps.toFixed(1)} | ${t.p50.toFixed(1)} | ${t.p95.toFixed(1)} | ${t.queries} |`;

@@ -183,6 +183,8 @@ export interface DiskIndexMeta {
   /** ANN: measured recall@10 vs exact search, and on how many sample queries. */
   recallAt10?: number;
   recallSample?: number;
+  /** How the sample queries were scored: `duplicates-left-out` (each query's own doc and its copies excluded); absent in indexes built before it. */
+  recallMethod?: "duplicates-left-out";
   targetRecall?: number;
   /** Ids of docs with no analyzable term (never returned by the dense engine). */
   unmatchable?: string[];
@@ -541,6 +543,7 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     m.nprobes = nprobes;
     m.recallAt10 = recall;
     m.recallSample = queries.length;
+    m.recallMethod = "duplicates-left-out";
     m.buildSeconds = (performance.now() - buildStart) / 1000;
     await writeMeta(db, tableName, m);
     log(
