@@ -224,7 +224,7 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
   const sum = (f: (e: (typeof report.manifest)[number]) => number) => report.manifest.reduce((a, e) => a + f(e), 0);
   const c = report.meta.counts;
   if (opts.json) {
-    console.log(JSON.stringify({ store: uri, processed: report.processed.map(({ peakHeapBytes: _h, peakExternalBytes: _x, ...e }) => e), peakWorkerHeapBytes: report.peakWorkerHeapBytes, peakWorkerExternalBytes: report.peakWorkerExternalBytes, finalizeKeyBytes: report.finalizeKeyBytes, skipped: report.skipped, failed: report.failed.map((f) => ({ file: f.file, error: f.error, byteOffset: f.byteOffset })), finalized: report.meta.finalized, counts: c }, null, 2));
+    console.log(JSON.stringify({ store: uri, processed: report.processed.map(({ peakHeapBytes: _h, peakExternalBytes: _x, ...e }) => e), peakWorkerHeapBytes: report.peakWorkerHeapBytes, peakWorkerExternalBytes: report.peakWorkerExternalBytes, finalizeKeyBytes: report.finalizeKeyBytes, phaseSeconds: report.phaseSeconds, skipped: report.skipped, failed: report.failed.map((f) => ({ file: f.file, error: f.error, byteOffset: f.byteOffset })), finalized: report.meta.finalized, counts: c }, null, 2));
   } else {
     console.log(formatCountsTable([
       ["files in store", report.manifest.length], ["processed now", report.processed.length], ["skipped (already done)", report.skipped.length], ["failed", report.failed.length],
