@@ -26,7 +26,7 @@ import { Worker } from "node:worker_threads";
 import type * as LanceDb from "@lancedb/lancedb";
 import { CleanOptionsSchema, type CleanOptions } from "../clean.ts";
 import { expandPubmedInputs } from "../ingest.ts";
-import { connectStore, describeCleanDifference, loadArrow, readStoreMeta, recordsSchema, STORE_FORMAT, STORE_TABLES, writeStoreMeta, type StoreLocation, type StoreMeta } from "../store/lance-store.ts";
+import { connectStore, describeCleanDifference, loadArrow, readStoreMeta, recordsSchema, STORE_FORMAT, STORE_TABLES, writeStoreMeta, type StoreCompression, type StoreLocation, type StoreMeta } from "../store/lance-store.ts";
 import { deleteManifestEntries, readManifest, writeManifestEntries, type ManifestEntry } from "./manifest.ts";
 import { finalizeStore } from "./finalize.ts";
 import type { FileJob, FileResult } from "./ingest-file.ts";
@@ -54,6 +54,8 @@ export interface IngestToStoreOptions {
   clean?: CleanOptions | null;
   /** Worker threads (default: available cores). */
   jobs?: number;
+  /** Page compression of the `records` table when this run creates it (default `none`; an existing table keeps its own). */
+  compression?: StoreCompression;
   /** Rows per append (default 5,000). */
   batchRows?: number;
   /** Skip the finalisation (tests and benches that time the pool alone). */
@@ -89,7 +91,7 @@ export interface IngestToStoreReport {
 }
 
 /** Step 1: connect, check or record cleaning options, create tables. */
-async function openForIngest(store: StoreLocation, clean: ParsedCleanOptions): Promise<{ db: LanceDb.Connection; meta: StoreMeta }> {
+async function openForIngest(store: StoreLocation, clean: ParsedCleanOptions, compression: StoreCompression): Promise<{ db: LanceDb.Connection; meta: StoreMeta }> {
   const db = await connectStore(store);
   let meta = await readStoreMeta(db);
   const wanted = clean as Record<string, unknown> | null;
@@ -100,7 +102,7 @@ async function openForIngest(store: StoreLocation, clean: ParsedCleanOptions): P
     meta = { format: STORE_FORMAT, clean: wanted, finalized: false, counts: null };
     await writeStoreMeta(db, meta);
   }
-  if (!(await db.tableNames()).includes(STORE_TABLES.records)) await db.createEmptyTable(STORE_TABLES.records, await recordsSchema());
+  if (!(await db.tableNames()).includes(STORE_TABLES.records)) await db.createEmptyTable(STORE_TABLES.records, await recordsSchema(compression));
   return { db, meta };
 }
 
@@ -166,7 +168,8 @@ async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestT
   const n = Math.max(1, Math.min(options.jobs ?? availableParallelism(), jobs.length));
   const table = await db.openTable(STORE_TABLES.records);
   const arrow = loadArrow();
-  const schema = await recordsSchema();
+  // The table's own schema (its field metadata — page compression — included).
+  const schema = (await table.schema()) as unknown as Awaited<ReturnType<typeof recordsSchema>>;
   const queue = [...jobs];
   const results: FileResult[] = [];
   const t0 = performance.now();
@@ -262,7 +265,7 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
   trace?.unref();
   const clean: ParsedCleanOptions = options.clean === null || options.clean === undefined ? null : CleanOptionsSchema.parse(options.clean);
   const files = await expandPubmedInputs(inputs);
-  const { db, meta } = await openForIngest(options.store, clean);
+  const { db, meta } = await openForIngest(options.store, clean, options.compression ?? "none");
   phase("open");
   const manifest = await readManifest(db);
   const plan = await planFiles(files, manifest, clean, options.batchRows);
