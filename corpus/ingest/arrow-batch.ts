@@ -17,6 +17,14 @@
 import type { Schema, Table } from "apache-arrow";
 import type { RecordRow } from "./rows.ts";
 
+/**
+ * A compact copy of `b` owning its ArrayBuffer, made with one `ArrayBuffer.slice` (a memcpy):
+ * `new Uint8Array(buffer)` copies a Buffer byte by byte (~0.3 s of CPU per 30 k-entry file).
+ */
+function copyBytes(b: Uint8Array): Uint8Array {
+  return new Uint8Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
 /** Nullable UTF-8 column: offsets, bytes, validity. */
 class Utf8Column {
   offsets: Int32Array;
@@ -43,7 +51,7 @@ class Utf8Column {
     const bytes = this.bytes.subarray(0, this.used);
     const valid = this.nulls && this.valid ? this.valid.subarray(0, (n + 7) >> 3) : null;
     if (!copy) return { offsets, bytes, valid, nulls: this.nulls };
-    return { offsets: offsets.slice(), bytes: new Uint8Array(bytes), valid: valid ? valid.slice() : null, nulls: this.nulls };
+    return { offsets: offsets.slice(), bytes: copyBytes(bytes), valid: valid ? valid.slice() : null, nulls: this.nulls };
   }
 
   push(i: number, s: string | null): void {
