@@ -18,6 +18,10 @@
  *
  * Killed at any point (`kill -9`), a re-run loses only the files that were in flight: their rows
  * are purged and the files re-read; every table write is one LanceDB commit.
+ *
+ * Profiling: the report's `phaseSeconds` gives each phase's wall seconds; with the environment
+ * variable `MEDSYNTH_INGEST_TRACE=1` the main thread also prints its memory (RSS, V8 heap,
+ * external, ArrayBuffers; MiB) every second and each phase's end to stderr.
  */
 import { availableParallelism } from "node:os";
 import { basename, resolve } from "node:path";
