@@ -319,6 +319,31 @@ export function wordVectorTokenIds(text: string, table: { index: { get(word: str
   return out;
 }
 
+/** Vocabulary rows of every fit text, tokenised once: text i's rows are `rows[offsets[i] .. offsets[i + 1])`. */
+interface FitTokens {
+  rows: Int32Array;
+  offsets: Float64Array;
+}
+
+/** {@link wordVectorTokenIds} of every text, in one flat buffer (the fit reads them up to three times). */
+function fitTokenRows(texts: readonly string[], table: { index: { get(word: string): number | undefined } }): FitTokens {
+  let rows = new Int32Array(1 << 16);
+  let used = 0;
+  const offsets = new Float64Array(texts.length + 1);
+  for (let i = 0; i < texts.length; i++) {
+    const ids = wordVectorTokenIds(texts[i], table);
+    if (used + ids.length > rows.length) {
+      const grown = new Int32Array(Math.max(2 * rows.length, used + ids.length));
+      grown.set(rows.subarray(0, used));
+      rows = grown;
+    }
+    rows.set(ids, used);
+    used += ids.length;
+    offsets[i + 1] = used;
+  }
+  return { rows: rows.subarray(0, used), offsets };
+}
+
 function removeProjection(v: Float32Array, u: Float64Array): Float32Array {
   let p = 0;
   for (let d = 0; d < v.length; d++) p += v[d] * u[d];
@@ -414,8 +439,15 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
   const fitPath = key && fitDir ? join(fitDir, `${key.slice(0, 32)}.json`) : null;
   const saved = fitPath && existsSync(fitPath) ? readFitState(fitPath, key!) : null;
   const fresh: FitState | null = key && !saved ? { version: 1, key, usable: 0 } : null;
+  // The fit texts are tokenised once, on first need (never when the fitted state is cached).
+  let fitTokens: FitTokens | null = null;
+  const tokensOfFit = (): FitTokens => (fitTokens ??= fitTokenRows(opts.fitTexts!, table));
   if (needsFit && opts.fitTexts && opts.fitTexts.length > 0) {
-    const usable = saved ? saved.usable : opts.fitTexts.filter((t) => wordVectorTokenIds(t, table).length > 0).length;
+    let usable = saved ? saved.usable : 0;
+    if (!saved) {
+      const { offsets } = tokensOfFit();
+      for (let i = 0; i < opts.fitTexts.length; i++) if (offsets[i + 1] > offsets[i]) usable++;
+    }
     if (fresh) fresh.usable = usable;
     if (usable < cfg.minFitTexts) {
       frequencies = "vocab-rank";
@@ -441,12 +473,13 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
       const counts = new Map<number, number>(saved?.counts ?? []);
       let total = saved?.total ?? 0;
       if (!saved?.counts) {
-        for (const t of opts.fitTexts) {
-          for (const row of wordVectorTokenIds(t, table)) {
-            counts.set(row, (counts.get(row) ?? 0) + 1);
-            total++;
-          }
-        }
+        // Counted in a dense array; the Map keeps first-occurrence order (as the cached state always had).
+        const { rows } = tokensOfFit();
+        const dense = new Float64Array(n);
+        const seen: number[] = [];
+        for (let i = 0; i < rows.length; i++) if (dense[rows[i]]++ === 0) seen.push(rows[i]);
+        for (const row of seen) counts.set(row, dense[row]);
+        total += rows.length;
       }
       if (fresh) {
         fresh.counts = [...counts];
@@ -457,10 +490,12 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
     }
   }
   const dims = table.dims;
-  const pool = (text: string): Float32Array => {
+  /** Weighted mean of the vectors of `rows` (unnormalised). */
+  const poolRows = (rows: ArrayLike<number>): Float32Array => {
     const out = new Float32Array(dims);
     let wsum = 0;
-    for (const row of wordVectorTokenIds(text, table)) {
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
       const w = weightOf(row);
       wsum += w;
       const v = table.row(row);
@@ -469,6 +504,7 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
     if (wsum > 0) for (let d = 0; d < dims; d++) out[d] /= wsum;
     return out;
   };
+  const pool = (text: string): Float32Array => poolRows(wordVectorTokenIds(text, table));
   const components: Float64Array[] = [];
   if (cfg.removeComponents > 0 && (!opts.fitTexts || opts.fitTexts.length === 0)) {
     throw new Error(`word-vectors: removeComponents needs fitTexts (the corpus) to estimate the common component`);
@@ -477,7 +513,8 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
     for (const u of saved.components) components.push(Float64Array.from(u));
     id += `-pc${removeComponents}`;
   } else if (removeComponents > 0) {
-    let vs = opts.fitTexts!.map(pool);
+    const { rows, offsets } = tokensOfFit();
+    let vs = opts.fitTexts!.map((_, i) => poolRows(rows.subarray(offsets[i], offsets[i + 1])));
     for (let c = 0; c < removeComponents; c++) {
       let u = new Float64Array(dims).fill(1 / Math.sqrt(dims));
       for (let it = 0; it < 50; it++) {
