@@ -135,13 +135,22 @@ async function keptKeywordDrops(table: LanceDb.Table, c: RowKeyColumns, keep: Ui
  * @param onMemory - receives the bytes of the typed arrays the resolution used (benches).
  * @returns the new metadata (finalised, with counts).
  */
-export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onMemory?: (bytes: number) => void): Promise<StoreMeta> {
+export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onMemory?: (bytes: number) => void, onPhase?: (phase: string, seconds: number) => void): Promise<StoreMeta> {
+  let t = performance.now();
+  const phase = (name: string) => {
+    const now = performance.now();
+    onPhase?.(name, (now - t) / 1000);
+    t = now;
+  };
   const table = await db.openTable(STORE_TABLES.records);
   const cols = await readKeyColumns(table);
+  phase("finalize: read keys");
   const res = resolveKeyColumns(cols, meta.clean !== null);
+  phase("finalize: resolve");
   onMemory?.(res.bytes);
   const keep = res.keep;
   const keywordsDropped = meta.clean !== null ? await keptKeywordDrops(table, cols, keep) : { empty: 0, overlong: 0, nonAscii: 0, duplicate: 0 };
+  phase("finalize: keyword counts");
   const recordLosers: number[] = [];
   let markers = 0;
   for (let i = 0; i < cols.length; i++) {
@@ -158,12 +167,16 @@ export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onM
       if (markers) await table.delete("kind <> 'record'");
     }
   }
+  phase("finalize: delete");
   await table.optimize();
+  phase("finalize: optimize");
   if (res.kept > 0) {
     const { Index } = await loadLancedb();
     await table.createIndex("pmid", { config: Index.btree(), replace: true });
   }
+  phase("finalize: pmid index");
   const next: StoreMeta = { ...meta, finalized: true, counts: { kept: res.kept, dropped: res.dropped, keywordsDropped, seen: res.seen } };
   await writeStoreMeta(db, next);
+  phase("finalize: meta");
   return next;
 }

@@ -1,59 +1,68 @@
 /**
- * Ingest worker thread: connects to the store once, then ingests the files the main thread sends,
- * one at a time ({@link ingestFile}), appending each batch of rows to the `records` table itself
- * (LanceDB commits concurrent appends from several writers safely). Messages to the main thread:
- * `progress` (entries and bytes read in the current file), `batch` (rows committed), `done`
- * (the file's {@link FileResult}) and `fatal` (an unexpected error: the worker stops).
+ * Ingest worker thread: parses the files the main thread sends, one at a time ({@link ingestFile}),
+ * and hands each full batch of rows to the main thread — the store's one writer — as transferred
+ * typed arrays ({@link BatchColumns}). The worker loads neither LanceDB nor apache-arrow: it starts
+ * fast, holds no native resources (terminating it is always safe), and keeps parsing while the
+ * writer commits its previous batch (one batch in flight per worker, so memory stays bounded).
+ *
+ * Messages to the main thread: `ready`, `progress` (entries and bytes read in the current file),
+ * `batch` (rows to append; the main thread answers `ack` once they are committed, or with the
+ * error), `done` (the file's {@link FileResult}, sent only after every batch of the file is
+ * acknowledged) and `fatal` (an unexpected error: the worker stops).
  */
-import { parentPort, workerData } from "node:worker_threads";
-import { connectStore, loadArrow, loadLancedb, recordsSchema, STORE_TABLES, type StoreLocation } from "../store/lance-store.ts";
+import { parentPort } from "node:worker_threads";
+import { batchTransferList, type BatchColumns } from "./arrow-batch.ts";
 import { ingestFile, type FileJob, type FileResult } from "./ingest-file.ts";
 
-/** Data the main thread gives a worker at start. */
-export interface WorkerInit {
-  store: StoreLocation;
-}
-
 /** Messages from the main thread. */
-export type ToWorker = { type: "job"; job: FileJob } | { type: "stop" };
+export type ToWorker = { type: "job"; job: FileJob } | { type: "ack"; id: number; error: string | null } | { type: "stop" };
 /** Messages to the main thread. */
 export type FromWorker =
   | { type: "ready" }
   | { type: "progress"; fileIndex: number; entries: number; bytesRead: number }
-  | { type: "batch"; fileIndex: number; rows: number }
+  | { type: "batch"; fileIndex: number; id: number; columns: BatchColumns }
   | { type: "done"; result: FileResult }
   | { type: "fatal"; fileIndex: number | null; message: string };
 
-async function main(): Promise<void> {
+function main(): void {
   const port = parentPort;
   if (!port) throw new Error("ingest-worker.ts must run in a worker thread");
-  const init = workerData as WorkerInit;
-  const post = (m: FromWorker) => port.postMessage(m);
-  await loadLancedb();
-  const arrow = loadArrow();
-  const db = await connectStore(init.store);
-  const table = await db.openTable(STORE_TABLES.records);
-  const schema = await recordsSchema();
+  const post = (m: FromWorker, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer);
+  const pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  let nextId = 0;
   port.on("message", (msg: ToWorker) => {
     if (msg.type === "stop") {
       port.close();
       return;
     }
+    if (msg.type === "ack") {
+      const p = pending.get(msg.id);
+      pending.delete(msg.id);
+      if (msg.error === null) p?.resolve();
+      else p?.reject(new Error(msg.error));
+      return;
+    }
     const job = msg.job;
-    ingestFile(
-      job,
-      async (batch) => {
-        const rows = batch.length;
-        await table.add(batch.finish(arrow, schema));
-        post({ type: "batch", fileIndex: job.fileIndex, rows });
-      },
-      (p) => post({ type: "progress", fileIndex: job.fileIndex, ...p }),
-    ).then(
-      (result) => post({ type: "done", result }),
-      (err: unknown) => post({ type: "fatal", fileIndex: job.fileIndex, message: err instanceof Error ? err.stack ?? err.message : String(err) }),
-    );
+    // The previous batch's commit; a new batch waits for it (at most one in flight).
+    let inFlight: Promise<void> = Promise.resolve();
+    ingestFile(job, async (batch) => {
+      const columns = batch.columns(true);
+      const id = nextId++;
+      const committed = new Promise<void>((resolve, reject) => pending.set(id, { resolve, reject }));
+      const previous = inFlight;
+      inFlight = committed;
+      // A failed commit must not go unhandled while the next batch is parsed; it rejects `previous`/`inFlight` when awaited.
+      committed.catch(() => {});
+      post({ type: "batch", fileIndex: job.fileIndex, id, columns }, batchTransferList(columns));
+      await previous;
+    }, (p) => post({ type: "progress", fileIndex: job.fileIndex, ...p }))
+      .then(async (result) => {
+        await inFlight;
+        post({ type: "done", result });
+      })
+      .catch((err: unknown) => post({ type: "fatal", fileIndex: job.fileIndex, message: err instanceof Error ? err.stack ?? err.message : String(err) }));
   });
   post({ type: "ready" });
 }
 
-await main();
+main();

@@ -9,13 +9,19 @@
  *    a new file that sorts before a file already done is refused (updates apply in order).
  * 3. `purgeUnfinished` — delete the rows of files not done (in flight when a previous ingest was
  *    killed, or failed), so retrying them cannot duplicate rows.
- * 4. `runPool` — worker threads (`--jobs`, default = cores), one file per worker at a time, each
- *    appending its rows in large batches; a file's manifest entry is written once its rows are
- *    committed. A broken file is marked failed (message with byte offset) and the others go on.
+ * 4. `runPool` — worker threads (`--jobs`, default = cores) parse, one file per worker at a time,
+ *    and send their rows in large batches (transferred typed arrays) to the main thread, the one
+ *    writer, which appends each batch (one commit); a file's manifest entry is written once its
+ *    rows are committed. A broken file is marked failed (message with byte offset) and the others
+ *    go on. Workers load neither LanceDB nor apache-arrow.
  * 5. `finalizeStore` — only when every file is done: update semantics, de-duplication, compaction.
  *
  * Killed at any point (`kill -9`), a re-run loses only the files that were in flight: their rows
  * are purged and the files re-read; every table write is one LanceDB commit.
+ *
+ * Profiling: the report's `phaseSeconds` gives each phase's wall seconds; with the environment
+ * variable `MEDSYNTH_INGEST_TRACE=1` the main thread also prints its memory (RSS, V8 heap,
+ * external, ArrayBuffers; MiB) every second and each phase's end to stderr.
  */
 import { availableParallelism } from "node:os";
 import { basename, resolve } from "node:path";
@@ -24,11 +30,12 @@ import { Worker } from "node:worker_threads";
 import type * as LanceDb from "@lancedb/lancedb";
 import { CleanOptionsSchema, type CleanOptions } from "../clean.ts";
 import { expandPubmedInputs } from "../ingest.ts";
-import { connectStore, describeCleanDifference, readStoreMeta, recordsSchema, STORE_FORMAT, STORE_TABLES, writeStoreMeta, type ConnectFn, type StoreLocation, type StoreMeta } from "../store/lance-store.ts";
+import { connectStore, describeCleanDifference, loadArrow, readStoreMeta, recordsSchema, STORE_FORMAT, STORE_TABLES, writeStoreMeta, type StoreCompression, type StoreLocation, type StoreMeta } from "../store/lance-store.ts";
 import { deleteManifestEntries, readManifest, writeManifestEntries, type ManifestEntry } from "./manifest.ts";
 import { finalizeStore } from "./finalize.ts";
 import type { FileJob, FileResult } from "./ingest-file.ts";
-import type { FromWorker, ToWorker, WorkerInit } from "./ingest-worker.ts";
+import type { FromWorker, ToWorker } from "./ingest-worker.ts";
+import { batchColumnsToTable } from "./arrow-batch.ts";
 import type { ParsedCleanOptions } from "./rows.ts";
 
 /** Progress of a running ingest (for a progress bar). */
@@ -51,6 +58,8 @@ export interface IngestToStoreOptions {
   clean?: CleanOptions | null;
   /** Worker threads (default: available cores). */
   jobs?: number;
+  /** Page compression of the `records` table when this run creates it (default `none`; an existing table keeps its own). */
+  compression?: StoreCompression;
   /** Rows per append (default 5,000). */
   batchRows?: number;
   /** Skip the finalisation (tests and benches that time the pool alone). */
@@ -81,10 +90,23 @@ export interface IngestToStoreReport {
   peakWorkerExternalBytes: number;
   /** Bytes of the typed arrays the finalisation's update/de-duplication pass used (0 when not finalised in this run). */
   finalizeKeyBytes: number;
+  /** Wall seconds per phase of this run, in order ("open", "plan", "pool", "finalize: …"); for benches and profiles. */
+  phaseSeconds: Record<string, number>;
+}
+
+/**
+ * Lance reader/writer settings for an ingest, set (unless already in the environment) before
+ * LanceDB first reads them: the finalisation's compaction reads at most 2 fragments ahead (Lance's
+ * default read-ahead let the compaction's input pile up in memory: +430 MiB of native memory while
+ * compacting 484 k entries, +190 MiB with these settings) and flushes 8 MiB pages.
+ */
+function setLanceEnvironment(): void {
+  process.env.LANCE_DEFAULT_FRAGMENT_READAHEAD ??= "2";
+  process.env.LANCE_FILE_WRITER_MAX_PAGE_BYTES ??= String(8 * 1024 * 1024);
 }
 
 /** Step 1: connect, check or record cleaning options, create tables. */
-async function openForIngest(store: StoreLocation, clean: ParsedCleanOptions): Promise<{ db: LanceDb.Connection; meta: StoreMeta }> {
+async function openForIngest(store: StoreLocation, clean: ParsedCleanOptions, compression: StoreCompression): Promise<{ db: LanceDb.Connection; meta: StoreMeta }> {
   const db = await connectStore(store);
   let meta = await readStoreMeta(db);
   const wanted = clean as Record<string, unknown> | null;
@@ -95,7 +117,7 @@ async function openForIngest(store: StoreLocation, clean: ParsedCleanOptions): P
     meta = { format: STORE_FORMAT, clean: wanted, finalized: false, counts: null };
     await writeStoreMeta(db, meta);
   }
-  if (!(await db.tableNames()).includes(STORE_TABLES.records)) await db.createEmptyTable(STORE_TABLES.records, await recordsSchema());
+  if (!(await db.tableNames()).includes(STORE_TABLES.records)) await db.createEmptyTable(STORE_TABLES.records, await recordsSchema(compression));
   return { db, meta };
 }
 
@@ -152,14 +174,17 @@ function workerUrl(): URL {
   return import.meta.url.endsWith(".js") ? new URL("./ingest-worker.js", import.meta.url) : new URL("./worker-entry.mjs", import.meta.url);
 }
 
-function spawnWorker(store: StoreLocation): Worker {
-  const init: WorkerInit = { store };
-  return new Worker(workerUrl(), { workerData: init });
-}
-
-/** Step 4: the worker pool. Resolves with every file's result in completion order. */
+/**
+ * Step 4: the worker pool. Workers parse; this thread is the one writer: it appends each batch a
+ * worker sends (one LanceDB commit per batch; commits from different workers may overlap) and
+ * acknowledges it. Resolves with every file's result in completion order.
+ */
 async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestToStoreOptions, bytesTotal: number): Promise<FileResult[]> {
   const n = Math.max(1, Math.min(options.jobs ?? availableParallelism(), jobs.length));
+  const table = await db.openTable(STORE_TABLES.records);
+  const arrow = loadArrow();
+  // The table's own schema (its field metadata — page compression — included).
+  const schema = (await table.schema()) as unknown as Awaited<ReturnType<typeof recordsSchema>>;
   const queue = [...jobs];
   const results: FileResult[] = [];
   const t0 = performance.now();
@@ -179,13 +204,12 @@ async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestT
   await Promise.all(
     Array.from({ length: n }, () =>
       new Promise<void>((resolveWorker, rejectWorker) => {
-        const worker = spawnWorker(options.store);
+        const worker = new Worker(workerUrl());
         let current: FileJob | null = null;
         const next = () => {
           current = queue.shift() ?? null;
           if (current) worker.postMessage({ type: "job", job: current } satisfies ToWorker);
-          // Every append is committed before "done": terminating cannot lose rows (LanceDB's
-          // background threads would otherwise keep an idle worker alive for a while).
+          // Every batch is committed (by this thread) before "done"; the worker holds nothing else.
           else void worker.terminate();
         };
         worker.on("message", (msg: FromWorker) => {
@@ -193,7 +217,16 @@ async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestT
           else if (msg.type === "progress") {
             live.set(msg.fileIndex, { entries: msg.entries, bytesRead: msg.bytesRead });
             progress();
-          } else if (msg.type === "batch") options.onBatch?.({ fileIndex: msg.fileIndex, rows: msg.rows });
+          } else if (msg.type === "batch") {
+            const rows = msg.columns.length;
+            table.add(batchColumnsToTable(arrow, schema, msg.columns)).then(
+              () => {
+                worker.postMessage({ type: "ack", id: msg.id, error: null } satisfies ToWorker);
+                options.onBatch?.({ fileIndex: msg.fileIndex, rows });
+              },
+              (err: unknown) => worker.postMessage({ type: "ack", id: msg.id, error: `appending ${rows} rows of file #${msg.fileIndex} to the store: ${err instanceof Error ? err.message : String(err)}` } satisfies ToWorker),
+            );
+          }
           else if (msg.type === "done") {
             const r = msg.result;
             live.delete(r.fileIndex);
@@ -231,9 +264,25 @@ async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestT
  */
 export async function ingestToStore(inputs: readonly string[], options: IngestToStoreOptions): Promise<IngestToStoreReport> {
   const log = options.log ?? (() => {});
+  const phaseSeconds: Record<string, number> = {};
+  let t = performance.now();
+  const phase = (name: string) => {
+    const now = performance.now();
+    phaseSeconds[name] = (phaseSeconds[name] ?? 0) + (now - t) / 1000;
+    t = now;
+    if (trace) process.stderr.write(`TRACE phase ${name} done\n`);
+  };
+  const trace = process.env.MEDSYNTH_INGEST_TRACE ? setInterval(() => {
+    const m = process.memoryUsage();
+    const mb = (b: number) => (b / 1048576).toFixed(0);
+    process.stderr.write(`TRACE ${(performance.now() / 1000).toFixed(1)} rss ${mb(m.rss)} heap ${mb(m.heapUsed)} ext ${mb(m.external)} ab ${mb(m.arrayBuffers)}\n`);
+  }, 1000) : null;
+  trace?.unref();
   const clean: ParsedCleanOptions = options.clean === null || options.clean === undefined ? null : CleanOptionsSchema.parse(options.clean);
   const files = await expandPubmedInputs(inputs);
-  const { db, meta } = await openForIngest(options.store, clean);
+  setLanceEnvironment();
+  const { db, meta } = await openForIngest(options.store, clean, options.compression ?? "none");
+  phase("open");
   const manifest = await readManifest(db);
   const plan = await planFiles(files, manifest, clean, options.batchRows);
   if (plan.forgotten.length) {
@@ -244,16 +293,26 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
   await purgeUnfinished(db, unfinished);
   if (plan.pending.length && meta.finalized) await writeStoreMeta(db, { ...meta, finalized: false });
   const bytesTotal = (await Promise.all(plan.pending.map(async (j) => (await stat(j.path)).size))).reduce((a, b) => a + b, 0);
+  phase("plan");
   const processed = plan.pending.length ? await runPool(db, plan.pending, options, bytesTotal) : [];
+  phase("pool");
   processed.sort((a, b) => a.fileIndex - b.fileIndex);
   const failed = processed.filter((r) => r.status === "failed");
   const after = await readManifest(db);
   let metaAfter: StoreMeta = (await readStoreMeta(db)) ?? meta;
   const allDone = after.every((e) => e.status === "done");
   let finalizeKeyBytes = 0;
-  if (allDone && !options.skipFinalize && (!metaAfter.finalized || processed.length > 0)) metaAfter = await finalizeStore(db, metaAfter, (b) => (finalizeKeyBytes = b));
+  if (allDone && !options.skipFinalize && (!metaAfter.finalized || processed.length > 0)) {
+    phase("manifest");
+    metaAfter = await finalizeStore(db, metaAfter, (b) => (finalizeKeyBytes = b), (name, s) => {
+      phaseSeconds[name] = s;
+      if (trace) process.stderr.write(`TRACE phase ${name} done\n`);
+    });
+    t = performance.now();
+  }
+  if (trace) clearInterval(trace);
   return {
-    processed, skipped: plan.skipped, failed, meta: metaAfter, manifest: after, finalizeKeyBytes,
+    processed, skipped: plan.skipped, failed, meta: metaAfter, manifest: after, finalizeKeyBytes, phaseSeconds,
     peakWorkerHeapBytes: Math.max(0, ...processed.map((r) => r.peakHeapBytes)), peakWorkerExternalBytes: Math.max(0, ...processed.map((r) => r.peakExternalBytes)),
   };
 }

@@ -80,10 +80,26 @@ export function loadArrow(): typeof import("apache-arrow") {
   return createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
 }
 
-/** Arrow schema of the `records` table (built with {@link loadArrow}'s instance). */
-export async function recordsSchema(): Promise<Schema> {
+/**
+ * Page compression of a new `records` table's columns (Lance field metadata
+ * `lance-encoding:compression`): `none` (the ingest's default: cheapest to write and to compact —
+ * measured on 60,500 bench entries, append + compaction CPU 2.0 s vs 3.6 s with Lance's default,
+ * data 86 MB vs 51 MB), `lz4` / `zstd` (smallest: 36 / 35 MB, same CPU as the default), or
+ * `lance-default` (no metadata: Lance's own choice).
+ */
+export type StoreCompression = "none" | "lz4" | "zstd" | "lance-default";
+
+/** The values {@link StoreCompression} takes. */
+export const STORE_COMPRESSIONS: readonly StoreCompression[] = ["none", "lz4", "zstd", "lance-default"];
+
+/**
+ * Arrow schema of the `records` table (built with {@link loadArrow}'s instance).
+ * @param compression - page compression written as field metadata (default: none, i.e. Lance's own default).
+ */
+export async function recordsSchema(compression: StoreCompression = "lance-default"): Promise<Schema> {
   const { Field, Float64, Int32, Schema, Utf8 } = loadArrow();
-  const f = (name: string, type: InstanceType<typeof Utf8> | InstanceType<typeof Float64> | InstanceType<typeof Int32>, nullable = false) => new Field(name, type, nullable);
+  const meta = compression === "lance-default" ? undefined : new Map([["lance-encoding:compression", compression]]);
+  const f = (name: string, type: InstanceType<typeof Utf8> | InstanceType<typeof Float64> | InstanceType<typeof Int32>, nullable = false) => new Field(name, type, nullable, meta);
   return new Schema([
     f("rowKey", new Float64()), f("fileIndex", new Int32()), f("pmid", new Utf8()), f("version", new Float64()),
     f("kind", new Utf8()), f("dropReason", new Utf8(), true), f("doiKey", new Utf8(), true), f("titleKey", new Utf8(), true),

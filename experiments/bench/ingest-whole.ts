@@ -3,7 +3,9 @@
  * clean, write the Lance store, finalise) against Python lxml iterparse writing JSONL on one thread
  * (`lxml-ingest-anchor.py`), run in the same window, interleaved, median of `--reps` (≥ 3) — the
  * printed ratio is records/s ours ÷ records/s lxml (wall), with both sides' CPU seconds and the
- * load average seen. `--anchor full` (default) extracts the same fields our records hold (the
+ * load average seen, at each `--records` size (default 60,500 and 242,000 entries: the larger one
+ * shows the ratio once fixed per-run costs — start-up, finalisation — weigh less), with our phases'
+ * wall seconds (`corpus ingest --json`'s phaseSeconds). `--anchor full` (default) extracts the same fields our records hold (the
  * parser anchor's `citation_record`); `--anchor core` is the lighter record used before.
  * Then peak memory from `--rss-sizes` records (default 50,000 → 1,000,000): the process's peak
  * RSS (worker threads share the process: all workers + main thread + LanceDB's native threads),
@@ -14,7 +16,7 @@
  * citations + 1 DeleteCitation) with fresh PMIDs, DOIs and titles per copy (so cleaning keeps them
  * apart) — a stand-in for the baseline, said in the output. Copies are written once under `--work`.
  *
- * Usage: `npx tsx experiments/bench/ingest-whole.ts [--records 50000] [--reps 3] [--jobs 2]
+ * Usage: `npx tsx experiments/bench/ingest-whole.ts [--records 60500,242000] [--reps 3] [--jobs 2]
  *   [--rss-sizes 50000,250000,1000000] [--per-file 50] [--work /tmp/medsynth-bench-ingest] [--python python3]
  *   [--anchor full|core]`
  * (also run by `experiments/bench/ingest.ts --whole`).
@@ -33,7 +35,8 @@ const PER_COPY = 605;
 
 /** Options of {@link runWholeIngestBench}. */
 export interface WholeIngestBenchOptions {
-  records: number;
+  /** Entries of each ratio run (rounded up to whole files): fixed per-run costs weigh less at larger sizes. */
+  records: number[];
   reps: number;
   jobs: number;
   rssSizes: number[];
@@ -135,6 +138,8 @@ interface OurRun {
   workerExternal: number;
   keyBytes: number;
   kept: number;
+  /** Wall seconds per phase (`corpus ingest --json`'s phaseSeconds). */
+  phases: Record<string, number>;
 }
 
 async function ours(files: string[], work: string, jobs: number): Promise<OurRun> {
@@ -142,9 +147,12 @@ async function ours(files: string[], work: string, jobs: number): Promise<OurRun
   rmSync(store, { recursive: true, force: true });
   const r = await timed(process.execPath, [join(REPO_ROOT, "bin", "medsynth.js"), "corpus", "ingest", ...files, "--store", store, "--jobs", String(jobs), "--clean", "--json", "--no-progress"]);
   if (r.code !== 0) throw new Error("corpus ingest failed");
-  const json = JSON.parse(r.stdout) as { peakWorkerHeapBytes: number; peakWorkerExternalBytes?: number; finalizeKeyBytes?: number; counts: { kept: number } };
+  const json = JSON.parse(r.stdout) as { peakWorkerHeapBytes: number; peakWorkerExternalBytes?: number; finalizeKeyBytes?: number; phaseSeconds?: Record<string, number>; counts: { kept: number } };
   rmSync(store, { recursive: true, force: true });
-  return { seconds: r.seconds, cpu: r.cpu, peakRss: r.peakRss, workerHeap: json.peakWorkerHeapBytes, workerExternal: json.peakWorkerExternalBytes ?? Number.NaN, keyBytes: json.finalizeKeyBytes ?? Number.NaN, kept: json.counts.kept };
+  return {
+    seconds: r.seconds, cpu: r.cpu, peakRss: r.peakRss, workerHeap: json.peakWorkerHeapBytes, workerExternal: json.peakWorkerExternalBytes ?? Number.NaN,
+    keyBytes: json.finalizeKeyBytes ?? Number.NaN, kept: json.counts.kept, phases: json.phaseSeconds ?? {},
+  };
 }
 
 async function lxml(python: string, files: string[], work: string, anchor: "full" | "core"): Promise<{ seconds: number; cpu: number; peakRss: number }> {
@@ -169,50 +177,58 @@ export function findLxmlPython(candidates: string[] = ["python3", "/usr/bin/pyth
  */
 export async function runWholeIngestBench(o: WholeIngestBenchOptions): Promise<void> {
   const filesFor = (records: number) => Math.ceil(records / (PER_COPY * o.perFile));
-  const copies = filesFor(o.records) * o.perFile;
-  const maxCopies = Math.max(copies, ...o.rssSizes.map((s) => filesFor(s) * o.perFile));
+  const maxFiles = Math.max(...o.records.map(filesFor), ...o.rssSizes.map(filesFor));
   console.log(`## whole ingest: corpus ingest --store --jobs ${o.jobs} --clean vs lxml iterparse → JSONL (one thread, ${o.anchor === "full" ? "same fields as our records" : "core fields only (lighter than our records)"})`);
   console.log(`input: copies of the bundled medline16n0902.xml.gz (604 citations + 1 deletion each) with fresh PMIDs, DOIs and titles, ${o.perFile} copies per .xml.gz file (${(o.perFile * PER_COPY).toLocaleString("en-US")} entries, about one baseline file) — a stand-in for the PubMed baseline`);
-  const all = makeCopies(o.work, maxCopies, o.perFile);
-  const files = all.slice(0, filesFor(o.records));
-  const n = copies * PER_COPY;
-  console.log(`ratio run: ${files.length} files = ${copies} copies = ${n.toLocaleString("en-US")} entries, ${o.reps} interleaved repetitions, median; load average (1 min) of this shared host printed per run`);
+  const all = makeCopies(o.work, maxFiles * o.perFile, o.perFile);
   const dist = existsSync(join(REPO_ROOT, "dist", "experiments", "cli", "main.js")) && !process.env.MEDSYNTH_FROM_SOURCE;
   console.log(dist ? "ours: the compiled CLI (dist/; run `npm run build` first so it is current)" : "ours: TypeScript sources through tsx (no dist/): start-up and every worker pay TypeScript compilation — `npm run build` for the shipped figures");
   if (!o.python) console.log("lxml anchor: SKIPPED (no python3 with lxml; apt-get install -y python3-lxml)");
-  const ourSecs: number[] = [];
-  const ourCpu: number[] = [];
-  const anchorSecs: number[] = [];
-  const anchorCpu: number[] = [];
-  for (let rep = 0; rep < o.reps; rep++) {
-    const l0 = load();
-    const a = await ours(files, o.work, o.jobs);
-    ourSecs.push(a.seconds);
-    ourCpu.push(a.cpu);
-    let line = `  rep ${rep + 1}: ours ${a.seconds.toFixed(1)} s wall, ${a.cpu.toFixed(1)} s CPU (${Math.round(n / a.seconds).toLocaleString("en-US")} rec/s, peak RSS ${mib(a.peakRss)} MiB, kept ${a.kept}, load ${l0})`;
-    if (o.python) {
-      const l1 = load();
-      const b = await lxml(o.python, files, o.work, o.anchor);
-      anchorSecs.push(b.seconds);
-      anchorCpu.push(b.cpu);
-      line += `; lxml ${b.seconds.toFixed(1)} s wall, ${b.cpu.toFixed(1)} s CPU (${Math.round(n / b.seconds).toLocaleString("en-US")} rec/s, peak RSS ${mib(b.peakRss)} MiB, load ${l1})`;
+  for (const records of o.records) {
+    const files = all.slice(0, filesFor(records));
+    const n = files.length * o.perFile * PER_COPY;
+    console.log(`ratio run: ${files.length} files = ${files.length * o.perFile} copies = ${n.toLocaleString("en-US")} entries, ${o.reps} interleaved repetitions, median; load average (1 min) of this shared host printed per run`);
+    const ourSecs: number[] = [];
+    const ourCpu: number[] = [];
+    const anchorSecs: number[] = [];
+    const anchorCpu: number[] = [];
+    const phases: Record<string, number[]> = {};
+    const loads: number[] = [];
+    for (let rep = 0; rep < o.reps; rep++) {
+      const l0 = load();
+      loads.push(Number(l0));
+      const a = await ours(files, o.work, o.jobs);
+      ourSecs.push(a.seconds);
+      ourCpu.push(a.cpu);
+      for (const [k, v] of Object.entries(a.phases)) (phases[k] ??= []).push(v);
+      let line = `  rep ${rep + 1}: ours ${a.seconds.toFixed(1)} s wall, ${a.cpu.toFixed(1)} s CPU (${Math.round(n / a.seconds).toLocaleString("en-US")} rec/s, peak RSS ${mib(a.peakRss)} MiB, kept ${a.kept}, load ${l0})`;
+      if (o.python) {
+        const l1 = load();
+        loads.push(Number(l1));
+        const b = await lxml(o.python, files, o.work, o.anchor);
+        anchorSecs.push(b.seconds);
+        anchorCpu.push(b.cpu);
+        line += `; lxml ${b.seconds.toFixed(1)} s wall, ${b.cpu.toFixed(1)} s CPU (${Math.round(n / b.seconds).toLocaleString("en-US")} rec/s, peak RSS ${mib(b.peakRss)} MiB, load ${l1})`;
+      }
+      console.log(line);
     }
-    console.log(line);
+    console.log(`  our phases (median wall s): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(2)}`).join(", ")}`);
+    const ourRate = n / median(ourSecs);
+    const loadRange = `load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`;
+    if (o.python) {
+      const anchorRate = n / median(anchorSecs);
+      const ratio = ourRate / anchorRate;
+      const cpuRatio = median(anchorCpu) / median(ourCpu);
+      console.log(`median at ${n.toLocaleString("en-US")} entries: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s, lxml ${Math.round(anchorRate).toLocaleString("en-US")} rec/s → ${ratio.toFixed(2)}× lxml wall (target ≥ 5×: ${ratio >= 5 ? "MET" : "NOT MET"}); CPU seconds lxml ÷ ours = ${cpuRatio.toFixed(2)} (work per record; ${o.jobs} jobs can at most multiply it by ${o.jobs}); ${loadRange}`);
+    } else console.log(`median at ${n.toLocaleString("en-US")} entries: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s (no anchor in this run, no ratio); ${loadRange}`);
   }
-  const ourRate = n / median(ourSecs);
-  if (o.python) {
-    const anchorRate = n / median(anchorSecs);
-    const ratio = ourRate / anchorRate;
-    const cpuRatio = median(anchorCpu) / median(ourCpu);
-    console.log(`median: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s, lxml ${Math.round(anchorRate).toLocaleString("en-US")} rec/s → ${ratio.toFixed(2)}× lxml wall (target ≥ 5×: ${ratio >= 5 ? "MET" : "NOT MET"}); CPU seconds lxml ÷ ours = ${cpuRatio.toFixed(2)} (work per record; ${o.jobs} jobs can at most multiply it by ${o.jobs})`);
-  } else console.log(`median: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s (no anchor in this run, no ratio)`);
   console.log(`peak memory by corpus size (--jobs ${o.jobs}; worker threads share one process):`);
   for (const size of o.rssSizes) {
     const k = filesFor(size);
     const entries = k * o.perFile * PER_COPY;
     const l0 = load();
     const r = await ours(all.slice(0, k), o.work, o.jobs);
-    console.log(`  ${entries.toLocaleString("en-US")} entries (${k} files): ${r.seconds.toFixed(1)} s, ${Math.round(entries / r.seconds).toLocaleString("en-US")} rec/s, load ${l0}; process peak RSS ${mib(r.peakRss)} MiB (main + ${o.jobs} workers + LanceDB native); per worker: peak heap ${mib(r.workerHeap)} MiB + external ${mib(r.workerExternal)} MiB; finalisation key arrays ${mib(r.keyBytes)} MiB (target: flat, ≤ 300 MiB per worker)`);
+    console.log(`  ${entries.toLocaleString("en-US")} entries (${k} files): ${r.seconds.toFixed(1)} s, ${Math.round(entries / r.seconds).toLocaleString("en-US")} rec/s, load ${l0}; process peak RSS ${mib(r.peakRss)} MiB (main + ${o.jobs} workers + LanceDB native), of which finalisation key arrays ${mib(r.keyBytes)} MiB (${(r.keyBytes / entries).toFixed(0)} B per entry) → ${mib(r.peakRss - r.keyBytes)} MiB without them; per worker: peak heap ${mib(r.workerHeap)} MiB + external ${mib(r.workerExternal)} MiB (target: flat, ≤ 300 MiB per worker)`);
   }
 }
 
@@ -221,7 +237,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const { values } = parseArgs({
     args: argv,
     options: {
-      records: { type: "string", default: "50000" },
+      records: { type: "string", default: "60500,242000" },
       reps: { type: "string", default: "3" },
       jobs: { type: "string", default: "2" },
       "rss-sizes": { type: "string", default: "50000,250000,1000000" },
@@ -235,7 +251,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   });
   const python = typeof values.python === "string" ? values.python : findLxmlPython();
   await runWholeIngestBench({
-    records: Number(values.records),
+    records: String(values.records).split(",").filter(Boolean).map(Number),
     reps: Math.max(1, Number(values.reps)),
     jobs: Number(values.jobs),
     rssSizes: String(values["rss-sizes"]).split(",").filter(Boolean).map(Number),

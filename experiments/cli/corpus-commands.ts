@@ -176,6 +176,7 @@ export interface IngestCliOptions {
   store?: string;
   storageOption: Record<string, string>;
   jobs?: string;
+  compression?: string;
   out?: string;
   clean: boolean;
   keepRetracted: boolean;
@@ -197,6 +198,9 @@ function storeLocation(uri: string, storageOptions: Record<string, string>): Sto
 async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri: string): Promise<void> {
   const jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
   if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1)) throw new Error(`--jobs must be a positive integer, got ${opts.jobs}`);
+  const { STORE_COMPRESSIONS } = await import("../../corpus/store/lance-store.ts");
+  const compression = STORE_COMPRESSIONS.find((c) => c === (opts.compression ?? "none"));
+  if (!compression) throw new Error(`--compression must be one of ${STORE_COMPRESSIONS.join(", ")}, got ${opts.compression}`);
   const { ingestToStore } = await import("../../corpus/ingest/run-ingest.ts");
   const bar = opts.progress && !opts.json && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | files {files} | {entries} entries | {rate} rec/s | ETA {eta_formatted}", stream: process.stderr, etaBuffer: 50 }, cliProgress.Presets.shades_classic)
@@ -206,6 +210,7 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
     store: storeLocation(uri, opts.storageOption),
     clean: cleanOptionsOf(opts),
     jobs,
+    compression,
     log: (l) => process.stderr.write(`${l}\n`),
     onFile: (r) => {
       if (r.status === "failed") process.stderr.write(`${bar ? "\n" : ""}error: ${r.error}\n`);
@@ -224,7 +229,7 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
   const sum = (f: (e: (typeof report.manifest)[number]) => number) => report.manifest.reduce((a, e) => a + f(e), 0);
   const c = report.meta.counts;
   if (opts.json) {
-    console.log(JSON.stringify({ store: uri, processed: report.processed.map(({ peakHeapBytes: _h, peakExternalBytes: _x, ...e }) => e), peakWorkerHeapBytes: report.peakWorkerHeapBytes, peakWorkerExternalBytes: report.peakWorkerExternalBytes, finalizeKeyBytes: report.finalizeKeyBytes, skipped: report.skipped, failed: report.failed.map((f) => ({ file: f.file, error: f.error, byteOffset: f.byteOffset })), finalized: report.meta.finalized, counts: c }, null, 2));
+    console.log(JSON.stringify({ store: uri, processed: report.processed.map(({ peakHeapBytes: _h, peakExternalBytes: _x, ...e }) => e), peakWorkerHeapBytes: report.peakWorkerHeapBytes, peakWorkerExternalBytes: report.peakWorkerExternalBytes, finalizeKeyBytes: report.finalizeKeyBytes, phaseSeconds: report.phaseSeconds, skipped: report.skipped, failed: report.failed.map((f) => ({ file: f.file, error: f.error, byteOffset: f.byteOffset })), finalized: report.meta.finalized, counts: c }, null, 2));
   } else {
     console.log(formatCountsTable([
       ["files in store", report.manifest.length], ["processed now", report.processed.length], ["skipped (already done)", report.skipped.length], ["failed", report.failed.length],

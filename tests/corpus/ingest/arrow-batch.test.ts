@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RowBatchBuilder } from "../../../corpus/ingest/arrow-batch.ts";
+import { batchColumnsToTable, batchTransferList, RowBatchBuilder } from "../../../corpus/ingest/arrow-batch.ts";
 import type { RecordRow } from "../../../corpus/ingest/rows.ts";
 import { loadArrow, recordsSchema } from "../../../corpus/store/lance-store.ts";
 
@@ -30,5 +30,24 @@ describe("RowBatchBuilder", () => {
     b.push(rows[1]);
     const again = b.finish(loadArrow(), await recordsSchema());
     expect(again.toArray().map((r) => ({ ...(r.toJSON() as Record<string, unknown>) }))).toEqual([rows[1]]);
+  });
+
+  it("hands a batch to another thread as transferred copies: the builder is reusable at once and the writer's table has the rows", async () => {
+    const rows = [
+      row({ rowKey: 5, pmid: "9", doiKey: "10.2/ü", titleKey: "0123456789abcdef", title: "Tïtle", year: 1999, record: '{"a":"β"}' }),
+      row({ rowKey: 6, pmid: "10", kind: "dropped", dropReason: "no-abstract" }),
+    ];
+    const b = new RowBatchBuilder(4);
+    for (const r of rows) b.push(r);
+    const cols = b.columns(true);
+    const transfer = batchTransferList(cols);
+    // Every column owns its own buffer (none shared, e.g. with Buffer's pool).
+    expect(new Set(transfer).size).toBe(transfer.length);
+    b.reset();
+    b.push(row({ rowKey: 7, pmid: "11", record: "overwritten" }));
+    const received = structuredClone(cols, { transfer });
+    expect(cols.rowKey.byteLength).toBe(0); // detached in the sender
+    const table = batchColumnsToTable(loadArrow(), await recordsSchema(), received);
+    expect(table.toArray().map((r) => ({ ...(r.toJSON() as Record<string, unknown>) }))).toEqual(rows);
   });
 });
