@@ -13,7 +13,7 @@
  *
  * @see Cormack, Clarke & Büttcher 2009 (RRF); MedMeta (seed 001) Standard-RAG hybrid search.
  */
-import { LANCE_INDEX_TIMEOUT_MS, withTimeout } from "./lance-env.ts"; // first: sets LANCE_CPU_THREADS before LanceDB loads
+import { lanceIndexTimeoutMs, withTimeout } from "./lance-env.ts"; // first: sets LANCE_CPU_THREADS before LanceDB loads
 import { z } from "zod";
 import type { CorpusDoc } from "../corpus/types.ts";
 import { analyze } from "./analyzer.ts";
@@ -33,6 +33,12 @@ export const HybridConfigSchema = z
     weights: z.object({ bm25: z.number().min(0), dense: z.number().min(0) }).strict().optional(),
     /** Hits each component retrieves before fusion (at least the requested k is used). */
     candidates: z.number().int().positive().default(100),
+    /**
+     * Run the two legs concurrently (default) or one after the other. The results are the same
+     * either way; concurrency overlaps the on-disk engines' native work (LanceDB full-text and
+     * vector search each run on LanceDB's thread pool).
+     */
+    concurrentLegs: z.boolean().default(true),
   })
   .strict();
 /** What a caller may pass for {@link HybridConfigSchema} (keys with defaults are optional). */
@@ -61,7 +67,9 @@ export function createHybridRetriever(deps: HybridDeps, config: HybridConfig = {
     async search(query: string, k: number): Promise<SearchHit[]> {
       if (typeof query !== "string" || query.trim() === "" || !(k > 0)) return [];
       const depth = Math.max(cfg.candidates, Math.floor(k));
-      const [lex, den] = await Promise.all([deps.bm25.search(query, depth), deps.dense.search(query, depth)]);
+      const [lex, den] = cfg.concurrentLegs
+        ? await Promise.all([deps.bm25.search(query, depth), deps.dense.search(query, depth)])
+        : [await deps.bm25.search(query, depth), await deps.dense.search(query, depth)];
       const names = ["bm25", "dense"];
       const weights = cfg.weights ? [cfg.weights.bm25, cfg.weights.dense] : undefined;
       const fused =
@@ -102,7 +110,7 @@ export interface LanceHybridDeps {
   candidates?: number;
   /** Info lines (FTS index built); default console.error. */
   log?: (line: string) => void;
-  /** Time limit of the FTS index build, ms (default 10 min); past it the build is an error, never a hang. */
+  /** Time limit of the FTS index build, ms (default `lanceIndexTimeoutMs(store.docCount)`: env `MEDSYNTH_LANCE_INDEX_TIMEOUT_S`, else ≥ 10 min growing with the rows); past it the build is an error, never a hang. */
   indexTimeoutMs?: number;
 }
 
@@ -148,7 +156,7 @@ export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise
   const indices = await store.table.listIndices();
   if (!indices.some((i) => i.columns.includes("content") && /fts|inverted/i.test(i.indexType))) {
     const t0 = Date.now();
-    await withTimeout(store.table.createIndex("content", { config: lancedb.Index.fts(), replace: true }), deps.indexTimeoutMs ?? LANCE_INDEX_TIMEOUT_MS, `LanceDB FTS index on ${store.tableName}`);
+    await withTimeout(store.table.createIndex("content", { config: lancedb.Index.fts(), replace: true }), deps.indexTimeoutMs ?? lanceIndexTimeoutMs(store.docCount), `LanceDB FTS index on ${store.tableName}`);
     (deps.log ?? ((l: string) => console.error(l)))(`lance hybrid: built FTS index on ${store.tableName} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   const byId = new Map<string, CorpusDoc>((deps.docs ?? []).map((d) => [d.id, d]));

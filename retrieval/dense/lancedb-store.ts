@@ -96,7 +96,7 @@ export interface DenseStore {
   /** True when the table was built by this call (false: opened an existing one). */
   readonly built: boolean;
   /** Kind of ANN index on `vector`, or `none`. */
-  readonly index: "none" | "hnsw_sq" | "ivf_pq";
+  readonly index: "none" | "hnsw_sq" | "ivf_pq" | "ivf_flat";
   /** Measured recall@10 of the ANN index vs exact search (null without index or when unknown). */
   readonly annRecallAt10: number | null;
   /**

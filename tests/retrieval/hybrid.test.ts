@@ -24,6 +24,40 @@ function fixedRetriever(id: string, list: [string, number][]): Retriever & { ask
 const BM25: [string, number][] = [["a", 5], ["b", 3], ["c", 1]];
 const DENSE: [string, number][] = [["b", 0.9], ["d", 0.8], ["a", 0.1]];
 
+/** A fixed-list retriever that answers after `delayMs` and logs when each call starts and ends. */
+function slowRetriever(id: string, list: [string, number][], delayMs: number, events: string[]): Retriever {
+  return {
+    id,
+    async search(_q: string, k: number): Promise<SearchHit[]> {
+      events.push(`${id} start`);
+      await new Promise((r) => setTimeout(r, delayMs));
+      events.push(`${id} end`);
+      return list.slice(0, k).map(([hid, score], i) => ({ id: hid, score, rank: i + 1 }));
+    },
+  };
+}
+
+describe("hybrid retriever: legs concurrent or sequential", () => {
+  it("concurrentLegs (default) starts both legs before either ends; false runs them in turn; same hits either way", async () => {
+    const evC: string[] = [];
+    const evS: string[] = [];
+    // The BM25 leg is the slower one, so a concurrent run finishes the dense leg first.
+    const conc = createHybridRetriever({ bm25: slowRetriever("bm25", BM25, 30, evC), dense: slowRetriever("dense", DENSE, 5, evC) });
+    const seq = createHybridRetriever({ bm25: slowRetriever("bm25", BM25, 30, evS), dense: slowRetriever("dense", DENSE, 5, evS) }, { concurrentLegs: false });
+    const a = await conc.search("q", 3);
+    const b = await seq.search("q", 3);
+    expect(evC).toEqual(["bm25 start", "dense start", "dense end", "bm25 end"]);
+    expect(evS).toEqual(["bm25 start", "bm25 end", "dense start", "dense end"]);
+    expect(b).toEqual(a);
+    expect(a.map((h) => h.id)).toEqual(["b", "a", "d"]);
+    for (const fusion of ["rrf", "weighted"] as const) {
+      const x = await createHybridRetriever({ bm25: slowRetriever("bm25", BM25, 10, []), dense: slowRetriever("dense", DENSE, 1, []) }, { fusion }).search("q", 10);
+      const y = await createHybridRetriever({ bm25: slowRetriever("bm25", BM25, 10, []), dense: slowRetriever("dense", DENSE, 1, []) }, { fusion, concurrentLegs: false }).search("q", 10);
+      expect(y).toEqual(x);
+    }
+  });
+});
+
 describe("hybrid retriever: fusion wiring on hand-made rankings", () => {
   it("RRF (k=60): b = 1/61+1/62, a = 1/61+1/63, d = 1/62, c = 1/63; per-retriever scores kept", async () => {
     const bm25 = fixedRetriever("bm25", BM25);

@@ -5,8 +5,10 @@
  *   MedEvidence questions: LanceDB's BM25 has k1 = 1.2 fixed, a longer stop list and its own
  *   tokenizer, so top-10 lists are not identical; the measured agreement (mean top-10 overlap
  *   0.855, top-1 agreement 0.908 against our engine at k1 = 1.2) is asserted with a small margin;
- * - ANN (IVF-PQ): recall@10 measured at build, stored in the index metadata, read back on reopen;
- *   exact search equals a brute-force reference; ANN recall against that reference;
+ * - ANN (IVF-FLAT, chosen by `index: auto` at this size; IVF-PQ past 1 GiB of vectors): recall@10
+ *   measured at build, stored in the index metadata, read back on reopen; exact search equals a
+ *   brute-force reference and the one-pass exact scan; ANN recall against that reference;
+ *   `mode: "open"` never builds;
  * - document text is fetched from the source for the hits only (counted by the memory source).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,7 +23,7 @@ import { buildBm25 } from "../../retrieval/bm25/build.ts";
 import { topKByDot } from "../../retrieval/dense/lancedb-store.ts";
 import { createEmbedder } from "../../retrieval/embedders/registry.ts";
 import { corpusContentHash } from "../../retrieval/content-hash.ts";
-import { fingerprintSource, openOrBuildLanceAnn, openOrBuildLanceBm25, type LanceAnnStore, type LanceBm25Engine } from "../../retrieval/lance/disk-engines.ts";
+import { chooseAnnIndex, DUPLICATE_COSINE, exactTopKScan, fingerprintSource, IVF_FLAT_MAX_VECTOR_BYTES, openOrBuildLanceAnn, openOrBuildLanceBm25, type LanceAnnStore, type LanceBm25Engine } from "../../retrieval/lance/disk-engines.ts";
 import { chooseEngine, createRetriever, DISK_ENGINE_THRESHOLD } from "../../retrieval/registry.ts";
 import type { Embedder } from "../../retrieval/types.ts";
 import { runRecorded } from "../helpers/module-loads.ts";
@@ -105,12 +107,12 @@ describe("on-disk engines on the bundled corpus", () => {
 
   it("ANN recall@10 is measured at build, printed, stored in the index metadata and read back on reopen", async () => {
     expect(ann.built).toBe(true);
-    expect(ann.index).toBe("ivf_pq");
+    expect(ann.index).toBe("ivf_flat"); // auto: 3,340 × 100-d floats ≪ 1 GiB
     expect(ann.meta.recallSample).toBe(100);
     expect(ann.annRecallAt10).toBeGreaterThanOrEqual(0.95);
     expect(ann.annRecallAt10).toBeLessThanOrEqual(1);
     expect(ann.meta.numPartitions).toBe(Math.round(Math.sqrt(docs.length)));
-    expect(lines.some((l) => /ivf_pq recall@10 vs exact search = [01]\.\d{3} on 100 corpus vectors/.test(l))).toBe(true);
+    expect(lines.some((l) => /ivf_flat recall@10 vs exact search = [01]\.\d{3} on 100 corpus vectors/.test(l))).toBe(true);
     const again = await openOrBuildLanceAnn(source, embedder, { dir }, { log: () => {} });
     expect(again.built).toBe(false);
     expect(again.annRecallAt10).toBe(ann.annRecallAt10);
@@ -139,6 +141,68 @@ describe("on-disk engines on the bundled corpus", () => {
     expect(recall / qs.length).toBeGreaterThanOrEqual(0.9);
   });
 
+  it("one streamed exact pass (exactTopKScan) equals the flat search per query; leave-one-out / duplicate dropping / skip", async () => {
+    const qv = (await embedder.embed(questions.slice(0, 8))).filter((v) => v.some((x) => x !== 0));
+    const { hits: scan, dropped } = await exactTopKScan(ann.table, qv, 10);
+    expect(dropped.every((d) => d === 0)).toBe(true);
+    for (let i = 0; i < qv.length; i++) {
+      const flat = await ann.search(qv[i], 10, { exact: true });
+      expect(scan[i].map((h) => h.id)).toEqual(flat.map((h) => h.id));
+      scan[i].forEach((h, j) => expect(h.score).toBeCloseTo(flat[j].score, 4));
+    }
+    const own = await embedder.embed([`${docs[7].title}\n${docs[7].text}`]);
+    const withSelf = (await exactTopKScan(ann.table, own, 10)).hits[0];
+    expect(withSelf[0].id).toBe(docs[7].id);
+    expect(withSelf[0].score).toBeCloseTo(1, 5);
+    expect(withSelf[1].score).toBeLessThan(DUPLICATE_COSINE);
+    const loo = (await exactTopKScan(ann.table, own, 10, { selfIds: [docs[7].id] })).hits[0];
+    expect(loo.map((h) => h.id)).toEqual(withSelf.slice(1).map((h) => h.id).concat(loo[9].id));
+    const noDup = await exactTopKScan(ann.table, own, 10, { dropScoreAtLeast: DUPLICATE_COSINE });
+    expect(noDup.dropped).toEqual([1]); // the doc itself (no copy of it in the bundled corpus)
+    expect(noDup.hits[0]).toEqual(loo);
+    const skipped = (await exactTopKScan(ann.table, own, 10, { skip: new Set([withSelf[0].id, withSelf[1].id]) })).hits[0];
+    expect(skipped.slice(0, 8)).toEqual(withSelf.slice(2));
+  });
+
+  it("IVF-PQ on request: recall@10 ≥ 0.95 at build (refine 10); a per-call refineFactor is honoured", async () => {
+    const pq = await openOrBuildLanceAnn(source, embedder, { dir, ann: { index: "ivf_pq" } }, { log: () => {} });
+    expect(pq.index).toBe("ivf_pq");
+    expect(pq.tableName).toMatch(/_ivf_pq$/);
+    expect(pq.meta.refineFactor).toBe(10);
+    expect(pq.annRecallAt10).toBeGreaterThanOrEqual(0.95);
+    const [v] = await embedder.embed([questions[0]]);
+    const exact = await pq.search(v, 10, { exact: true });
+    const refined = await pq.search(v, 10, { nprobes: pq.meta.numPartitions, refineFactor: 50 });
+    // Every partition probed and 500 candidates re-ranked by exact distance: the exact top 10.
+    expect(refined.map((h) => h.id)).toEqual(exact.map((h) => h.id));
+    // Without re-ranking, scores are PQ approximations: not all equal to the exact cosines.
+    const raw = await pq.search(v, 10, { nprobes: pq.meta.numPartitions, refineFactor: 0 });
+    const exactScore = new Map(exact.map((h) => [h.id, h.score]));
+    expect(raw.some((h) => !exactScore.has(h.id) || Math.abs(exactScore.get(h.id)! - h.score) > 1e-4)).toBe(true);
+  }, 120_000);
+
+  it("per-call nprobes: probing every partition of IVF-FLAT is exact search", async () => {
+    const qv = (await embedder.embed(questions.slice(10, 20))).filter((v) => v.some((x) => x !== 0));
+    for (const v of qv) {
+      const all = await ann.search(v, 10, { nprobes: ann.meta.numPartitions });
+      const exact = await ann.search(v, 10, { exact: true });
+      expect(all.map((h) => h.id)).toEqual(exact.map((h) => h.id));
+    }
+  });
+
+  it('mode "open" opens what is built and never builds', async () => {
+    const opened = await openOrBuildLanceAnn(source, embedder, { dir, mode: "open" }, { log: () => {} });
+    expect(opened.built).toBe(false);
+    expect(opened.tableName).toBe(ann.tableName);
+    const empty = mkdtempSync(join(tmpdir(), "medsynth-disk-open-"));
+    try {
+      await expect(openOrBuildLanceBm25(source, { dir: empty, mode: "open" }, { log: () => {} })).rejects.toThrow(/no built full-text index bm25fts_\w+ .*mode "open" never builds/);
+      await expect(openOrBuildLanceAnn(source, embedder, { dir: empty, mode: "open", ann: { index: "ivf_pq" } }, { log: () => {} })).rejects.toThrow(/no built ivf_pq index ann_\w+_ivf_pq .*mode "open" never builds/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it("document text is fetched from the source for the hits only", async () => {
     const before = source.counters.fetched;
     const hits = await bm25.search("aspirin myocardial infarction", 5);
@@ -154,6 +218,17 @@ describe("on-disk engines on the bundled corpus", () => {
     expect(fused).toHaveLength(7);
     expect(fused.every((h) => h.doc?.id === h.id && typeof h.scores?.rrf === "number")).toBe(true);
     expect(source.counters.fetched - b2).toBe(7);
+  });
+});
+
+describe("ANN index kind by size (index: auto)", () => {
+  it("IVF-FLAT while the vectors take ≤ 1 GiB, IVF-PQ beyond", () => {
+    expect(IVF_FLAT_MAX_VECTOR_BYTES).toBe(2 ** 30);
+    expect(chooseAnnIndex(1_000_000, 100)).toBe("ivf_flat"); // 0.4 GB
+    expect(chooseAnnIndex(2_684_354, 100)).toBe("ivf_flat"); // 1,073,741,600 B ≤ 2^30
+    expect(chooseAnnIndex(2_684_355, 100)).toBe("ivf_pq"); // 1,073,742,000 B > 2^30
+    expect(chooseAnnIndex(5_700_000, 768)).toBe("ivf_pq"); // MedCPT over PubMed
+    expect(chooseAnnIndex(349_525, 768)).toBe("ivf_flat");
   });
 });
 
