@@ -264,7 +264,7 @@ export function openWordVectors(base?: string): Promise<LazyWordVectors> {
       const vecPath = join(dir, "vectors.f32");
       if (statSync(vecPath).size !== n * WORD_VECTOR_DIMS * 4) throw new Error(`word-vector cache ${dir} is inconsistent (vectors.f32 does not hold ${n} × ${WORD_VECTOR_DIMS} floats); delete the folder to rebuild it`);
       const fd = openSync(vecPath, "r");
-      const rows = new Map<number, Float32Array>();
+      const rows = new Array<Float32Array | undefined>(n).fill(undefined); // rows read so far
       const get = (w: string): number | undefined => {
         let p = fnv1a(w) & (slots - 1);
         for (;;) {
@@ -280,11 +280,11 @@ export function openWordVectors(base?: string): Promise<LazyWordVectors> {
         }
       };
       const row = (i: number): Float32Array => {
-        let v = rows.get(i);
+        let v = rows[i];
         if (!v) {
           v = new Float32Array(WORD_VECTOR_DIMS);
           readSync(fd, new Uint8Array(v.buffer), 0, WORD_VECTOR_DIMS * 4, i * WORD_VECTOR_DIMS * 4);
-          rows.set(i, v);
+          if (i >= 0 && i < n) rows[i] = v;
         }
         return v;
       };
@@ -464,7 +464,9 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
     if (frequencies === "vocab-rank") {
       let hN = 0;
       for (let r = 1; r <= n; r++) hN += 1 / r;
-      weightOf = (row) => a / (a + 1 / ((row + 1) * hN));
+      const weights = new Float64Array(n); // dense: one load per token when pooling
+      for (let r = 0; r < n; r++) weights[r] = a / (a + 1 / ((r + 1) * hN));
+      weightOf = (row) => weights[row];
       id = `${WORD_VECTORS_ID_PREFIX}-sif`;
     } else {
       if (!opts.fitTexts || opts.fitTexts.length === 0) {
@@ -485,7 +487,9 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
         fresh.counts = [...counts];
         fresh.total = total;
       }
-      weightOf = (row) => a / (a + (total > 0 ? (counts.get(row) ?? 0) / total : 0));
+      const weights = new Float64Array(n).fill(a / (a + 0)); // an uncounted word: p = 0
+      for (const [row, c] of counts) weights[row] = a / (a + (total > 0 ? c / total : 0));
+      weightOf = (row) => weights[row];
       id = `${WORD_VECTORS_ID_PREFIX}-sif-corpus`;
     }
   }
