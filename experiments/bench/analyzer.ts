@@ -29,6 +29,7 @@ import { loadDataset } from "../../corpus/datasets/registry.ts";
 import type { CorpusDoc, SynthesisTask } from "../../corpus/types.ts";
 import { createAnalyzer, createReferenceAnalyzer, type Analyzer } from "../../retrieval/analyzer.ts";
 import { buildBm25 } from "../../retrieval/bm25/build.ts";
+import { replicate } from "./bench-helpers.ts";
 
 const MAKERS: Record<"reference" | "new", () => Analyzer> = { reference: createReferenceAnalyzer, new: createAnalyzer };
 
@@ -36,17 +37,6 @@ const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f2 = (x: number) => x.toFixed(2);
 
-/** The natural corpus replicated to `size` docs with new ids (as experiments/bench/retrieval.ts). */
-function replicate(docs: CorpusDoc[], size: number): CorpusDoc[] {
-  const out = docs.slice(0, size);
-  for (let r = 1; out.length < size; r++) {
-    for (const d of docs) {
-      if (out.length >= size) break;
-      out.push({ ...d, id: `${d.id}#r${r}` });
-    }
-  }
-  return out;
-}
 
 /** A measurement: `count` items processed in `cpuS` CPU seconds and `wallS` wall seconds. */
 interface Sample {

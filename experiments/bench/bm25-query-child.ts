@@ -12,17 +12,8 @@
  */
 import { readFileSync } from "node:fs";
 import { readFastBm25 } from "../../retrieval/bm25/fast-engine.ts";
+import { peakRss } from "./bench-helpers.ts";
 
-/** Peak RSS, bytes: VmHWM of /proc/self/status (Linux; maxRSS there includes the parent's high-water mark), else maxRSS. */
-function peakRss(): number {
-  try {
-    const m = /VmHWM:\s*(\d+)\s*kB/.exec(readFileSync("/proc/self/status", "utf8"));
-    if (m) return Number(m[1]) * 1024;
-  } catch {
-    // not Linux
-  }
-  return process.resourceUsage().maxRSS * 1024;
-}
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];

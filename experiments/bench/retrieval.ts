@@ -40,6 +40,7 @@ import type { Bm25Params } from "../../retrieval/bm25/params.ts";
 import { buildWinkBm25 } from "../../retrieval/bm25/wink-engine.ts";
 import { evaluateRun, type Qrels } from "../../retrieval/eval/ir-metrics.ts";
 import type { Retriever, SearchHit } from "../../retrieval/types.ts";
+import { peakRss, replicate } from "./bench-helpers.ts";
 
 const PARAMS: Bm25Params = { k1: 1.5, b: 0.75, fieldWeights: { title: 1, text: 1 } };
 const TARGET = { recall10: 0.86, hybridP50Ms: 10 };
@@ -184,34 +185,8 @@ async function runQueryChild(dir: string, queries: readonly string[], minSeconds
   }
 }
 
-function replicate(docs: CorpusDoc[], size: number): CorpusDoc[] {
-  const out = docs.slice(0, size);
-  for (let r = 1; out.length < size; r++) {
-    for (const d of docs) {
-      if (out.length >= size) break;
-      out.push({ ...d, id: `${d.id}#r${r}` });
-    }
-  }
-  return out;
-}
-
 const f0 = (x: number) => x.toFixed(0);
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-/**
- * This process's peak resident set size so far, bytes: `VmHWM` of /proc/self/status (Linux), else
- * `getrusage`'s maxRSS. Not maxRSS on Linux: a spawned process inherits its parent's RSS high-water
- * mark there (measured: a child of a 1.5 GiB parent reports ≥ 1.5 GiB), so it would overstate the
- * query process's and the numpy anchor's peaks.
- */
-function peakRss(): number {
-  try {
-    const m = /VmHWM:\s*(\d+)\s*kB/.exec(readFileSync("/proc/self/status", "utf8"));
-    if (m) return Number(m[1]) * 1024;
-  } catch {
-    // not Linux
-  }
-  return process.resourceUsage().maxRSS * 1024;
-}
 const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** The timing whose CPU q/s is the median. */
 const median = (ts: Timing[]) => [...ts].sort((a, b) => a.cpuQps - b.cpuQps)[Math.floor(ts.length / 2)];
