@@ -56,7 +56,8 @@ function attrIn(attrs: string, name: string): string | null {
           const end = attrs.indexOf(c === 34 ? '"' : "'", j + 1);
           if (end >= 0) {
             const v = attrs.slice(j + 1, end);
-            return v.indexOf("&") < 0 && !NON_ASCII_RE.test(v) ? v : decodeEntities(utf8FromLatin1(v));
+            if (v.indexOf("&") < 0 && (asciiRecord || !NON_ASCII_RE.test(v))) return v;
+            return decodeEntities(asciiRecord ? v : utf8FromLatin1(v));
           }
         }
       }
@@ -66,6 +67,18 @@ function attrIn(attrs: string, name: string): string | null {
   return null;
 }
 const NON_ASCII_RE = /[\x80-\xff]/;
+
+/**
+ * True while scanning a record whose bytes are all ASCII (`RawRecord.ascii`): its fields need no
+ * UTF-8 decoding, so the per-field test for bytes ≥ 0x80 is skipped. Set by `scanRecordXml`, which
+ * runs synchronously (never re-entered), and read by the helpers below.
+ */
+let asciiRecord = false;
+
+/** {@link leafText} of the current record (no UTF-8 test when it is all ASCII). */
+function leaf(raw: string): string {
+  return asciiRecord ? decodeEntities(raw).trim() : leafText(raw);
+}
 
 function nonEmpty(s: string): string | null {
   const t = s.trim();
@@ -82,15 +95,30 @@ const KIND: ReadonlyMap<string, number> = new Map([
   ...[...LEAF].map((n) => [n, LEAF_KIND] as const),
 ]);
 
+/**
+ * Text fields are kept as found (raw inner XML or raw leaf text, latin1-held) while the record is
+ * walked and decoded only in `finish` — or not at all for a record the caller's screen rejects
+ * (see `ScanOptions.screen`): flattening and decoding the texts is most of a record's cost after
+ * the walk, and cleaning drops most PubMed records.
+ */
 interface AuthorDraft {
   valid: boolean;
   lastName: string;
   foreName: string;
   initials: string;
+  /** Raw inner XML. */
   collectiveName: string;
+  /** Raw inner XML of each affiliation (empty ones dropped once flattened). */
   direct: string[];
   viaInfo: string[];
   orcids: string[];
+}
+
+/** An abstract segment as found: attributes decoded, text still raw inner XML. */
+interface RawSegment {
+  label: string | null;
+  nlmCategory: string | null;
+  content: string;
 }
 
 /** State of one record's scan: the fields as found, turned into a record by `finish`. */
@@ -107,14 +135,16 @@ class Draft {
   articleDate: DateParts | null = null;
   articleDates = 0;
   title = "";
+  /** Raw inner XML (flattened in `finish`), as are `keywords`, `copyright` and segment contents. */
   vernacular = "";
   languages: string[] = [];
   types: string[] = [];
+  /** Raw DescriptorName texts (decoded in `finish`). */
   mesh: string[] = [];
   keywords: string[] = [];
-  abstract: AbstractSegment[] = [];
+  abstract: RawSegment[] = [];
   copyright = "";
-  other: { type: string | null; language: string | null; segments: AbstractSegment[] }[] = [];
+  other: { type: string | null; language: string | null; segments: RawSegment[] }[] = [];
   articleIds: { type: string | null; value: string }[] = [];
   elocations: { type: string | null; valid: string | null; value: string }[] = [];
   refs: { refType: string | null; pmid: string | null }[] = [];
@@ -123,43 +153,107 @@ class Draft {
   deletePmids: { value: string; version: string | null }[] = [];
 }
 
-/** The record of a finished scan (same rules as the reference reader's `citationToRecord`). */
-function finish(d: Draft): PubmedRecord {
-  const pmid = leafText(d.pmid ?? "");
+/** The segments with a non-empty flattened text, flattened (as the reference reader's `segmentsOf`). */
+function flatSegments(raw: readonly RawSegment[]): AbstractSegment[] {
+  const out: AbstractSegment[] = [];
+  for (const s of raw) {
+    const text = s.content.length > 0 ? rawFlat(s.content) : "";
+    if (text.length > 0) out.push({ label: s.label, nlmCategory: s.nlmCategory, text });
+  }
+  return out;
+}
+
+/** Flattened non-empty texts of raw inner XML contents, in order. */
+function flatNonEmpty(raw: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const c of raw) {
+    const t = rawFlat(c);
+    if (t) out.push(t);
+  }
+  return out;
+}
+
+/**
+ * Whether raw inner XML flattens to a non-empty text, without flattening it when its first
+ * character past ASCII whitespace is printable ASCII other than `<` and `&` (that character
+ * survives every step of `flattenInlineMarkup`: it is in no tag, entity or whitespace run).
+ */
+function flattensNonEmpty(content: string): boolean {
+  const n = content.length;
+  for (let i = 0; i < n; i++) {
+    const c = content.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    if (c > 32 && c < 127 && c !== 60 && c !== 38) return true;
+    break;
+  }
+  return n > 0 && rawFlat(content).length > 0;
+}
+
+/** The numeric PMID of a draft, or the reference reader's error. */
+function draftPmid(d: Draft): string {
+  const pmid = leaf(d.pmid ?? "");
   if (!/^\d+$/.test(pmid)) throw new Error(`MedlineCitation has no numeric PMID (got ${JSON.stringify(pmid)})`);
-  const rec = emptyPubmedRecord(pmid, d.pmidVersion ?? "1");
-  const issn = d.issns.find((i) => i.type === "Print") ?? d.issns[0];
-  rec.journal = {
-    title: nonEmpty(leafText(d.journalTitle)),
-    isoAbbreviation: nonEmpty(leafText(d.iso)),
-    issn: nonEmpty(issn ? leafText(issn.value) : "") ?? nonEmpty(leafText(d.issnLinking)),
-    nlmUniqueId: nonEmpty(leafText(d.nlmUniqueId)),
-  };
+  return pmid;
+}
+
+/**
+ * The core record of a draft, for `ScanOptions.screen`: PMID, version, title, journal title,
+ * publication date, languages, publication types, retraction fields and flags as in the full
+ * record; abstract segments with their labels and categories, only those whose text is non-empty,
+ * with `text` left as raw inner XML (not flattened); every other field empty.
+ */
+function coreRecord(d: Draft): PubmedRecord {
+  const rec = emptyPubmedRecord(draftPmid(d), d.pmidVersion ?? "1");
+  rec.journal.title = nonEmpty(leaf(d.journalTitle));
   rec.title = d.title;
-  rec.vernacularTitle = d.vernacular.length > 0 ? d.vernacular : null;
   rec.pubDate = normalizePubDate(d.pubDate ?? undefined);
   if (rec.pubDate === null) rec.pubDate = normalizePubDate(d.articleDate ?? undefined);
   rec.languages = d.languages;
   rec.publicationTypes = d.types;
-  rec.meshHeadings = d.mesh;
-  rec.keywords = d.keywords;
-  rec.abstract = d.abstract;
-  rec.copyright = nonEmpty(d.copyright);
-  rec.otherAbstracts = d.other;
+  for (const s of d.abstract) if (flattensNonEmpty(s.content)) rec.abstract.push({ label: s.label, nlmCategory: s.nlmCategory, text: s.content });
+  applyRetractionFields(rec, d.refs);
+  return rec;
+}
+
+/** The record of a finished scan (same rules as the reference reader's `citationToRecord`). */
+function finish(d: Draft): PubmedRecord {
+  const rec = emptyPubmedRecord(draftPmid(d), d.pmidVersion ?? "1");
+  const issn = d.issns.find((i) => i.type === "Print") ?? d.issns[0];
+  rec.journal = {
+    title: nonEmpty(leaf(d.journalTitle)),
+    isoAbbreviation: nonEmpty(leaf(d.iso)),
+    issn: nonEmpty(issn ? leaf(issn.value) : "") ?? nonEmpty(leaf(d.issnLinking)),
+    nlmUniqueId: nonEmpty(leaf(d.nlmUniqueId)),
+  };
+  rec.title = d.title;
+  const vernacular = rawFlat(d.vernacular);
+  rec.vernacularTitle = vernacular.length > 0 ? vernacular : null;
+  rec.pubDate = normalizePubDate(d.pubDate ?? undefined);
+  if (rec.pubDate === null) rec.pubDate = normalizePubDate(d.articleDate ?? undefined);
+  rec.languages = d.languages;
+  rec.publicationTypes = d.types;
+  for (const m of d.mesh) {
+    const t = leaf(m);
+    if (t) rec.meshHeadings.push(t);
+  }
+  rec.keywords = d.keywords.map(rawFlat);
+  rec.abstract = flatSegments(d.abstract);
+  rec.copyright = nonEmpty(rawFlat(d.copyright));
+  rec.otherAbstracts = d.other.map((o) => ({ type: o.type, language: o.language, segments: flatSegments(o.segments) }));
   rec.authors = [];
   for (const a of d.authors) {
     if (!a.valid) continue;
     let orcid: string | null = null;
     for (const o of a.orcids) {
-      orcid = normalizeOrcid(leafText(o));
+      orcid = normalizeOrcid(leaf(o));
       if (orcid) break;
     }
     const author: Author = {
-      lastName: nonEmpty(leafText(a.lastName)),
-      foreName: nonEmpty(leafText(a.foreName)),
-      initials: nonEmpty(leafText(a.initials)),
-      collectiveName: nonEmpty(a.collectiveName),
-      affiliations: a.direct.concat(a.viaInfo),
+      lastName: nonEmpty(leaf(a.lastName)),
+      foreName: nonEmpty(leaf(a.foreName)),
+      initials: nonEmpty(leaf(a.initials)),
+      collectiveName: nonEmpty(rawFlat(a.collectiveName)),
+      affiliations: flatNonEmpty(a.direct).concat(flatNonEmpty(a.viaInfo)),
       orcid,
     };
     if (author.lastName === null && author.foreName === null && author.initials === null && author.collectiveName === null) continue;
@@ -168,14 +262,14 @@ function finish(d: Draft): PubmedRecord {
   let doi: string | null = null;
   for (const id of d.articleIds) {
     if (id.type === "doi") {
-      doi = nonEmpty(leafText(id.value));
+      doi = nonEmpty(leaf(id.value));
       if (doi) break;
     }
   }
   if (!doi) {
     for (const loc of d.elocations) {
       if (loc.type === "doi" && loc.valid !== "N") {
-        doi = nonEmpty(leafText(loc.value));
+        doi = nonEmpty(leaf(loc.value));
         if (doi) break;
       }
     }
@@ -185,9 +279,20 @@ function finish(d: Draft): PubmedRecord {
   return rec;
 }
 
+/**
+ * Early filter of citations for a consumer that discards some records whole (the ingest's
+ * cleaning): it sees the record's core — PMID, version, title, journal title, publication date,
+ * languages, publication types, retraction fields and flags exactly as in the full record, and the
+ * abstract's segments (only those with a non-empty text, labels and categories as in the full
+ * record) whose `text` is the raw inner XML, not flattened; every other field is empty. Returning
+ * false keeps that core as the record (the consumer must only discard it); true decodes the full
+ * record. A screen must decide on those fields alone.
+ */
+export type PubmedRecordScreen = (core: PubmedRecord) => boolean;
+
 /** Flattened text of a raw element's inner XML (as the reference's `rawText`). */
 function rawFlat(content: string): string {
-  return flattenInlineMarkup(utf8FromLatin1(content));
+  return flattenInlineMarkup(asciiRecord ? content : utf8FromLatin1(content));
 }
 
 /**
@@ -196,15 +301,21 @@ function rawFlat(content: string): string {
  * tags none. Same contract as `parseRecordXml` (see the module comment for how).
  * @param tag - the record's element name.
  * @param xml - the record's XML.
+ * @param ascii - true only when every char of `xml` is ASCII (`RawRecord.ascii`): skips the
+ *   per-field UTF-8 test (same records; a wrong `true` would leave UTF-8 undecoded).
+ * @param screen - optional early filter of a citation (not of deletions): called with the
+ *   record's core (see {@link PubmedRecordScreen}); when it returns false the core is returned as
+ *   the record and the other text fields are never decoded.
  * @throws Error when tags are unbalanced, the record has no MedlineCitation, or a PMID is not numeric.
  */
-export function scanRecordXml(tag: string, xml: string): PubmedRecord[] {
+export function scanRecordXml(tag: string, xml: string, ascii = false, screen?: PubmedRecordScreen): PubmedRecord[] {
   if (tag === "PubmedBookArticle" || tag === "DeleteDocument") return [];
+  asciiRecord = ascii;
   const d = new Draft();
   const stack: string[] = [];
   const n = xml.length;
   let author: AuthorDraft | null = null;
-  let segments: AbstractSegment[] | null = null;
+  let segments: RawSegment[] | null = null;
   let date: DateParts | null = null;
   let pos = xml.indexOf("<");
   while (pos >= 0) {
@@ -303,7 +414,7 @@ export function scanRecordXml(tag: string, xml: string): PubmedRecord[] {
 
   if (tag === "DeleteCitation") {
     return d.deletePmids.map((p) => {
-      const pmid = leafText(p.value);
+      const pmid = leaf(p.value);
       if (!/^\d+$/.test(pmid)) throw new Error(`DeleteCitation has a non-numeric PMID ${JSON.stringify(pmid)}`);
       const rec = emptyPubmedRecord(pmid, p.version ?? "1");
       rec.flags.deleted = true;
@@ -311,6 +422,10 @@ export function scanRecordXml(tag: string, xml: string): PubmedRecord[] {
     });
   }
   if (!d.sawCitation) throw new Error(tag === "PubmedArticle" ? "PubmedArticle without MedlineCitation" : "empty MedlineCitation");
+  if (screen !== undefined) {
+    const core = coreRecord(d);
+    if (!screen(core)) return [core];
+  }
   return [finish(d)];
 
   function onOpen(name: string, parent: string, src: string, attrStart: number, gt: number, selfClosing: boolean): void {
@@ -332,7 +447,7 @@ export function scanRecordXml(tag: string, xml: string): PubmedRecord[] {
       case "OtherAbstract":
         if (parent === "MedlineCitation") {
           const attrs = src.slice(attrStart, gt);
-          const oa = { type: attrIn(attrs, "Type"), language: attrIn(attrs, "Language"), segments: [] as AbstractSegment[] };
+          const oa = { type: attrIn(attrs, "Type"), language: attrIn(attrs, "Language"), segments: [] as RawSegment[] };
           d.other.push(oa);
           segments = selfClosing ? null : oa.segments;
         }
@@ -362,38 +477,31 @@ export function scanRecordXml(tag: string, xml: string): PubmedRecord[] {
   function onRaw(name: string, parent: string, attrs: string, content: string): void {
     switch (name) {
       case "AbstractText": {
-        if (segments === null || (parent !== "Abstract" && parent !== "OtherAbstract")) return;
-        const text = content.length > 0 ? rawFlat(content) : "";
-        if (text.length === 0) return;
+        if (segments === null || (parent !== "Abstract" && parent !== "OtherAbstract") || content.length === 0) return;
         const label = attrIn(attrs, "Label");
         const cat = attrIn(attrs, "NlmCategory");
-        segments.push({ label: label !== null ? nonEmpty(label) : null, nlmCategory: cat !== null ? nonEmpty(cat) : null, text });
+        segments.push({ label: label !== null ? nonEmpty(label) : null, nlmCategory: cat !== null ? nonEmpty(cat) : null, content });
         return;
       }
       case "ArticleTitle":
         if (parent === "Article") d.title = rawFlat(content);
         return;
       case "VernacularTitle":
-        if (parent === "Article") d.vernacular = rawFlat(content);
+        if (parent === "Article") d.vernacular = content;
         return;
       case "Keyword":
-        if (parent === "KeywordList" && stack.length >= 2 && stack[stack.length - 2] === "MedlineCitation") d.keywords.push(rawFlat(content));
+        if (parent === "KeywordList" && stack.length >= 2 && stack[stack.length - 2] === "MedlineCitation") d.keywords.push(content);
         return;
       case "CopyrightInformation":
-        if (parent === "Abstract" && segments === d.abstract) d.copyright = rawFlat(content);
+        if (parent === "Abstract" && segments === d.abstract) d.copyright = content;
         return;
       case "CollectiveName":
-        if (author && parent === "Author") author.collectiveName = rawFlat(content);
+        if (author && parent === "Author") author.collectiveName = content;
         return;
       case "Affiliation":
         if (!author) return;
-        if (parent === "Author") {
-          const t = rawFlat(content);
-          if (t) author.direct.push(t);
-        } else if (parent === "AffiliationInfo") {
-          const t = rawFlat(content);
-          if (t) author.viaInfo.push(t);
-        }
+        if (parent === "Author") author.direct.push(content);
+        else if (parent === "AffiliationInfo") author.viaInfo.push(content);
         return;
       default:
     }
@@ -410,7 +518,7 @@ export function scanRecordXml(tag: string, xml: string): PubmedRecord[] {
         } else if (parent === "CommentsCorrections") {
           const last = d.refs[d.refs.length - 1];
           if (last && !d.refPmidSeen) {
-            last.pmid = nonEmpty(leafText(text));
+            last.pmid = nonEmpty(leaf(text));
             d.refPmidSeen = true;
           }
         } else if (parent === "DeleteCitation") d.deletePmids.push({ value: text, version: attrIn(attrs, "Version") });
@@ -439,21 +547,18 @@ export function scanRecordXml(tag: string, xml: string): PubmedRecord[] {
         return;
       case "Language":
         if (parent === "Article") {
-          const l = leafText(text);
+          const l = leaf(text);
           if (l.length > 0) d.languages.push(l);
         }
         return;
       case "PublicationType":
         if (parent === "PublicationTypeList") {
-          const t = leafText(text);
+          const t = leaf(text);
           if (t) d.types.push(t);
         }
         return;
       case "DescriptorName":
-        if (parent === "MeshHeading") {
-          const t = leafText(text);
-          if (t) d.mesh.push(t);
-        }
+        if (parent === "MeshHeading") d.mesh.push(text);
         return;
       case "ArticleId":
         if (parent === "ArticleIdList" && stack.length >= 2 && stack[stack.length - 2] === "PubmedData") d.articleIds.push({ type: attrIn(attrs, "IdType"), value: text });

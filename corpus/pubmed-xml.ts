@@ -29,12 +29,13 @@
  * @see MedConclusion §3.1.1 (parse each record into metadata, keywords and (label, nlm_category,
  *   text) segments); PubMed DTD 2025 (pubmed_250101.dtd) and the 2016 MEDLINE DTD.
  */
+import { isAscii } from "node:buffer";
 import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 import { XMLParser } from "fast-xml-parser";
 import { XmlByteDecoder } from "./xml-encoding.ts";
-import { scanRecordXml } from "./pubmed-scan.ts";
+import { scanRecordXml, type PubmedRecordScreen } from "./pubmed-scan.ts";
 import type { AbstractSegment, Author, Journal, PubmedRecord } from "./types.ts";
 import { PubmedRecordSchema } from "./types.ts";
 import { decodeEntities, flattenInlineMarkup } from "./markup.ts";
@@ -182,10 +183,22 @@ export interface ParsePubmedOptions {
   onWarning?: (warning: PubmedWarning) => void;
   /** Called after each raw chunk read, with the bytes read from disk so far (compressed bytes for .gz). */
   onProgress?: (bytesRead: number) => void;
+  /**
+   * Called with each chunk of the file's bytes as read from disk (compressed for .gz), in order,
+   * before it is decompressed: e.g. to hash the file in the same read pass. The chunks cover the
+   * whole file only when the file is read to its end.
+   */
+  onFileChunk?: (chunk: Buffer) => void;
   /** Validate each record with the zod {@link PubmedRecordSchema} (default false: the parser builds the shape itself; tests validate). */
   validate?: boolean;
   /** Record reader (default `"scan"`; `"fxp"` = the fast-xml-parser reference), see {@link PubmedRecordReader}. */
   reader?: PubmedRecordReader;
+  /**
+   * Early filter (scanner only; see {@link PubmedRecordScreen}): a citation it rejects is yielded
+   * as its core record, its other text fields never decoded — for consumers that drop such records
+   * (the ingest's cleaning). Ignored by the `"fxp"` reader (full records).
+   */
+  screen?: PubmedRecordScreen;
 }
 
 /** Error raised when a file cannot be read to its end (e.g. a truncated .gz). Records before the break were already yielded. */
@@ -208,6 +221,11 @@ export interface RawRecord {
   xml: string;
   /** Byte offset of the record's start tag in the decompressed stream. */
   byteOffset: number;
+  /**
+   * True when every byte of the record is ASCII (checked natively on the bytes by
+   * {@link RecordSplitter}): readers then skip the per-field UTF-8 decoding test. Absent: unknown.
+   */
+  ascii?: boolean;
 }
 
 /** Names of the top-level record elements, by first letter. */
@@ -282,7 +300,7 @@ export class RecordSplitter {
         return out;
       }
       const record = Buffer.concat([this.buf.subarray(this.pendingStart), chunk.subarray(0, endAt)]);
-      out.push({ tag: this.pendingTag, xml: record.toString("latin1"), byteOffset: this.bufOffset + this.pendingStart });
+      out.push({ tag: this.pendingTag, xml: record.toString("latin1"), byteOffset: this.bufOffset + this.pendingStart, ascii: isAscii(record) });
       this.bufOffset += this.buf.length;
       this.buf = chunk;
       this.pendingStart = -1;
@@ -327,7 +345,7 @@ export class RecordSplitter {
         return out;
       }
       const stop = end + close.length;
-      out.push({ tag, xml: buf.toString("latin1", start, stop), byteOffset: this.bufOffset + start });
+      out.push({ tag, xml: buf.toString("latin1", start, stop), byteOffset: this.bufOffset + start, ascii: isAscii(buf.subarray(start, stop)) });
       this.pendingStart = -1;
       pos = stop;
     }
@@ -543,10 +561,11 @@ export type PubmedRecordReader = "scan" | "fxp";
  * `deleted` record per PMID; other tags give none.
  * @param raw - the record.
  * @param reader - {@link PubmedRecordReader} (default `"scan"`).
+ * @param screen - optional early filter (scanner only, see {@link PubmedRecordScreen}).
  * @throws Error when the XML is malformed or lacks a PMID.
  */
-export function parseRecordXml(raw: RawRecord, reader: PubmedRecordReader = "scan"): PubmedRecord[] {
-  return reader === "scan" ? scanRecordXml(raw.tag, raw.xml) : parseRecordXmlFxp(raw);
+export function parseRecordXml(raw: RawRecord, reader: PubmedRecordReader = "scan", screen?: PubmedRecordScreen): PubmedRecord[] {
+  return reader === "scan" ? scanRecordXml(raw.tag, raw.xml, raw.ascii === true, screen) : parseRecordXmlFxp(raw);
 }
 
 /**
@@ -594,7 +613,7 @@ function handleRaw(raw: RawRecord, file: string, opts: ParsePubmedOptions): Pubm
     return [];
   }
   try {
-    const recs = parseRecordXml(raw, opts.reader);
+    const recs = parseRecordXml(raw, opts.reader, opts.screen);
     if (opts.validate) for (let i = 0; i < recs.length; i++) recs[i] = PubmedRecordSchema.parse(recs[i]);
     return recs;
   } catch (err) {
@@ -664,6 +683,8 @@ export async function* parsePubmedFile(path: string, options: ParsePubmedOptions
   const fileStream = createReadStream(path, { highWaterMark: 256 * 1024 });
   const stream = gz ? fileStream.pipe(createGunzip({ chunkSize: 256 * 1024 })) : fileStream;
   if (gz) fileStream.on("error", (err) => stream.destroy(err));
+  const onFileChunk = options.onFileChunk;
+  if (onFileChunk) fileStream.on("data", (c) => onFileChunk(c as Buffer));
   const splitter = new RecordSplitter();
   const decoder = new XmlByteDecoder();
   try {

@@ -10,7 +10,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { getHeapStatistics } from "node:v8";
 import { parsePubmedFile, PubmedFileError, type PubmedWarning } from "../pubmed-xml.ts";
-import type { DropReason } from "../clean.ts";
+import { recordDropReason, type DropReason } from "../clean.ts";
 import { recordToRow, type ParsedCleanOptions } from "./rows.ts";
 import { RowBatchBuilder } from "./arrow-batch.ts";
 import type { ManifestEntry } from "./manifest.ts";
@@ -70,6 +70,7 @@ export async function ingestFile(
   onWarning?: (w: PubmedWarning) => void,
 ): Promise<FileResult> {
   const batchRows = job.batchRows ?? 5_000;
+  const clean = job.clean;
   const batchChars = job.batchChars ?? 16 * 1024 * 1024;
   const dropped: Partial<Record<DropReason, number>> = {};
   const res: FileResult = {
@@ -82,10 +83,25 @@ export async function ingestFile(
   };
   try {
     res.bytes = (await stat(job.path)).size;
-    res.sha256 = await sha256File(job.path);
   } catch (err) {
     return { ...res, status: "failed", error: `${job.path}: cannot read: ${err instanceof Error ? err.message : String(err)}`, byteOffset: 0 };
   }
+  // The file's SHA-256, computed in the parser's read pass (no second read of the file); a file
+  // not read to its end (parse error, I/O error) is hashed again on its own.
+  const hash = createHash("sha256");
+  let hashed = 0;
+  const onFileChunk = (c: Buffer) => {
+    hash.update(c);
+    hashed += c.length;
+  };
+  const withSha = async (r: FileResult): Promise<FileResult> => {
+    try {
+      r.sha256 = hashed === res.bytes ? hash.digest("hex") : await sha256File(job.path);
+    } catch (err) {
+      if (r.status === "done") return { ...r, status: "failed", error: `${job.path}: cannot read: ${err instanceof Error ? err.message : String(err)}`, byteOffset: 0 };
+    }
+    return r;
+  };
   let batch = new RowBatchBuilder(batchRows);
   let bytesRead = 0;
   let truncated: PubmedWarning | null = null;
@@ -98,6 +114,10 @@ export async function ingestFile(
   };
   try {
     for await (const rec of parsePubmedFile(job.path, {
+      onFileChunk,
+      // Records the cleaning drops are yielded as their core (same drop reason, same row: see
+      // `recordToRow`), their other text fields never decoded.
+      screen: clean ? (core) => recordDropReason(core, clean) === null : undefined,
       onWarning: (w) => {
         if (w.kind === "truncated") truncated = w;
         else if (w.kind === "encoding") encoding = w;
@@ -127,21 +147,21 @@ export async function ingestFile(
     const cut = truncated as PubmedWarning | null;
     const offset = cut ? cut.byteOffset : bytesRead;
     const where = cut ? `decompressed byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""}` : `after ${bytesRead} bytes read from disk`;
-    return { ...res, status: "failed", error: `${err.message} (${where})`, byteOffset: offset };
+    return withSha({ ...res, status: "failed", error: `${err.message} (${where})`, byteOffset: offset });
   }
   const cut = truncated as PubmedWarning | null;
   if (cut) {
-    return { ...res, status: "failed", error: `${job.path}: truncated: ends inside a record (decompressed byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""})`, byteOffset: cut.byteOffset };
+    return withSha({ ...res, status: "failed", error: `${job.path}: truncated: ends inside a record (decompressed byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""})`, byteOffset: cut.byteOffset });
   }
   const bad = encoding as PubmedWarning | null;
-  if (bad) return { ...res, status: "failed", error: bad.message, byteOffset: bad.byteOffset };
+  if (bad) return withSha({ ...res, status: "failed", error: bad.message, byteOffset: bad.byteOffset });
   if (res.entries === 0) {
     const why = await whyNoPubmedRecords(job.path);
     if (why !== null || res.warnings > 0 || (res.books ?? 0) > 0) {
       const reason = why ?? `all ${res.warnings + (res.books ?? 0)} entries skipped with warnings`;
-      return { ...res, status: "failed", error: `${job.path}: no PubMed records (${reason})`, byteOffset: null };
+      return withSha({ ...res, status: "failed", error: `${job.path}: no PubMed records (${reason})`, byteOffset: null });
     }
   }
   onProgress?.({ entries: res.entries, bytesRead: res.bytes });
-  return res;
+  return withSha(res);
 }

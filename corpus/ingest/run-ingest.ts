@@ -35,7 +35,7 @@ import { deleteManifestEntries, readManifest, writeManifestEntries, type Manifes
 import { finalizeStore } from "./finalize.ts";
 import type { FileJob, FileResult } from "./ingest-file.ts";
 import type { FromWorker, ToWorker } from "./ingest-worker.ts";
-import { batchColumnsToTable } from "./arrow-batch.ts";
+import { ipcAppender } from "../store/lance-append.ts";
 import type { ParsedCleanOptions } from "./rows.ts";
 
 /** Progress of a running ingest (for a progress bar). */
@@ -183,8 +183,11 @@ async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestT
   const n = Math.max(1, Math.min(options.jobs ?? availableParallelism(), jobs.length));
   const table = await db.openTable(STORE_TABLES.records);
   const arrow = loadArrow();
-  // The table's own schema (its field metadata — page compression — included).
+  // The table's own schema (its field metadata — page compression — included), for the workers'
+  // IPC bytes; appended through LanceDB's native add when possible (`lance-append.ts`).
   const schema = (await table.schema()) as unknown as Awaited<ReturnType<typeof recordsSchema>>;
+  const schemaIpc = arrow.tableToIPC(new arrow.Table(schema), "stream");
+  const append = ipcAppender(table);
   const queue = [...jobs];
   const results: FileResult[] = [];
   const t0 = performance.now();
@@ -208,7 +211,7 @@ async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestT
         let current: FileJob | null = null;
         const next = () => {
           current = queue.shift() ?? null;
-          if (current) worker.postMessage({ type: "job", job: current } satisfies ToWorker);
+          if (current) worker.postMessage({ type: "job", job: current, schemaIpc } satisfies ToWorker);
           // Every batch is committed (by this thread) before "done"; the worker holds nothing else.
           else void worker.terminate();
         };
@@ -218,10 +221,11 @@ async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestT
             live.set(msg.fileIndex, { entries: msg.entries, bytesRead: msg.bytesRead });
             progress();
           } else if (msg.type === "batch") {
-            const rows = msg.columns.length;
-            table.add(batchColumnsToTable(arrow, schema, msg.columns)).then(
+            const rows = msg.rows;
+            // The buffer goes back to the worker (for its next batch) only once the append is over.
+            append(Buffer.from(msg.buffer, 0, msg.length)).then(
               () => {
-                worker.postMessage({ type: "ack", id: msg.id, error: null } satisfies ToWorker);
+                worker.postMessage({ type: "ack", id: msg.id, error: null, buffer: msg.buffer } satisfies ToWorker, [msg.buffer]);
                 options.onBatch?.({ fileIndex: msg.fileIndex, rows });
               },
               (err: unknown) => worker.postMessage({ type: "ack", id: msg.id, error: `appending ${rows} rows of file #${msg.fileIndex} to the store: ${err instanceof Error ? err.message : String(err)}` } satisfies ToWorker),
