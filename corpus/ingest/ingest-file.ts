@@ -27,9 +27,13 @@ export interface FileJob {
   fileIndex: number;
   /** Parsed clean options, or null: no cleaning. */
   clean: ParsedCleanOptions;
-  /** Rows per append (default 5,000; the table is compacted after the build). */
+  /**
+   * Rows per append (default 16,000; the table is compacted after the build). Fewer, larger
+   * appends make fewer fragments, and the final compaction cheaper: 242 k bench entries compacted
+   * in ~1.1 s after 16,000-row appends vs ~1.8 s after 5,000-row ones (32,000: ~3 s).
+   */
   batchRows?: number;
-  /** Append once the batch's record JSON reaches this many UTF-8 bytes (default 16 MiB). */
+  /** Append once the batch's record JSON reaches this many UTF-8 bytes (default 32 MiB). */
   batchChars?: number;
 }
 
@@ -62,16 +66,20 @@ export async function sha256File(path: string): Promise<string> {
  *   once the returned promise resolves, so `append` must be done with the table by then.
  * @param onProgress - entries read and bytes read from disk so far in this file.
  * @param onWarning - each parser warning (skipped record).
+ * @param reuse - a builder to fill instead of a new one when its capacity is the job's batch size
+ *   (a worker keeps one across files: a new builder's ~50 MB of buffers cost ~0.2 s of page faults
+ *   per file on hosts where fresh memory is expensive).
  */
 export async function ingestFile(
   job: FileJob,
   append: (batch: RowBatchBuilder) => Promise<void>,
   onProgress?: (p: { entries: number; bytesRead: number }) => void,
   onWarning?: (w: PubmedWarning) => void,
+  reuse?: RowBatchBuilder,
 ): Promise<FileResult> {
-  const batchRows = job.batchRows ?? 5_000;
+  const batchRows = job.batchRows ?? 16_000;
   const clean = job.clean;
-  const batchChars = job.batchChars ?? 16 * 1024 * 1024;
+  const batchChars = job.batchChars ?? 32 * 1024 * 1024;
   const dropped: Partial<Record<DropReason, number>> = {};
   const res: FileResult = {
     file: job.file, path: job.path, fileIndex: job.fileIndex, status: "done", sha256: "", bytes: 0, entries: 0, records: 0, deletes: 0,
@@ -102,7 +110,8 @@ export async function ingestFile(
     }
     return r;
   };
-  let batch = new RowBatchBuilder(batchRows);
+  const batch = reuse !== undefined && reuse.capacity === batchRows ? reuse : new RowBatchBuilder(batchRows);
+  batch.reset();
   let bytesRead = 0;
   let truncated: PubmedWarning | null = null;
   let encoding: PubmedWarning | null = null;

@@ -15,7 +15,7 @@
  */
 import { createRequire } from "node:module";
 import { parentPort } from "node:worker_threads";
-import { encodeBatchIpc } from "./arrow-batch.ts";
+import { encodeBatchIpc, type RowBatchBuilder } from "./arrow-batch.ts";
 import { ingestFile, type FileJob, type FileResult } from "./ingest-file.ts";
 
 /** Messages from the main thread. */
@@ -43,6 +43,8 @@ function main(): void {
   const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
   /** Batch buffers given back by the writer, reused for the next batches. */
   const spares: ArrayBuffer[] = [];
+  /** One row builder for every file of this worker (its buffers stay warm). */
+  const builder = { current: undefined as RowBatchBuilder | undefined };
   port.on("message", (msg: ToWorker) => {
     if (msg.type === "stop") {
       port.close();
@@ -69,8 +71,9 @@ function main(): void {
       // A failed commit must not go unhandled while the next batch is parsed; it rejects `previous`/`inFlight` when awaited.
       committed.catch(() => {});
       post({ type: "batch", fileIndex: job.fileIndex, id, rows: ipc.rows, buffer: ipc.buffer, length: ipc.length }, [ipc.buffer]);
+      builder.current = batch;
       await previous;
-    }, (p) => post({ type: "progress", fileIndex: job.fileIndex, ...p }))
+    }, (p) => post({ type: "progress", fileIndex: job.fileIndex, ...p }), undefined, builder.current)
       .then(async (result) => {
         await inFlight;
         post({ type: "done", result });

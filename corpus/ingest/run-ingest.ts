@@ -60,8 +60,10 @@ export interface IngestToStoreOptions {
   jobs?: number;
   /** Page compression of the `records` table when this run creates it (default `none`; an existing table keeps its own). */
   compression?: StoreCompression;
-  /** Rows per append (default 5,000). */
+  /** Rows per append at most (default: `ingest-file.ts`'s). */
   batchRows?: number;
+  /** Append once a batch's record JSON reaches this many UTF-8 bytes (default: `ingest-file.ts`'s). */
+  batchChars?: number;
   /** Skip the finalisation (tests and benches that time the pool alone). */
   skipFinalize?: boolean;
   onProgress?: (p: IngestProgress) => void;
@@ -129,7 +131,7 @@ interface Plan {
 }
 
 /** Step 2: which files to process and their indexes. */
-async function planFiles(files: string[], manifest: ManifestEntry[], clean: ParsedCleanOptions, batchRows: number | undefined): Promise<Plan> {
+async function planFiles(files: string[], manifest: ManifestEntry[], clean: ParsedCleanOptions, batch: { batchRows?: number; batchChars?: number }): Promise<Plan> {
   const byName = new Map(manifest.map((e) => [e.file, e]));
   const seen = new Set<string>();
   const pending: FileJob[] = [];
@@ -152,7 +154,7 @@ async function planFiles(files: string[], manifest: ManifestEntry[], clean: Pars
       if (lastDone && file < lastDone.file) throw new Error(`${path} sorts before ${lastDone.file}, already ingested: PubMed files apply in order, so a new file must come after the store's last file (use a new --store)`);
       fileIndex = nextIndex++;
     }
-    pending.push({ path: resolve(path), file, fileIndex, clean, batchRows });
+    pending.push({ path: resolve(path), file, fileIndex, clean, batchRows: batch.batchRows, batchChars: batch.batchChars });
   }
   pending.sort((a, b) => a.fileIndex - b.fileIndex);
   const forgotten = manifest.filter((e) => e.status === "failed" && !seen.has(e.file));
@@ -288,7 +290,7 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
   const { db, meta } = await openForIngest(options.store, clean, options.compression ?? "none");
   phase("open");
   const manifest = await readManifest(db);
-  const plan = await planFiles(files, manifest, clean, options.batchRows);
+  const plan = await planFiles(files, manifest, clean, { batchRows: options.batchRows, batchChars: options.batchChars });
   if (plan.forgotten.length) {
     log(`forgetting ${plan.forgotten.length} failed file(s) not among this run's inputs: ${plan.forgotten.map((e) => e.file).join(", ")}`);
     await deleteManifestEntries(db, plan.forgotten.map((e) => e.file));
