@@ -85,15 +85,81 @@ function nonEmpty(s: string): string | null {
   return t.length > 0 ? t : null;
 }
 
+const WALK_KIND = 0;
 const SKIP_KIND = 1;
 const RAW_KIND = 2;
 const LEAF_KIND = 3;
-/** Element name → how the scanner treats it (absent: walked into). */
-const KIND: ReadonlyMap<string, number> = new Map([
-  ...[...SKIPPED_ELEMENTS].map((n) => [n, SKIP_KIND] as const),
-  ...[...RAW_TEXT_ELEMENTS].map((n) => [n, RAW_KIND] as const),
-  ...[...LEAF].map((n) => [n, LEAF_KIND] as const),
-]);
+
+/** How the scanner treats an element, and its closing tag. */
+interface TagInfo {
+  /** The element name — one string per name, from the lists below: compared by pointer. */
+  readonly name: string;
+  readonly kind: number;
+  /** `</name>`, made once. */
+  readonly close: string;
+  /** {@link nameHash} of the name. */
+  readonly hash: number;
+}
+
+/** Elements walked into whose names the handlers compare (as parents or in `onOpen`). */
+const WALKED: readonly string[] = [
+  "MedlineCitation", "PubmedArticle", "PubmedData", "DeleteCitation", "Article", "Journal", "JournalIssue", "MedlineJournalInfo",
+  "Author", "AuthorList", "AffiliationInfo", "Abstract", "OtherAbstract", "PubDate", "ArticleDate", "PublicationTypeList",
+  "MeshHeadingList", "MeshHeading", "KeywordList", "ArticleIdList", "CommentsCorrectionsList", "CommentsCorrections",
+];
+
+/** Hash step of an element name, char by char (the scanner computes it while finding the name's end). */
+function hashStep(h: number, c: number): number {
+  return (Math.imul(h, 31) + c) | 0;
+}
+function nameHash(name: string): number {
+  let h = 0;
+  for (let i = 0; i < name.length; i++) h = hashStep(h, name.charCodeAt(i));
+  return h;
+}
+
+/**
+ * Element name → {@link TagInfo}, an open-addressing table probed with the name's hash and checked
+ * in place (`startsWith`), so the scanner neither cuts each name out of the record nor hashes it
+ * again. Names in no list are walked into; they are added as met (up to {@link MAX_EXTRA_TAGS}),
+ * so every name on the scanner's stack is a table string.
+ */
+const TABLE_BITS = 12;
+const TABLE_MASK = (1 << TABLE_BITS) - 1;
+const TABLE: (TagInfo | undefined)[] = new Array<TagInfo | undefined>(1 << TABLE_BITS).fill(undefined);
+/** Unknown names added to {@link TABLE} at most (a fresh entry per occurrence beyond). */
+const MAX_EXTRA_TAGS = 1024;
+let extraTags = 0;
+
+function addTag(name: string, kind: number): TagInfo {
+  const t: TagInfo = { name, kind, close: `</${name}>`, hash: nameHash(name) };
+  let i = t.hash & TABLE_MASK;
+  while (TABLE[i] !== undefined) i = (i + 1) & TABLE_MASK;
+  TABLE[i] = t;
+  return t;
+}
+for (const n of WALKED) addTag(n, WALK_KIND);
+for (const n of SKIPPED_ELEMENTS) addTag(n, SKIP_KIND);
+for (const n of RAW_TEXT_ELEMENTS) addTag(n, RAW_KIND);
+for (const n of LEAF) addTag(n, LEAF_KIND);
+
+/** The {@link TagInfo} of the name `xml.slice(start, end)`, whose hash is `h`. */
+function tagAt(xml: string, start: number, end: number, h: number): TagInfo {
+  const len = end - start;
+  let i = h & TABLE_MASK;
+  for (;;) {
+    const t = TABLE[i];
+    if (t === undefined) break;
+    if (t.hash === h && t.name.length === len && xml.startsWith(t.name, start)) return t;
+    i = (i + 1) & TABLE_MASK;
+  }
+  const name = xml.slice(start, end);
+  if (extraTags < MAX_EXTRA_TAGS) {
+    extraTags++;
+    return addTag(name, WALK_KIND);
+  }
+  return { name, kind: WALK_KIND, close: `</${name}>`, hash: h };
+}
 
 /**
  * Text fields are kept as found (raw inner XML or raw leaf text, latin1-held) while the record is
@@ -317,6 +383,10 @@ export function scanRecordXml(tag: string, xml: string, ascii = false, screen?: 
   let author: AuthorDraft | null = null;
   let segments: RawSegment[] | null = null;
   let date: DateParts | null = null;
+  /** Attribute text of the current leaf element: `xml.slice(attrFrom, attrTo)`, cut only when read. */
+  let attrFrom = 0;
+  let attrTo = 0;
+  const leafAttrs = () => xml.slice(attrFrom, attrTo);
   let pos = xml.indexOf("<");
   while (pos >= 0) {
     let e = pos + 1;
@@ -341,15 +411,17 @@ export function scanRecordXml(tag: string, xml: string, ascii = false, screen?: 
       e++;
     }
     const nameStart = e;
+    let h = 0;
     while (e < n) {
       const c = xml.charCodeAt(e);
       if (c === 32 || c === 62 || c === 47 || c === 10 || c === 9 || c === 13) break;
+      h = hashStep(h, c);
       e++;
     }
-    const name = xml.slice(nameStart, e);
     const gt = xml.indexOf(">", e);
-    if (gt < 0) throw new Error(`unterminated tag <${closing ? "/" : ""}${name} at char ${pos}`);
+    if (gt < 0) throw new Error(`unterminated tag <${closing ? "/" : ""}${xml.slice(nameStart, e)} at char ${pos}`);
     if (closing) {
+      const name = xml.slice(nameStart, e);
       const open = stack.pop();
       if (open !== name) throw new Error(open === undefined ? `unexpected </${name}> at char ${pos}` : `</${name}> at char ${pos} closes <${open}>`);
       if (name === "Author") author = null;
@@ -360,13 +432,15 @@ export function scanRecordXml(tag: string, xml: string, ascii = false, screen?: 
     }
     const selfClosing = xml.charCodeAt(gt - 1) === 47;
     const parent = stack.length > 0 ? stack[stack.length - 1] : "";
-    const kind = KIND.get(name);
+    const info = tagAt(xml, nameStart, e, h);
+    const name = info.name;
+    const kind = info.kind;
     if (kind === SKIP_KIND) {
       if (selfClosing) {
         pos = xml.indexOf("<", gt + 1);
         continue;
       }
-      const close = `</${name}>`;
+      const close = info.close;
       const j = xml.indexOf(close, gt + 1);
       if (j < 0) throw new Error(`<${name}> at char ${pos} is never closed`);
       pos = xml.indexOf("<", j + close.length);
@@ -376,28 +450,29 @@ export function scanRecordXml(tag: string, xml: string, ascii = false, screen?: 
       let content = "";
       let after = gt + 1;
       if (!selfClosing) {
-        const close = `</${name}>`;
+        const close = info.close;
         const j = xml.indexOf(close, gt + 1);
         if (j < 0) throw new Error(`<${name}> at char ${pos} is never closed`);
         content = xml.slice(gt + 1, j);
         after = j + close.length;
       }
-      onRaw(name, parent, selfClosing ? "" : xml.slice(e, gt), content);
+      onRaw(name, parent, name === "AbstractText" && !selfClosing ? xml.slice(e, gt) : "", content);
       pos = xml.indexOf("<", after);
       continue;
     }
     if (kind === LEAF_KIND) {
       // Text up to the closing tag when the element holds text only; a leaf with child elements
       // (not in valid records) is walked like any element and read as its first text run.
-      const attrs = xml.slice(e, selfClosing ? gt - 1 : gt);
+      attrFrom = e;
+      attrTo = selfClosing ? gt - 1 : gt;
       if (selfClosing) {
-        onLeaf(name, parent, attrs, "");
+        onLeaf(name, parent, "");
         pos = xml.indexOf("<", gt + 1);
         continue;
       }
       const lt = xml.indexOf("<", gt + 1);
       const text = lt < 0 ? xml.slice(gt + 1) : xml.slice(gt + 1, lt);
-      onLeaf(name, parent, attrs, text);
+      onLeaf(name, parent, text);
       if (lt >= 0 && xml.charCodeAt(lt + 1) === 47 && xml.startsWith(name, lt + 2) && xml.charCodeAt(lt + 2 + name.length) === 62) {
         pos = xml.indexOf("<", lt + 3 + name.length);
         continue;
@@ -507,13 +582,13 @@ export function scanRecordXml(tag: string, xml: string, ascii = false, screen?: 
     }
   }
 
-  function onLeaf(name: string, parent: string, attrs: string, text: string): void {
+  function onLeaf(name: string, parent: string, text: string): void {
     switch (name) {
       case "PMID":
         if (parent === "MedlineCitation") {
           if (d.pmid === null) {
             d.pmid = text;
-            d.pmidVersion = attrIn(attrs, "Version");
+            d.pmidVersion = attrIn(leafAttrs(), "Version");
           }
         } else if (parent === "CommentsCorrections") {
           const last = d.refs[d.refs.length - 1];
@@ -521,7 +596,7 @@ export function scanRecordXml(tag: string, xml: string, ascii = false, screen?: 
             last.pmid = nonEmpty(leaf(text));
             d.refPmidSeen = true;
           }
-        } else if (parent === "DeleteCitation") d.deletePmids.push({ value: text, version: attrIn(attrs, "Version") });
+        } else if (parent === "DeleteCitation") d.deletePmids.push({ value: text, version: attrIn(leafAttrs(), "Version") });
         return;
       case "Title":
         if (parent === "Journal") d.journalTitle = text;
@@ -530,7 +605,7 @@ export function scanRecordXml(tag: string, xml: string, ascii = false, screen?: 
         if (parent === "Journal") d.iso = text;
         return;
       case "ISSN":
-        if (parent === "Journal") d.issns.push({ type: attrIn(attrs, "IssnType"), value: text });
+        if (parent === "Journal") d.issns.push({ type: attrIn(leafAttrs(), "IssnType"), value: text });
         return;
       case "ISSNLinking":
         if (parent === "MedlineJournalInfo") d.issnLinking = text;
@@ -561,10 +636,13 @@ export function scanRecordXml(tag: string, xml: string, ascii = false, screen?: 
         if (parent === "MeshHeading") d.mesh.push(text);
         return;
       case "ArticleId":
-        if (parent === "ArticleIdList" && stack.length >= 2 && stack[stack.length - 2] === "PubmedData") d.articleIds.push({ type: attrIn(attrs, "IdType"), value: text });
+        if (parent === "ArticleIdList" && stack.length >= 2 && stack[stack.length - 2] === "PubmedData") d.articleIds.push({ type: attrIn(leafAttrs(), "IdType"), value: text });
         return;
       case "ELocationID":
-        if (parent === "Article") d.elocations.push({ type: attrIn(attrs, "EIdType"), valid: attrIn(attrs, "ValidYN"), value: text });
+        if (parent === "Article") {
+          const attrs = leafAttrs();
+          d.elocations.push({ type: attrIn(attrs, "EIdType"), valid: attrIn(attrs, "ValidYN"), value: text });
+        }
         return;
       case "LastName":
         if (author && parent === "Author") author.lastName = text;
@@ -576,7 +654,7 @@ export function scanRecordXml(tag: string, xml: string, ascii = false, screen?: 
         if (author && parent === "Author") author.initials = text;
         return;
       case "Identifier":
-        if (author && parent === "Author" && attrIn(attrs, "Source") === "ORCID") author.orcids.push(text);
+        if (author && parent === "Author" && attrIn(leafAttrs(), "Source") === "ORCID") author.orcids.push(text);
         return;
       default:
     }
