@@ -33,7 +33,8 @@ import { isAscii } from "node:buffer";
 import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
-import { XMLParser } from "fast-xml-parser";
+import { createRequire } from "node:module";
+import type { XMLParser } from "fast-xml-parser";
 import { XmlByteDecoder } from "./xml-encoding.ts";
 import { scanRecordXml, type PubmedRecordScreen } from "./pubmed-scan.ts";
 import type { AbstractSegment, Author, Journal, PubmedRecord } from "./types.ts";
@@ -385,7 +386,18 @@ export class RecordSplitter {
 // Field extraction
 
 type Node = Record<string, unknown>;
-const parser = new XMLParser(PUBMED_PARSER_OPTIONS);
+/**
+ * The reference reader's fast-xml-parser, loaded on first use: the default reader (the scanner)
+ * never needs it, and loading it costs every ingest worker ~0.1 s of start-up.
+ */
+let fxpParser: XMLParser | null = null;
+function parser(): XMLParser {
+  if (fxpParser === null) {
+    const { XMLParser: Parser } = createRequire(import.meta.url)("fast-xml-parser") as typeof import("fast-xml-parser");
+    fxpParser = new Parser(PUBMED_PARSER_OPTIONS);
+  }
+  return fxpParser;
+}
 
 function asNode(v: unknown): Node | undefined {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Node) : undefined;
@@ -576,7 +588,7 @@ export function parseRecordXml(raw: RawRecord, reader: PubmedRecordReader = "sca
 export function parseRecordXmlFxp(raw: RawRecord): PubmedRecord[] {
   if (raw.tag === "PubmedBookArticle" || raw.tag === "DeleteDocument") return [];
   const reduced = reduceRecordXml(raw.xml);
-  const doc = parser.parse(reduced.xml) as Node;
+  const doc = parser().parse(reduced.xml) as Node;
   currentRaw = reduced.raw;
   try {
     if (raw.tag === "PubmedArticle") {
