@@ -10,10 +10,11 @@
  * 3. `purgeUnfinished` — delete the rows of files not done (in flight when a previous ingest was
  *    killed, or failed), so retrying them cannot duplicate rows.
  * 4. `runPool` — worker threads (`--jobs`, default = cores) parse, one file per worker at a time,
- *    and send their rows in large batches (transferred typed arrays) to the main thread, the one
- *    writer, which appends each batch (one commit); a file's manifest entry is written once its
+ *    and send their rows in large batches — Arrow IPC file bytes in a transferred, recycled buffer
+ *    (`arrow-batch.ts`) — to the main thread, the one writer, which appends each batch (one commit)
+ *    without converting it (`store/lance-append.ts`); a file's manifest entry is written once its
  *    rows are committed. A broken file is marked failed (message with byte offset) and the others
- *    go on. Workers load neither LanceDB nor apache-arrow.
+ *    go on. Workers never load LanceDB.
  * 5. `finalizeStore` — only when every file is done: update semantics, de-duplication, compaction.
  *
  * Killed at any point (`kill -9`), a re-run loses only the files that were in flight: their rows
