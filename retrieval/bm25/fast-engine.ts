@@ -47,9 +47,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CorpusDoc } from "../../corpus/types.ts";
-import { defaultAnalyzer, type Analyzer } from "../analyzer.ts";
+import { defaultAnalyzer, type Analyzer, type TermIdAnalyzer } from "../analyzer.ts";
 import type { SearchHit } from "../types.ts";
 import { DEFAULT_PART_BYTES, packStrings, readArrayFile, unpackStrings, writeArrayFile, type ArrayFileEntry } from "./array-files.ts";
+import { TermTable } from "./term-table.ts";
 import { assertUniqueIds, Bm25ParamsSchema, type Bm25Engine, type Bm25Info, type Bm25Params } from "./params.ts";
 
 /** Retriever id of the fast engine. */
@@ -67,6 +68,9 @@ const WINDOW = 2048;
 const GALLOP_RATIO = 16;
 /** The initial threshold scores the k largest impacts of this many lists (those with the largest bounds). */
 const SEED_LISTS = 1;
+
+/** Term id standing for a query token that is not in the vocabulary (ids are < 2³¹ − 1). */
+const UNKNOWN_TERM = 0x7fffffff;
 
 /** Format tag of the on-disk index folder (`header.json` field `format`). */
 export const FAST_BM25_FORMAT = "medsynth-bm25-fast-v2";
@@ -94,7 +98,9 @@ interface FastBm25Data {
   /** Document ids as one UTF-8 string table: id i is bytes [idEnds[i-1], idEnds[i]) (decoded only for hits). */
   idBytes: Uint8Array;
   idEnds: Float64Array;
-  terms: string[];
+  /** The vocabulary as one UTF-8 string table: term t is bytes [termEnds[t-1], termEnds[t]). */
+  termBytes: Uint8Array;
+  termEnds: Float64Array;
   offsets: Float64Array;
   postDocs: Int32Array;
   /** Field-weighted term frequencies: Uint8 when all are integers ≤ 255 (field weights 1), else Float32. */
@@ -126,7 +132,14 @@ export class FastBm25 implements Bm25Engine {
   exhaustiveUpTo = EXHAUSTIVE_MAX_POSTINGS;
   private readonly data: FastBm25Data;
   private readonly analyzer: Analyzer;
-  private readonly vocab = new Map<string, number>();
+  /** Term → id over the vocabulary's string table. */
+  private readonly vocab: TermTable;
+  /** The analyzer's term-id form over {@link vocab} (unknown terms → {@link UNKNOWN_TERM}); made on the first query. */
+  private termIdsOf: TermIdAnalyzer | null = null;
+  /** Query analysis buffers, reused across queries: the term ids of the query's tokens, then its distinct known terms and their counts. */
+  private qIds = new Int32Array(256);
+  private qTerms = new Int32Array(32);
+  private qCounts = new Float64Array(32);
   /** Number of indexed documents. */
   private readonly docCount: number;
   private readonly idf: Float64Array;
@@ -163,7 +176,7 @@ export class FastBm25 implements Bm25Engine {
     }
     this.data = data;
     this.analyzer = analyzer;
-    data.terms.forEach((t, i) => this.vocab.set(t, i));
+    this.vocab = new TermTable(data.termBytes, data.termEnds);
     const n = (this.docCount = data.idEnds.length);
     const { k1, b } = data.params;
     let total = 0;
@@ -171,7 +184,7 @@ export class FastBm25 implements Bm25Engine {
     const avgdl = n > 0 ? total / n : 0;
     this.norm = new Float64Array(n);
     for (let d = 0; d < n; d++) this.norm[d] = k1 * (1 - b + (avgdl > 0 ? (b * data.docLen[d]) / avgdl : 0));
-    const v = data.terms.length;
+    const v = data.termEnds.length;
     this.idf = new Float64Array(v);
     this.termMax = new Float32Array(v);
     this.k1p1 = k1 + 1;
@@ -285,21 +298,40 @@ export class FastBm25 implements Bm25Engine {
     return s;
   }
 
-  /** Known query terms in query order with their multiplicities (a term occurring c times adds c × its impact, as wink does). */
-  private queryTerms(query: string): { terms: number[]; counts: number[] } {
-    const terms: number[] = [];
-    const counts: number[] = [];
-    for (const term of this.analyzer.analyze(query)) {
-      const t = this.vocab.get(term);
-      if (t === undefined) continue;
-      const at = terms.indexOf(t); // a query has few terms: a scan beats a Map
-      if (at >= 0) counts[at]++;
+  /**
+   * The query's distinct known terms in query order into {@link qTerms}, with their multiplicities
+   * in {@link qCounts} (a term occurring c times adds c × its impact, as wink does). Allocates
+   * nothing once the buffers have grown to the longest query.
+   * @returns the number of distinct known terms.
+   */
+  private queryTerms(query: string): number {
+    if (this.qIds.length < query.length) this.qIds = new Int32Array(Math.max(query.length, 2 * this.qIds.length));
+    const ids = this.qIds;
+    const vocab = this.vocab;
+    const analyzer = (this.termIdsOf ??= this.analyzer.termIds((term) => {
+      const t = vocab.get(term);
+      return t >= 0 ? t : UNKNOWN_TERM;
+    }));
+    const n = analyzer.analyzeInto(query, ids);
+    if (this.qTerms.length < n) {
+      this.qTerms = new Int32Array(n);
+      this.qCounts = new Float64Array(n);
+    }
+    const terms = this.qTerms;
+    const counts = this.qCounts;
+    let m = 0;
+    for (let j = 0; j < n; j++) {
+      const t = ids[j];
+      if (t === UNKNOWN_TERM) continue;
+      let at = 0;
+      while (at < m && terms[at] !== t) at++; // a query has few terms: a scan beats a hash
+      if (at < m) counts[at]++;
       else {
-        terms.push(t);
-        counts.push(1);
+        terms[m] = t;
+        counts[m++] = 1;
       }
     }
-    return { terms, counts };
+    return m;
   }
 
   private toHits(docIdx: ArrayLike<number>, scores: ArrayLike<number>, size: number): SearchHit[] {
@@ -330,9 +362,10 @@ export class FastBm25 implements Bm25Engine {
     const n = this.docCount;
     if (n === 0) return [];
     if (this.data.postDocs.length <= this.exhaustiveUpTo) return this.searchExhaustive(query, k);
-    const { terms, counts } = this.queryTerms(query);
-    const m = terms.length;
+    const m = this.queryTerms(query);
     if (m === 0) return [];
+    const terms = this.qTerms;
+    const counts = this.qCounts;
     const kk = Math.min(Math.floor(k), n);
     const s = this.scratch(m, kk);
     const ix = this.ix;
@@ -375,7 +408,8 @@ export class FastBm25 implements Bm25Engine {
     stats.work = st[WORK];
     stats.finalists = st[FINALISTS];
     const size = sti[SIZE];
-    return this.toHits(...sortHeap(s.heapDoc, s.heapScore, size), size);
+    sortHeap(s.heapDoc, s.heapScore, size);
+    return this.toHits(s.heapDoc, s.heapScore, size);
   }
   /**
    * Exhaustive top-k: adds every posting of every query term into a score accumulator and keeps
@@ -388,8 +422,10 @@ export class FastBm25 implements Bm25Engine {
     if (!(k >= 1) || typeof query !== "string") return [];
     const n = this.docCount;
     if (n === 0) return [];
-    const { terms, counts } = this.queryTerms(query);
-    if (terms.length === 0) return [];
+    const m = this.queryTerms(query);
+    if (m === 0) return [];
+    const terms = this.qTerms;
+    const counts = this.qCounts;
     const { offsets, postDocs } = this.data;
     const impact = this.materialiseImpacts();
     const acc = (this.acc ??= new Float64Array(n));
@@ -397,7 +433,7 @@ export class FastBm25 implements Bm25Engine {
     // acc is all-zero between queries (reset below through `touched`); impacts are > 0, so
     // acc[d] === 0 means "first touch".
     let nt = 0;
-    for (let q = 0; q < terms.length; q++) {
+    for (let q = 0; q < m; q++) {
       const t = terms[q];
       const c = counts[q];
       const stop = offsets[t + 1];
@@ -417,8 +453,7 @@ export class FastBm25 implements Bm25Engine {
     }
     if (nt === 0) return [];
     const kk = Math.min(Math.floor(k), nt);
-    const heapDoc = new Int32Array(kk);
-    const heapScore = new Float64Array(kk);
+    const { heapDoc, heapScore } = this.scratch(m, kk);
     let size = 0;
     for (let i = 0; i < nt; i++) {
       const d = touched[i];
@@ -427,7 +462,8 @@ export class FastBm25 implements Bm25Engine {
       else if (s > heapScore[0] || (s === heapScore[0] && d < heapDoc[0])) heapReplaceTop(heapDoc, heapScore, size, d, s);
     }
     for (let i = 0; i < nt; i++) acc[touched[i]] = 0;
-    return this.toHits(...sortHeap(heapDoc, heapScore, size), size);
+    sortHeap(heapDoc, heapScore, size);
+    return this.toHits(heapDoc, heapScore, size);
   }
 
   private materialiseImpacts(): Float64Array {
@@ -435,7 +471,7 @@ export class FastBm25 implements Bm25Engine {
     const { offsets, postDocs, postTf } = this.data;
     const impact = new Float64Array(postDocs.length);
     const { idf, norm, k1p1 } = this;
-    for (let t = 0; t < this.data.terms.length; t++) {
+    for (let t = 0; t < this.data.termEnds.length; t++) {
       for (let p = offsets[t], end = offsets[t + 1]; p < end; p++) {
         const tf = postTf[p];
         impact[p] = (idf[t] * (tf * k1p1)) / (tf + norm[postDocs[p]]);
@@ -475,13 +511,12 @@ export class FastBm25 implements Bm25Engine {
   writeTo(dir: string, opts: { partBytes?: number } = {}): number {
     mkdirSync(dir, { recursive: true });
     const part = opts.partBytes ?? DEFAULT_PART_BYTES;
-    const { params, analyzerId, contentHash, idBytes, idEnds, terms, offsets, postDocs, postTf, docLen } = this.data;
-    const termBlob = packStrings(terms);
+    const { params, analyzerId, contentHash, idBytes, idEnds, termBytes, termEnds, offsets, postDocs, postTf, docLen } = this.data;
     const arrays: [string, Int32Array | Float32Array | Float64Array | Uint8Array][] = [
       ["ids-utf8", idBytes],
       ["ids-ends", idEnds],
-      ["terms-utf8", termBlob.bytes],
-      ["terms-ends", termBlob.ends],
+      ["terms-utf8", termBytes],
+      ["terms-ends", termEnds],
       ["offsets", offsets],
       ["post-docs", postDocs],
       ["post-tf", postTf],
@@ -489,7 +524,7 @@ export class FastBm25 implements Bm25Engine {
     ];
     const manifest = arrays.map(([name, a]) => writeArrayFile(dir, name, a, part));
     const bytes = arrays.reduce((s, [, a]) => s + a.byteLength, 0);
-    const header = { format: FAST_BM25_FORMAT, params, analyzerId, contentHash, docCount: idEnds.length, vocabSize: terms.length, postings: postDocs.length, arrays: manifest };
+    const header = { format: FAST_BM25_FORMAT, params, analyzerId, contentHash, docCount: idEnds.length, vocabSize: termEnds.length, postings: postDocs.length, arrays: manifest };
     writeFileSync(join(dir, "header.json"), JSON.stringify(header, null, 1) + "\n");
     return bytes;
   }
@@ -993,10 +1028,8 @@ function heapReplaceTop(docs: Int32Array, scores: Float64Array, size: number, d:
   scores[i] = s;
 }
 
-/** Heap contents best first (score descending, doc index ascending). */
-function sortHeap(docs: Int32Array, scores: Float64Array, size: number): [Int32Array, Float64Array] {
-  const d = docs.slice(0, size);
-  const s = scores.slice(0, size);
+/** Sorts the heap's `size` entries in place, best first (score descending, doc index ascending). */
+function sortHeap(d: Int32Array, s: Float64Array, size: number): void {
   for (let i = 1; i < size; i++) {
     const x = d[i];
     const v = s[i];
@@ -1009,7 +1042,6 @@ function sortHeap(docs: Int32Array, scores: Float64Array, size: number): [Int32A
     d[j + 1] = x;
     s[j + 1] = v;
   }
-  return [d, s];
 }
 
 const utf8 = new TextDecoder();
@@ -1121,8 +1153,9 @@ export function buildFastBm25(docs: readonly CorpusDoc[], params: Partial<Bm25Pa
     }
   }
   const idBlob = packStrings(docs.map((d) => d.id));
+  const termBlob = packStrings(terms);
   const engine = new FastBm25(
-    { params: p, analyzerId: analyzer.id, contentHash: opts.contentHash ?? null, idBytes: idBlob.bytes, idEnds: idBlob.ends, terms, offsets, postDocs, postTf, docLen },
+    { params: p, analyzerId: analyzer.id, contentHash: opts.contentHash ?? null, idBytes: idBlob.bytes, idEnds: idBlob.ends, termBytes: termBlob.bytes, termEnds: termBlob.ends, offsets, postDocs, postTf, docLen },
     analyzer,
   );
   engine.attachDocs(docs);
@@ -1182,7 +1215,8 @@ export function readFastBm25(dir: string, opts: { analyzer?: Analyzer } = {}): F
   };
   const idBytes = load<Uint8Array>("ids-utf8");
   const idEnds = load<Float64Array>("ids-ends");
-  const terms = unpackStrings(load<Uint8Array>("terms-utf8"), load<Float64Array>("terms-ends"));
+  const termBytes = load<Uint8Array>("terms-utf8");
+  const termEnds = load<Float64Array>("terms-ends");
   const offsets = load<Float64Array>("offsets");
   const postDocs = load<Int32Array>("post-docs");
   const postTf = load<Uint8Array | Float32Array>("post-tf");
@@ -1191,12 +1225,13 @@ export function readFastBm25(dir: string, opts: { analyzer?: Analyzer } = {}): F
   if (idEnds.length !== header.docCount || docLen.length !== header.docCount || (idEnds.length > 0 && idEnds[idEnds.length - 1] !== idBytes.length)) {
     throw new Error(`readFastBm25: ${dir} is corrupt (doc count ${header.docCount} vs ${idEnds.length} ids, ${docLen.length} lengths)`);
   }
-  if (terms.length !== header.vocabSize || offsets.length !== terms.length + 1) throw new Error(`readFastBm25: ${dir} is corrupt (vocabulary/offsets sizes disagree)`);
-  if (offsets[terms.length] !== header.postings || postDocs.length !== header.postings || postTf.length !== header.postings) {
+  const v = termEnds.length;
+  if (v !== header.vocabSize || offsets.length !== v + 1 || (v > 0 && termEnds[v - 1] !== termBytes.length)) throw new Error(`readFastBm25: ${dir} is corrupt (vocabulary/offsets sizes disagree)`);
+  if (offsets[v] !== header.postings || postDocs.length !== header.postings || postTf.length !== header.postings) {
     throw new Error(`readFastBm25: ${dir} is corrupt (postings count mismatch)`);
   }
   return new FastBm25(
-    { params: Bm25ParamsSchema.parse(header.params), analyzerId: header.analyzerId, contentHash: header.contentHash, idBytes, idEnds, terms, offsets, postDocs, postTf, docLen },
+    { params: Bm25ParamsSchema.parse(header.params), analyzerId: header.analyzerId, contentHash: header.contentHash, idBytes, idEnds, termBytes, termEnds, offsets, postDocs, postTf, docLen },
     opts.analyzer ?? defaultAnalyzer,
   );
 }
