@@ -51,7 +51,8 @@ import { defaultAnalyzer, type Analyzer, type TermIdAnalyzer } from "../analyzer
 import type { SearchHit } from "../types.ts";
 import { DEFAULT_PART_BYTES, packStrings, readArrayFile, unpackStrings, writeArrayFile, type ArrayFileEntry } from "./array-files.ts";
 import { TermTable } from "./term-table.ts";
-import { assertUniqueIds, Bm25ParamsSchema, type Bm25Engine, type Bm25Info, type Bm25Params } from "./params.ts";
+import type { Bm25Engine, Bm25Info, Bm25Params } from "./params.ts";
+import { assertUniqueIds, parseBm25Params } from "./params-core.ts";
 
 /** Retriever id of the fast engine. */
 export const FAST_BM25_ID = "bm25-fast";
@@ -1056,10 +1057,10 @@ function utf8Slice(bytes: Uint8Array, start: number, end: number): string {
  * @param params partial {@link Bm25Params} (defaults k1 1.5, b 0.75, weights 1/1).
  * @param opts analyzer and content hash to record.
  * @returns the engine, with `docs` attached.
- * @throws Error on a duplicate or empty id, or a doc whose title/text is not a string; ZodError on bad params.
+ * @throws Error on a duplicate or empty id, a doc whose title/text is not a string, or bad params (naming the field).
  */
 export function buildFastBm25(docs: readonly CorpusDoc[], params: Partial<Bm25Params> = {}, opts: FastBm25Options = {}): FastBm25 {
-  const p = Bm25ParamsSchema.parse(params);
+  const p = parseBm25Params(params);
   const analyzer = opts.analyzer ?? defaultAnalyzer;
   assertUniqueIds(docs, "buildFastBm25");
   const vocab = new Map<string, number>();
@@ -1231,7 +1232,7 @@ export function readFastBm25(dir: string, opts: { analyzer?: Analyzer } = {}): F
     throw new Error(`readFastBm25: ${dir} is corrupt (postings count mismatch)`);
   }
   return new FastBm25(
-    { params: Bm25ParamsSchema.parse(header.params), analyzerId: header.analyzerId, contentHash: header.contentHash, idBytes, idEnds, termBytes, termEnds, offsets, postDocs, postTf, docLen },
+    { params: parseBm25Params(header.params), analyzerId: header.analyzerId, contentHash: header.contentHash, idBytes, idEnds, termBytes, termEnds, offsets, postDocs, postTf, docLen },
     opts.analyzer ?? defaultAnalyzer,
   );
 }
