@@ -32,7 +32,6 @@
  *   context-dependent lowercase mapping outside language-specific tailorings)
  */
 import { createRequire } from "node:module";
-import { z } from "zod";
 
 const require = createRequire(import.meta.url);
 /**
@@ -52,19 +51,43 @@ export const ENGLISH_STOP_WORDS: readonly string[] = Object.freeze([
   "will", "with",
 ]);
 
-/** Config of an analyzer. */
-export const AnalyzerConfigSchema = z
-  .object({
-    /** Drop {@link ENGLISH_STOP_WORDS} (matched on the lowercased token, before stemming). */
-    stopWords: z.boolean().default(true),
-    /** Apply Porter2 stemming. */
-    stem: z.boolean().default(true),
-    /** Minimum token length in characters (bm25s/scikit-learn pattern `\w\w+` = 2). */
-    minTokenLength: z.number().int().min(1).default(2),
-  })
-  .strict();
-/** Analyzer settings (see {@link AnalyzerConfigSchema}). */
-export type AnalyzerConfig = z.infer<typeof AnalyzerConfigSchema>;
+/**
+ * Settings of an analyzer. Checked by {@link parseAnalyzerConfig} (zod-free, so a query process
+ * loading the analyzer does not load zod); the same shape as a zod schema is in
+ * {@link ./analyzer-config.ts} (`AnalyzerConfigSchema`) for configs that embed analyzer settings.
+ */
+export interface AnalyzerConfig {
+  /** Drop {@link ENGLISH_STOP_WORDS} (matched on the lowercased token, before stemming); default true. */
+  stopWords: boolean;
+  /** Apply Porter2 stemming; default true. */
+  stem: boolean;
+  /** Minimum token length in characters, an integer ≥ 1 (bm25s/scikit-learn pattern `\w\w+` = 2, the default). */
+  minTokenLength: number;
+}
+
+/**
+ * Checks partial analyzer settings and fills the defaults (stop words on, stemming on, minimum
+ * length 2): the same values and accepted inputs as `AnalyzerConfigSchema.parse`.
+ * @param config partial settings (undefined → defaults).
+ * @returns a fresh {@link AnalyzerConfig}.
+ * @throws Error naming the key: an unknown key, a non-boolean `stopWords`/`stem`, a
+ *   `minTokenLength` that is not a safe integer ≥ 1.
+ */
+export function parseAnalyzerConfig(config: unknown = {}): AnalyzerConfig {
+  if (typeof config !== "object" || config === null || Array.isArray(config)) throw new Error(`analyzer config: expected an object, got ${JSON.stringify(config)}`);
+  const c = config as Record<string, unknown>;
+  for (const key of Object.keys(c)) {
+    if (key !== "stopWords" && key !== "stem" && key !== "minTokenLength") throw new Error(`analyzer config: unknown key ${JSON.stringify(key)} (allowed: stopWords, stem, minTokenLength)`);
+  }
+  const flag = (key: "stopWords" | "stem"): boolean => {
+    const v = c[key] === undefined ? true : c[key];
+    if (typeof v !== "boolean") throw new Error(`analyzer config: ${key} must be a boolean, got ${JSON.stringify(c[key])}`);
+    return v;
+  };
+  const min = c.minTokenLength === undefined ? 2 : c.minTokenLength;
+  if (typeof min !== "number" || !Number.isSafeInteger(min) || min < 1) throw new Error(`analyzer config: minTokenLength must be an integer ≥ 1, got ${JSON.stringify(c.minTokenLength)}`);
+  return { stopWords: flag("stopWords"), stem: flag("stem"), minTokenLength: min };
+}
 
 /** Id of the default analyzer (recorded in index caches so a changed analyzer forces a rebuild). */
 export const ANALYZER_ID = "en-lucene-stop-porter2-v1";
@@ -114,7 +137,7 @@ const WORD_CHAR_RE = /^[\p{L}\p{M}\p{N}\p{Pc}]$/u;
 
 /** Parsed config, analyzer id and stop set shared by both implementations. */
 function settings(config: Partial<AnalyzerConfig>): { cfg: AnalyzerConfig; id: string; stop: Set<string> } {
-  const cfg = AnalyzerConfigSchema.parse(config);
+  const cfg = parseAnalyzerConfig(config);
   const isDefault = cfg.stopWords && cfg.stem && cfg.minTokenLength === 2;
   const id = isDefault
     ? ANALYZER_ID
@@ -149,7 +172,7 @@ function checkTermId(id: number, term: string): number {
  * issue 11), with a memo lowercased token → stem. Same ids and output as {@link createAnalyzer},
  * several times slower; kept for parity tests and `experiments/bench/analyzer.ts`.
  * @param config partial {@link AnalyzerConfig}.
- * @throws ZodError on an unknown key or a bad value.
+ * @throws Error naming the key on an unknown key or a bad value.
  */
 export function createReferenceAnalyzer(config: Partial<AnalyzerConfig> = {}): Analyzer {
   const { cfg, id, stop } = settings(config);
@@ -412,7 +435,7 @@ export const ANALYZER_MEMO_MAX = 1 << 22;
  * @param options `memoMax`: raw tokens memoised before the memo starts over (default
  *   {@link ANALYZER_MEMO_MAX}; ≥ 2; the output never depends on it).
  * @returns an {@link Analyzer}; `analyze("The patients were randomized")` → `["patient", "were", "random"]`.
- * @throws ZodError on an unknown key or a bad value; RangeError on a `memoMax` below 2.
+ * @throws Error naming the key on an unknown key or a bad value; RangeError on a `memoMax` below 2.
  */
 export function createAnalyzer(config: Partial<AnalyzerConfig> = {}, options: { memoMax?: number } = {}): Analyzer {
   const { cfg, id, stop } = settings(config);

@@ -1,7 +1,7 @@
 /**
  * The query process of the BM25 benchmark (`retrieval.ts` runs it as a fresh child): loads a fast
  * BM25 cache folder, answers queries single-threaded and prints one JSON line
- * `{ rss, rssAfterLoad, loadMs, t: { qps, cpuQps, p50, p95, queries } }` (RSS values are the
+ * `{ rss, rssStart, rssAfterLoad, loadMs, t: { qps, cpuQps, p50, p95, queries } }` (RSS values are the
  * process's peak resident set, bytes: VmHWM, since a spawned process's maxRSS includes its parent's).
  *
  * `retrieval.ts` bundles this file with esbuild and runs the bundle with plain `node` (no tsx
@@ -20,6 +20,7 @@ function pct(sorted: number[], p: number): number {
 }
 
 function main(): void {
+  const rssStart = peakRss();
   const [dir, queriesFile, minSecondsArg] = process.argv.slice(2);
   const queries = JSON.parse(readFileSync(queriesFile, "utf8")) as string[];
   const minSeconds = Number(minSecondsArg ?? 1);
@@ -42,7 +43,7 @@ function main(): void {
   const cpu = process.cpuUsage(c0);
   lat.sort((a, b) => a - b);
   const t = { qps: i / wall, cpuQps: i / ((cpu.user + cpu.system) / 1e6), p50: pct(lat, 50), p95: pct(lat, 95), queries: i };
-  console.log(JSON.stringify({ rss: peakRss(), rssAfterLoad, loadMs, t }));
+  console.log(JSON.stringify({ rss: peakRss(), rssStart, rssAfterLoad, loadMs, t }));
 }
 
 main();

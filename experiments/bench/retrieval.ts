@@ -144,6 +144,8 @@ async function startAnchor(natural: readonly CorpusDoc[], n: number, queries: re
 
 interface ChildResult {
   rss: number;
+  /** Peak RSS when the child's code starts (Node itself plus the bundle: the engine and the analyzer). */
+  rssStart: number;
   rssAfterLoad: number;
   loadMs: number;
   t: Timing;
@@ -317,7 +319,7 @@ async function main(): Promise<void> {
       const c = r.child;
       const ar = r.anchor?.rss;
       console.log(
-        `        query process (plain node on the esbuild-bundled child; loads the cache folder in ${f0(c.loadMs)} ms, peak RSS ${mib(c.rssAfterLoad)} after loading; pruned queries): peak RSS ${mib(c.rss)}${ar ? ` vs numpy anchor ${mib(ar)}: ${mark(c.rss <= ar)}` : ""}; ${f0(c.t.cpuQps)} q/s, p50 ${f3(c.t.p50)} ms, p95 ${f3(c.t.p95)} ms`,
+        `        query process (plain node on the esbuild-bundled child; peak RSS ${mib(c.rssStart)} at start (Node + engine + analyzer code), loads the cache folder in ${f0(c.loadMs)} ms, peak RSS ${mib(c.rssAfterLoad)} after loading; pruned queries): peak RSS ${mib(c.rss)}${ar ? ` vs numpy anchor ${mib(ar)}: ${mark(c.rss <= ar)}` : ""}; ${f0(c.t.cpuQps)} q/s, p50 ${f3(c.t.p50)} ms, p95 ${f3(c.t.p95)} ms`,
       );
     }
   }

@@ -47,10 +47,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CorpusDoc } from "../../corpus/types.ts";
-import { defaultAnalyzer, type Analyzer } from "../analyzer.ts";
+import { defaultAnalyzer, type Analyzer, type TermIdAnalyzer } from "../analyzer.ts";
 import type { SearchHit } from "../types.ts";
 import { DEFAULT_PART_BYTES, packStrings, readArrayFile, unpackStrings, writeArrayFile, type ArrayFileEntry } from "./array-files.ts";
-import { assertUniqueIds, Bm25ParamsSchema, type Bm25Engine, type Bm25Info, type Bm25Params } from "./params.ts";
+import { TermTable } from "./term-table.ts";
+import type { Bm25Engine, Bm25Info, Bm25Params } from "./params.ts";
+import { assertUniqueIds, parseBm25Params } from "./params-core.ts";
 
 /** Retriever id of the fast engine. */
 export const FAST_BM25_ID = "bm25-fast";
@@ -67,6 +69,9 @@ const WINDOW = 2048;
 const GALLOP_RATIO = 16;
 /** The initial threshold scores the k largest impacts of this many lists (those with the largest bounds). */
 const SEED_LISTS = 1;
+
+/** Term id standing for a query token that is not in the vocabulary (ids are < 2³¹ − 1). */
+const UNKNOWN_TERM = 0x7fffffff;
 
 /** Format tag of the on-disk index folder (`header.json` field `format`). */
 export const FAST_BM25_FORMAT = "medsynth-bm25-fast-v2";
@@ -94,7 +99,9 @@ interface FastBm25Data {
   /** Document ids as one UTF-8 string table: id i is bytes [idEnds[i-1], idEnds[i]) (decoded only for hits). */
   idBytes: Uint8Array;
   idEnds: Float64Array;
-  terms: string[];
+  /** The vocabulary as one UTF-8 string table: term t is bytes [termEnds[t-1], termEnds[t]). */
+  termBytes: Uint8Array;
+  termEnds: Float64Array;
   offsets: Float64Array;
   postDocs: Int32Array;
   /** Field-weighted term frequencies: Uint8 when all are integers ≤ 255 (field weights 1), else Float32. */
@@ -126,7 +133,14 @@ export class FastBm25 implements Bm25Engine {
   exhaustiveUpTo = EXHAUSTIVE_MAX_POSTINGS;
   private readonly data: FastBm25Data;
   private readonly analyzer: Analyzer;
-  private readonly vocab = new Map<string, number>();
+  /** Term → id over the vocabulary's string table. */
+  private readonly vocab: TermTable;
+  /** The analyzer's term-id form over {@link vocab} (unknown terms → {@link UNKNOWN_TERM}); made on the first query. */
+  private termIdsOf: TermIdAnalyzer | null = null;
+  /** Query analysis buffers, reused across queries: the term ids of the query's tokens, then its distinct known terms and their counts. */
+  private qIds = new Int32Array(256);
+  private qTerms = new Int32Array(32);
+  private qCounts = new Float64Array(32);
   /** Number of indexed documents. */
   private readonly docCount: number;
   private readonly idf: Float64Array;
@@ -148,6 +162,8 @@ export class FastBm25 implements Bm25Engine {
   private readonly blockMax: Float32Array;
   private readonly blockFirstDoc: Int32Array;
   private readonly blockLast: Int32Array;
+  /** The arrays {@link searchSync}'s helpers read. */
+  private readonly ix: IndexView;
   private scratchBufs: Scratch | null = null;
   /** Attached documents by internal index (null: none attached). */
   private docs: (CorpusDoc | undefined)[] | null = null;
@@ -161,7 +177,7 @@ export class FastBm25 implements Bm25Engine {
     }
     this.data = data;
     this.analyzer = analyzer;
-    data.terms.forEach((t, i) => this.vocab.set(t, i));
+    this.vocab = new TermTable(data.termBytes, data.termEnds);
     const n = (this.docCount = data.idEnds.length);
     const { k1, b } = data.params;
     let total = 0;
@@ -169,7 +185,7 @@ export class FastBm25 implements Bm25Engine {
     const avgdl = n > 0 ? total / n : 0;
     this.norm = new Float64Array(n);
     for (let d = 0; d < n; d++) this.norm[d] = k1 * (1 - b + (avgdl > 0 ? (b * data.docLen[d]) / avgdl : 0));
-    const v = data.terms.length;
+    const v = data.termEnds.length;
     this.idf = new Float64Array(v);
     this.termMax = new Float32Array(v);
     this.k1p1 = k1 + 1;
@@ -206,6 +222,7 @@ export class FastBm25 implements Bm25Engine {
       }
       termMax[t] = Math.fround(tmax * (1 + 2 ** -23));
     }
+    this.ix = { postDocs, postTf, norm, blockMax, blockFirstDoc, blockLast, k1p1 };
     this.info = {
       engine: "fast",
       docCount: n,
@@ -248,24 +265,30 @@ export class FastBm25 implements Bm25Engine {
     let s = this.scratchBufs;
     if (!s || s.lc.length < m || s.heapDoc.length < k) {
       const cm = Math.max(m, s?.lc.length ?? 0, 16);
+      // Posting and block positions as int32 (faster loops) unless an index has 2³¹ postings or more.
+      const Cursor = this.data.postDocs.length < 2 ** 31 ? Int32Array : Float64Array;
       const ck = Math.max(k, s?.heapDoc.length ?? 0, 16);
       s = this.scratchBufs = {
         order: new Int32Array(cm),
         lc: new Float64Array(cm),
         lw: new Float64Array(cm),
-        lStart: new Float64Array(cm),
-        lEnd: new Float64Array(cm),
-        lBlock0: new Float64Array(cm),
-        lBlock: new Float64Array(cm),
-        lBlockEnd: new Float64Array(cm),
-        pc: new Float64Array(cm),
-        eb: new Float64Array(cm),
+        lStart: new Cursor(cm),
+        lEnd: new Cursor(cm),
+        lBlock0: new Cursor(cm),
+        lBlock: new Cursor(cm),
+        lBlockEnd: new Cursor(cm),
+        pc: new Cursor(cm),
+        eb: new Cursor(cm),
         wb: new Float64Array(cm),
-        wp: new Float64Array(cm),
+        wp: new Cursor(cm),
         pre: new Float64Array(cm + 1),
         heapDoc: new Int32Array(ck),
         heapScore: new Float64Array(ck),
         seeded: new Int32Array(ck * (SEED_LISTS + 1) + cm * ck),
+        seedScore: new Float64Array(ck * (SEED_LISTS + 1) + cm * ck),
+        lidf: new Float64Array(cm),
+        st: new Float64Array(3),
+        sti: new Int32Array(2),
         partDoc: new Int32Array(ck),
         partVal: new Float64Array(ck),
         acc: s?.acc ?? new Float64Array(WINDOW),
@@ -276,21 +299,40 @@ export class FastBm25 implements Bm25Engine {
     return s;
   }
 
-  /** Known query terms in query order with their multiplicities (a term occurring c times adds c × its impact, as wink does). */
-  private queryTerms(query: string): { terms: number[]; counts: number[] } {
-    const terms: number[] = [];
-    const counts: number[] = [];
-    for (const term of this.analyzer.analyze(query)) {
-      const t = this.vocab.get(term);
-      if (t === undefined) continue;
-      const at = terms.indexOf(t); // a query has few terms: a scan beats a Map
-      if (at >= 0) counts[at]++;
+  /**
+   * The query's distinct known terms in query order into {@link qTerms}, with their multiplicities
+   * in {@link qCounts} (a term occurring c times adds c × its impact, as wink does). Allocates
+   * nothing once the buffers have grown to the longest query.
+   * @returns the number of distinct known terms.
+   */
+  private queryTerms(query: string): number {
+    if (this.qIds.length < query.length) this.qIds = new Int32Array(Math.max(query.length, 2 * this.qIds.length));
+    const ids = this.qIds;
+    const vocab = this.vocab;
+    const analyzer = (this.termIdsOf ??= this.analyzer.termIds((term) => {
+      const t = vocab.get(term);
+      return t >= 0 ? t : UNKNOWN_TERM;
+    }));
+    const n = analyzer.analyzeInto(query, ids);
+    if (this.qTerms.length < n) {
+      this.qTerms = new Int32Array(n);
+      this.qCounts = new Float64Array(n);
+    }
+    const terms = this.qTerms;
+    const counts = this.qCounts;
+    let m = 0;
+    for (let j = 0; j < n; j++) {
+      const t = ids[j];
+      if (t === UNKNOWN_TERM) continue;
+      let at = 0;
+      while (at < m && terms[at] !== t) at++; // a query has few terms: a scan beats a hash
+      if (at < m) counts[at]++;
       else {
-        terms.push(t);
-        counts.push(1);
+        terms[m] = t;
+        counts[m++] = 1;
       }
     }
-    return { terms, counts };
+    return m;
   }
 
   private toHits(docIdx: ArrayLike<number>, scores: ArrayLike<number>, size: number): SearchHit[] {
@@ -321,272 +363,55 @@ export class FastBm25 implements Bm25Engine {
     const n = this.docCount;
     if (n === 0) return [];
     if (this.data.postDocs.length <= this.exhaustiveUpTo) return this.searchExhaustive(query, k);
-    const { terms, counts } = this.queryTerms(query);
-    const m = terms.length;
+    const m = this.queryTerms(query);
     if (m === 0) return [];
+    const terms = this.qTerms;
+    const counts = this.qCounts;
     const kk = Math.min(Math.floor(k), n);
-    const { offsets, postDocs, postTf } = this.data;
-    const { termMax, blockFirst, blockMax, blockLast, blockFirstDoc, idf, norm, k1p1 } = this;
     const s = this.scratch(m, kk);
-    const { order, lc, lw, lStart, lEnd, lBlock0, lBlock, lBlockEnd, pc, eb, wb, wp, pre, heapDoc, heapScore, seeded, partDoc, partVal, acc, bits, cand } = s;
+    const ix = this.ix;
+    const { offsets } = this.data;
+    const { termMax, blockFirst, idf, k1p1 } = this;
+    const { order, lc, lw, lidf, lStart, lEnd, lBlock0, lBlock, lBlockEnd, pc, eb, wb, st, sti } = s;
+    let postings = 0;
     for (let i = 0; i < m; i++) {
       const t = terms[i];
       lc[i] = counts[i];
+      lidf[i] = idf[t];
       lw[i] = counts[i] * idf[t] * k1p1;
       lStart[i] = pc[i] = offsets[t];
       lEnd[i] = offsets[t + 1];
       lBlock0[i] = lBlock[i] = eb[i] = blockFirst[t];
       lBlockEnd[i] = blockFirst[t + 1];
-      stats.postings += offsets[t + 1] - offsets[t];
-    }
-    let size = 0; // documents in the exact top-k heap
-    let theta = -Infinity; // its k-th score once full: a document whose bound is below it cannot enter
-    let work = 0;
-    let finalists = 0;
-    // Initial threshold: the k largest impacts of each of the SEED_LISTS lists with the largest
-    // bounds (more while they hold fewer than k documents), scored exactly; remembered in
-    // `seeded` (ascending, distinct) so the document-order pass does not offer them twice.
-    for (let i = 0; i < m; i++) {
+      postings += offsets[t + 1] - offsets[t];
+      // Lists by bound, largest first, for the initial threshold.
       order[i] = i;
-      wb[i] = -lc[i] * termMax[terms[i]];
+      wb[i] = -lc[i] * termMax[t];
     }
+    stats.postings = postings;
+    st[THETA] = -Infinity;
+    st[WORK] = 0;
+    st[FINALISTS] = 0;
+    sti[SIZE] = 0;
+    sti[SEED_POS] = 0;
     sortByKey(order, m, wb);
-    let ns = 0;
-    for (let r = 0; r < m && (r < SEED_LISTS || ns < kk); r++) {
-      const i = order[r];
-      let np = 0;
-      const w = idf[terms[i]] * k1p1;
-      for (let p = lStart[i], end = lEnd[i]; p < end; p++) {
-        const tf = postTf[p];
-        const v = (w * tf) / (tf + norm[postDocs[p]]);
-        if (np < kk) partPush(partDoc, partVal, np++, postDocs[p], v);
-        else if (v > partVal[0]) partReplaceTop(partDoc, partVal, np, postDocs[p], v);
-      }
-      work += lEnd[i] - lStart[i];
-      for (let q = 0; q < np; q++) seeded[ns++] = partDoc[q];
-    }
-    seeded.subarray(0, ns).sort();
-    let u = 0;
-    for (let q = 0; q < ns; q++) if (u === 0 || seeded[q] !== seeded[u - 1]) seeded[u++] = seeded[q];
-    ns = u;
-    for (let q = 0; q < ns; q++) {
-      const d = seeded[q];
-      const score = this.exactScore(terms, counts, d);
-      finalists++;
-      if (size < kk) {
-        heapPush(heapDoc, heapScore, size++, d, score);
-        if (size === kk) theta = heapScore[0];
-      } else if (score > heapScore[0] || (score === heapScore[0] && d < heapDoc[0])) {
-        heapReplaceTop(heapDoc, heapScore, size, d, score);
-        theta = heapScore[0];
-      }
-    }
-    let si = 0;
+    const ns = selectSeeds(s, ix, m, kk);
+    scoreSeeds(s, ix, m, ns, kk);
     for (let base = 0; base < n; base += WINDOW) {
-      const lim = base + WINDOW;
-      // Window bound of each list: the largest block maximum among its blocks overlapping [base, lim).
-      let total = 0;
-      for (let i = 0; i < m; i++) {
-        let b = lBlock[i];
-        const bEnd = lBlockEnd[i];
-        while (b < bEnd && blockLast[b] < base) b++;
-        lBlock[i] = b;
-        let mx = 0;
-        const b0 = b;
-        while (b < bEnd && blockFirstDoc[b] < lim) {
-          if (blockMax[b] > mx) mx = blockMax[b];
-          if (blockLast[b] >= lim) {
-            b++;
-            break;
-          }
-          b++;
-        }
-        wp[i] = (b - b0) * BLOCK;
-        const v = lc[i] * mx;
-        wb[i] = v;
-        total += v;
-      }
-      if (total * BOUND_MARGIN < theta) continue;
-      // Lists by window bound ascending; the longest prefix whose bounds sum to ≤ theta is
-      // non-essential (a document only in those lists cannot enter), the rest are essential.
-      for (let i = 0; i < m; i++) order[i] = i;
-      for (let i = 1; i < m; i++) {
-        const x = order[i];
-        const v = wb[x];
-        let j = i - 1;
-        while (j >= 0 && wb[order[j]] > v) {
-          order[j + 1] = order[j];
-          j--;
-        }
-        order[j + 1] = x;
-      }
-      pre[0] = 0;
-      let ne = 0;
-      for (let r = 0; r < m; r++) {
-        pre[r + 1] = pre[r] + wb[order[r]];
-        if (pre[r + 1] * BOUND_MARGIN < theta) ne = r + 1;
-      }
-      // Essential lists: add their postings in the window into the window accumulator.
-      let any = false;
-      for (let r = ne; r < m; r++) {
-        const i = order[r];
-        if (wb[i] === 0) continue;
-        const w = lw[i];
-        const end = lEnd[i];
-        let p = pc[i];
-        const bs = lStart[i] + (lBlock[i] - lBlock0[i]) * BLOCK;
-        if (p < bs) p = bs;
-        while (p < end && postDocs[p] < base) p++;
-        const p0 = p;
-        for (; p < end; p++) {
-          const d = postDocs[p];
-          const x = d - base;
-          if (x >= WINDOW) break;
-          const tf = postTf[p];
-          acc[x] += (w * tf) / (tf + norm[d]);
-          bits[x >>> 5] |= 1 << (x & 31);
-        }
-        work += p - p0;
-        pc[i] = p;
-        any = true;
-      }
-      if (!any) continue;
-      const neBound = pre[ne];
-      // Candidates (ascending): touched documents whose partial score plus the non-essential
-      // bound beats theta; the others are dropped (their accumulator reset to 0).
-      let nc = 0;
-      for (let w = 0; w < WINDOW >>> 5; w++) {
-        let word = bits[w];
-        if (word === 0) continue;
-        let keep = 0;
-        while (word !== 0) {
-          const low = word & -word;
-          word ^= low;
-          const x = (w << 5) | (31 - Math.clz32(low));
-          if ((acc[x] + neBound) * BOUND_MARGIN < theta) acc[x] = 0;
-          else {
-            cand[nc++] = x;
-            keep |= low;
-          }
-        }
-        bits[w] = keep;
-      }
-      // Non-essential lists, largest window bound first: add their postings for the candidates
-      // (galloping to each candidate when they are few, else one pass over the window's postings
-      // adding 0 for non-candidates), then drop candidates that can no longer beat theta.
-      for (let r = ne - 1; r >= 0 && nc > 0; r--) {
-        const i = order[r];
-        if (wb[i] === 0) break;
-        const w = lw[i];
-        const end = lEnd[i];
-        let p = pc[i];
-        const bs = lStart[i] + (lBlock[i] - lBlock0[i]) * BLOCK;
-        if (p < bs) p = bs;
-        if (nc * GALLOP_RATIO < wp[i]) {
-          for (let q = 0; q < nc; q++) {
-            const d = base + cand[q];
-            p = seek(postDocs, p, end, d);
-            if (p < end && postDocs[p] === d) {
-              const tf = postTf[p];
-              acc[cand[q]] += (w * tf) / (tf + norm[d]);
-            }
-          }
-          work += nc;
-        } else {
-          while (p < end && postDocs[p] < base) p++;
-          const p0 = p;
-          for (; p < end; p++) {
-            const d = postDocs[p];
-            const x = d - base;
-            if (x >= WINDOW) break;
-            const tf = postTf[p];
-            acc[x] += ((w * tf) / (tf + norm[d])) * ((bits[x >>> 5] >>> (x & 31)) & 1);
-          }
-          work += p - p0;
-        }
-        pc[i] = p;
-        const rest = pre[r];
-        let kept = 0;
-        for (let q = 0; q < nc; q++) {
-          const x = cand[q];
-          if ((acc[x] + rest) * BOUND_MARGIN < theta) {
-            acc[x] = 0;
-            bits[x >>> 5] &= ~(1 << (x & 31));
-          } else cand[kept++] = x;
-        }
-        nc = kept;
-      }
-      // Survivors in document order: exact score (Σ in query order of count × float64 impact, the
-      // exhaustive expression), offered to the heap.
-      for (let q = 0; q < nc; q++) {
-        const x = cand[q];
-        const sc = acc[x];
-        acc[x] = 0;
-        bits[x >>> 5] = 0;
-        if (sc * BOUND_MARGIN < theta) continue;
-        const d = base + x;
-        while (si < ns && seeded[si] < d) si++;
-        if (si < ns && seeded[si] === d) continue;
-        finalists++;
-        const nd = norm[d];
-        let score = 0;
-        for (let i = 0; i < m; i++) {
-          let b = eb[i];
-          if (b < lBlock[i]) b = lBlock[i];
-          const bEnd = lBlockEnd[i];
-          while (b < bEnd && blockLast[b] < d) b++;
-          eb[i] = b;
-          if (b < bEnd && blockFirstDoc[b] <= d) {
-            const bs = lStart[i] + (b - lBlock0[i]) * BLOCK;
-            const p = inBlock(postDocs, bs, Math.min(bs + BLOCK, lEnd[i]), d);
-            if (p >= 0) {
-              const tf = postTf[p];
-              const imp = (idf[terms[i]] * (tf * k1p1)) / (tf + nd);
-              score += counts[i] === 1 ? imp : counts[i] * imp;
-            }
-          }
-        }
-        if (size < kk) {
-          heapPush(heapDoc, heapScore, size++, d, score);
-          if (size === kk) theta = heapScore[0];
-        } else if (score > heapScore[0] || (score === heapScore[0] && d < heapDoc[0])) {
-          heapReplaceTop(heapDoc, heapScore, size, d, score);
-          theta = heapScore[0];
-        }
-      }
+      const theta = st[THETA];
+      if (windowBounds(s, ix, m, base) * BOUND_MARGIN < theta) continue;
+      const ne = partition(s, m, theta);
+      if (!addEssential(s, ix, m, ne, base)) continue;
+      let nc = collectCandidates(s, s.pre[ne], theta);
+      if (nc > 0 && ne > 0) nc = addNonEssential(s, ix, ne, nc, base, theta);
+      if (nc > 0) scoreSurvivors(s, ix, m, nc, base, ns, kk);
     }
-    stats.work = work;
-    stats.finalists = finalists;
-    return this.toHits(...sortHeap(heapDoc, heapScore, size), size);
+    stats.work = st[WORK];
+    stats.finalists = st[FINALISTS];
+    const size = sti[SIZE];
+    sortHeap(s.heapDoc, s.heapScore, size);
+    return this.toHits(s.heapDoc, s.heapScore, size);
   }
-  /** Exact score of doc d: Σ over query terms in query order of count × float64 impact, the exhaustive expression. */
-  private exactScore(terms: readonly number[], counts: readonly number[], d: number): number {
-    const { offsets, postDocs, postTf } = this.data;
-    const { idf, k1p1, blockFirst, blockLast } = this;
-    const nd = this.norm[d];
-    let score = 0;
-    for (let i = 0; i < terms.length; i++) {
-      const t = terms[i];
-      // The first block whose last doc is ≥ d, then d within it.
-      let lo = blockFirst[t];
-      let hi = blockFirst[t + 1];
-      while (lo < hi) {
-        const mid = lo + Math.floor((hi - lo) / 2);
-        if (blockLast[mid] < d) lo = mid + 1;
-        else hi = mid;
-      }
-      if (lo === blockFirst[t + 1]) continue;
-      const bs = offsets[t] + (lo - blockFirst[t]) * BLOCK;
-      const p = inBlock(postDocs, bs, Math.min(bs + BLOCK, offsets[t + 1]), d);
-      if (p >= 0) {
-        const tf = postTf[p];
-        const imp = (idf[t] * (tf * k1p1)) / (tf + nd);
-        score += counts[i] === 1 ? imp : counts[i] * imp;
-      }
-    }
-    return score;
-  }
-
   /**
    * Exhaustive top-k: adds every posting of every query term into a score accumulator and keeps
    * the k best touched documents (the engine's pre-pruning algorithm, kept as the reference
@@ -598,8 +423,10 @@ export class FastBm25 implements Bm25Engine {
     if (!(k >= 1) || typeof query !== "string") return [];
     const n = this.docCount;
     if (n === 0) return [];
-    const { terms, counts } = this.queryTerms(query);
-    if (terms.length === 0) return [];
+    const m = this.queryTerms(query);
+    if (m === 0) return [];
+    const terms = this.qTerms;
+    const counts = this.qCounts;
     const { offsets, postDocs } = this.data;
     const impact = this.materialiseImpacts();
     const acc = (this.acc ??= new Float64Array(n));
@@ -607,7 +434,7 @@ export class FastBm25 implements Bm25Engine {
     // acc is all-zero between queries (reset below through `touched`); impacts are > 0, so
     // acc[d] === 0 means "first touch".
     let nt = 0;
-    for (let q = 0; q < terms.length; q++) {
+    for (let q = 0; q < m; q++) {
       const t = terms[q];
       const c = counts[q];
       const stop = offsets[t + 1];
@@ -627,8 +454,7 @@ export class FastBm25 implements Bm25Engine {
     }
     if (nt === 0) return [];
     const kk = Math.min(Math.floor(k), nt);
-    const heapDoc = new Int32Array(kk);
-    const heapScore = new Float64Array(kk);
+    const { heapDoc, heapScore } = this.scratch(m, kk);
     let size = 0;
     for (let i = 0; i < nt; i++) {
       const d = touched[i];
@@ -637,7 +463,8 @@ export class FastBm25 implements Bm25Engine {
       else if (s > heapScore[0] || (s === heapScore[0] && d < heapDoc[0])) heapReplaceTop(heapDoc, heapScore, size, d, s);
     }
     for (let i = 0; i < nt; i++) acc[touched[i]] = 0;
-    return this.toHits(...sortHeap(heapDoc, heapScore, size), size);
+    sortHeap(heapDoc, heapScore, size);
+    return this.toHits(heapDoc, heapScore, size);
   }
 
   private materialiseImpacts(): Float64Array {
@@ -645,7 +472,7 @@ export class FastBm25 implements Bm25Engine {
     const { offsets, postDocs, postTf } = this.data;
     const impact = new Float64Array(postDocs.length);
     const { idf, norm, k1p1 } = this;
-    for (let t = 0; t < this.data.terms.length; t++) {
+    for (let t = 0; t < this.data.termEnds.length; t++) {
       for (let p = offsets[t], end = offsets[t + 1]; p < end; p++) {
         const tf = postTf[p];
         impact[p] = (idf[t] * (tf * k1p1)) / (tf + norm[postDocs[p]]);
@@ -685,13 +512,12 @@ export class FastBm25 implements Bm25Engine {
   writeTo(dir: string, opts: { partBytes?: number } = {}): number {
     mkdirSync(dir, { recursive: true });
     const part = opts.partBytes ?? DEFAULT_PART_BYTES;
-    const { params, analyzerId, contentHash, idBytes, idEnds, terms, offsets, postDocs, postTf, docLen } = this.data;
-    const termBlob = packStrings(terms);
+    const { params, analyzerId, contentHash, idBytes, idEnds, termBytes, termEnds, offsets, postDocs, postTf, docLen } = this.data;
     const arrays: [string, Int32Array | Float32Array | Float64Array | Uint8Array][] = [
       ["ids-utf8", idBytes],
       ["ids-ends", idEnds],
-      ["terms-utf8", termBlob.bytes],
-      ["terms-ends", termBlob.ends],
+      ["terms-utf8", termBytes],
+      ["terms-ends", termEnds],
       ["offsets", offsets],
       ["post-docs", postDocs],
       ["post-tf", postTf],
@@ -699,11 +525,14 @@ export class FastBm25 implements Bm25Engine {
     ];
     const manifest = arrays.map(([name, a]) => writeArrayFile(dir, name, a, part));
     const bytes = arrays.reduce((s, [, a]) => s + a.byteLength, 0);
-    const header = { format: FAST_BM25_FORMAT, params, analyzerId, contentHash, docCount: idEnds.length, vocabSize: terms.length, postings: postDocs.length, arrays: manifest };
+    const header = { format: FAST_BM25_FORMAT, params, analyzerId, contentHash, docCount: idEnds.length, vocabSize: termEnds.length, postings: postDocs.length, arrays: manifest };
     writeFileSync(join(dir, "header.json"), JSON.stringify(header, null, 1) + "\n");
     return bytes;
   }
 }
+
+/** Posting / block positions of the query's lists: Int32Array while the index has < 2³¹ postings, else Float64Array. */
+type Cursors = Int32Array | Float64Array;
 
 /** Per-query scratch of {@link FastBm25.searchSync}: per-list state (index = query position), the top-k heap, the window accumulator. */
 interface Scratch {
@@ -714,24 +543,32 @@ interface Scratch {
   /** count × idf × (k1 + 1): a posting adds lw·tf/(tf + norm[d]) (the impact, computed on the fly). */
   lw: Float64Array;
   /** Posting range and block range of each list. */
-  lStart: Float64Array;
-  lEnd: Float64Array;
-  lBlock0: Float64Array;
+  lStart: Cursors;
+  lEnd: Cursors;
+  lBlock0: Cursors;
   /** First block of the list whose last doc is ≥ the current window's start. */
-  lBlock: Float64Array;
-  lBlockEnd: Float64Array;
+  lBlock: Cursors;
+  lBlockEnd: Cursors;
   /** Posting cursor for adding and probing; block cursor for exact scoring; both only move forward. */
-  pc: Float64Array;
-  eb: Float64Array;
+  pc: Cursors;
+  eb: Cursors;
   /** Window bound of each list; pre[r] = Σ of the r smallest. */
   wb: Float64Array;
   /** Postings (upper estimate: blocks × BLOCK) of each list overlapping the window. */
-  wp: Float64Array;
+  wp: Cursors;
   pre: Float64Array;
   heapDoc: Int32Array;
   heapScore: Float64Array;
   /** Documents of the initial threshold (ascending), and a min-heap selecting one list's k largest impacts. */
   seeded: Int32Array;
+  /** Exact scores of the seeds. */
+  seedScore: Float64Array;
+  /** idf of each list's term. */
+  lidf: Float64Array;
+  /** theta, work and finalists (slots {@link THETA}, {@link WORK}, {@link FINALISTS}). */
+  st: Float64Array;
+  /** heap size and seed cursor (slots {@link SIZE}, {@link SEED_POS}). */
+  sti: Int32Array;
   partDoc: Int32Array;
   partVal: Float64Array;
   /** Window accumulator (zero between windows) and its touched-document bits. */
@@ -739,6 +576,340 @@ interface Scratch {
   bits: Int32Array;
   /** The window's candidates (offsets from the window start, ascending). */
   cand: Int32Array;
+}
+
+/** Slots of {@link Scratch.st}: the heap's k-th score (theta; -Infinity until k are kept), work and finalist counters. */
+const THETA = 0;
+const WORK = 1;
+const FINALISTS = 2;
+/** Slots of {@link Scratch.sti}: documents in the top-k heap; position of the next seed at or after the current document. */
+const SIZE = 0;
+const SEED_POS = 1;
+
+/** The index arrays the query path reads (one object, so the search's helpers take one argument for them). */
+interface IndexView {
+  postDocs: Int32Array;
+  postTf: Uint8Array | Float32Array;
+  /** k1·(1 − b + b·dl/avgdl) per document. */
+  norm: Float64Array;
+  blockMax: Float32Array;
+  blockFirstDoc: Int32Array;
+  blockLast: Int32Array;
+  k1p1: number;
+}
+
+/** Offers (d, score) to the exact top-k heap of `s` (k = kk) and raises theta when it is full. */
+function offer(s: Scratch, kk: number, d: number, score: number): void {
+  const { heapDoc, heapScore, st, sti } = s;
+  const size = sti[SIZE];
+  if (size < kk) {
+    heapPush(heapDoc, heapScore, size, d, score);
+    sti[SIZE] = size + 1;
+    if (size + 1 === kk) st[THETA] = heapScore[0];
+  } else if (score > heapScore[0] || (score === heapScore[0] && d < heapDoc[0])) {
+    heapReplaceTop(heapDoc, heapScore, size, d, score);
+    st[THETA] = heapScore[0];
+  }
+}
+
+/**
+ * Seeds of the initial threshold: the k largest impacts of each of the {@link SEED_LISTS} lists
+ * with the largest bounds (`order`, largest first; more lists while they hold fewer than k
+ * documents), into `seeded` ascending and distinct.
+ * @returns the number of seeds.
+ */
+function selectSeeds(s: Scratch, ix: IndexView, m: number, kk: number): number {
+  const { order, lStart, lEnd, lidf, seeded, partDoc, partVal, st } = s;
+  const { postDocs, postTf, norm, k1p1 } = ix;
+  let ns = 0;
+  for (let r = 0; r < m && (r < SEED_LISTS || ns < kk); r++) {
+    const i = order[r];
+    let np = 0;
+    const w = lidf[i] * k1p1;
+    const end = lEnd[i];
+    for (let p = lStart[i]; p < end; p++) {
+      const tf = postTf[p];
+      const v = (w * tf) / (tf + norm[postDocs[p]]);
+      if (np < kk) partPush(partDoc, partVal, np++, postDocs[p], v);
+      else if (v > partVal[0]) partReplaceTop(partDoc, partVal, np, postDocs[p], v);
+    }
+    st[WORK] += end - lStart[i];
+    for (let q = 0; q < np; q++) seeded[ns++] = partDoc[q];
+  }
+  // Ascending and distinct (insertion sort: a few k documents).
+  for (let q = 1; q < ns; q++) {
+    const x = seeded[q];
+    let j = q - 1;
+    while (j >= 0 && seeded[j] > x) {
+      seeded[j + 1] = seeded[j];
+      j--;
+    }
+    seeded[j + 1] = x;
+  }
+  let u = 0;
+  for (let q = 0; q < ns; q++) if (u === 0 || seeded[q] !== seeded[u - 1]) seeded[u++] = seeded[q];
+  return u;
+}
+
+/**
+ * Scores the `ns` seeds exactly and offers them to the heap: list by list in query order (each
+ * seed's sum still runs in query order, the exhaustive expression), a block cursor per list moving
+ * forward over the ascending seeds.
+ */
+function scoreSeeds(s: Scratch, ix: IndexView, m: number, ns: number, kk: number): void {
+  const { lidf, lc, lStart, lEnd, lBlock0, lBlockEnd, seeded, seedScore, st } = s;
+  const { postDocs, postTf, norm, blockFirstDoc, blockLast, k1p1 } = ix;
+  for (let q = 0; q < ns; q++) seedScore[q] = 0;
+  for (let i = 0; i < m; i++) {
+    const it = lidf[i];
+    const c = lc[i];
+    const bEnd = lBlockEnd[i];
+    const b0 = lBlock0[i];
+    const start = lStart[i];
+    const end = lEnd[i];
+    let b = b0;
+    for (let q = 0; q < ns; q++) {
+      const d = seeded[q];
+      b = seek(blockLast, b, bEnd, d);
+      if (b >= bEnd) break;
+      if (blockFirstDoc[b] > d) continue;
+      const bs = start + (b - b0) * BLOCK;
+      const p = findInBlock(postDocs, bs, bs + BLOCK < end ? bs + BLOCK : end, d);
+      if (p >= 0) {
+        const tf = postTf[p];
+        const imp = (it * (tf * k1p1)) / (tf + norm[d]);
+        seedScore[q] += c === 1 ? imp : c * imp;
+      }
+    }
+  }
+  for (let q = 0; q < ns; q++) offer(s, kk, seeded[q], seedScore[q]);
+  st[FINALISTS] += ns;
+}
+
+/**
+ * Window bound of each list (`wb`): the largest block maximum among its blocks overlapping
+ * [base, base + WINDOW), times its query count; moves `lBlock` to the list's first block ending at
+ * or after base and sets `wp` (an upper estimate of its postings in the window).
+ * @returns the sum of the bounds.
+ */
+function windowBounds(s: Scratch, ix: IndexView, m: number, base: number): number {
+  const { lBlock, lBlockEnd, lc, wb, wp } = s;
+  const { blockFirstDoc, blockLast, blockMax } = ix;
+  const lim = base + WINDOW;
+  let total = 0;
+  for (let i = 0; i < m; i++) {
+    let b = lBlock[i];
+    const bEnd = lBlockEnd[i];
+    while (b < bEnd && blockLast[b] < base) b++;
+    lBlock[i] = b;
+    let mx = 0;
+    const b0 = b;
+    while (b < bEnd && blockFirstDoc[b] < lim) {
+      if (blockMax[b] > mx) mx = blockMax[b];
+      if (blockLast[b] >= lim) {
+        b++;
+        break;
+      }
+      b++;
+    }
+    wp[i] = (b - b0) * BLOCK;
+    const v = lc[i] * mx;
+    wb[i] = v;
+    total += v;
+  }
+  return total;
+}
+
+/**
+ * Sorts the lists by window bound ascending into `order` with prefix sums `pre`; the longest
+ * prefix whose bounds sum below theta is non-essential (a document only in those lists cannot
+ * enter), the rest are essential.
+ * @returns the number of non-essential lists.
+ */
+function partition(s: Scratch, m: number, theta: number): number {
+  const { order, wb, pre } = s;
+  for (let i = 0; i < m; i++) order[i] = i;
+  for (let i = 1; i < m; i++) {
+    const x = order[i];
+    const v = wb[x];
+    let j = i - 1;
+    while (j >= 0 && wb[order[j]] > v) {
+      order[j + 1] = order[j];
+      j--;
+    }
+    order[j + 1] = x;
+  }
+  pre[0] = 0;
+  let ne = 0;
+  for (let r = 0; r < m; r++) {
+    pre[r + 1] = pre[r] + wb[order[r]];
+    if (pre[r + 1] * BOUND_MARGIN < theta) ne = r + 1;
+  }
+  return ne;
+}
+
+/**
+ * Adds the essential lists' (order[ne..m)) postings in the window into the window accumulator
+ * and marks the touched documents.
+ * @returns false when no essential list has postings in the window.
+ */
+function addEssential(s: Scratch, ix: IndexView, m: number, ne: number, base: number): boolean {
+  const { order, wb, lw, lStart, lEnd, lBlock, lBlock0, pc, acc, bits, st } = s;
+  const { postDocs, postTf, norm } = ix;
+  let any = false;
+  let work = 0;
+  for (let r = ne; r < m; r++) {
+    const i = order[r];
+    if (wb[i] === 0) continue;
+    const w = lw[i];
+    const end = lEnd[i];
+    let p = pc[i];
+    const bs = lStart[i] + (lBlock[i] - lBlock0[i]) * BLOCK;
+    if (p < bs) p = bs;
+    while (p < end && postDocs[p] < base) p++;
+    const p0 = p;
+    for (; p < end; p++) {
+      const d = postDocs[p];
+      const x = d - base;
+      if (x >= WINDOW) break;
+      const tf = postTf[p];
+      acc[x] += (w * tf) / (tf + norm[d]);
+      bits[x >>> 5] |= 1 << (x & 31);
+    }
+    work += p - p0;
+    pc[i] = p;
+    any = true;
+  }
+  st[WORK] += work;
+  return any;
+}
+
+/**
+ * Candidates (ascending, into `cand`): touched documents whose partial score plus the
+ * non-essential bound beats theta; the others are dropped (accumulator reset to 0, bit cleared).
+ * @returns the number of candidates.
+ */
+function collectCandidates(s: Scratch, neBound: number, theta: number): number {
+  const { bits, acc, cand } = s;
+  let nc = 0;
+  for (let w = 0; w < WINDOW >>> 5; w++) {
+    let word = bits[w];
+    if (word === 0) continue;
+    let keep = 0;
+    while (word !== 0) {
+      const low = word & -word;
+      word ^= low;
+      const x = (w << 5) | (31 - Math.clz32(low));
+      if ((acc[x] + neBound) * BOUND_MARGIN < theta) acc[x] = 0;
+      else {
+        cand[nc++] = x;
+        keep |= low;
+      }
+    }
+    bits[w] = keep;
+  }
+  return nc;
+}
+
+/**
+ * Non-essential lists, largest window bound first: adds their postings for the candidates
+ * (galloping to each candidate when they are few, else one pass over the window's postings adding
+ * 0 for non-candidates), then drops candidates that can no longer beat theta.
+ * @returns the number of candidates left (still ascending in `cand`).
+ */
+function addNonEssential(s: Scratch, ix: IndexView, ne: number, nc: number, base: number, theta: number): number {
+  const { order, wb, lw, lStart, lEnd, lBlock, lBlock0, pc, wp, pre, acc, bits, cand, st } = s;
+  const { postDocs, postTf, norm } = ix;
+  let work = 0;
+  for (let r = ne - 1; r >= 0 && nc > 0; r--) {
+    const i = order[r];
+    if (wb[i] === 0) break;
+    const w = lw[i];
+    const end = lEnd[i];
+    let p = pc[i];
+    const bs = lStart[i] + (lBlock[i] - lBlock0[i]) * BLOCK;
+    if (p < bs) p = bs;
+    if (nc * GALLOP_RATIO < wp[i]) {
+      for (let q = 0; q < nc; q++) {
+        const d = base + cand[q];
+        p = seek(postDocs, p, end, d);
+        if (p < end && postDocs[p] === d) {
+          const tf = postTf[p];
+          acc[cand[q]] += (w * tf) / (tf + norm[d]);
+        }
+      }
+      work += nc;
+    } else {
+      while (p < end && postDocs[p] < base) p++;
+      const p0 = p;
+      for (; p < end; p++) {
+        const d = postDocs[p];
+        const x = d - base;
+        if (x >= WINDOW) break;
+        const tf = postTf[p];
+        acc[x] += ((w * tf) / (tf + norm[d])) * ((bits[x >>> 5] >>> (x & 31)) & 1);
+      }
+      work += p - p0;
+    }
+    pc[i] = p;
+    const rest = pre[r];
+    let kept = 0;
+    for (let q = 0; q < nc; q++) {
+      const x = cand[q];
+      if ((acc[x] + rest) * BOUND_MARGIN < theta) {
+        acc[x] = 0;
+        bits[x >>> 5] &= ~(1 << (x & 31));
+      } else cand[kept++] = x;
+    }
+    nc = kept;
+  }
+  st[WORK] += work;
+  return nc;
+}
+
+/**
+ * The window's surviving candidates in document order: exact score (Σ in query order of count ×
+ * float64 impact, the exhaustive expression; seeds skipped, they were offered already), offered
+ * to the heap; clears the accumulator and the bits.
+ */
+function scoreSurvivors(s: Scratch, ix: IndexView, m: number, nc: number, base: number, ns: number, kk: number): void {
+  const { cand, acc, bits, seeded, eb, lBlock, lBlockEnd, lStart, lEnd, lBlock0, lidf, lc, st, sti } = s;
+  const { postDocs, postTf, norm, blockFirstDoc, blockLast, k1p1 } = ix;
+  let si = sti[SEED_POS];
+  let finalists = 0;
+  for (let q = 0; q < nc; q++) {
+    const x = cand[q];
+    const sc = acc[x];
+    acc[x] = 0;
+    bits[x >>> 5] = 0;
+    if (sc * BOUND_MARGIN < st[THETA]) continue;
+    const d = base + x;
+    while (si < ns && seeded[si] < d) si++;
+    if (si < ns && seeded[si] === d) continue;
+    finalists++;
+    const nd = norm[d];
+    let score = 0;
+    for (let i = 0; i < m; i++) {
+      let b = eb[i];
+      if (b < lBlock[i]) b = lBlock[i];
+      const bEnd = lBlockEnd[i];
+      while (b < bEnd && blockLast[b] < d) b++;
+      eb[i] = b;
+      if (b < bEnd && blockFirstDoc[b] <= d) {
+        const bs = lStart[i] + (b - lBlock0[i]) * BLOCK;
+        const be = bs + BLOCK < lEnd[i] ? bs + BLOCK : lEnd[i];
+        const p = findInBlock(postDocs, bs, be, d);
+        if (p >= 0) {
+          const tf = postTf[p];
+          const imp = (lidf[i] * (tf * k1p1)) / (tf + nd);
+          score += lc[i] === 1 ? imp : lc[i] * imp;
+        }
+      }
+    }
+    offer(s, kk, d, score);
+  }
+  sti[SEED_POS] = si;
+  st[FINALISTS] += finalists;
 }
 
 /** First position p in [from, to) with postDocs[p] ≥ d (galloping then binary search); `to` if none. */
@@ -807,16 +978,21 @@ function partReplaceTop(docs: Int32Array, vals: Float64Array, size: number, d: n
   vals[i] = v;
 }
 
-/** Position of doc d among postDocs[from, to) (ascending, ≤ {@link BLOCK} entries), or -1. */
-function inBlock(postDocs: Int32Array, from: number, to: number, d: number): number {
-  let lo = from;
-  let hi = to;
-  while (lo < hi) {
-    const mid = lo + ((hi - lo) >>> 1);
-    if (postDocs[mid] < d) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < to && postDocs[lo] === d ? lo : -1;
+/**
+ * Position of doc d among postDocs[from, to) (ascending, distinct, ≤ {@link BLOCK} entries), or -1:
+ * interpolated from the block's first and last doc, then a linear step to it (doc ids within a
+ * block are spread fairly evenly, so this is usually one or two loads).
+ */
+function findInBlock(postDocs: Int32Array, from: number, to: number, d: number): number {
+  const first = postDocs[from];
+  const last = postDocs[to - 1];
+  if (d < first || d > last) return -1;
+  let p = last > first ? from + Math.floor(((d - first) * (to - 1 - from)) / (last - first)) : from;
+  if (postDocs[p] < d) {
+    do p++;
+    while (postDocs[p] < d);
+  } else while (postDocs[p] > d) p--;
+  return postDocs[p] === d ? p : -1;
 }
 
 /* Min-heap on (score, -doc): the root is the worst kept hit — lowest score, larger doc index on ties. */
@@ -853,10 +1029,8 @@ function heapReplaceTop(docs: Int32Array, scores: Float64Array, size: number, d:
   scores[i] = s;
 }
 
-/** Heap contents best first (score descending, doc index ascending). */
-function sortHeap(docs: Int32Array, scores: Float64Array, size: number): [Int32Array, Float64Array] {
-  const d = docs.slice(0, size);
-  const s = scores.slice(0, size);
+/** Sorts the heap's `size` entries in place, best first (score descending, doc index ascending). */
+function sortHeap(d: Int32Array, s: Float64Array, size: number): void {
   for (let i = 1; i < size; i++) {
     const x = d[i];
     const v = s[i];
@@ -869,7 +1043,6 @@ function sortHeap(docs: Int32Array, scores: Float64Array, size: number): [Int32A
     d[j + 1] = x;
     s[j + 1] = v;
   }
-  return [d, s];
 }
 
 const utf8 = new TextDecoder();
@@ -884,10 +1057,10 @@ function utf8Slice(bytes: Uint8Array, start: number, end: number): string {
  * @param params partial {@link Bm25Params} (defaults k1 1.5, b 0.75, weights 1/1).
  * @param opts analyzer and content hash to record.
  * @returns the engine, with `docs` attached.
- * @throws Error on a duplicate or empty id, or a doc whose title/text is not a string; ZodError on bad params.
+ * @throws Error on a duplicate or empty id, a doc whose title/text is not a string, or bad params (naming the field).
  */
 export function buildFastBm25(docs: readonly CorpusDoc[], params: Partial<Bm25Params> = {}, opts: FastBm25Options = {}): FastBm25 {
-  const p = Bm25ParamsSchema.parse(params);
+  const p = parseBm25Params(params);
   const analyzer = opts.analyzer ?? defaultAnalyzer;
   assertUniqueIds(docs, "buildFastBm25");
   const vocab = new Map<string, number>();
@@ -981,8 +1154,9 @@ export function buildFastBm25(docs: readonly CorpusDoc[], params: Partial<Bm25Pa
     }
   }
   const idBlob = packStrings(docs.map((d) => d.id));
+  const termBlob = packStrings(terms);
   const engine = new FastBm25(
-    { params: p, analyzerId: analyzer.id, contentHash: opts.contentHash ?? null, idBytes: idBlob.bytes, idEnds: idBlob.ends, terms, offsets, postDocs, postTf, docLen },
+    { params: p, analyzerId: analyzer.id, contentHash: opts.contentHash ?? null, idBytes: idBlob.bytes, idEnds: idBlob.ends, termBytes: termBlob.bytes, termEnds: termBlob.ends, offsets, postDocs, postTf, docLen },
     analyzer,
   );
   engine.attachDocs(docs);
@@ -1042,7 +1216,8 @@ export function readFastBm25(dir: string, opts: { analyzer?: Analyzer } = {}): F
   };
   const idBytes = load<Uint8Array>("ids-utf8");
   const idEnds = load<Float64Array>("ids-ends");
-  const terms = unpackStrings(load<Uint8Array>("terms-utf8"), load<Float64Array>("terms-ends"));
+  const termBytes = load<Uint8Array>("terms-utf8");
+  const termEnds = load<Float64Array>("terms-ends");
   const offsets = load<Float64Array>("offsets");
   const postDocs = load<Int32Array>("post-docs");
   const postTf = load<Uint8Array | Float32Array>("post-tf");
@@ -1051,12 +1226,13 @@ export function readFastBm25(dir: string, opts: { analyzer?: Analyzer } = {}): F
   if (idEnds.length !== header.docCount || docLen.length !== header.docCount || (idEnds.length > 0 && idEnds[idEnds.length - 1] !== idBytes.length)) {
     throw new Error(`readFastBm25: ${dir} is corrupt (doc count ${header.docCount} vs ${idEnds.length} ids, ${docLen.length} lengths)`);
   }
-  if (terms.length !== header.vocabSize || offsets.length !== terms.length + 1) throw new Error(`readFastBm25: ${dir} is corrupt (vocabulary/offsets sizes disagree)`);
-  if (offsets[terms.length] !== header.postings || postDocs.length !== header.postings || postTf.length !== header.postings) {
+  const v = termEnds.length;
+  if (v !== header.vocabSize || offsets.length !== v + 1 || (v > 0 && termEnds[v - 1] !== termBytes.length)) throw new Error(`readFastBm25: ${dir} is corrupt (vocabulary/offsets sizes disagree)`);
+  if (offsets[v] !== header.postings || postDocs.length !== header.postings || postTf.length !== header.postings) {
     throw new Error(`readFastBm25: ${dir} is corrupt (postings count mismatch)`);
   }
   return new FastBm25(
-    { params: Bm25ParamsSchema.parse(header.params), analyzerId: header.analyzerId, contentHash: header.contentHash, idBytes, idEnds, terms, offsets, postDocs, postTf, docLen },
+    { params: parseBm25Params(header.params), analyzerId: header.analyzerId, contentHash: header.contentHash, idBytes, idEnds, termBytes, termEnds, offsets, postDocs, postTf, docLen },
     opts.analyzer ?? defaultAnalyzer,
   );
 }

@@ -17,6 +17,7 @@
  */
 import { z } from "zod";
 import type { CorpusDoc } from "../../corpus/types.ts";
+import type { Bm25Params as Bm25ParamsShape } from "./params-core.ts";
 import type { Retriever, SearchHit } from "../types.ts";
 
 /** BM25 scoring parameters (engine-independent). */
@@ -33,8 +34,12 @@ export const Bm25ParamsSchema = z
       .default({ title: 1, text: 1 }),
   })
   .strict();
-/** BM25 parameters (see {@link Bm25ParamsSchema}). */
-export type Bm25Params = z.infer<typeof Bm25ParamsSchema>;
+/** BM25 parameters (see {@link Bm25ParamsSchema}; declared in the zod-free {@link ./params-core.ts}). */
+export type Bm25Params = Bm25ParamsShape;
+/** Compile-time check that the zod schema's output is exactly {@link Bm25Params}. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _schemaMatches: Same<z.infer<typeof Bm25ParamsSchema>, Bm25Params> = true;
+void _schemaMatches;
 
 /** Names of the two engines. */
 export const BM25_ENGINES = ["fast", "wink"] as const;
@@ -69,16 +74,4 @@ export interface Bm25Engine extends Retriever {
   attachDocs(docs: readonly CorpusDoc[]): void;
 }
 
-/**
- * Throws when two docs share an id (both engines require unique ids).
- * @throws Error naming the duplicated id and its two positions.
- */
-export function assertUniqueIds(docs: readonly Pick<CorpusDoc, "id">[], where: string): void {
-  const seen = new Map<string, number>();
-  docs.forEach((d, i) => {
-    if (typeof d.id !== "string" || d.id.length === 0) throw new Error(`${where}: doc #${i} has an empty or non-string id`);
-    const prev = seen.get(d.id);
-    if (prev !== undefined) throw new Error(`${where}: duplicate doc id ${JSON.stringify(d.id)} at positions ${prev} and ${i}`);
-    seen.set(d.id, i);
-  });
-}
+export { assertUniqueIds, parseBm25Params } from "./params-core.ts";

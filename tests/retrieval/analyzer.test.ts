@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { analyze, ANALYZER_ID, createAnalyzer, defaultAnalyzer, ENGLISH_STOP_WORDS } from "../../retrieval/analyzer.ts";
+import { AnalyzerConfigSchema } from "../../retrieval/analyzer-config.ts";
+import { analyze, ANALYZER_ID, createAnalyzer, defaultAnalyzer, ENGLISH_STOP_WORDS, parseAnalyzerConfig } from "../../retrieval/analyzer.ts";
 
 describe("analyzer", () => {
   it("lowercases, drops Lucene stop words and 1-char tokens, stems with Porter2", () => {
@@ -40,5 +41,32 @@ describe("analyzer", () => {
     const a = createAnalyzer();
     a.analyze("trial trials trial trial");
     expect(a.cacheSize).toBe(2);
+  });
+
+  it("parseAnalyzerConfig (zod-free) accepts and rejects what AnalyzerConfigSchema does, with the same values", () => {
+    const inputs: unknown[] = [
+      {}, { stopWords: false }, { stem: false, minTokenLength: 1 }, { minTokenLength: 3 },
+      { minTokenLength: 0 }, { minTokenLength: 1.5 }, { minTokenLength: 2 ** 53 }, { minTokenLength: Number.NaN },
+      { minTokenLength: "2" }, { stopWords: 1 }, { stem: "yes" }, { stemmer: "porter" }, null, [], "en",
+    ];
+    let accepted = 0;
+    for (const input of inputs) {
+      const z = AnalyzerConfigSchema.safeParse(input);
+      let mine: unknown = null;
+      let ok = true;
+      try {
+        mine = parseAnalyzerConfig(input);
+      } catch {
+        ok = false;
+      }
+      expect({ input, ok }).toEqual({ input, ok: z.success });
+      if (z.success) {
+        accepted++;
+        expect(mine).toEqual(z.data);
+      }
+    }
+    expect(accepted).toBe(4);
+    expect(parseAnalyzerConfig()).toEqual({ stopWords: true, stem: true, minTokenLength: 2 });
+    expect(() => parseAnalyzerConfig({ minTokenLength: 0 })).toThrow(/minTokenLength must be an integer ≥ 1, got 0/);
   });
 });
