@@ -295,9 +295,11 @@ export interface BatchIpc {
  * @param arrow - an apache-arrow module (any instance: only bytes come out).
  * @param schema - the table's schema (its field metadata travels in the bytes).
  * @param columns - the batch (views are fine, {@link RowBatchBuilder.columns}`(false)`).
- * @param spare - a buffer to reuse (e.g. one the writer gave back), or null.
+ * @param spares - buffers to reuse (e.g. those the writer gave back): the smallest one large
+ *   enough is taken out of the array; when none is, a new buffer is made and the smallest spare
+ *   dropped (so a worker holds a bounded number of buffers that grow to its largest batch).
  */
-export async function encodeBatchIpc(arrow: typeof import("apache-arrow"), schema: Schema, columns: BatchColumns, spare: ArrayBuffer | null): Promise<BatchIpc> {
+export async function encodeBatchIpc(arrow: typeof import("apache-arrow"), schema: Schema, columns: BatchColumns, spares: ArrayBuffer[]): Promise<BatchIpc> {
   const writer = arrow.RecordBatchFileWriter.writeAll(batchColumnsToTable(arrow, schema, columns));
   const chunks: Uint8Array[] = [];
   let length = 0;
@@ -305,7 +307,19 @@ export async function encodeBatchIpc(arrow: typeof import("apache-arrow"), schem
     chunks.push(c);
     length += c.byteLength;
   }
-  const buffer = spare !== null && spare.byteLength >= length ? spare : new ArrayBuffer(Math.ceil(length * 1.25));
+  let fit = -1;
+  let smallest = -1;
+  for (let i = 0; i < spares.length; i++) {
+    const size = spares[i].byteLength;
+    if (size >= length && (fit < 0 || size < spares[fit].byteLength)) fit = i;
+    if (smallest < 0 || size < spares[smallest].byteLength) smallest = i;
+  }
+  let buffer: ArrayBuffer;
+  if (fit >= 0) buffer = spares.splice(fit, 1)[0];
+  else {
+    if (smallest >= 0) spares.splice(smallest, 1);
+    buffer = new ArrayBuffer(Math.ceil(length * 1.25));
+  }
   const out = new Uint8Array(buffer, 0, length);
   let at = 0;
   for (const c of chunks) {

@@ -63,7 +63,7 @@ function main(): void {
     // The previous batch's commit; a new batch waits for it (at most one in flight).
     let inFlight: Promise<void> = Promise.resolve();
     ingestFile(job, async (batch) => {
-      const ipc = await encodeBatchIpc(arrow, schema, batch.columns(false), spares.pop() ?? null);
+      const ipc = await encodeBatchIpc(arrow, schema, batch.columns(false), spares);
       const id = nextId++;
       const committed = new Promise<void>((resolve, reject) => pending.set(id, { resolve, reject }));
       const previous = inFlight;

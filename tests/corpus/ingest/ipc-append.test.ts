@@ -39,7 +39,7 @@ describe("encodeBatchIpc", () => {
     const schema = await recordsSchema("none");
     const b = new RowBatchBuilder(4);
     for (const r of ROWS) b.push(r);
-    const first = await encodeBatchIpc(arrow, schema, b.columns(false), null);
+    const first = await encodeBatchIpc(arrow, schema, b.columns(false), []);
     expect(first.rows).toBe(3);
     expect(first.buffer.byteLength).toBeGreaterThanOrEqual(first.length);
     const bytes = new Uint8Array(first.buffer, 0, first.length);
@@ -48,12 +48,16 @@ describe("encodeBatchIpc", () => {
     // Reused: the builder is reset, one row re-encoded into the first buffer (large enough).
     b.reset();
     b.push(ROWS[1]);
-    const second = await encodeBatchIpc(arrow, schema, b.columns(false), first.buffer);
+    const tiny = new ArrayBuffer(8);
+    const spares = [first.buffer, tiny];
+    const second = await encodeBatchIpc(arrow, schema, b.columns(false), spares);
     expect(second.buffer).toBe(first.buffer);
+    expect(spares).toEqual([tiny]);
     expect(plain(arrow.tableFromIPC(new Uint8Array(second.buffer, 0, second.length)).toArray())).toEqual([ROWS[1]]);
-    // A spare too small is not used.
-    const small = await encodeBatchIpc(arrow, schema, b.columns(false), new ArrayBuffer(8));
+    // Only spares too small: a new buffer, and the smallest spare is dropped.
+    const small = await encodeBatchIpc(arrow, schema, b.columns(false), spares);
     expect(small.buffer.byteLength).toBeGreaterThan(8);
+    expect(spares).toEqual([]);
   });
 });
 
@@ -63,7 +67,7 @@ describe("ipcAppender", () => {
     const schema = await recordsSchema("none");
     const b = new RowBatchBuilder(4);
     for (const r of ROWS) b.push(r);
-    const ipc = await encodeBatchIpc(arrow, schema, b.columns(false), null);
+    const ipc = await encodeBatchIpc(arrow, schema, b.columns(false), []);
     const db = await connectStore({ uri: mkdtempSync(join(tmpdir(), "medsynth-ipc-")) });
     const read = async (name: string, publicOnly: boolean) => {
       const table = await db.createEmptyTable(name, schema);
