@@ -179,6 +179,8 @@ export class FastBm25 implements Bm25Engine {
   private scratchBufs: Scratch | null = null;
   /** Attached documents by internal index (null: none attached). */
   private docs: (CorpusDoc | undefined)[] | null = null;
+  /** The id string table as a Buffer (same memory), made on the first hit. */
+  private idBuf: Buffer | null = null;
   /** Decoded ids, only when {@link ids} was asked for. */
   private idList: string[] | null = null;
 
@@ -229,8 +231,9 @@ export class FastBm25 implements Bm25Engine {
   /** Id of internal document d (decoded from the string table). */
   private idAt(d: number): string {
     if (this.idList) return this.idList[d];
-    const { idBytes, idEnds } = this.data;
-    return utf8Slice(idBytes, d > 0 ? idEnds[d - 1] : 0, idEnds[d]);
+    const idEnds = this.data.idEnds;
+    // Buffer#toString(encoding, start, end) decodes in place (no subarray view per hit).
+    return (this.idBuf ??= Buffer.from(this.data.idBytes.buffer, this.data.idBytes.byteOffset, this.data.idBytes.byteLength)).toString("utf8", d > 0 ? idEnds[d - 1] : 0, idEnds[d]);
   }
 
   /** {@inheritDoc Bm25Engine.attachDocs} */
@@ -1078,11 +1081,6 @@ function sortHeap(d: Int32Array, s: Float64Array, size: number): void {
   }
 }
 
-const utf8 = new TextDecoder();
-/** Decodes bytes [start, end) of a UTF-8 string table. */
-function utf8Slice(bytes: Uint8Array, start: number, end: number): string {
-  return utf8.decode(bytes.subarray(start, end));
-}
 
 /**
  * Builds a {@link FastBm25} index over `docs` (fields `title` and `text`).
