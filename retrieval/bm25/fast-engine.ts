@@ -143,6 +143,11 @@ export class FastBm25 implements Bm25Engine {
    * at 3.3k docs). Default {@link EXHAUSTIVE_MAX_POSTINGS}; 0 = always prune.
    */
   exhaustiveUpTo = EXHAUSTIVE_MAX_POSTINGS;
+  /**
+   * @internal Posting and block cursors as Float64 even below 2³¹ postings — the path an index with
+   * 2³¹ postings or more takes (int32 otherwise, faster); for tests.
+   */
+  cursorsAsFloat64 = false;
   private readonly data: FastBm25Data;
   private readonly analyzer: Analyzer;
   /** Term → id over the vocabulary's string table. */
@@ -258,10 +263,11 @@ export class FastBm25 implements Bm25Engine {
   /** Per-query scratch arrays (reused; grown to the largest query and k seen). */
   private scratch(m: number, k: number): Scratch {
     let s = this.scratchBufs;
-    if (!s || s.lc.length < m || s.heapDoc.length < k) {
+    const wide = this.cursorsAsFloat64 || this.data.postDocs.length >= 2 ** 31;
+    if (!s || s.lc.length < m || s.heapDoc.length < k || s.pc instanceof Float64Array !== wide) {
       const cm = Math.max(m, s?.lc.length ?? 0, 16);
       // Posting and block positions as int32 (faster loops) unless an index has 2³¹ postings or more.
-      const Cursor = this.data.postDocs.length < 2 ** 31 ? Int32Array : Float64Array;
+      const Cursor = wide ? Float64Array : Int32Array;
       const ck = Math.max(k, s?.heapDoc.length ?? 0, 16);
       s = this.scratchBufs = {
         order: new Int32Array(cm),
