@@ -1273,8 +1273,14 @@ export function readFastBm25(dir: string, opts: { analyzer?: Analyzer } = {}): F
   if (offsets[v] !== header.postings || postDocs.length !== header.postings || postTf.length !== header.postings) {
     throw new Error(`readFastBm25: ${dir} is corrupt (postings count mismatch)`);
   }
+  let params: Bm25Params;
+  try {
+    params = parseBm25Params(header.params);
+  } catch (e) {
+    throw new Error(`readFastBm25: ${headerPath} is corrupt (${(e as Error).message})`);
+  }
   return new FastBm25(
-    { params: parseBm25Params(header.params), analyzerId: header.analyzerId, contentHash: header.contentHash, idBytes, idEnds, termBytes, termEnds, offsets, postDocs, postTf, docLen },
+    { params, analyzerId: header.analyzerId, contentHash: header.contentHash, idBytes, idEnds, termBytes, termEnds, offsets, postDocs, postTf, docLen },
     opts.analyzer ?? defaultAnalyzer,
   );
 }
