@@ -1,13 +1,12 @@
 /**
- * The analyzer's settings as a zod schema, for configs that embed them (the analyzer itself checks
- * them with the zod-free `parseAnalyzerConfig` of {@link ./analyzer.ts}, so a query process does
- * not load zod). tests/retrieval/analyzer.test.ts checks that both accept and reject the same
+ * The analyzer's settings as a zod schema (the source of the `AnalyzerConfig` type), for configs
+ * that embed them; the analyzer itself checks them with the zod-free `parseAnalyzerConfig` of
+ * {@link ./analyzer.ts}, so a query process does not load zod. tests/retrieval/analyzer.test.ts checks that both accept and reject the same
  * inputs and give the same values.
  */
 import { z } from "zod";
-import type { AnalyzerConfig } from "./analyzer.ts";
 
-/** Config of an analyzer (see {@link AnalyzerConfig}). */
+/** Config of an analyzer; `AnalyzerConfig` of {@link ./analyzer.ts} is its `z.infer`. */
 export const AnalyzerConfigSchema = z
   .object({
     /** Drop the English stop words (matched on the lowercased token, before stemming). */
@@ -18,8 +17,3 @@ export const AnalyzerConfigSchema = z
     minTokenLength: z.number().int().min(1).default(2),
   })
   .strict();
-
-/** Compile-time check that the schema's output is exactly {@link AnalyzerConfig}. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const schemaMatches: Same<z.infer<typeof AnalyzerConfigSchema>, AnalyzerConfig> = true;
-void schemaMatches;

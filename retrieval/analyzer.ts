@@ -32,6 +32,8 @@
  *   context-dependent lowercase mapping outside language-specific tailorings)
  */
 import { createRequire } from "node:module";
+import type { z } from "zod";
+import type { AnalyzerConfigSchema } from "./analyzer-config.ts";
 
 const require = createRequire(import.meta.url);
 /**
@@ -52,18 +54,11 @@ export const ENGLISH_STOP_WORDS: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Settings of an analyzer. Checked by {@link parseAnalyzerConfig} (zod-free, so a query process
- * loading the analyzer does not load zod); the same shape as a zod schema is in
- * {@link ./analyzer-config.ts} (`AnalyzerConfigSchema`) for configs that embed analyzer settings.
+ * Settings of an analyzer: `z.infer` of `AnalyzerConfigSchema` ({@link ./analyzer-config.ts}; a
+ * type-only import, so a query process loading the analyzer does not load zod), checked at run
+ * time by {@link parseAnalyzerConfig}.
  */
-export interface AnalyzerConfig {
-  /** Drop {@link ENGLISH_STOP_WORDS} (matched on the lowercased token, before stemming); default true. */
-  stopWords: boolean;
-  /** Apply Porter2 stemming; default true. */
-  stem: boolean;
-  /** Minimum token length in characters, an integer ≥ 1 (bm25s/scikit-learn pattern `\w\w+` = 2, the default). */
-  minTokenLength: number;
-}
+export type AnalyzerConfig = z.infer<typeof AnalyzerConfigSchema>;
 
 /**
  * Checks partial analyzer settings and fills the defaults (stop words on, stemming on, minimum

@@ -295,7 +295,7 @@ async function main(): Promise<void> {
     }
   }
   console.log("");
-  console.log("BM25 engines (k = 10; q/s = queries per CPU-second of the timing process, wall in brackets; medians of interleaved rounds):");
+  console.log(`BM25 engines (k = 10; q/s = queries per CPU-second of the timing process, wall in brackets; medians of interleaved rounds; load average now ${loadavg().map((x) => x.toFixed(2)).join(" ")}):`);
   for (const r of bm25Rows) {
     console.log(
       `  ${r.engine.padEnd(5)} ${r.corpus.padEnd(16)} n=${String(r.n).padStart(7)}  build ${f0(r.buildMs).padStart(7)} ms  disk ${mib(r.diskBytes ?? 0).padStart(9)}  ${f0(r.t.cpuQps).padStart(6)} q/s (${f0(r.t.qps)} wall)  p50 ${f3(r.t.p50)} ms  p95 ${f3(r.t.p95)} ms  peak RSS of the bench process ${mib(r.rss)}`,

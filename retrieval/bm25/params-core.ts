@@ -6,17 +6,12 @@
  * embed BM25 params; tests/retrieval/bm25-params.test.ts checks that both accept and reject the
  * same inputs and give the same values.
  */
+import type { z } from "zod";
 import type { CorpusDoc } from "../../corpus/types.ts";
+import type { Bm25ParamsSchema } from "./params.ts";
 
-/** BM25 scoring parameters (engine-independent); the same type as `z.infer<typeof Bm25ParamsSchema>`. */
-export interface Bm25Params {
-  /** Term-frequency saturation, ≥ 0 (bm25s/anchor default 1.5; Lucene 1.2). */
-  k1: number;
-  /** Length normalisation strength in [0, 1]. */
-  b: number;
-  /** BM25F field weights (> 0); each multiplies that field's term counts and length. */
-  fieldWeights: { title: number; text: number };
-}
+/** BM25 scoring parameters: `z.infer` of `Bm25ParamsSchema` (a type-only import: zod is not loaded). */
+export type Bm25Params = z.infer<typeof Bm25ParamsSchema>;
 
 /** A plain object (not null, not an array). */
 function isRecord(x: unknown): x is Record<string, unknown> {

@@ -17,7 +17,6 @@
  */
 import { z } from "zod";
 import type { CorpusDoc } from "../../corpus/types.ts";
-import type { Bm25Params as Bm25ParamsShape } from "./params-core.ts";
 import type { Retriever, SearchHit } from "../types.ts";
 
 /** BM25 scoring parameters (engine-independent). */
@@ -34,12 +33,8 @@ export const Bm25ParamsSchema = z
       .default({ title: 1, text: 1 }),
   })
   .strict();
-/** BM25 parameters (see {@link Bm25ParamsSchema}; declared in the zod-free {@link ./params-core.ts}). */
-export type Bm25Params = Bm25ParamsShape;
-/** Compile-time check that the zod schema's output is exactly {@link Bm25Params}. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _schemaMatches: Same<z.infer<typeof Bm25ParamsSchema>, Bm25Params> = true;
-void _schemaMatches;
+/** BM25 parameters (see {@link Bm25ParamsSchema}; checked without zod by `parseBm25Params` of {@link ./params-core.ts}). */
+export type Bm25Params = z.infer<typeof Bm25ParamsSchema>;
 
 /** Names of the two engines. */
 export const BM25_ENGINES = ["fast", "wink"] as const;

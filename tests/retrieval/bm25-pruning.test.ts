@@ -3,7 +3,8 @@
  * scores (bit for bit), ties by corpus order — on every MedEvidence question over the natural
  * corpus and on seeded random queries over a replicated corpus (replicas tie exactly, the hard case
  * for pruning), with integral (Uint8) and fractional (Float32, title weight 1.5) term frequencies,
- * and over 70,000 synthetic documents (35 windows of 2,048).
+ * and over 70,000 synthetic documents (35 windows of 2,048; also with the float64 cursors of
+ * indexes of ≥ 2³¹ postings).
  */
 import { describe, expect, it } from "vitest";
 import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
@@ -111,6 +112,9 @@ describe("pruned BM25 top-k equals exhaustive top-k", () => {
     }
     // Pruning skips most postings here too (0.28 measured); exhaustive scoring would add them all.
     expect(work).toBeLessThan(postings * 0.6);
+    // The float64-cursor path (indexes of ≥ 2³¹ postings) gives the same results.
+    e.cursorsAsFloat64 = true;
+    for (let i = 0; i < 60; i++) same(e, Array.from({ length: 1 + Math.floor(next() * 15) }, word).join(" "), [1, 10, 100][i % 3]);
   }, 120_000);
 
   it("ties keep corpus order when k cuts through a group of equal scores", () => {

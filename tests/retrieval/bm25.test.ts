@@ -146,6 +146,12 @@ describe("persistence and caching", () => {
     rmSync(join(at, "post-docs.1"));
     expect(() => readFastBm25(at)).toThrow(/post-docs\.1 is missing/);
     expect(() => readFastBm25(join(dir, "nowhere"))).toThrow(/cannot read .*header\.json/);
+    // Bad params in the header are an error naming the header and the field.
+    const good = join(dir, "good");
+    e.writeTo(good);
+    const header = JSON.parse(readFileSync(join(good, "header.json"), "utf8"));
+    writeFileSync(join(good, "header.json"), JSON.stringify({ ...header, params: { ...header.params, b: 2 } }));
+    expect(() => readFastBm25(good)).toThrow(/good\/header\.json is corrupt \(BM25 params: b must be a number in \[0, 1\], got 2\)/);
   });
 
   it("stores tf as uint8 when integral (field weights 1) and float32 otherwise (title weight 1.5); both read back", () => {
