@@ -2,8 +2,11 @@
 // Runs vitest with its JSON reporter and prints the plain line CI reads:
 //   "N passed, N failed"
 // A run that executed no test prints "0 passed, 0 failed" and exits non-zero.
+// Every temporary folder the tests make (mkdtemp under os.tmpdir()) goes into one folder of this
+// run (TMPDIR for vitest and everything it spawns), removed when the run ends — repeated runs
+// leave nothing behind in /tmp. MEDSYNTH_KEEP_TEST_TMP=1 keeps it (its path is printed).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -17,8 +20,9 @@ if (build.status !== 0) {
 
 const dir = mkdtempSync(join(tmpdir(), "medsynth-vitest-"));
 const out = join(dir, "report.json");
+const testTmp = mkdtempSync(join(dir, "tmp-"));
 const args = ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...process.argv.slice(2)];
-const res = spawnSync("npx", args, { stdio: "inherit", env: { ...process.env, NO_COLOR: "1" } });
+const res = spawnSync("npx", args, { stdio: "inherit", env: { ...process.env, NO_COLOR: "1", TMPDIR: testTmp } });
 let passed = 0;
 let failed = 0;
 if (existsSync(out)) {
@@ -28,5 +32,7 @@ if (existsSync(out)) {
   const failedSuites = (report.testResults ?? []).filter((r) => r.status === "failed" && (r.assertionResults ?? []).length === 0).length;
   failed += failedSuites;
 }
+if (process.env.MEDSYNTH_KEEP_TEST_TMP === "1") console.log(`test temporary files kept in ${dir}`);
+else rmSync(dir, { recursive: true, force: true });
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(res.status === 0 && passed > 0 && failed === 0 ? 0 : 1);
