@@ -162,6 +162,22 @@ async function planFiles(files: string[], manifest: ManifestEntry[], clean: Pars
   return { pending, skipped, forgotten };
 }
 
+/**
+ * Manifest entries for this run's new files, written before any of them is processed: each keeps
+ * its `fileIndex` (its place in PubMed's update order) if the run is killed, so a re-run retries it
+ * at that place — workers finish files out of order, and a file left without an entry would
+ * otherwise sort before a later file already done (refused) or take a later index. Status
+ * `failed` (not finished) until its result replaces it.
+ * @param pending - this run's files to process; @param sizes - their sizes (bytes), same order;
+ * @param known - base names that already have an entry (kept as they are).
+ */
+function unfinishedEntries(pending: readonly FileJob[], sizes: readonly number[], known: ReadonlySet<string>): ManifestEntry[] {
+  return pending.flatMap((j, i) => known.has(j.file) ? [] : [{
+    file: j.file, path: j.path, fileIndex: j.fileIndex, status: "failed" as const, sha256: "", bytes: sizes[i], entries: 0, records: 0, deletes: 0,
+    dropped: {}, warnings: 0, books: 0, bookPmids: [], error: `${j.path}: not finished (the ingest stopped before this file was done)`, byteOffset: null,
+  }]);
+}
+
 /** Step 3: delete rows of files not done. */
 async function purgeUnfinished(db: LanceDb.Connection, fileIndexes: number[]): Promise<void> {
   if (fileIndexes.length === 0) return;
@@ -299,7 +315,9 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
   const unfinished = [...plan.pending.map((j) => j.fileIndex), ...plan.forgotten.map((e) => e.fileIndex)];
   await purgeUnfinished(db, unfinished);
   if (plan.pending.length && meta.finalized) await writeStoreMeta(db, { ...meta, finalized: false });
-  const bytesTotal = (await Promise.all(plan.pending.map(async (j) => (await stat(j.path)).size))).reduce((a, b) => a + b, 0);
+  const sizes = await Promise.all(plan.pending.map(async (j) => (await stat(j.path)).size));
+  const bytesTotal = sizes.reduce((a, b) => a + b, 0);
+  await writeManifestEntries(db, unfinishedEntries(plan.pending, sizes, new Set(manifest.map((e) => e.file))));
   phase("plan");
   const processed = plan.pending.length ? await runPool(db, plan.pending, options, bytesTotal) : [];
   phase("pool");

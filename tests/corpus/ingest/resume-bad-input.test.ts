@@ -42,6 +42,11 @@ describe("corpus ingest --store: resume and bad input", () => {
     const before = await readManifest(db);
     const done = before.filter((e) => e.status === "done").map((e) => e.file);
     expect(done).toContain("pubmed25n0001.xml");
+    // Every file of the killed run has its entry, written before processing began: unfinished ones
+    // are "failed" at their planned index, so a re-run keeps PubMed's order even when a later
+    // file finished first (workers finish out of order).
+    expect(before.map((e) => [e.file, e.fileIndex])).toEqual([["pubmed25n0001.xml", 0], ["pubmed25n0002.xml", 1], ["pubmed25n0003.xml", 2]]);
+    for (const e of before.filter((x) => !done.includes(x.file))) expect(e.error).toContain("not finished");
     const records = await db.openTable(STORE_TABLES.records);
     if (!done.includes("pubmed25n0002.xml")) {
       const partial = await records.countRows("fileIndex = 1");
@@ -54,6 +59,7 @@ describe("corpus ingest --store: resume and bad input", () => {
     const ids = await allIds(uri);
     expect(ids).toHaveLength(120);
     expect(new Set(ids).size).toBe(120);
+    expect((await readManifest(db)).map((e) => [e.file, e.fileIndex, e.status])).toEqual([["pubmed25n0001.xml", 0, "done"], ["pubmed25n0002.xml", 1, "done"], ["pubmed25n0003.xml", 2, "done"]]);
   }, 180_000);
 
   it("a truncated file is reported with its byte offset, the others complete, and a re-run retries only it", async () => {
