@@ -5,24 +5,18 @@
  * plus the record-level errors both readers must raise alike.
  */
 import { describe, expect, it } from "vitest";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { datasetDirSync } from "../../corpus/datasets/files.ts";
+import { xmlFiles } from "../helpers/xml-files.ts";
 import type { PubmedRecord } from "../../corpus/types.ts";
 import { parsePubmedFile, parseRecordXml, RecordSplitter, type PubmedRecordReader, type PubmedWarning } from "../../corpus/pubmed-xml.ts";
 
 const XML_DIR = datasetDirSync("pubmed-xml");
 const EDGE = fileURLToPath(new URL("../fixtures/pubmed-edge/", import.meta.url));
 
-function xmlFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((f) => /\.xml(\.gz)?$/.test(f))
-    .sort()
-    .map((f) => join(dir, f));
-}
 
 async function read(path: string, reader: PubmedRecordReader): Promise<{ records: PubmedRecord[]; warnings: PubmedWarning[] }> {
   const records: PubmedRecord[] = [];

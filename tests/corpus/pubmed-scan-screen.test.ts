@@ -8,10 +8,9 @@
  *   UTF-8 test gives the same record.
  */
 import { describe, expect, it } from "vitest";
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { datasetDirSync } from "../../corpus/datasets/files.ts";
+import { xmlFiles } from "../helpers/xml-files.ts";
 import { CleanOptionsSchema, recordDropReason, type CleanOptions } from "../../corpus/clean.ts";
 import { parsePubmedFile, parsePubmedXmlString, RecordSplitter } from "../../corpus/pubmed-xml.ts";
 import { scanRecordXml } from "../../corpus/pubmed-scan.ts";
@@ -21,13 +20,6 @@ import type { PubmedRecord } from "../../corpus/types.ts";
 const XML_DIR = datasetDirSync("pubmed-xml");
 const EDGE = fileURLToPath(new URL("../fixtures/pubmed-edge/", import.meta.url));
 
-function xmlFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((f) => /\.xml(\.gz)?$/.test(f))
-    .sort()
-    .map((f) => join(dir, f));
-}
 
 async function read(path: string, screen?: (r: PubmedRecord) => boolean): Promise<PubmedRecord[]> {
   const out: PubmedRecord[] = [];
