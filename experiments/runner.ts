@@ -16,7 +16,7 @@ import type { ExperimentConfig, DatasetSelection, ModelSelection } from "./confi
 import { configHash, ConfigError } from "./config.ts";
 import { expandCells, type Cell, type CellItems } from "./cells.ts";
 import { selectShard, shardDir, type ShardSpec } from "./shards.ts";
-import { readResults, latestByKey, ResultsWriter } from "./results-store.ts";
+import { readResults, latestByKey, ResultsWriter } from "../results/results-file.ts";
 import { tryAcquireLock } from "../corpus/file-lock.ts";
 import type { JudgeScoreEntry, RunRecord } from "./types.ts";
 import type { CallInfo } from "../models/types.ts";

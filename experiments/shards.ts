@@ -15,7 +15,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { latestByKey, readResults, writeResultsAtomic } from "./results-store.ts";
+import { latestByKey, readResults, writeResultsAtomic } from "../results/results-file.ts";
 import type { RunRecord } from "./types.ts";
 
 /** One shard of a run: `index` in 1..`count`. */

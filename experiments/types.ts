@@ -1,6 +1,6 @@
 /**
- * The run record types of results.jsonl. They are defined next to the judges (judges/run-record.ts),
- * which read and enrich records, so that imports flow one way (experiments → judges) and the
- * judges layer never imports from experiments.
+ * The run record types of results.jsonl. They are defined in the results room
+ * (results/run-record.ts), below both experiments/ and viewer/, so that both read records through
+ * one schema and no layer imports upward.
  */
-export type { JudgeScoreEntry, RunRecord } from "../judges/run-record.ts";
+export type { JudgeScoreEntry, RunRecord } from "../results/run-record.ts";

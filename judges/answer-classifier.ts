@@ -16,7 +16,7 @@ import { z } from "zod";
 import type { CallInfo, ChatModel } from "../models/types.ts";
 import { mergeCalls } from "../models/usage.ts";
 import { EVIDENCE_ANSWERS, type EvidenceAnswer } from "../corpus/types.ts";
-import type { RunRecord } from "./run-record.ts";
+import type { RunRecord } from "../results/run-record.ts";
 import { extractJsonObject, loadJudgeTemplate, renderJudgeTemplate, type JudgeTemplate } from "./judge.ts";
 
 /** Id of the LLM classifier (structured answer through the model layer). */

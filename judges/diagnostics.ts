@@ -10,7 +10,7 @@
  * Statistics come from judges/stats (each checked against scipy / the reference papers there).
  */
 import { z } from "zod";
-import type { JudgeScoreEntry, RunRecord } from "./run-record.ts";
+import type { JudgeScoreEntry, RunRecord } from "../results/run-record.ts";
 import { krippendorffAlpha } from "./stats/krippendorff.ts";
 import { icc } from "./stats/icc.ts";
 import { kendallTauB, pearson, spearman } from "./stats/correlation.ts";

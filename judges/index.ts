@@ -34,4 +34,4 @@ export * from "./metrics/index.ts";
 export * from "./stats/index.ts";
 export * from "./rwe-weighted-score.ts";
 export * from "./alignment.ts";
-export * from "./run-record.ts";
+export * from "../results/run-record.ts";

@@ -11,7 +11,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { CallInfo, ChatMessage, ChatModel } from "../models/types.ts";
-import type { JudgeScoreEntry } from "./run-record.ts";
+import type { JudgeScoreEntry } from "../results/run-record.ts";
 import { extractJsonText, parseStructuredAnswer } from "../models/structured.ts";
 import { mergeCalls } from "../models/usage.ts";
 import { loadPromptTemplate, renderPrompt, resolvePromptTemplate, type PromptTemplate } from "../models/prompt-template.ts";

@@ -13,7 +13,7 @@ import pLimit from "p-limit";
 import { readConfigValue } from "../models/config-file.ts";
 import { z } from "zod";
 import type { ChatModel } from "../models/types.ts";
-import type { JudgeScoreEntry, RunRecord } from "./run-record.ts";
+import type { JudgeScoreEntry, RunRecord } from "../results/run-record.ts";
 import { createJudge, JudgeParamsSchema, loadJudgeTemplate, type Judge, type JudgeInput, type JudgeVerdict } from "./judge.ts";
 import { formatZodIssues, resolveRubric, type Rubric } from "./rubric.ts";
 

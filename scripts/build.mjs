@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
-const SOURCE_DIRS = ["corpus", "retrieval", "models", "graphs", "judges", "experiments", "viewer"];
+const SOURCE_DIRS = ["corpus", "retrieval", "models", "results", "graphs", "judges", "experiments", "viewer"];
 const SKIP_DIRS = new Set(["bench", "node_modules"]);
 
 rmSync(dist, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { latestByKey, readResults } from "../experiments/results-store.ts";
+import { latestByKey, readResults } from "../results/results-file.ts";
 import type { RunRecord } from "../experiments/types.ts";
 
 /** Price per 1M tokens (USD) by model id, as in a run config's `prices`. */

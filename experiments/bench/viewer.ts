@@ -22,7 +22,7 @@ import { appendFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { readResults } from "../results-store.ts";
+import { readResults } from "../../results/results-file.ts";
 import type { RunRecord } from "../types.ts";
 import { startViewerServer } from "../../viewer/server.ts";
 

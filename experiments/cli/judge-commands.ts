@@ -14,7 +14,7 @@ import { createChatModel } from "../../models/registry.ts";
 import { createPanel, loadPanelConfig, missingRates, type Panel } from "../../judges/panel.ts";
 import { familyOverlapFlags } from "../../judges/diagnostics.ts";
 import { computeRecordMetrics, validateMetricSpecs } from "../metrics-stage.ts";
-import { readResults, writeResultsAtomic } from "../results-store.ts";
+import { readResults, writeResultsAtomic } from "../../results/results-file.ts";
 import type { JudgeScoreEntry, RunRecord } from "../types.ts";
 
 /** Default output path: `<input without .jsonl>.<suffix>.jsonl`. */

@@ -13,7 +13,7 @@ import { dirname, resolve } from "node:path";
 import { loadExperimentConfig } from "../config.ts";
 import { planExperiment, runExperiment, type RunPlan, type RunSummary } from "../runner.ts";
 import { estimateRun, formatEstimate, type RunEstimate } from "../estimate.ts";
-import { readResults, latestByKey } from "../results-store.ts";
+import { readResults, latestByKey } from "../../results/results-file.ts";
 import { createRunnerDeps, judgePlan } from "../wiring.ts";
 import { validateMetricSpecs } from "../metrics-stage.ts";
 import { runRetrievalEval } from "../retrieval-eval-stage.ts";

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
-import { readResults, latestByKey } from "../results-store.ts";
+import { readResults, latestByKey } from "../../results/results-file.ts";
 import { columnsOf, matchesFilter, recordValues, sortByConfig } from "./columns.ts";
 import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, judgesOf, modelByVariantTable, perJudgeTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { readResults, latestByKey } from "../results-store.ts";
+import { readResults, latestByKey } from "../../results/results-file.ts";
 import type { RunRecord } from "../types.ts";
 import { columnsOf, differencesVary, recordValues, variantLabel } from "./columns.ts";
 import { pairedTTest, wilcoxonSignedRank, mean, cohenDz } from "../../judges/stats/index.ts";

@@ -13,7 +13,7 @@ import { runMetricsCommand } from "../../experiments/cli/judge-commands.ts";
 import { runRetrievalScore } from "../../experiments/cli/retrieval-commands.ts";
 import { readJsonl } from "../../corpus/jsonl.ts";
 import { getDataset } from "../../corpus/datasets/registry.ts";
-import { writeResultsAtomic } from "../../experiments/results-store.ts";
+import { writeResultsAtomic } from "../../results/results-file.ts";
 import type { RunRecord } from "../../experiments/types.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "medsynth-oserr-"));

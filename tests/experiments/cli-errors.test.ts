@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readConfigValue } from "../../models/config-file.ts";
-import { readResults } from "../../experiments/results-store.ts";
+import { readResults } from "../../results/results-file.ts";
 import { validateCommand } from "../../experiments/cli/validate-commands.ts";
 import { runMetricsCommand } from "../../experiments/cli/judge-commands.ts";
 import { loadExperimentConfig } from "../../experiments/config.ts";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import YAML from "yaml";
 import { runCommand } from "../../experiments/cli/run-commands.ts";
-import { readResults } from "../../experiments/results-store.ts";
+import { readResults } from "../../results/results-file.ts";
 import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
 
 const quiet = () => {};

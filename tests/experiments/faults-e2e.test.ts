@@ -12,7 +12,7 @@ import { join } from "node:path";
 import YAML from "yaml";
 import { dryRunCommand, runCommand } from "../../experiments/cli/run-commands.ts";
 import { existsSync } from "node:fs";
-import { readResults } from "../../experiments/results-store.ts";
+import { readResults } from "../../results/results-file.ts";
 import { runUsage } from "../../experiments/usage-summary.ts";
 import { EXIT_CELLS_FAILED, EXIT_OK } from "../../experiments/exit-codes.ts";
 import { startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../helpers/scripted-openai-server.ts";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseExperimentConfig } from "../../experiments/config.ts";
 import { runExperiment } from "../../experiments/runner.ts";
-import { readResults } from "../../experiments/results-store.ts";
+import { readResults } from "../../results/results-file.ts";
 import { fakeDeps, type FakeDepsState } from "./fake-runner-deps.ts";
 
 describe("kill -9 mid-run", () => {

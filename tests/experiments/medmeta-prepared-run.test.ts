@@ -15,7 +15,7 @@ import { runCommand } from "../../experiments/cli/run-commands.ts";
 import { resolveCorpusSetting } from "../../experiments/wiring.ts";
 import { loadCorpusArg } from "../../corpus/corpus-file.ts";
 import { isCrossEncoderCached } from "../../retrieval/rerankers/cross-encoder.ts";
-import { readResults } from "../../experiments/results-store.ts";
+import { readResults } from "../../results/results-file.ts";
 import { startFakeEutils, type FakeEutilsServer } from "../helpers/fake-eutils-server.ts";
 import { medmetaFakePubmed, MISSING_GOLDEN_PMID } from "../helpers/fake-pubmed-medmeta.ts";
 

@@ -8,7 +8,7 @@ import { runExperiment } from "../../experiments/runner.ts";
 import { validateAgainstRegistries } from "../../experiments/wiring.ts";
 import { writeReport, settingsNotes } from "../../experiments/report/build.ts";
 import { compareRuns } from "../../experiments/report/compare.ts";
-import { readResults } from "../../experiments/results-store.ts";
+import { readResults } from "../../results/results-file.ts";
 import { tryAcquireLock } from "../../corpus/file-lock.ts";
 import { fakeDeps } from "./fake-runner-deps.ts";
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseExperimentConfig } from "../../experiments/config.ts";
 import { runExperiment } from "../../experiments/runner.ts";
-import { readResults } from "../../experiments/results-store.ts";
+import { readResults } from "../../results/results-file.ts";
 import { fakeDeps } from "./fake-runner-deps.ts";
 
 describe("runner item fields", () => {

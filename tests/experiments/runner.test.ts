@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parseExperimentConfig, ConfigError } from "../../experiments/config.ts";
 import { runExperiment, sampleItems } from "../../experiments/runner.ts";
 import { expandParams, expandCells } from "../../experiments/cells.ts";
-import { readResults } from "../../experiments/results-store.ts";
+import { readResults } from "../../results/results-file.ts";
 import { fakeDeps, type FakeDepsState } from "./fake-runner-deps.ts";
 
 function config(out: string, extra: Record<string, unknown> = {}) {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parseExperimentConfig } from "../../experiments/config.ts";
 import { expandCells } from "../../experiments/cells.ts";
 import { runExperiment } from "../../experiments/runner.ts";
-import { readResults } from "../../experiments/results-store.ts";
+import { readResults } from "../../results/results-file.ts";
 import { mergeShards, parseShard, selectShard, shardDir } from "../../experiments/shards.ts";
 import { fakeDeps } from "./fake-runner-deps.ts";
 

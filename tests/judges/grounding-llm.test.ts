@@ -11,7 +11,7 @@ import { attributionProblem, isPerturbedSentence, llmGrounding, loadAttributionR
 import { computeRecordMetrics, validateMetricSpecs } from "../../experiments/metrics-stage.ts";
 import { parseExperimentConfig } from "../../experiments/config.ts";
 import { runExperiment } from "../../experiments/runner.ts";
-import { readResults } from "../../experiments/results-store.ts";
+import { readResults } from "../../results/results-file.ts";
 import type { RunRecord } from "../../experiments/types.ts";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
 import { promptText, scriptedModel } from "../graphs/fixtures.ts";

@@ -9,7 +9,7 @@ import seedrandom from "seedrandom";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunRecord } from "../../../experiments/types.ts";
 import { columnsOf, sortByConfig } from "../../../experiments/report/columns.ts";
-import { writeResultsAtomic } from "../../../experiments/results-store.ts";
+import { writeResultsAtomic } from "../../../results/results-file.ts";
 import { writeReport } from "../../../experiments/report/build.ts";
 
 const MODELS = ["zeta-model", "alpha-model"]; // config order, deliberately not alphabetical

@@ -10,7 +10,7 @@ import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readResults } from "../../../experiments/results-store.ts";
+import { readResults } from "../../../results/results-file.ts";
 import { couplingOf, couplingSection } from "../../../experiments/report/coupling-section.ts";
 import { writeReport } from "../../../experiments/report/build.ts";
 import { loadExperimentConfig, parseExperimentConfig } from "../../../experiments/config.ts";

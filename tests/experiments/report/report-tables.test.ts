@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { RunRecord, JudgeScoreEntry } from "../../../experiments/types.ts";
 import { modelByVariantTable, judgeVsJudgeTable, comparisonsTable, subgroupTable, statusTable, meanCi, perJudgeTable } from "../../../experiments/report/tables.ts";
 import { recordValues } from "../../../experiments/report/columns.ts";
-import { writeResultsAtomic } from "../../../experiments/results-store.ts";
+import { writeResultsAtomic } from "../../../results/results-file.ts";
 import { buildSections, writeReport } from "../../../experiments/report/build.ts";
 import { compareRecords } from "../../../experiments/report/compare.ts";
 import { panelSection } from "../../../experiments/report/panel-section.ts";

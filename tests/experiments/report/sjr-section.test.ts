@@ -16,7 +16,7 @@ import type { RunRecord } from "../../../experiments/types.ts";
 import { loadScimago, normalizeIssn, parseScimago } from "../../../corpus/datasets/scimago.ts";
 import { sjrSection } from "../../../experiments/report/sjr-section.ts";
 import type { ReportSection } from "../../../experiments/report/render.ts";
-import { writeResultsAtomic } from "../../../experiments/results-store.ts";
+import { writeResultsAtomic } from "../../../results/results-file.ts";
 import { writeReport } from "../../../experiments/report/build.ts";
 
 const CSV = resolve(import.meta.dirname, "../../fixtures/scimago/scimagojr-sample.csv");
