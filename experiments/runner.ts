@@ -16,7 +16,7 @@ import type { ExperimentConfig, DatasetSelection, ModelSelection } from "./confi
 import { configHash, ConfigError } from "./config.ts";
 import { expandCells, type Cell, type CellItems } from "./cells.ts";
 import { selectShard, shardDir, type ShardSpec } from "./shards.ts";
-import { readResults, latestByKey, ResultsWriter } from "../results/results-file.ts";
+import { latestEntries, newScanStats, ResultsWriter, type LatestEntry } from "../results/results-file.ts";
 import { tryAcquireLock } from "../corpus/file-lock.ts";
 import type { JudgeScoreEntry, RunRecord } from "./types.ts";
 import type { CallInfo } from "../models/types.ts";
@@ -235,8 +235,7 @@ export async function planExperiment(config: ExperimentConfig, deps: RunnerDeps,
   deps.validate?.(config);
   const { cells: matrix, itemIndex } = await loadCells(config, deps, opts.log ?? ((l: string) => console.error(l)));
   const cells = opts.shard ? selectShard(matrix, opts.shard) : matrix;
-  const existing = readResults(join(opts.shard ? shardDir(config.output, opts.shard) : config.output, "results.jsonl"));
-  const pending = pendingCells(cells, latestByKey(existing.records), opts.retryFailed);
+  const pending = pendingCells(cells, latestEntries(join(opts.shard ? shardDir(config.output, opts.shard) : config.output, "results.jsonl")), opts.retryFailed);
   return { pending, finished: cells.length - pending.length, items: itemIndex };
 }
 
@@ -263,7 +262,7 @@ async function loadCells(config: ExperimentConfig, deps: RunnerDeps, log: (l: st
 }
 
 /** Cells to run: new ones, or with `retryFailed` only those whose latest record failed. */
-function pendingCells(cells: Cell[], latest: Map<string, RunRecord>, retryFailed?: boolean): Cell[] {
+function pendingCells(cells: Cell[], latest: Map<string, Pick<LatestEntry, "status">>, retryFailed?: boolean): Cell[] {
   return cells.filter((c) => {
     const prev = latest.get(c.key);
     if (!prev) return !retryFailed;
@@ -321,10 +320,11 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
   writeFileSync(join(outputDir, "env.json"), JSON.stringify({ configHash: hash, node: process.version, platform: `${process.platform}-${process.arch}`, seed: config.seed, models: config.models.map((m) => m.id), ...env }, null, 2) + "\n");
 
   const resultsPath = join(outputDir, "results.jsonl");
-  const existing = readResults(resultsPath, true);
+  // one streamed pass keeping only each key's latest status (never the records themselves)
+  const existing = newScanStats();
+  const latest = latestEntries(resultsPath, existing, { repair: true });
   if (existing.truncatedTail) log(`warning: ${resultsPath}: cut off an unfinished last line (a crash mid-write); that cell will run again`);
   if (existing.malformedLines.length) log(`warning: ${resultsPath}: skipped malformed lines ${existing.malformedLines.join(", ")}`);
-  const latest = latestByKey(existing.records);
   const pending = pendingCells(cells, latest, opts.retryFailed);
   const skippedFinished = cells.length - pending.length;
   opts.onPlan?.({ pending, finished: skippedFinished, items: itemIndex });

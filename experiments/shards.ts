@@ -13,10 +13,9 @@
  * `results.jsonl` (the latest record per cell from its shard), `env.json` (the first shard's,
  * plus each shard's environment under `shards`) and `retrieval-eval.json` when a shard has one.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { latestByKey, readResults, writeResultsAtomic } from "../results/results-file.ts";
-import type { RunRecord } from "./types.ts";
+import { AtomicResultsWriter, latestEntries, newScanStats, readLineAt, type LatestEntry } from "../results/results-file.ts";
 
 /** One shard of a run: `index` in 1..`count`. */
 export interface ShardSpec {
@@ -74,7 +73,9 @@ interface ShardFolder {
   keys: string[];
   /** Cells of the whole matrix, as this shard expanded it. */
   matrixCells: number;
-  records: RunRecord[];
+  /** The results file and, per cell key, where its latest record lies (one streamed pass). */
+  resultsPath: string;
+  latest: Map<string, LatestEntry>;
   env: Record<string, unknown> | null;
 }
 
@@ -96,8 +97,10 @@ function readShardFolder(dir: string): ShardFolder {
   if (typeof spec.configHash !== "string" || cells.configHash !== spec.configHash || !Array.isArray(cells.keys)) {
     throw new Error(`merge: ${dir}: spec.json and cells.json disagree (config changed mid-run?); re-run the shard`);
   }
-  const results = readResults(join(dir, "results.jsonl"));
-  if (results.malformedLines.length) throw new Error(`merge: ${dir}/results.jsonl has malformed lines ${results.malformedLines.join(", ")}`);
+  const resultsPath = join(dir, "results.jsonl");
+  const stats = newScanStats();
+  const latest = latestEntries(resultsPath, stats);
+  if (stats.malformedLines.length) throw new Error(`merge: ${dir}/results.jsonl has malformed lines ${stats.malformedLines.slice(0, 20).join(", ")}${stats.malformedLines.length > 20 ? ", …" : ""}`);
   const envPath = join(dir, "env.json");
   return {
     dir,
@@ -106,9 +109,38 @@ function readShardFolder(dir: string): ShardFolder {
     shard,
     keys: cells.keys as string[],
     matrixCells: typeof cells.matrixCells === "number" ? cells.matrixCells : NaN,
-    records: results.records,
+    resultsPath,
+    latest,
     env: existsSync(envPath) ? readJson(envPath, "environment") : null,
   };
+}
+
+/**
+ * Step of {@link mergeShards}: stream the merged `results.jsonl` in matrix order — for each key,
+ * the latest line of the shard that owns it, copied as is (read back by offset, never parsed
+ * again), through a temporary file renamed into place.
+ * @returns the number of records written
+ */
+function writeMergedResults(path: string, shards: readonly ShardFolder[], keys: readonly string[]): number {
+  const owner = new Map<string, ShardFolder>();
+  for (const s of shards) for (const k of s.keys) if (s.latest.has(k)) owner.set(k, s);
+  const fds = new Map(shards.map((s) => [s, openSync(s.resultsPath, "r")]));
+  const out = new AtomicResultsWriter(path);
+  try {
+    for (const k of keys) {
+      const s = owner.get(k);
+      if (!s) continue;
+      const e = s.latest.get(k) as LatestEntry;
+      out.writeLine(readLineAt(fds.get(s) as number, e.offset, e.length));
+    }
+    out.commit();
+    return out.count;
+  } catch (err) {
+    out.abort();
+    throw err;
+  } finally {
+    for (const fd of fds.values()) closeSync(fd);
+  }
 }
 
 /**
@@ -149,17 +181,10 @@ export function mergeShards(shardDirs: readonly string[], outputDir: string, opt
       if (s && row < s.keys.length) keys.push(s.keys[row]);
     }
   }
-  const records: RunRecord[] = [];
-  for (const s of shards) {
-    const own = new Set(s.keys);
-    for (const r of latestByKey(s.records).values()) if (own.has(r.key)) records.push(r);
-  }
-  const order = new Map(keys.map((k, i) => [k, i]));
-  records.sort((a, b) => (order.get(a.key) ?? 0) - (order.get(b.key) ?? 0));
   mkdirSync(outputDir, { recursive: true });
   writeFileSync(join(outputDir, "spec.json"), JSON.stringify({ configHash: first.configHash, config: first.config, mergedFrom: shards.map((s) => `${s.shard.index}/${n}`).sort() }, null, 2) + "\n");
   writeFileSync(join(outputDir, "cells.json"), JSON.stringify({ configHash: first.configHash, keys }) + "\n");
-  writeResultsAtomic(join(outputDir, "results.jsonl"), records);
+  const records = writeMergedResults(join(outputDir, "results.jsonl"), shards, keys);
   const env = { ...(first.env ?? {}), configHash: first.configHash, shards: shards.map((s) => ({ shard: `${s.shard.index}/${n}`, ...(s.env ?? {}) })) };
   writeFileSync(join(outputDir, "env.json"), JSON.stringify(env, null, 2) + "\n");
   const withEval = shards.find((s) => existsSync(join(s.dir, "retrieval-eval.json")));
@@ -168,8 +193,8 @@ export function mergeShards(shardDirs: readonly string[], outputDir: string, opt
     outputDir,
     configHash: first.configHash,
     totalCells: Number.isFinite(first.matrixCells) ? first.matrixCells : keys.length,
-    records: records.length,
-    missingCells: (Number.isFinite(first.matrixCells) ? first.matrixCells : keys.length) - records.length,
+    records,
+    missingCells: (Number.isFinite(first.matrixCells) ? first.matrixCells : keys.length) - records,
     shards: [...byIndex.keys()].sort((a, b) => a - b),
   };
 }

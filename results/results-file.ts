@@ -181,6 +181,21 @@ export function* resultRecords(path: string, stats: ScanStats = newScanStats(), 
 }
 
 /**
+ * Read one line's text by its byte offset and length (as given by {@link resultLines}).
+ * @throws Error when the file is shorter than that (it changed since it was read)
+ */
+export function readLineAt(fd: number, offset: number, length: number): string {
+  const buf = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, offset + got);
+    if (n === 0) throw new Error(`results file: no line at byte ${offset} (${length} bytes); the file changed since it was read`);
+    got += n;
+  }
+  return buf.toString("utf8");
+}
+
+/**
  * Read one record by its byte offset and length (as given by {@link resultRecords}).
  * @param fdOrPath an open file descriptor or the file's path
  * @throws Error when the bytes there are not a run record (the file changed since it was indexed)

@@ -8,13 +8,13 @@
  * ```
  */
 import { mergePanelSummary } from "../panel-summary.ts";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, rmSync } from "node:fs";
 import pLimit from "p-limit";
 import { createChatModel } from "../../models/registry.ts";
 import { createPanel, loadPanelConfig, missingRates, type Panel } from "../../judges/panel.ts";
 import { familyOverlapFlags } from "../../judges/diagnostics.ts";
 import { computeRecordMetrics, validateMetricSpecs } from "../metrics-stage.ts";
-import { readResults, writeResultsAtomic } from "../../results/results-file.ts";
+import { AtomicResultsWriter, latestEntries, newScanStats, readRecordAt, resultRecords, ResultsWriter, type LatestEntry } from "../../results/results-file.ts";
 import type { JudgeScoreEntry, RunRecord } from "../types.ts";
 
 /** Default output path: `<input without .jsonl>.<suffix>.jsonl`. */
@@ -39,7 +39,7 @@ export interface JudgeCommandOptions {
   retryMissing?: boolean;
   /** Records judged at once (each record's judges also run concurrently, see the panel's `concurrency`). */
   concurrency?: number;
-  /** Write a checkpoint of the output every this many records (default 20). */
+  /** No longer used: every changed record is journaled at once (see {@link runJudgeCommand}); kept so old callers compile. */
   checkpointEvery?: number;
   /** Build the panel (tests); default: panel.yaml + the model registry's createChatModel. */
   panelFactory?: (panelPath: string) => Panel;
@@ -58,10 +58,14 @@ export interface JudgeCommandSummary {
 }
 
 /**
- * Judge every finished record of a results file with a panel (resumable).
- * Verdicts already present — in the input record or, when the output file exists from an earlier
- * interrupted run, in its record with the same key — are kept and not asked again. The output is
- * rewritten atomically every `checkpointEvery` records and at the end.
+ * Judge every finished record of a results file with a panel (resumable), as a stream.
+ * The input is read one window of records at a time (never whole); each window's records are
+ * judged concurrently and written, in input order, to a temporary output renamed over `out` at the
+ * end. Every record whose verdicts changed is also appended at once to a journal
+ * (`<out>.journal.jsonl`: key, judgeScores, panel, judge), so an interrupted run loses nothing:
+ * verdicts already present — in the input record, in the journal, or (when the output file exists
+ * from an earlier run) in its record with the same key — are kept and not asked again. Previous
+ * verdicts are found through a key → byte offset map and read back one record at a time.
  * @throws Error for an unreadable input or invalid panel file
  */
 export async function runJudgeCommand(input: string, opts: JudgeCommandOptions): Promise<JudgeCommandSummary> {
@@ -74,65 +78,135 @@ export async function runJudgeCommand(input: string, opts: JudgeCommandOptions):
       const { config, baseDir } = loadPanelConfig(opts.panel);
       return createPanel(config, { baseDir, modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }) });
     })();
-  const load = readResults(input);
-  if (load.malformedLines.length) log(`judge: skipped ${load.malformedLines.length} malformed line(s) of ${input}: ${load.malformedLines.slice(0, 10).join(", ")}${load.malformedLines.length > 10 ? ", …" : ""}`);
-  // Resume: verdicts of an earlier (interrupted) run with the same output file.
-  const previous = new Map<string, JudgeScoreEntry[]>();
-  if (out !== input && existsSync(out)) for (const r of readResults(out).records) if (r.judgeScores?.length) previous.set(r.key, r.judgeScores);
-
-  const records: RunRecord[] = load.records.map((r) => {
-    const prev = previous.get(r.key);
-    if (!prev) return r;
-    const have = new Set((r.judgeScores ?? []).map((e) => JSON.stringify([e.judgeId, e.rubricId, (e as { repeat?: number }).repeat ?? 0])));
-    return { ...r, judgeScores: [...(r.judgeScores ?? []), ...prev.filter((e) => !have.has(JSON.stringify([e.judgeId, e.rubricId, (e as { repeat?: number }).repeat ?? 0])))] };
-  });
-  let judged = 0;
-  let skippedNotOk = 0;
-  let newVerdicts = 0;
-  let sinceCheckpoint = 0;
-  const every = opts.checkpointEvery ?? 20;
+  // Resume: verdicts of an earlier (interrupted) run, found by key in the journal and the old output.
+  const journalPath = `${out}.journal.jsonl`;
+  const previous = previousVerdicts(out !== input ? out : null, journalPath);
+  const journal = new ResultsWriter(journalPath);
+  const stats = newScanStats();
+  const writer = new AtomicResultsWriter(out);
+  const counts = { records: 0, judged: 0, skippedNotOk: 0, newVerdicts: 0 };
+  const rates = new VerdictTally();
+  const generators = new Set<string>();
+  const window = Math.max(64, (opts.concurrency ?? 2) * 16);
   const limit = pLimit(opts.concurrency ?? 2);
-  await Promise.all(
-    records.map((rec, i) =>
-      limit(async () => {
-        if (rec.status !== "ok" || !rec.output) {
-          skippedNotOk++;
-          return;
-        }
-        const res = await panel.judgeRecord(rec, { retryMissing: opts.retryMissing });
-        if (res.added.length || !rec.panel) {
-          const j = rec.judge ?? { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0 };
-          records[i] = {
-            ...rec,
-            judgeScores: res.judgeScores,
-            panel: mergePanelSummary(rec.panel, res.aggregate, panel.aggregation),
-            judge: { calls: j.calls + res.usage.calls, inputTokens: j.inputTokens + res.usage.inputTokens, outputTokens: j.outputTokens + res.usage.outputTokens, latencyMs: j.latencyMs + res.usage.latencyMs },
-          };
-          newVerdicts += res.added.length;
-        }
-        judged++;
-        if (++sinceCheckpoint >= every) {
-          sinceCheckpoint = 0;
-          writeResultsAtomic(out, records);
-        }
-      }),
-    ),
-  );
-  writeResultsAtomic(out, records);
+  const judgeOne = async (rec: RunRecord): Promise<RunRecord> => {
+    if (rec.status !== "ok" || !rec.output) {
+      counts.skippedNotOk++;
+      return rec;
+    }
+    const res = await panel.judgeRecord(rec, { retryMissing: opts.retryMissing });
+    counts.judged++;
+    if (!res.added.length && rec.panel) return rec;
+    const j = rec.judge ?? { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0 };
+    const judgedRec: RunRecord = {
+      ...rec,
+      judgeScores: res.judgeScores,
+      panel: mergePanelSummary(rec.panel, res.aggregate, panel.aggregation),
+      judge: { calls: j.calls + res.usage.calls, inputTokens: j.inputTokens + res.usage.inputTokens, outputTokens: j.outputTokens + res.usage.outputTokens, latencyMs: j.latencyMs + res.usage.latencyMs },
+    };
+    counts.newVerdicts += res.added.length;
+    journal.append({ key: judgedRec.key, judgeScores: judgedRec.judgeScores, panel: judgedRec.panel, judge: judgedRec.judge } as unknown as RunRecord);
+    return judgedRec;
+  };
+  const flush = async (batch: RunRecord[]) => {
+    const done = await Promise.all(batch.map((r) => limit(() => judgeOne(r))));
+    for (const r of done) {
+      writer.write(r);
+      generators.add(r.model);
+      rates.add(r.judgeScores, panel);
+    }
+  };
+  try {
+    let batch: RunRecord[] = [];
+    for (const { record } of resultRecords(input, stats)) {
+      counts.records++;
+      batch.push(previous.merge(record));
+      if (batch.length >= window) {
+        await flush(batch);
+        batch = [];
+      }
+    }
+    await flush(batch);
+    writer.commit();
+  } catch (err) {
+    writer.abort();
+    throw err;
+  } finally {
+    previous.close();
+  }
+  rmSync(journalPath, { force: true });
+  if (stats.malformedLines.length) log(`judge: skipped ${stats.malformedLines.length} malformed line(s) of ${input}: ${stats.malformedLines.slice(0, 10).join(", ")}${stats.malformedLines.length > 10 ? ", …" : ""}`);
 
-  const panelRubrics = new Set(panel.rubrics.map((r) => r.id));
-  const entries = records.flatMap((r) => (r.judgeScores ?? []).filter((e) => panelRubrics.has(e.rubricId) && panel.judgeIds.includes(e.judgeId)));
   const modelOf = Object.fromEntries(panel.judges.map((j) => [j.id, j.modelId]));
   const table = formatTable(
     ["judge", "model", "verdicts", "missing", "missing rate", "no input"],
-    missingRates(entries).map((r) => [r.judgeId, modelOf[r.judgeId] ?? "?", r.total, r.missing, `${(100 * r.rate).toFixed(1)}%`, r.noInput]),
+    missingRates(rates.entries()).map((r) => [r.judgeId, modelOf[r.judgeId] ?? "?", r.total, r.missing, `${(100 * r.rate).toFixed(1)}%`, r.noInput]),
   );
-  log(`judge: ${judged} record(s) judged, ${skippedNotOk} not judged (failed/skipped/no output), ${newVerdicts} new verdict(s) → ${out}`);
+  log(`judge: ${counts.judged} record(s) judged, ${counts.skippedNotOk} not judged (failed/skipped/no output), ${counts.newVerdicts} new verdict(s) → ${out}`);
   log(table);
-  for (const f of familyOverlapFlags(modelOf, new Set(records.map((r) => r.model)))) {
+  for (const f of familyOverlapFlags(modelOf, generators)) {
     log(`warning: judge ${f.judgeId} (${f.judgeModel}) shares the ${f.family} model family with generator(s) ${f.generators.join(", ")} (self-preference risk)`);
   }
-  return { out, records: records.length, judged, skippedNotOk, malformedLines: load.malformedLines, newVerdicts, table };
+  return { out, records: counts.records, judged: counts.judged, skippedNotOk: counts.skippedNotOk, malformedLines: stats.malformedLines, newVerdicts: counts.newVerdicts, table };
+}
+
+const verdictId = (e: JudgeScoreEntry) => JSON.stringify([e.judgeId, e.rubricId, (e as { repeat?: number }).repeat ?? 0]);
+
+/**
+ * Verdicts of an earlier run of `medsynth judge` with the same output, by cell key: the journal's
+ * and the old output's records are located in one streamed pass each (key → byte offset) and read
+ * back one at a time when their key comes up.
+ */
+function previousVerdicts(oldOut: string | null, journalPath: string): { merge(r: RunRecord): RunRecord; close(): void } {
+  const sources: { fd: number; at: Map<string, LatestEntry> }[] = [];
+  for (const path of [journalPath, oldOut]) {
+    if (!path || !existsSync(path)) continue;
+    const at = latestEntries(path);
+    if (at.size) sources.push({ fd: openSync(path, "r"), at });
+  }
+  return {
+    merge(r: RunRecord): RunRecord {
+      let out = r;
+      for (const s of sources) {
+        const e = s.at.get(r.key);
+        if (!e) continue;
+        const prev = readRecordAt(s.fd, e.offset, e.length).judgeScores;
+        if (!prev?.length) continue;
+        const have = new Set((out.judgeScores ?? []).map(verdictId));
+        const added = prev.filter((v) => !have.has(verdictId(v)));
+        if (added.length) out = { ...out, judgeScores: [...(out.judgeScores ?? []), ...added] };
+      }
+      return out;
+    },
+    close: () => sources.forEach((s) => closeSync(s.fd)),
+  };
+}
+
+/**
+ * Counts of the panel's verdicts by judge, rubric, status and whether the judge got its input,
+ * kept instead of the verdicts themselves; {@link entries} expands them for `missingRates`
+ * (one shared object per distinct kind, repeated by reference).
+ */
+class VerdictTally {
+  private counts = new Map<string, { e: JudgeScoreEntry; n: number }>();
+
+  add(entries: JudgeScoreEntry[] | undefined, panel: Panel): void {
+    const rubrics = new Set(panel.rubrics.map((r) => r.id));
+    for (const e of entries ?? []) {
+      if (!rubrics.has(e.rubricId) || !panel.judgeIds.includes(e.judgeId)) continue;
+      const attempts = (e as { attempts?: number }).attempts;
+      const k = JSON.stringify([e.judgeId, e.rubricId, e.status, attempts === 0]);
+      const c = this.counts.get(k);
+      if (c) c.n++;
+      else this.counts.set(k, { e: { judgeId: e.judgeId, rubricId: e.rubricId, status: e.status, scores: {}, ...(attempts === 0 ? { attempts: 0 } : {}) } as JudgeScoreEntry, n: 1 });
+    }
+  }
+
+  entries(): JudgeScoreEntry[] {
+    const out: JudgeScoreEntry[] = [];
+    for (const { e, n } of this.counts.values()) for (let i = 0; i < n; i++) out.push(e);
+    return out;
+  }
 }
 
 /** Summary of a `medsynth metrics` run. */
@@ -163,39 +237,46 @@ export async function runMetricsCommand(input: string, opts: { metrics: string[]
   });
   validateMetricSpecs(specs);
   const out = opts.out ?? defaultOutPath(input, "metrics");
-  const load = readResults(input);
-  if (load.records.length === 0) {
-    throw new Error(`metrics: ${input} is not a results file: ${load.malformedLines.length ? `none of its ${load.malformedLines.length} non-empty line(s) is a run record (JSON with a "key")` : "it holds no records"}; pass the results.jsonl of a run folder`);
-  }
-  if (load.malformedLines.length) log(`metrics: skipped ${load.malformedLines.length} malformed line(s) of ${input}`);
+  const stats = newScanStats();
+  let records = 0;
   let scored = 0;
   let skipped = 0;
   const sums: Record<string, { sum: number; n: number; nulls: number }> = {};
-  const records: RunRecord[] = [];
-  for (const r of load.records) {
-    if (!r.output || !r.reference) {
-      skipped++;
-      records.push(r);
-      continue;
-    }
-    const { metrics, notes } = await computeRecordMetrics(r, specs);
-    for (const [k, v] of Object.entries(metrics)) {
-      const s = (sums[k] ??= { sum: 0, n: 0, nulls: 0 });
-      if (v === null) s.nulls++;
-      else {
-        s.sum += v;
-        s.n++;
+  const writer = new AtomicResultsWriter(out);
+  try {
+    for (const { record: r } of resultRecords(input, stats)) {
+      records++;
+      if (!r.output || !r.reference) {
+        skipped++;
+        writer.write(r);
+        continue;
       }
+      const { metrics, notes } = await computeRecordMetrics(r, specs);
+      for (const [k, v] of Object.entries(metrics)) {
+        const s = (sums[k] ??= { sum: 0, n: 0, nulls: 0 });
+        if (v === null) s.nulls++;
+        else {
+          s.sum += v;
+          s.n++;
+        }
+      }
+      const metricNotes = { ...(r.metricNotes ?? {}), ...notes };
+      writer.write({ ...r, metrics: { ...(r.metrics ?? {}), ...metrics }, ...(Object.keys(metricNotes).length ? { metricNotes } : {}) });
+      scored++;
     }
-    const metricNotes = { ...(r.metricNotes ?? {}), ...notes };
-    records.push({ ...r, metrics: { ...(r.metrics ?? {}), ...metrics }, ...(Object.keys(metricNotes).length ? { metricNotes } : {}) });
-    scored++;
+    if (records === 0) {
+      throw new Error(`metrics: ${input} is not a results file: ${stats.malformedLines.length ? `none of its ${stats.malformedLines.length} non-empty line(s) is a run record (JSON with a "key")` : "it holds no records"}; pass the results.jsonl of a run folder`);
+    }
+    writer.commit();
+  } catch (err) {
+    writer.abort();
+    throw err;
   }
-  writeResultsAtomic(out, records);
+  if (stats.malformedLines.length) log(`metrics: skipped ${stats.malformedLines.length} malformed line(s) of ${input}`);
   const means = Object.fromEntries(Object.entries(sums).map(([k, s]) => [k, { mean: s.n ? s.sum / s.n : null, n: s.n, nulls: s.nulls }]));
   const table = formatTable(["metric", "mean", "n", "null"], Object.entries(means).map(([k, m]) => [k, m.mean === null ? "—" : m.mean.toFixed(6), m.n, m.nulls]));
   log(`metrics: ${scored} record(s) scored, ${skipped} without output or reference → ${out}`);
   log(table);
-  return { out, records: load.records.length, scored, skipped, means, table };
+  return { out, records, scored, skipped, means, table };
 }
 

@@ -13,7 +13,8 @@ import { dirname, resolve } from "node:path";
 import { loadExperimentConfig } from "../config.ts";
 import { planExperiment, runExperiment, type RunPlan, type RunSummary } from "../runner.ts";
 import { estimateRun, formatEstimate, type RunEstimate } from "../estimate.ts";
-import { readResults, latestByKey } from "../../results/results-file.ts";
+import { latestEntries, readRecordAt } from "../../results/results-file.ts";
+import type { RunRecord } from "../../results/run-record.ts";
 import { createRunnerDeps, judgePlan } from "../wiring.ts";
 import { validateMetricSpecs } from "../metrics-stage.ts";
 import { runRetrievalEval } from "../retrieval-eval-stage.ts";
@@ -36,6 +37,16 @@ export interface RunCommandOptions {
   progress?: boolean;
   /** Print the estimate (cells, calls, tokens, cost) and stop: no call, nothing written. */
   dryRun?: boolean;
+}
+
+/**
+ * The failed records among the latest record per cell key of a results file: one streamed pass
+ * keeping each key's latest status and offset, then only the failed records read back by offset.
+ */
+function latestFailedRecords(resultsPath: string): RunRecord[] {
+  const failed: RunRecord[] = [];
+  for (const e of latestEntries(resultsPath).values()) if (e.status === "failed") failed.push(readRecordAt(resultsPath, e.offset, e.length));
+  return failed;
 }
 
 /**
@@ -132,15 +143,13 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
       report = files.html;
     }
     const seconds = ((Date.now() - t0) / 1000).toFixed(1);
-    if (opts.json) print(JSON.stringify({ ...summary, report, retrievalRecomputed: retrieval.recomputed, seconds: Number(seconds), failures: failureSummary([...latestByKey(readResults(summary.resultsPath).records).values()]) }, null, 2));
+    const failures = failureSummary(latestFailedRecords(summary.resultsPath));
+    if (opts.json) print(JSON.stringify({ ...summary, report, retrievalRecomputed: retrieval.recomputed, seconds: Number(seconds), failures }, null, 2));
     else {
       print(`${summary.totalCells} cells: ${summary.ran} run now (${summary.failed} failed, ${summary.skippedItems} skipped items), ${summary.skippedFinished} already finished${summary.aborted ? " — interrupted" : ""}; ${seconds} s`);
       print(`results: ${summary.resultsPath}`);
       if (report) print(`report:  ${report} (and report.md)`);
     }
-    const failedNow = readResults(summary.resultsPath).records;
-    const latest = [...latestByKey(failedNow).values()];
-    const failures = failureSummary(latest);
     const stillFailed = failures.reduce((a, f) => a + f.count, 0);
     if (!opts.json) {
       for (const l of formatRunUsage(summary.usage)) print(`tokens ${l}`);

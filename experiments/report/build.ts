@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
-import { readResults, latestByKey } from "../../results/results-file.ts";
+import { readReportRecords } from "./read-records.ts";
 import { columnsOf, matchesFilter, recordValues, sortByConfig } from "./columns.ts";
 import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, judgesOf, modelByVariantTable, perJudgeTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
@@ -239,19 +239,11 @@ export interface ReportFiles {
 export async function writeReport(runDir: string, settings: ReportSettings = {}): Promise<ReportFiles> {
   const resultsPath = join(runDir, "results.jsonl");
   if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
-  const allRecords = readResults(resultsPath).records;
-  let records = [...latestByKey(allRecords).values()];
-  let spent = allRecords;
   const cellsPath = join(runDir, "cells.json");
-  let otherRecords = 0;
   const cellKeys = existsSync(cellsPath) ? (JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[] }).keys : [];
-  if (existsSync(cellsPath) && !settings.allRecords) {
-    const keys = new Set(cellKeys);
-    const kept = records.filter((r) => keys.has(r.key));
-    otherRecords = records.length - kept.length;
-    records = kept;
-    spent = allRecords.filter((r) => keys.has(r.key));
-  }
+  const read = readReportRecords(resultsPath, existsSync(cellsPath) && !settings.allRecords ? new Set(cellKeys) : null);
+  let { records } = read;
+  const { spent, otherRecords } = read;
   let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string; scimago?: string }; comparisons?: ReportSettings["comparisons"]; prices?: Record<string, { input: number; output: number }>; models?: { id: string; label?: string }[]; workflows?: { id: string }[] } } = {};
   if (existsSync(join(runDir, "spec.json"))) spec = JSON.parse(readFileSync(join(runDir, "spec.json"), "utf8"));
   // Tables list models, workflows, judges and metrics in the config's order, not in the order

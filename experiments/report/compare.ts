@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { readResults, latestByKey } from "../../results/results-file.ts";
+import { readReportRecords } from "./read-records.ts";
 import type { RunRecord } from "../types.ts";
 import { columnsOf, differencesVary, recordValues, variantLabel } from "./columns.ts";
 import { pairedTTest, wilcoxonSignedRank, mean, cohenDz } from "../../judges/stats/index.ts";
@@ -85,7 +85,7 @@ export function compareRecords(a: RunRecord[], b: RunRecord[], identity: (r: Run
 export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; table: ReportTable; pairing: "cell" | "item" } {
   const load = (d: string) => {
     if (!existsSync(join(d, "results.jsonl"))) throw new Error(`${d}: not a run folder (no results.jsonl)`);
-    const recs = [...latestByKey(readResults(join(d, "results.jsonl")).records).values()];
+    const recs = readReportRecords(join(d, "results.jsonl"), null).records;
     if (!recs.length) throw new Error(`${d}: no records in results.jsonl`);
     return recs;
   };
