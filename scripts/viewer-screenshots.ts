@@ -21,7 +21,7 @@ try {
   await page.goto(`${srv.url}/#cells?workflow=standard-rag&sort=latencyMs&dir=desc&size=12`);
   await page.waitForSelector("#cells tbody tr");
   await page.screenshot({ path: join(outDir, "viewer-cells.png") });
-  const id = itemId ?? srv.index!.rows[0].itemId;
+  const id = itemId ?? (srv.index!.db.prepare("SELECT itemId FROM r0.cells ORDER BY id LIMIT 1").get() as { itemId: string }).itemId;
   await page.setViewportSize({ width: 1600, height: 900 });
   await page.goto(`${srv.url}/#item?id=${encodeURIComponent(id)}`);
   await page.waitForSelector("article.cell");

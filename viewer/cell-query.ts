@@ -1,9 +1,16 @@
 /**
- * Filtering, sorting and paging of the viewer's cell table, done on the server so a browser only
- * receives one page, and the CSV/JSONL export of exactly the filtered, sorted rows.
+ * Filtering, sorting and paging of the viewer's cell table, done by SQLite over the runs' on-disk
+ * indexes (viewer/run-index.ts) so a browser only receives one page and the server never holds the
+ * rows; the CSV/JSONL export streams exactly the filtered, sorted rows.
+ *
+ * Order: by the sort column with missing values (null) last in both directions, ties in table
+ * order (run, then first appearance in the results file). A page is read as two ranges — rows with
+ * a value (walked along the column's B-tree index), then rows without — so sorting 10⁶ cells never
+ * sorts them all.
  */
 import { z } from "zod";
-import type { CellRow, RunIndex } from "./run-index.ts";
+import { sqlId } from "../results/cell-index.ts";
+import { rowIdOf, type CellRow, type RunIndex } from "./run-index.ts";
 
 /** Columns every row has that can be sorted on (score columns are `panel:…` / `metric:…`). */
 export const FIXED_SORT_COLUMNS = ["itemId", "dataset", "model", "workflow", "params", "status", "judge", "inputTokens", "outputTokens", "latencyMs", "costUsd"] as const;
@@ -42,101 +49,139 @@ export function parseCellQuery(params: URLSearchParams): CellQuery {
   return CellQuerySchema.parse(obj);
 }
 
-/** The rows matching the query's filters and search, in the query's sort order. */
-export function filterAndSort(index: RunIndex, q: CellQuery): CellRow[] {
-  const needle = q.q?.toLowerCase();
-  const run = q.run === undefined ? undefined : Number(q.run);
-  const rows = index.rows.filter(
-    (r) =>
-      (run === undefined || r.run === run) &&
-      (q.dataset === undefined || r.dataset === q.dataset) &&
-      (q.model === undefined || r.model === q.model) &&
-      (q.workflow === undefined || r.workflow === q.workflow) &&
-      (q.params === undefined || r.params === q.params) &&
-      (q.status === undefined || r.status === q.status) &&
-      (q.judge === undefined || r.judge === q.judge) &&
-      (needle === undefined || r.searchText.includes(needle)),
-  );
-  return q.sort ? sortRows(rows, q.sort, q.dir) : rows;
-}
-
-
 /**
- * The value getter of a sort column.
+ * Check a sort column name.
  * @throws Error on an unknown column name
  */
-export function sortValue(column: string): (r: CellRow) => string | number | null {
+export function checkSortColumn(column: string): void {
   const isScore = column.startsWith("panel:") || column.startsWith("metric:");
   if (!isScore && !(FIXED_SORT_COLUMNS as readonly string[]).includes(column)) {
     throw new Error(`unknown sort column "${column}"; valid: ${FIXED_SORT_COLUMNS.join(", ")} or a panel:/metric: score column`);
   }
-  return isScore ? (r) => r.scores[column] ?? null : (r) => (r as unknown as Record<string, string | number | null>)[column] ?? null;
 }
 
-/** Compare two sort keys: missing values (null) last in both directions, ties by row id. */
-function compareKeys(a: { v: string | number | null; id: number }, b: { v: string | number | null; id: number }, sign: number): number {
-  if (a.v === null || b.v === null) return a.v === b.v ? a.id - b.id : a.v === null ? 1 : -1;
-  const c = typeof a.v === "number" && typeof b.v === "number" ? a.v - b.v : a.v < b.v ? -1 : a.v > b.v ? 1 : 0;
-  return c !== 0 ? sign * c : a.id - b.id;
+const ROW_COLUMNS = ["id", "key", "itemId", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "latencyMs", "costUsd"];
+
+/** The SQL source of a query: one run's table or the union of several, filters applied. */
+interface Source {
+  sql: string;
+  params: unknown[];
+  /** The sort column exists (in some run) as a SQL column. */
+  sortable: boolean;
+  /** More than one run: ties are ordered by run, then id. */
+  multi: boolean;
 }
 
-/**
- * Sort rows by one column: the sort keys are read once per row (decorate–sort–undecorate), so a
- * sort of 100,000 rows compares plain values instead of looking up score maps ~1.7 M times.
- * Missing values sort last in both directions; ties keep table order (row id).
- * @throws Error on an unknown column name
- */
-export function sortRows(rows: readonly CellRow[], column: string, dir: "asc" | "desc"): CellRow[] {
-  const get = sortValue(column);
-  const sign = dir === "desc" ? -1 : 1;
-  const keyed = rows.map((r) => ({ r, v: get(r), id: r.id }));
-  keyed.sort((a, b) => compareKeys(a, b, sign));
-  return keyed.map((k) => k.r);
+function sourceOf(index: RunIndex, q: CellQuery): Source {
+  const run = q.run === undefined ? undefined : Number(q.run);
+  const runs = index.runs.filter((r) => run === undefined || r.index === run);
+  const params: unknown[] = [];
+  const parts = runs.map((r) => {
+    const s = `r${r.index}`;
+    const own = new Set(r.scoreColumns);
+    const where: string[] = [];
+    for (const f of ["dataset", "model", "workflow", "params", "status", "judge"] as const) {
+      if (q[f] !== undefined) {
+        where.push(`${f} = ?`);
+        params.push(q[f]);
+      }
+    }
+    if (q.q !== undefined) {
+      where.push(`id IN (SELECT id FROM ${s}.texts WHERE instr(search, ?) > 0)`);
+      params.push(q.q.toLowerCase());
+    }
+    const scoreCols = index.scoreColumns.map((c) => (own.has(c) ? sqlId(c) : `NULL AS ${sqlId(c)}`));
+    return `SELECT ${r.index} AS run, ${[...ROW_COLUMNS, ...scoreCols].join(", ")} FROM ${s}.cells${where.length ? ` WHERE ${where.join(" AND ")}` : ""}`;
+  });
+  const sortable = !q.sort || (FIXED_SORT_COLUMNS as readonly string[]).includes(q.sort) || index.scoreColumns.includes(q.sort);
+  if (!parts.length) return { sql: `SELECT 0 AS run, ${[...ROW_COLUMNS, ...index.scoreColumns.map((c) => `NULL AS ${sqlId(c)}`)].join(", ")} WHERE 0`, params: [], sortable, multi: false };
+  return { sql: parts.length === 1 ? parts[0] : parts.join(" UNION ALL "), params, sortable, multi: parts.length > 1 };
 }
 
-/** What the table route returns: one page of rows (without their search text) and the total. */
+type SqlRow = Record<string, unknown> & { run: number; id: number };
+
+function toRow(index: RunIndex, r: SqlRow): CellRow {
+  const scores: Record<string, number | null> = {};
+  for (const c of index.scoreColumns) {
+    const v = r[c];
+    if (v !== undefined && v !== null) scores[c] = v as number;
+  }
+  return {
+    id: rowIdOf(r.run, r.id),
+    run: r.run,
+    key: r.key as string,
+    itemId: r.itemId as string,
+    dataset: r.dataset as string,
+    model: r.model as string,
+    workflow: r.workflow as string,
+    params: r.params as string,
+    repeat: r.repeat as number,
+    status: r.status as CellRow["status"],
+    judge: r.judge as CellRow["judge"],
+    inputTokens: r.inputTokens as number,
+    outputTokens: r.outputTokens as number,
+    latencyMs: r.latencyMs as number,
+    costUsd: (r.costUsd as number | null) ?? null,
+    scores,
+  };
+}
+
+/** The two ordered ranges of a query: rows with a value in the sort column, then rows without. */
+function ranges(src: Source, q: CellQuery): { sql: string; params: unknown[] }[] {
+  const base = `SELECT * FROM (${src.sql})`;
+  const ties = src.multi ? "run, id" : "id";
+  if (!q.sort || !src.sortable) return [{ sql: `${base} ORDER BY ${ties}`, params: src.params }];
+  const c = sqlId(q.sort);
+  const dir = q.dir === "desc" ? "DESC" : "ASC";
+  return [
+    { sql: `${base} WHERE ${c} IS NOT NULL ORDER BY ${c} ${dir}, ${ties}`, params: src.params },
+    { sql: `${base} WHERE ${c} IS NULL ORDER BY ${ties}`, params: src.params },
+  ];
+}
+
+/** What the table route returns: one page of rows and the total. */
 export interface CellPage {
   total: number;
   page: number;
   size: number;
-  rows: Omit<CellRow, "searchText">[];
+  rows: CellRow[];
 }
-
-/** Strip the search column from a row for the wire. */
-export function publicRow(r: CellRow): Omit<CellRow, "searchText"> {
-  const { searchText: _s, ...rest } = r;
-  return rest;
-}
-
-const resultCache = new WeakMap<RunIndex, Map<string, CellRow[]>>();
-const CACHE_SIZE = 8;
 
 /**
- * {@link filterAndSort} with a small per-index cache (the last 8 distinct filter + sort
- * combinations), so paging through one view does not filter and sort again. Rows never change
- * while a server runs, so entries never go stale.
+ * One page of the filtered, sorted rows.
+ * @throws Error on an unknown sort column
  */
-export function filterAndSortCached(index: RunIndex, q: CellQuery): CellRow[] {
-  const key = JSON.stringify([q.run, q.dataset, q.model, q.workflow, q.params, q.status, q.judge, q.q, q.sort, q.dir]);
-  let cache = resultCache.get(index);
-  if (!cache) resultCache.set(index, (cache = new Map()));
-  const hit = cache.get(key);
-  if (hit) {
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
+export function queryCells(index: RunIndex, q: CellQuery): CellPage {
+  if (q.sort) checkSortColumn(q.sort);
+  const src = sourceOf(index, q);
+  const parts = ranges(src, q);
+  const unfiltered = !["dataset", "model", "workflow", "params", "status", "judge", "q"].some((f) => q[f as keyof CellQuery] !== undefined);
+  const total = unfiltered && q.run === undefined ? index.totalCells : (index.db.prepare(`SELECT count(*) AS n FROM (${src.sql})`).get(...src.params) as { n: number }).n;
+  const start = q.page * q.size;
+  const rows: CellRow[] = [];
+  if (parts.length === 1) {
+    for (const r of index.db.prepare(`${parts[0].sql} LIMIT ? OFFSET ?`).all(...parts[0].params, q.size, start) as SqlRow[]) rows.push(toRow(index, r));
+  } else {
+    const withValue = (index.db.prepare(`SELECT count(*) AS n FROM (${src.sql}) WHERE ${sqlId(q.sort as string)} IS NOT NULL`).get(...src.params) as { n: number }).n;
+    if (start < withValue) for (const r of index.db.prepare(`${parts[0].sql} LIMIT ? OFFSET ?`).all(...parts[0].params, q.size, start) as SqlRow[]) rows.push(toRow(index, r));
+    if (rows.length < q.size) {
+      for (const r of index.db.prepare(`${parts[1].sql} LIMIT ? OFFSET ?`).all(...parts[1].params, q.size - rows.length, Math.max(0, start - withValue)) as SqlRow[]) rows.push(toRow(index, r));
+    }
   }
-  const rows = filterAndSort(index, q);
-  cache.set(key, rows);
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-  return rows;
+  return { total, page: q.page, size: q.size, rows };
 }
 
-/** One page of the filtered, sorted rows. */
-export function queryCells(index: RunIndex, q: CellQuery): CellPage {
-  const rows = filterAndSortCached(index, q);
-  const start = q.page * q.size;
-  return { total: rows.length, page: q.page, size: q.size, rows: rows.slice(start, start + q.size).map(publicRow) };
+/**
+ * Every row matching the query's filters and search, in its sort order, one at a time (paging
+ * ignored): what the export streams. An open iterator holds its connection busy, so a reader that
+ * awaits between rows passes its own `db` ({@link RunIndex.connect}).
+ * @throws Error on an unknown sort column
+ */
+export function* filterAndSort(index: RunIndex, q: CellQuery, db = index.db): Generator<CellRow> {
+  if (q.sort) checkSortColumn(q.sort);
+  for (const part of ranges(sourceOf(index, q), q)) {
+    for (const r of db.prepare(part.sql).iterate(...part.params) as IterableIterator<SqlRow>) yield toRow(index, r);
+  }
 }
 
 /** Column names of the CSV export: fixed columns, then the score columns present. */

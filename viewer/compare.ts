@@ -1,9 +1,22 @@
 /**
  * Compare mode: two loaded runs, cells matched on (item, model, workflow, parameters, repeat);
  * per pair, whether the outputs differ and by how much (word-level bag-of-words overlap), the
- * status change and the change of every score column both cells have.
+ * status change and the change of every score column both cells have. Pairs come in natural item
+ * order (`medevidence:13` before `medevidence:125`).
+ *
+ * A comparison is computed once per pair of runs (per version of their indexes) in a worker
+ * thread, so the server keeps answering other requests meanwhile; its pairs are cached in a
+ * SQLite file beside run A's index, and every page is read from that cache.
  */
-import type { CellRow, RunIndex } from "./run-index.ts";
+import Database from "better-sqlite3";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { computeComparison, wordDifference, type CompareCounts } from "./compare-compute.ts";
+import { rowIdOf, type RunIndex } from "./run-index.ts";
+
+export { wordDifference, type CompareCounts };
 
 /** One matched pair of cells (or a cell present in one run only). */
 export interface ComparePair {
@@ -33,92 +46,134 @@ export interface ComparePage {
   runA: string;
   runB: string;
   total: number;
-  counts: { matched: number; identical: number; differing: number; onlyA: number; onlyB: number };
+  counts: CompareCounts;
   page: number;
   size: number;
   pairs: ComparePair[];
 }
 
-const words = (s: string): string[] => s.toLowerCase().split(/[^\p{L}\p{N}.%]+/u).filter(Boolean);
-
-/**
- * Word-multiset difference of two texts: 1 − Σ_w min(cA(w), cB(w)) / max(|A|, |B|).
- * Two empty texts differ by 0.
- */
-export function wordDifference(a: string, b: string): number {
-  const wa = words(a);
-  const wb = words(b);
-  if (wa.length === 0 && wb.length === 0) return 0;
-  const counts = new Map<string, number>();
-  for (const w of wa) counts.set(w, (counts.get(w) ?? 0) + 1);
-  let common = 0;
-  for (const w of wb) {
-    const c = counts.get(w) ?? 0;
-    if (c > 0) {
-      common++;
-      counts.set(w, c - 1);
-    }
-  }
-  return 1 - common / Math.max(wa.length, wb.length);
+/** Options of a compare page. */
+export interface CompareOptions {
+  /** Keep only pairs whose outputs differ or that exist in one run only. */
+  onlyDiffering?: boolean;
+  page?: number;
+  size?: number;
+  /** Compute in this thread instead of a worker (tests, scripts). */
+  inline?: boolean;
 }
 
-const norm = (s: string) => s.replace(/\s+/g, " ").trim();
-const cellKey = (r: CellRow) => JSON.stringify([r.itemId, r.model, r.workflow, r.params, r.repeat]);
+function workerUrl(): URL {
+  return import.meta.url.endsWith(".js") ? new URL("./compare-worker.js", import.meta.url) : new URL("./compare-worker-entry.mjs", import.meta.url);
+}
+
+/** Run one comparison in a worker thread. */
+function computeInWorker(indexA: string, indexB: string, cachePath: string): Promise<CompareCounts> {
+  return new Promise((resolveCounts, reject) => {
+    const worker = new Worker(workerUrl(), { workerData: { indexA, indexB, cachePath } });
+    let settled = false;
+    worker.once("message", (m: { ok: boolean; counts?: CompareCounts; error?: string }) => {
+      settled = true;
+      if (m.ok) resolveCounts(m.counts as CompareCounts);
+      else reject(new Error(`compare: ${m.error}`));
+    });
+    worker.once("error", (err) => {
+      settled = true;
+      reject(err);
+    });
+    worker.once("exit", (code) => {
+      if (!settled) reject(new Error(`compare: worker exited with code ${code}`));
+    });
+  });
+}
+
+const pending = new Map<string, Promise<string>>();
+
+/** The cache file of the comparison of runs `a` and `b` in their current index versions. */
+export function compareCachePath(index: RunIndex, a: number, b: number): string {
+  const ra = index.runs[a];
+  const rb = index.runs[b];
+  const id = createHash("sha1").update(JSON.stringify([ra.indexPath, ra.buildId, rb.indexPath, rb.buildId])).digest("hex").slice(0, 20);
+  return join(dirname(ra.indexPath), `compare-${id}.sqlite`);
+}
 
 /**
- * Match the cells of runs `a` and `b` and describe each pair; pairs come in item order.
- * @param opts.onlyDiffering keep only pairs whose outputs differ or that exist in one run only
+ * The comparison cache of runs `a` and `b`: computed on first use (once, however many requests
+ * ask meanwhile), in a worker thread unless `inline`.
+ * @returns the cache file's path
+ */
+export async function ensureComparison(index: RunIndex, a: number, b: number, inline = false): Promise<string> {
+  const path = compareCachePath(index, a, b);
+  if (existsSync(path)) return path;
+  let p = pending.get(path);
+  if (!p) {
+    const ia = index.runs[a].indexPath;
+    const ib = index.runs[b].indexPath;
+    p = (inline ? Promise.resolve().then(() => computeComparison(ia, ib, path)) : computeInWorker(ia, ib, path)).then(
+      () => path,
+      (err: unknown) => {
+        pending.delete(path);
+        throw err;
+      },
+    );
+    pending.set(path, p);
+    void p.then(() => pending.delete(path), () => {});
+  }
+  return p;
+}
+
+interface PairRow {
+  itemId: string;
+  model: string;
+  workflow: string;
+  params: string;
+  repeat: number;
+  a: number | null;
+  b: number | null;
+  statusA: string | null;
+  statusB: string | null;
+  identical: number;
+  difference: number | null;
+  deltas: string;
+}
+
+/**
+ * One page of the comparison of runs `a` and `b` (computed first when not cached).
  * @throws Error when a run index is out of range
  */
-export function compareRuns(index: RunIndex, a: number, b: number, opts: { onlyDiffering?: boolean; page?: number; size?: number } = {}): ComparePage {
-  for (const r of [a, b]) if (!index.runs[r]) throw new Error(`no run ${r}: ${index.runs.length} run(s) loaded (0-based)`);
-  const byKey = new Map<string, { a: CellRow | null; b: CellRow | null }>();
-  for (const row of index.rows) {
-    if (row.run !== a && row.run !== b) continue;
-    const k = cellKey(row);
-    const e = byKey.get(k) ?? { a: null, b: null };
-    if (row.run === a) e.a = row;
-    else e.b = row;
-    byKey.set(k, e);
+export async function compareRuns(index: RunIndex, a: number, b: number, opts: CompareOptions = {}): Promise<ComparePage> {
+  for (const r of [a, b]) if (!Number.isInteger(r) || !index.runs[r]) throw new Error(`no run ${r}: ${index.runs.length} run(s) loaded (0-based)`);
+  const path = await ensureComparison(index, a, b, opts.inline);
+  const size = Math.min(Math.max(Math.trunc(opts.size ?? 50) || 50, 1), 500);
+  const page = Math.max(Math.trunc(opts.page ?? 0) || 0, 0);
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const counts = JSON.parse((db.prepare("SELECT v FROM meta WHERE k = 'counts'").get() as { v: string }).v) as CompareCounts;
+    const col = opts.onlyDiffering ? "dseq" : "seq";
+    const rows = db.prepare(`SELECT * FROM pairs WHERE ${col} >= ? ORDER BY ${col} LIMIT ?`).all(page * size, size) as PairRow[];
+    const total = opts.onlyDiffering ? counts.matched - counts.identical + counts.onlyA + counts.onlyB : counts.matched + counts.onlyA + counts.onlyB;
+    return {
+      runA: index.runs[a].name,
+      runB: index.runs[b].name,
+      total,
+      counts,
+      page,
+      size,
+      pairs: rows.map((r) => ({
+        itemId: r.itemId,
+        model: r.model,
+        workflow: r.workflow,
+        params: r.params,
+        repeat: r.repeat,
+        a: r.a === null ? null : rowIdOf(a, r.a),
+        b: r.b === null ? null : rowIdOf(b, r.b),
+        statusA: r.statusA,
+        statusB: r.statusB,
+        identical: r.identical === 1,
+        difference: r.difference,
+        deltas: JSON.parse(r.deltas) as Record<string, number>,
+      })),
+    };
+  } finally {
+    db.close();
   }
-  const all: ComparePair[] = [];
-  for (const { a: ra, b: rb } of byKey.values()) {
-    const any = (ra ?? rb) as CellRow;
-    const oa = ra ? index.records[ra.id].output : null;
-    const ob = rb ? index.records[rb.id].output : null;
-    const both = typeof oa === "string" && typeof ob === "string";
-    const deltas: Record<string, number> = {};
-    if (ra && rb) {
-      for (const [c, va] of Object.entries(ra.scores)) {
-        const vb = rb.scores[c];
-        if (typeof va === "number" && typeof vb === "number") deltas[c] = vb - va;
-      }
-    }
-    all.push({
-      itemId: any.itemId,
-      model: any.model,
-      workflow: any.workflow,
-      params: any.params,
-      repeat: any.repeat,
-      a: ra?.id ?? null,
-      b: rb?.id ?? null,
-      statusA: ra?.status ?? null,
-      statusB: rb?.status ?? null,
-      identical: !!ra && !!rb && ra.status === rb.status && (both ? norm(oa as string) === norm(ob as string) : oa === ob),
-      difference: both ? wordDifference(oa as string, ob as string) : null,
-      deltas,
-    });
-  }
-  all.sort((x, y) => (x.itemId < y.itemId ? -1 : x.itemId > y.itemId ? 1 : 0));
-  const counts = {
-    matched: all.filter((p) => p.a !== null && p.b !== null).length,
-    identical: all.filter((p) => p.identical).length,
-    differing: all.filter((p) => p.a !== null && p.b !== null && !p.identical).length,
-    onlyA: all.filter((p) => p.b === null).length,
-    onlyB: all.filter((p) => p.a === null).length,
-  };
-  const kept = opts.onlyDiffering ? all.filter((p) => !p.identical) : all;
-  const size = Math.min(Math.max(opts.size ?? 50, 1), 500);
-  const page = Math.max(opts.page ?? 0, 0);
-  return { runA: index.runs[a].name, runB: index.runs[b].name, total: kept.length, counts, page, size, pairs: kept.slice(page * size, page * size + size) };
 }

@@ -6,8 +6,8 @@
  * rationale — or, when the verdict is missing, the raw answer and the reason.
  * Everything here is plain data; the browser renders it as text (never as HTML).
  */
-import type { JudgeScoreEntry, RunRecord } from "../experiments/types.ts";
-import { paramsLabel, recordOf, type RunIndex } from "./run-index.ts";
+import type { JudgeScoreEntry, RunRecord } from "../results/run-record.ts";
+import { paramsLabel, recordsOf, rowIdOf, type RunIndex } from "./run-index.ts";
 
 /** One abstract a cell's workflow used. */
 export interface EvidenceView {
@@ -155,10 +155,8 @@ export function judgeView(j: JudgeScoreEntry): JudgeView {
   };
 }
 
-/** One cell of the item page. */
-export function cellView(index: RunIndex, rowId: number, golden: ReadonlySet<string>): CellView {
-  const row = index.rows[rowId];
-  const r = recordOf(index, row);
+/** One cell of the item page: record `r` (row `rowId` of the run named `runName`). */
+export function cellView(r: RunRecord, rowId: number, runName: string, golden: ReadonlySet<string>): CellView {
   const inter = (r.intermediate ?? {}) as Record<string, unknown>;
   const negation = r.workflow === "negated-rag" || Array.isArray(inter.negation)
     ? asArray(inter.negation)
@@ -183,7 +181,7 @@ export function cellView(index: RunIndex, rowId: number, golden: ReadonlySet<str
     : null;
   return {
     rowId,
-    run: index.runs[row.run].name,
+    run: runName,
     key: r.key,
     model: r.model,
     workflow: r.workflow,
@@ -206,12 +204,17 @@ export function cellView(index: RunIndex, rowId: number, golden: ReadonlySet<str
 }
 
 /**
- * The item page for one item id (cells of every loaded run), or null when no cell has that id.
+ * The item page for one item id (cells of every loaded run, in run then table order), or null when
+ * no cell has that id. The cells are found through the runs' indexes and their full records read
+ * back from the results files by offset.
  */
 export function buildItemView(index: RunIndex, itemId: string): ItemView | null {
-  const rows = index.rows.filter((r) => r.itemId === itemId);
+  const rows: { run: number; id: number }[] = [];
+  for (const run of index.runs) {
+    for (const { id } of index.db.prepare(`SELECT id FROM r${run.index}.cells WHERE itemId = ? ORDER BY id`).all(itemId) as { id: number }[]) rows.push({ run: run.index, id: rowIdOf(run.index, id) });
+  }
   if (rows.length === 0) return null;
-  const records = rows.map((r) => recordOf(index, r));
+  const records = recordsOf(index, rows);
   const golden = goldenIdsOf(records);
   const goldenSet = new Set(golden);
   const first = records[0];
@@ -224,6 +227,6 @@ export function buildItemView(index: RunIndex, itemId: string): ItemView | null 
     reference: records.find((r) => typeof r.reference === "string")?.reference ?? null,
     itemMeta: meta,
     goldenIds: golden,
-    cells: rows.map((r) => cellView(index, r.id, goldenSet)),
+    cells: rows.map((r, i) => cellView(records[i], r.id, index.runs[r.run].name, goldenSet)),
   };
 }

@@ -13,6 +13,11 @@
  *   /api/export.csv?…     filtered rows as CSV (.jsonl: JSON lines)
  *   /api/compare?a=&b=&diff=1&page=   compare two runs
  * An unknown rater token answers 403 and nothing else.
+ *
+ * The explorer reads runs through their on-disk indexes (viewer/run-index.ts): `/api/meta`
+ * re-checks the results files and extends an index when its file grew; exports stream row by row;
+ * a comparison is computed once per pair of runs in a worker thread (viewer/compare.ts), so other
+ * requests are answered meanwhile.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -20,14 +25,14 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ZodError } from "zod";
-import { exportColumns, exportRecord, filterAndSortCached, parseCellQuery, queryCells } from "./cell-query.ts";
+import { exportColumns, exportRecord, filterAndSort, parseCellQuery, queryCells } from "./cell-query.ts";
 import { compareRuns } from "./compare.ts";
 import { buildItemView } from "./item-view.ts";
 import { buildRunIndex, type RunIndex } from "./run-index.ts";
 import { raterByToken, raterTasks, ratingForm, submitRating } from "./study/rater-service.ts";
 import { RatingStore } from "./study/store.ts";
 import { checkStudyRun, readStudy, type Study } from "./study/study.ts";
-import type { RunRecord } from "../experiments/types.ts";
+import type { RunRecord } from "../results/run-record.ts";
 
 const UI_DIR = join(dirname(fileURLToPath(import.meta.url)), "ui");
 
@@ -41,6 +46,8 @@ export interface ViewerServerOptions {
   host?: string;
   /** Port (default 0: any free port). */
   port?: number;
+  /** Progress of building or extending a run's index (every 20,000 cells). */
+  onIndexProgress?: (run: number, cells: number, bytes: number) => void;
 }
 
 /** A started server. */
@@ -101,13 +108,38 @@ async function readBody(req: IncomingMessage, limit = 1_000_000): Promise<string
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/**
+ * Write export rows to a response as they come, ~1,000 at a time, waiting for the socket to drain
+ * (never the whole export in one string): CSV (RFC 4180 quoting via csv-stringify, header first)
+ * when `columns` is given, else JSON lines.
+ */
+async function streamExport(res: ServerResponse, columns: string[] | null, rows: Iterable<Record<string, unknown>>): Promise<void> {
+  const { stringify } = await import("csv-stringify/sync");
+  let batch: Record<string, unknown>[] = [];
+  let first = true;
+  const flush = async () => {
+    if (!batch.length && !(first && columns)) return;
+    const text = columns ? stringify(batch, { header: first, columns, cast: { boolean: (b: boolean) => String(b) } }) : batch.map((r) => JSON.stringify(r) + "\n").join("");
+    first = false;
+    batch = [];
+    if (!res.write(text)) await new Promise<void>((ok) => res.once("drain", () => ok()));
+  };
+  for (const r of rows) {
+    batch.push(r);
+    if (batch.length >= 1000) await flush();
+  }
+  await flush();
+  res.end();
+}
+
 /** Explorer routes; returns false when the path is not one of them. */
 async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Promise<boolean> {
   const p = url.pathname;
   if (p === "/api/meta") {
+    index.refresh();
     json(res, 200, {
-      runs: index.runs.map((r) => ({ index: r.index, name: r.name, dir: r.dir, cells: r.records.length, malformedLines: r.malformedLines.length, malformedLineNumbers: r.malformedLines.slice(0, 20), truncatedTail: r.truncatedTail })),
-      totalCells: index.rows.length,
+      runs: index.runs.map((r) => ({ index: r.index, name: r.name, dir: r.dir, cells: r.cells, malformedLines: r.malformedLines.length, malformedLineNumbers: r.malformedLines.slice(0, 20), truncatedTail: r.truncatedTail })),
+      totalCells: index.totalCells,
       facets: index.facets,
       scoreColumns: index.scoreColumns,
     });
@@ -128,20 +160,20 @@ async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Pr
     const params = new URLSearchParams(url.searchParams);
     params.delete("page");
     params.delete("size");
-    const rows = filterAndSortCached(index, parseCellQuery(params)).map((r) => exportRecord(index, r));
-    if (p.endsWith(".csv")) {
-      res.setHeader("content-disposition", 'attachment; filename="cells.csv"');
-      send(res, 200, "text/csv; charset=utf-8", await toCsv(exportColumns(index), rows));
-    } else {
-      res.setHeader("content-disposition", 'attachment; filename="cells.jsonl"');
-      send(res, 200, "application/x-ndjson; charset=utf-8", rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : ""));
-    }
+    const q = parseCellQuery(params);
+    const db = index.connect();
+    const rows = filterAndSort(index, q, db);
+    const csv = p.endsWith(".csv");
+    res.writeHead(200, { "content-type": csv ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8", "content-disposition": `attachment; filename="cells.${csv ? "csv" : "jsonl"}"`, ...SECURITY_HEADERS });
+    await streamExport(res, csv ? exportColumns(index) : null, (function* () {
+      for (const r of rows) yield exportRecord(index, r);
+    })()).finally(() => db.close());
     return true;
   }
   if (p === "/api/compare") {
     const a = Number(url.searchParams.get("a") ?? 0);
     const b = Number(url.searchParams.get("b") ?? 1);
-    json(res, 200, compareRuns(index, a, b, { onlyDiffering: url.searchParams.get("diff") === "1", page: Number(url.searchParams.get("page") ?? 0), size: Number(url.searchParams.get("size") ?? 50) }));
+    json(res, 200, await compareRuns(index, a, b, { onlyDiffering: url.searchParams.get("diff") === "1", page: Number(url.searchParams.get("page") ?? 0), size: Number(url.searchParams.get("size") ?? 50) }));
     return true;
   }
   return false;
@@ -188,7 +220,7 @@ async function ratingRoute(ctx: { study: Study; records: Map<string, RunRecord>;
  *   changed since it was created (refused with the reason)
  */
 export async function startViewerServer(opts: ViewerServerOptions): Promise<ViewerServer> {
-  const index = opts.runs && opts.runs.length ? buildRunIndex(opts.runs) : null;
+  const index = opts.runs && opts.runs.length ? buildRunIndex(opts.runs, { onProgress: opts.onIndexProgress }) : null;
   let study: Study | null = null;
   let ratingCtx: { study: Study; records: Map<string, RunRecord>; store: RatingStore } | null = null;
   if (opts.study) {
@@ -243,6 +275,7 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
         server.closeAllConnections();
         server.close(() => {
           ratingCtx?.store.close();
+          index?.close();
           ok();
         });
       }),

@@ -12,9 +12,17 @@ import { join } from "node:path";
  */
 export async function viewCommand(runDirs: string[], o: { host?: string; port?: number }, print: (l: string) => void = console.log) {
   const { startViewerServer } = await import("../../viewer/server.ts");
-  const srv = await startViewerServer({ runs: runDirs, host: o.host, port: o.port });
+  let last = 0;
+  const onIndexProgress = (run: number, cells: number) => {
+    if (cells - last >= 100_000 || cells < last) {
+      last = cells;
+      console.error(`indexing run ${run}: ${cells.toLocaleString("en")} cells…`);
+    }
+  };
+  const srv = await startViewerServer({ runs: runDirs, host: o.host, port: o.port, onIndexProgress });
   for (const r of srv.index!.runs) {
-    print(`run ${r.index}: ${r.name} — ${r.records.length} cells${r.malformedLines.length ? `, ${r.malformedLines.length} malformed line(s) skipped` : ""}${r.truncatedTail ? ", torn last line left out" : ""}`);
+    const how = r.action === "reused" ? "index reused" : `index ${r.action} in ${r.seconds.toFixed(1)} s`;
+    print(`run ${r.index}: ${r.name} — ${r.cells} cells (${how})${r.malformedLines.length ? `, ${r.malformedLines.length} malformed line(s) skipped` : ""}${r.truncatedTail ? ", torn last line left out" : ""}`);
   }
   print(`medsynth viewer: ${srv.url}/  (Ctrl-C to stop)`);
   return srv;
