@@ -1,0 +1,302 @@
+/**
+ * Results-at-scale benchmark (issue 27 item 3, issue 25 items 15–16): a synthetic run of `--cells`
+ * demo-like cells (evidence with provenance, extracted sentences, a 3-judge panel with raw answers,
+ * panel aggregate, reference metrics, labels, usage; ~5 KB a line like the demo's) written as one
+ * run folder and as 8 shard folders, then, each in its own process:
+ *   - the viewer server (`startViewerServer`): index build s; first page ms; sort / filter / search
+ *     page p50; item page; compare of the run with its merged copy (first page = computed in the
+ *     worker, while /api/meta keeps answering), then compare pages p50; server RSS (current and
+ *     peak); a second start reusing the index;
+ *   - `medsynth report` (writeReport): seconds and peak RSS;
+ *   - `medsynth merge` of the 8 shards (mergeShards): seconds and peak RSS.
+ * Targets (issue 27, 10⁶ cells): index ≤ 2 min; first page ≤ 1 s; sort/filter/compare page p50
+ * ≤ 300 ms; server RSS ≤ 1 GB; report ≤ 5 min at ≤ 2 GB peak; merge of 8 shards ≤ 2 min.
+ *
+ * Usage: `npx tsx experiments/bench/results-scale.ts --cells 1000000 [--dir /tmp/x] [--keep]
+ *   [--skip report,merge]`. The folder (default under the system temp folder) is removed at the
+ * end unless `--keep`; an existing folder with the same cell count is reused (generation skipped).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { RunRecord } from "../../results/run-record.ts";
+import { peakRss } from "./bench-helpers.ts";
+
+const SELF = fileURLToPath(import.meta.url);
+const SHARDS = 8;
+const MODELS = ["openai:gpt-4o-mini", "openai:gpt-4.1", "ollama:llama3.1:8b", "ollama:qwen2.5:14b"];
+const CONFIGS: { workflow: string; params: Record<string, unknown> }[] = [
+  { workflow: "golden-rag", params: {} },
+  { workflow: "standard-rag", params: { k: 5 } },
+  { workflow: "standard-rag", params: { k: 10 } },
+  { workflow: "negated-rag", params: { fraction: 0 } },
+  { workflow: "negated-rag", params: { fraction: 1 } },
+  { workflow: "pzs", params: {} },
+  { workflow: "pcot", params: {} },
+];
+const VOCAB = "patients treatment trial outcome mortality risk reduced increased significant evidence randomized placebo dose week cohort analysis hazard ratio confidence interval infants protein intake growth preterm fortifier breast milk weight circumference length height measured group controlled higher lower moderate certainty review".split(" ");
+const JUDGES = ["judge-a", "judge-b", "judge-c"];
+
+function text(seed: number, words: number): string {
+  const out: string[] = [];
+  for (let w = 0; w < words; w++) out.push(VOCAB[(seed * 7 + w * 13 + ((w * w) % 11)) % VOCAB.length]);
+  return out.join(" ") + ".";
+}
+
+/** Deterministic demo-like record number i (items × 7 configurations × 4 models). */
+export function syntheticRecord(i: number): RunRecord {
+  const cfg = CONFIGS[i % CONFIGS.length];
+  const model = MODELS[Math.floor(i / CONFIGS.length) % MODELS.length];
+  const item = Math.floor(i / (CONFIGS.length * MODELS.length));
+  const failed = i % 97 === 0;
+  const score = (i * 37) % 6;
+  const evidence = [1, 2, 3, 4, 5].map((r) => ({ id: String(30000000 + item * 5 + r), provenance: [{ queryIndex: r % 2, query: `query ${r % 2} for item ${item}`, rank: r, score: 1 / (60 + r) }] }));
+  const judgeScores = JUDGES.map((j, k) => {
+    const missing = (i + k) % 53 === 0;
+    return {
+      judgeId: j,
+      rubricId: "medmeta-semantic-equivalence",
+      scores: { semantic_equivalence: missing ? null : (score + k) % 6 },
+      status: missing ? ("missing" as const) : ("ok" as const),
+      raw: `{"semantic_equivalence": ${(score + k) % 6}, "rationale": "${text(i + k, 40)}"}`,
+      call: { modelId: `judge-model-${k}`, cached: false, latencyMs: 800 + k, usage: { inputTokens: 900 + k, outputTokens: 60 } },
+    };
+  });
+  return {
+    key: `c${i.toString(16).padStart(10, "0")}`,
+    itemId: `medevidence:${item}`,
+    dataset: "medevidence",
+    taskKind: "synthesis",
+    model,
+    workflow: cfg.workflow,
+    params: cfg.params,
+    repeat: 0,
+    status: failed ? "failed" : "ok",
+    output: failed ? null : text(i, 90 + (i % 40)),
+    ...(failed ? { error: "HTTP 500 from the endpoint", failureReason: "http" } : {}),
+    reference: text(item, 60),
+    itemMeta: { medical_specialty: ["Cardiology", "Oncology", "Pediatrics & Neonatology"][item % 3], review_year: 2015 + (item % 8), question: `Is outcome ${item} higher, lower, or the same with treatment?`, referenceAnswer: ["higher", "lower", "same"][item % 3], evidenceCertainty: "low" },
+    intermediate: {
+      queries: [`query 0 for item ${item}`, `query 1 for item ${item}`],
+      evidence,
+      extractedSentences: evidence.slice(0, 3).map((e, k) => ({ docId: e.id, text: text(i + k * 3, 25) })),
+    },
+    generator: { calls: 1, inputTokens: 800 + (i % 400), outputTokens: 120 + (i % 80), latencyMs: 500 + (i % 1000), cached: false },
+    judge: { calls: 3, inputTokens: 2703, outputTokens: 180, latencyMs: 2403 },
+    judgeScores,
+    panel: { aggregation: "mean", scores: { "medmeta-semantic-equivalence": { semantic_equivalence: { value: score, nPresent: 3, nJudges: 3 } } } },
+    metrics: failed ? {} : { rougeL_fmeasure: ((i * 61) % 1000) / 1000, bleu: ((i * 17) % 1000) / 1000, answer_correct_lexical: i % 2, word_count_ratio: 0.5 + (i % 100) / 100 },
+    labels: failed ? {} : { answer_label_lexical: ["higher", "lower", "same"][i % 3] },
+    startedAt: "2026-12-01T00:00:00.000Z",
+    finishedAt: "2026-12-01T00:00:01.000Z",
+  } as RunRecord;
+}
+
+const CONFIG = {
+  name: "results-scale",
+  prices: Object.fromEntries(MODELS.map((m) => [m, { input: 0.15, output: 0.6 }])),
+  models: MODELS.map((id) => ({ id })),
+  workflows: CONFIGS.map((c) => ({ id: c.workflow })),
+};
+
+/** Write the run folder and its 8 shard folders (shard i holds matrix positions i−1, i−1+8, …). */
+function generate(dir: string, n: number): void {
+  const hash = `bench-${n}`;
+  const runDir = join(dir, "run");
+  mkdirSync(runDir, { recursive: true });
+  const keys: string[] = [];
+  for (let i = 0; i < n; i++) keys.push(`c${i.toString(16).padStart(10, "0")}`);
+  writeFileSync(join(runDir, "spec.json"), JSON.stringify({ configHash: hash, config: CONFIG }));
+  writeFileSync(join(runDir, "cells.json"), JSON.stringify({ configHash: hash, keys }));
+  const main = openSync(join(runDir, "results.jsonl"), "w");
+  const shards = Array.from({ length: SHARDS }, (_, s) => {
+    const d = join(dir, `shard-${s + 1}-of-${SHARDS}`);
+    mkdirSync(d, { recursive: true });
+    const own = keys.filter((_, p) => p % SHARDS === s);
+    writeFileSync(join(d, "spec.json"), JSON.stringify({ configHash: hash, config: CONFIG, shard: { index: s + 1, count: SHARDS } }));
+    writeFileSync(join(d, "cells.json"), JSON.stringify({ configHash: hash, keys: own, shard: { index: s + 1, count: SHARDS }, matrixCells: n }));
+    return { fd: openSync(join(d, "results.jsonl"), "w"), buf: [] as string[] };
+  });
+  let buf: string[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const line = JSON.stringify(syntheticRecord(i)) + "\n";
+    buf.push(line);
+    shards[i % SHARDS].buf.push(line);
+    if (buf.length >= 2000 || i === n - 1) {
+      writeSync(main, buf.join(""));
+      buf = [];
+      for (const s of shards) {
+        if (s.buf.length) writeSync(s.fd, s.buf.join(""));
+        s.buf = [];
+      }
+    }
+    if (i % 200_000 === 199_999) console.error(`  generated ${(i + 1).toLocaleString("en")} cells (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  }
+  closeSync(main);
+  for (const s of shards) closeSync(s.fd);
+  writeFileSync(join(dir, "generated.json"), JSON.stringify({ cells: n }));
+}
+
+const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Child: serve the runs, report index figures on stdout, keep serving until stdin closes. */
+async function childServe(dirs: string[]): Promise<void> {
+  const { startViewerServer } = await import("../../viewer/server.ts");
+  const t0 = performance.now();
+  const srv = await startViewerServer({ runs: dirs, port: 0 });
+  const seconds = (performance.now() - t0) / 1000;
+  console.log(JSON.stringify({ url: srv.url, seconds, runs: srv.index!.runs.map((r) => ({ action: r.action, seconds: r.seconds, cells: r.cells })) }));
+  process.stdin.resume();
+  process.stdin.on("end", () => void srv.close().then(() => process.exit(0)));
+}
+
+function rssOf(pid: number): { rss: number; hwm: number } {
+  const s = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s*(\\d+)`).exec(s)?.[1] ?? 0) * 1024;
+  return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
+}
+
+async function startServer(dirs: string[]): Promise<{ url: string; info: { seconds: number; runs: { action: string; seconds: number; cells: number }[] }; pid: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", SELF, "--child", "serve", ...dirs], { stdio: ["pipe", "pipe", "inherit"] });
+  const line = await new Promise<string>((ok, fail) => {
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      const nl = out.indexOf("\n");
+      if (nl >= 0) ok(out.slice(0, nl));
+    });
+    child.once("exit", (code) => fail(new Error(`server child exited with ${code}`)));
+  });
+  const info = JSON.parse(line) as { url: string; seconds: number; runs: { action: string; seconds: number; cells: number }[] };
+  return {
+    url: info.url,
+    info,
+    pid: child.pid as number,
+    stop: () =>
+      new Promise<void>((ok) => {
+        child.once("exit", () => ok());
+        child.stdin.end();
+      }),
+  };
+}
+
+async function timedGet(url: string): Promise<{ ms: number; body: unknown }> {
+  const t0 = performance.now();
+  const res = await fetch(url);
+  const body = res.headers.get("content-type")?.includes("json") ? await res.json() : await res.text();
+  if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return { ms: performance.now() - t0, body };
+}
+
+async function benchViewer(dir: string, n: number): Promise<void> {
+  const run = join(dir, "run");
+  const merged = join(dir, "merged");
+  const srv = await startServer(existsSync(join(merged, "results.jsonl")) ? [run, merged] : [run]);
+  const r0 = srv.info.runs[0];
+  console.log(`viewer index (${r0.action}): ${r0.seconds.toFixed(1)} s for ${r0.cells.toLocaleString("en")} cells${srv.info.runs[1] ? `; second run (merged copy) ${srv.info.runs[1].action} in ${srv.info.runs[1].seconds.toFixed(1)} s` : ""}; server started in ${srv.info.seconds.toFixed(1)} s`);
+  const first = await timedGet(`${srv.url}/api/cells?size=50`);
+  console.log(`first page: ${first.ms.toFixed(0)} ms`);
+  const routes: [string, string][] = [
+    ["sort by score desc", "/api/cells?run=0&sort=panel%3Amedmeta-semantic-equivalence.semantic_equivalence&dir=desc&size=50"],
+    ["sort by latency asc", "/api/cells?run=0&sort=latencyMs&size=50"],
+    ["filter workflow + status", "/api/cells?run=0&workflow=standard-rag&status=ok&size=50"],
+    ["filter + sort by metric", "/api/cells?run=0&model=openai%3Agpt-4.1&sort=metric%3ArougeL_fmeasure&dir=desc&size=50"],
+    ["page 100 of a sort", "/api/cells?run=0&sort=metric%3Ableu&page=100&size=50"],
+    ["sort by model (low cardinality) desc", "/api/cells?run=0&sort=model&dir=desc&size=50"],
+  ];
+  const all: number[] = [];
+  for (const [name, path] of routes) {
+    const t: number[] = [];
+    for (let k = 0; k < 5; k++) t.push((await timedGet(srv.url + path)).ms);
+    all.push(...t);
+    console.log(`  ${name}: first ${t[0].toFixed(0)} ms, p50 ${median(t).toFixed(0)} ms`);
+  }
+  console.log(`sort/filter page p50 (all above): ${median(all).toFixed(0)} ms`);
+  const search = await timedGet(`${srv.url}/api/cells?run=0&q=fortifier%20breast&size=50`);
+  console.log(`output search (substring, no index): ${search.ms.toFixed(0)} ms`);
+  const item = await timedGet(`${srv.url}/api/item?id=medevidence%3A${Math.floor(n / 56)}`);
+  console.log(`item page (${(item.body as { cells: unknown[] }).cells.length} cells read by offset): ${item.ms.toFixed(0)} ms`);
+  if (srv.info.runs[1]) {
+    const t0 = performance.now();
+    const cmp = timedGet(`${srv.url}/api/compare?a=0&b=1&size=50`);
+    const during: number[] = [];
+    let done = false;
+    void cmp.then(() => (done = true));
+    while (!done) {
+      during.push((await timedGet(`${srv.url}/api/meta`)).ms);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const c = await cmp;
+    console.log(`compare, first page (computed once in a worker): ${((performance.now() - t0) / 1000).toFixed(1)} s; meanwhile ${during.length} /api/meta requests answered, p50 ${median(during).toFixed(0)} ms, max ${Math.max(...during).toFixed(0)} ms`);
+    const counts = (c.body as { counts: unknown }).counts;
+    const t: number[] = [];
+    for (let p = 0; p < 10; p++) t.push((await timedGet(`${srv.url}/api/compare?a=0&b=1&page=${p * 97}&size=50`)).ms);
+    for (let p = 0; p < 5; p++) t.push((await timedGet(`${srv.url}/api/compare?a=0&b=1&diff=1&page=${p}&size=50`)).ms);
+    console.log(`compare page p50 (cached): ${median(t).toFixed(0)} ms (max ${Math.max(...t).toFixed(0)} ms); counts ${JSON.stringify(counts)}`);
+  }
+  const rss = rssOf(srv.pid);
+  console.log(`viewer server RSS: ${mib(rss.rss)} now, ${mib(rss.hwm)} peak`);
+  await srv.stop();
+  const again = await startServer([run]);
+  console.log(`second start (index ${again.info.runs[0].action}): ${again.info.seconds.toFixed(2)} s`);
+  const p = await timedGet(`${again.url}/api/cells?size=50`);
+  console.log(`  first page after it: ${p.ms.toFixed(0)} ms`);
+  await again.stop();
+}
+
+function childTimed(args: string[]): { seconds: number; peak: number; out: string } {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, ["--import", "tsx", SELF, "--child", ...args], { encoding: "utf8", maxBuffer: 1 << 24, stdio: ["ignore", "pipe", "inherit"] });
+  if (r.status !== 0) throw new Error(`child ${args[0]} failed (${r.status})`);
+  const m = JSON.parse(r.stdout.trim().split("\n").pop() as string) as { peak: number };
+  return { seconds: (performance.now() - t0) / 1000, peak: m.peak, out: r.stdout };
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({ options: { cells: { type: "string", default: "150000" }, dir: { type: "string" }, keep: { type: "boolean", default: false }, skip: { type: "string", default: "" }, child: { type: "string" } }, allowPositionals: true });
+  if (values.child === "serve") return childServe(positionals);
+  if (values.child === "report") {
+    const { writeReport } = await import("../report/build.ts");
+    await writeReport(positionals[0]);
+    console.log(JSON.stringify({ peak: peakRss() }));
+    return;
+  }
+  if (values.child === "merge") {
+    const { mergeShards } = await import("../shards.ts");
+    const s = mergeShards(positionals.slice(1), positionals[0]);
+    console.log(JSON.stringify({ peak: peakRss(), records: s.records }));
+    return;
+  }
+  const n = Number(values.cells);
+  const skip = new Set(values.skip.split(",").filter(Boolean));
+  const dir = values.dir ?? join(tmpdir(), `medsynth-results-scale-${n}`);
+  const gen = join(dir, "generated.json");
+  if (!existsSync(gen) || JSON.parse(readFileSync(gen, "utf8")).cells !== n) {
+    rmSync(dir, { recursive: true, force: true });
+    const t0 = performance.now();
+    generate(dir, n);
+    console.log(`generated ${n.toLocaleString("en")} cells in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  console.log(`results.jsonl: ${mib(statSync(join(dir, "run", "results.jsonl")).size)} (${n.toLocaleString("en")} cells; ${(statSync(join(dir, "run", "results.jsonl")).size / n).toFixed(0)} bytes a line); ${SHARDS} shard folders\n`);
+  try {
+    if (!skip.has("merge")) {
+      rmSync(join(dir, "merged"), { recursive: true, force: true });
+      const m = childTimed(["merge", join(dir, "merged"), ...Array.from({ length: SHARDS }, (_, s) => join(dir, `shard-${s + 1}-of-${SHARDS}`))]);
+      console.log(`merge of ${SHARDS} shards: ${m.seconds.toFixed(1)} s, peak RSS ${mib(m.peak)}`);
+    }
+    if (!skip.has("viewer")) await benchViewer(dir, n);
+    if (!skip.has("report")) {
+      const r = childTimed(["report", join(dir, "run")]);
+      console.log(`report: ${r.seconds.toFixed(1)} s, peak RSS ${mib(r.peak)}`);
+    }
+  } finally {
+    if (!values.keep) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
