@@ -196,9 +196,31 @@ function createSchema(db: Database.Database): void {
   `);
 }
 
+/** Rows per distinct value above which a column also gets a (column DESC, id) index. */
+const LOW_CARDINALITY_ROWS = 256;
+
+/**
+ * Step of {@link openCellIndex}: the B-tree indexes, then table statistics (ANALYZE). A plain
+ * index on a column serves ascending sorts with ties in table order (its entries are (value,
+ * id)); a descending sort with ties still in table order needs (value DESC, id), made for the
+ * columns whose values repeat a lot (status, model, integer scores …) — elsewhere ties are few and
+ * SQLite orders them cheaply.
+ */
 function createIndexes(db: Database.Database, scoreColumns: readonly string[]): void {
-  for (const c of [...INDEXED, ...scoreColumns]) db.exec(`CREATE INDEX IF NOT EXISTS ${sqlId(`ix_${c}`)} ON cells (${sqlId(c)})`);
+  const cols = [...INDEXED, ...scoreColumns];
+  for (const c of cols) db.exec(`CREATE INDEX IF NOT EXISTS ${sqlId(`ix_${c}`)} ON cells (${sqlId(c)})`);
   db.exec(`CREATE INDEX IF NOT EXISTS ix_pair ON cells (natItem, model, workflow, params, repeat)`);
+  db.exec("ANALYZE");
+  const stat = new Map((db.prepare("SELECT idx, stat FROM sqlite_stat1").all() as { idx: string; stat: string }[]).map((r) => [r.idx, r.stat]));
+  let added = false;
+  for (const c of cols) {
+    const perValue = Number(stat.get(`ix_${c}`)?.split(" ")[1] ?? 0);
+    if (perValue > LOW_CARDINALITY_ROWS) {
+      db.exec(`CREATE INDEX IF NOT EXISTS ${sqlId(`ixd_${c}`)} ON cells (${sqlId(c)} DESC, id)`);
+      added = true;
+    }
+  }
+  if (added) db.exec("ANALYZE");
 }
 
 /**
@@ -302,7 +324,6 @@ export function openCellIndex(resultsPath: string, opts: OpenCellIndexOptions = 
       ingest(db, resultsPath, opts.prices ?? {}, stats, from, meta?.lines ?? 0, opts.onProgress);
       if (meta) action = "extended";
       createIndexes(db, scoreColumnsOf(db));
-      db.exec("ANALYZE");
       const edges = edgeHashes(resultsPath, stats.endOffset);
       meta = {
         version: CELL_INDEX_VERSION,

@@ -72,7 +72,12 @@ interface Source {
   multi: boolean;
 }
 
-function sourceOf(index: RunIndex, q: CellQuery): Source {
+/**
+ * The SQL source of a query. With a sort column, equality filters are written `+col = ?` (no
+ * index on them), so SQLite walks the sort column's index and stops after one page instead of
+ * collecting every matching row and sorting them; the counts use the filter indexes.
+ */
+function sourceOf(index: RunIndex, q: CellQuery, forCount = false): Source {
   const run = q.run === undefined ? undefined : Number(q.run);
   const runs = index.runs.filter((r) => run === undefined || r.index === run);
   const params: unknown[] = [];
@@ -82,7 +87,7 @@ function sourceOf(index: RunIndex, q: CellQuery): Source {
     const where: string[] = [];
     for (const f of ["dataset", "model", "workflow", "params", "status", "judge"] as const) {
       if (q[f] !== undefined) {
-        where.push(`${f} = ?`);
+        where.push(`${q.sort && !forCount ? "+" : ""}${f} = ?`);
         params.push(q[f]);
       }
     }
@@ -156,13 +161,14 @@ export function queryCells(index: RunIndex, q: CellQuery): CellPage {
   const src = sourceOf(index, q);
   const parts = ranges(src, q);
   const unfiltered = !["dataset", "model", "workflow", "params", "status", "judge", "q"].some((f) => q[f as keyof CellQuery] !== undefined);
-  const total = unfiltered && q.run === undefined ? index.totalCells : (index.db.prepare(`SELECT count(*) AS n FROM (${src.sql})`).get(...src.params) as { n: number }).n;
+  const counted = sourceOf(index, q, true);
+  const total = unfiltered && q.run === undefined ? index.totalCells : (index.db.prepare(`SELECT count(*) AS n FROM (${counted.sql})`).get(...counted.params) as { n: number }).n;
   const start = q.page * q.size;
   const rows: CellRow[] = [];
   if (parts.length === 1) {
     for (const r of index.db.prepare(`${parts[0].sql} LIMIT ? OFFSET ?`).all(...parts[0].params, q.size, start) as SqlRow[]) rows.push(toRow(index, r));
   } else {
-    const withValue = (index.db.prepare(`SELECT count(*) AS n FROM (${src.sql}) WHERE ${sqlId(q.sort as string)} IS NOT NULL`).get(...src.params) as { n: number }).n;
+    const withValue = (index.db.prepare(`SELECT count(*) AS n FROM (${counted.sql}) WHERE ${sqlId(q.sort as string)} IS NOT NULL`).get(...counted.params) as { n: number }).n;
     if (start < withValue) for (const r of index.db.prepare(`${parts[0].sql} LIMIT ? OFFSET ?`).all(...parts[0].params, q.size, start) as SqlRow[]) rows.push(toRow(index, r));
     if (rows.length < q.size) {
       for (const r of index.db.prepare(`${parts[1].sql} LIMIT ? OFFSET ?`).all(...parts[1].params, q.size - rows.length, Math.max(0, start - withValue)) as SqlRow[]) rows.push(toRow(index, r));

@@ -53,7 +53,6 @@ interface Side {
   repeat: number;
   status: string;
   outHash: string | null;
-  search: string | null;
   [score: string]: unknown;
 }
 
@@ -68,10 +67,9 @@ const cmp = (x: Side, y: Side): number => {
  * complete). Pairs have `seq` (0-based position) and `dseq` (position among non-identical pairs).
  * @returns the counts
  */
-export function computeComparison(indexA: string, indexB: string, cachePath: string): CompareCounts {
+export function computeComparison(indexA: string, indexB: string, cachePath: string, tmp = `${cachePath}.tmp-${process.pid}-${Date.now()}`): CompareCounts {
   const a = new Database(indexA, { readonly: true, fileMustExist: true });
   const b = new Database(indexB, { readonly: true, fileMustExist: true });
-  const tmp = `${cachePath}.tmp-${process.pid}-${Date.now()}`;
   const out = new Database(tmp);
   try {
     out.pragma("journal_mode = OFF");
@@ -84,8 +82,11 @@ export function computeComparison(indexA: string, indexB: string, cachePath: str
     const common = colsA.filter((c) => colsB.has(c));
     const select = (db: Database.Database) =>
       db
-        .prepare(`SELECT c.id, c.natItem, c.itemId, c.model, c.workflow, c.params, c.repeat, c.status, c.outHash, t.search${common.map((c) => `, c.${sqlId(c)}`).join("")} FROM cells c LEFT JOIN texts t ON t.id = c.id ORDER BY c.natItem, c.model, c.workflow, c.params, c.repeat, c.id`)
+        .prepare(`SELECT id, natItem, itemId, model, workflow, params, repeat, status, outHash${common.map((c) => `, ${sqlId(c)}`).join("")} FROM cells ORDER BY natItem, model, workflow, params, repeat, id`)
         .iterate() as IterableIterator<Side>;
+    // outputs are read only for pairs whose output hashes differ (equal hashes: difference 0)
+    const textA = a.prepare("SELECT search FROM texts WHERE id = ?").pluck();
+    const textB = b.prepare("SELECT search FROM texts WHERE id = ?").pluck();
     const ia = select(a);
     const ib = select(b);
     const insert = out.prepare("INSERT INTO pairs (seq, dseq, itemId, model, workflow, params, repeat, a, b, statusA, statusB, identical, difference, deltas) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -97,7 +98,7 @@ export function computeComparison(indexA: string, indexB: string, cachePath: str
       const hasA = ra !== null && ra.outHash !== null;
       const hasB = rb !== null && rb.outHash !== null;
       const identical = !!ra && !!rb && ra.status === rb.status && (hasA && hasB ? ra.outHash === rb.outHash : hasA === hasB);
-      const difference = hasA && hasB ? wordDifference(ra.search ?? "", rb.search ?? "") : null;
+      const difference = hasA && hasB ? (ra.outHash === rb.outHash ? 0 : wordDifference((textA.get(ra.id) as string) ?? "", (textB.get(rb.id) as string) ?? "")) : null;
       const deltas: Record<string, number> = {};
       if (ra && rb) {
         for (const c of common) {

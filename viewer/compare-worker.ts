@@ -5,9 +5,9 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { computeComparison } from "./compare-compute.ts";
 
-const { indexA, indexB, cachePath } = workerData as { indexA: string; indexB: string; cachePath: string };
+const { indexA, indexB, cachePath, tmp } = workerData as { indexA: string; indexB: string; cachePath: string; tmp: string };
 try {
-  const counts = computeComparison(indexA, indexB, cachePath);
+  const counts = computeComparison(indexA, indexB, cachePath, tmp);
   parentPort?.postMessage({ ok: true, counts });
 } catch (err) {
   parentPort?.postMessage({ ok: false, error: err instanceof Error ? err.message : String(err) });

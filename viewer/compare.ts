@@ -10,7 +10,7 @@
  */
 import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { computeComparison, wordDifference, type CompareCounts } from "./compare-compute.ts";
@@ -66,10 +66,16 @@ function workerUrl(): URL {
   return import.meta.url.endsWith(".js") ? new URL("./compare-worker.js", import.meta.url) : new URL("./compare-worker-entry.mjs", import.meta.url);
 }
 
-/** Run one comparison in a worker thread. */
-function computeInWorker(indexA: string, indexB: string, cachePath: string): Promise<CompareCounts> {
+const running = new Set<{ worker: Worker; tmp: string; owner: RunIndex }>();
+
+/** Run one comparison in a worker thread (its temporary file removed if it is stopped). */
+function computeInWorker(owner: RunIndex, indexA: string, indexB: string, cachePath: string): Promise<CompareCounts> {
   return new Promise((resolveCounts, reject) => {
-    const worker = new Worker(workerUrl(), { workerData: { indexA, indexB, cachePath } });
+    const tmp = `${cachePath}.tmp-${process.pid}-${Date.now()}`;
+    const worker = new Worker(workerUrl(), { workerData: { indexA, indexB, cachePath, tmp } });
+    const entry = { worker, tmp, owner };
+    running.add(entry);
+    worker.once("exit", () => running.delete(entry));
     let settled = false;
     worker.once("message", (m: { ok: boolean; counts?: CompareCounts; error?: string }) => {
       settled = true;
@@ -87,6 +93,13 @@ function computeInWorker(indexA: string, indexB: string, cachePath: string): Pro
 }
 
 const pending = new Map<string, Promise<string>>();
+
+/** Stop every comparison of `owner`'s runs still computing (its server is closing); their partial files are removed. */
+export async function stopComparisons(owner: RunIndex): Promise<void> {
+  const all = [...running].filter((e) => e.owner === owner);
+  await Promise.all(all.map((e) => e.worker.terminate()));
+  for (const e of all) rmSync(e.tmp, { force: true });
+}
 
 /** The cache file of the comparison of runs `a` and `b` in their current index versions. */
 export function compareCachePath(index: RunIndex, a: number, b: number): string {
@@ -108,7 +121,7 @@ export async function ensureComparison(index: RunIndex, a: number, b: number, in
   if (!p) {
     const ia = index.runs[a].indexPath;
     const ib = index.runs[b].indexPath;
-    p = (inline ? Promise.resolve().then(() => computeComparison(ia, ib, path)) : computeInWorker(ia, ib, path)).then(
+    p = (inline ? Promise.resolve().then(() => computeComparison(ia, ib, path)) : computeInWorker(index, ia, ib, path)).then(
       () => path,
       (err: unknown) => {
         pending.delete(path);

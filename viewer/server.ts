@@ -26,7 +26,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ZodError } from "zod";
 import { exportColumns, exportRecord, filterAndSort, parseCellQuery, queryCells } from "./cell-query.ts";
-import { compareRuns } from "./compare.ts";
+import { compareRuns, ensureComparison, stopComparisons } from "./compare.ts";
 import { buildItemView } from "./item-view.ts";
 import { buildRunIndex, type RunIndex } from "./run-index.ts";
 import { raterByToken, raterTasks, ratingForm, submitRating } from "./study/rater-service.ts";
@@ -228,6 +228,9 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
     const records = checkStudyRun(study);
     ratingCtx = { study, records, store: new RatingStore(opts.study) };
   }
+  // Two or more runs: compare runs 0 and 1 at once, in the background (a worker thread), so the
+  // compare page is ready when asked for.
+  if (index && index.runs.length >= 2) ensureComparison(index, 0, 1).catch(() => {});
   const host = opts.host ?? "127.0.0.1";
   const loopbackOnly = LOOPBACK.has(host);
   const server = createServer((req, res) => {
@@ -275,8 +278,10 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
         server.closeAllConnections();
         server.close(() => {
           ratingCtx?.store.close();
-          index?.close();
-          ok();
+          void (index ? stopComparisons(index) : Promise.resolve()).finally(() => {
+            index?.close();
+            ok();
+          });
         });
       }),
   };

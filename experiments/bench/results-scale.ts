@@ -62,7 +62,7 @@ export function syntheticRecord(i: number): RunRecord {
       scores: { semantic_equivalence: missing ? null : (score + k) % 6 },
       status: missing ? ("missing" as const) : ("ok" as const),
       raw: `{"semantic_equivalence": ${(score + k) % 6}, "rationale": "${text(i + k, 40)}"}`,
-      call: { modelId: `judge-model-${k}`, cached: false, latencyMs: 800 + k, usage: { inputTokens: 900 + k, outputTokens: 60 } },
+      call: { modelId: `judge-model-${k}`, cached: false, attempts: 1, latencyMs: 800 + k, usage: { inputTokens: 900 + k, outputTokens: 60 } },
     };
   });
   return {
@@ -92,7 +92,7 @@ export function syntheticRecord(i: number): RunRecord {
     labels: failed ? {} : { answer_label_lexical: ["higher", "lower", "same"][i % 3] },
     startedAt: "2026-12-01T00:00:00.000Z",
     finishedAt: "2026-12-01T00:00:01.000Z",
-  } as RunRecord;
+  } as unknown as RunRecord;
 }
 
 const CONFIG = {
