@@ -209,7 +209,7 @@ const LOW_CARDINALITY_ROWS = 256;
 function createIndexes(db: Database.Database, scoreColumns: readonly string[]): void {
   const cols = [...INDEXED, ...scoreColumns];
   for (const c of cols) db.exec(`CREATE INDEX IF NOT EXISTS ${sqlId(`ix_${c}`)} ON cells (${sqlId(c)})`);
-  db.exec(`CREATE INDEX IF NOT EXISTS ix_pair ON cells (natItem, model, workflow, params, repeat)`);
+  db.exec(`CREATE INDEX IF NOT EXISTS ix_pair ON cells (natItem, itemId, model, workflow, params, repeat)`);
   db.exec("ANALYZE");
   const stat = new Map((db.prepare("SELECT idx, stat FROM sqlite_stat1").all() as { idx: string; stat: string }[]).map((r) => [r.idx, r.stat]));
   let added = false;

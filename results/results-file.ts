@@ -66,6 +66,8 @@ export interface ScanOptions {
   repair?: boolean;
   /** Chunk size in bytes (tests use small ones); default {@link CHUNK_BYTES}. */
   chunkBytes?: number;
+  /** Longest line read; default {@link MAX_LINE_BYTES}. */
+  maxLineBytes?: number;
 }
 
 function openForRead(path: string): number {
@@ -93,6 +95,7 @@ export function* resultLines(path: string, stats: ScanStats = newScanStats(), op
   let pieces: Buffer[] = [];
   let pieceBytes = 0;
   let overLong = false;
+  const maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
   stats.endOffset = pos;
   try {
     for (;;) {
@@ -108,7 +111,7 @@ export function* resultLines(path: string, stats: ScanStats = newScanStats(), op
         const nl = chunk.indexOf(10, i);
         if (nl === -1 || nl >= n) {
           if (!overLong) {
-            if (pieceBytes + (n - i) > MAX_LINE_BYTES) {
+            if (pieceBytes + (n - i) > maxLine) {
               overLong = true;
               pieces = [];
               pieceBytes = 0;
@@ -121,7 +124,7 @@ export function* resultLines(path: string, stats: ScanStats = newScanStats(), op
         }
         lineNo++;
         const length = pos + nl - lineStart;
-        if (overLong || pieceBytes + (nl - i) > MAX_LINE_BYTES) {
+        if (overLong || pieceBytes + (nl - i) > maxLine) {
           stats.malformedLines.push(lineNo);
         } else {
           const text = pieces.length ? Buffer.concat([...pieces, chunk.subarray(i, nl)]).toString("utf8") : chunk.toString("utf8", i, nl);

@@ -57,7 +57,7 @@ interface Side {
 }
 
 const cmp = (x: Side, y: Side): number => {
-  for (const f of ["natItem", "model", "workflow", "params"] as const) if (x[f] !== y[f]) return x[f] < y[f] ? -1 : 1;
+  for (const f of ["natItem", "itemId", "model", "workflow", "params"] as const) if (x[f] !== y[f]) return x[f] < y[f] ? -1 : 1;
   return x.repeat - y.repeat;
 };
 
@@ -82,7 +82,7 @@ export function computeComparison(indexA: string, indexB: string, cachePath: str
     const common = colsA.filter((c) => colsB.has(c));
     const select = (db: Database.Database) =>
       db
-        .prepare(`SELECT id, natItem, itemId, model, workflow, params, repeat, status, outHash${common.map((c) => `, ${sqlId(c)}`).join("")} FROM cells ORDER BY natItem, model, workflow, params, repeat, id`)
+        .prepare(`SELECT id, natItem, itemId, model, workflow, params, repeat, status, outHash${common.map((c) => `, ${sqlId(c)}`).join("")} FROM cells ORDER BY natItem, itemId, model, workflow, params, repeat, id`)
         .iterate() as IterableIterator<Side>;
     // outputs are read only for pairs whose output hashes differ (equal hashes: difference 0)
     const textA = a.prepare("SELECT search FROM texts WHERE id = ?").pluck();

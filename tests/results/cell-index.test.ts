@@ -1,0 +1,75 @@
+/**
+ * The on-disk index of a results file: built once (latest record per key, malformed lines
+ * numbered, byte offsets that read the record back), reused while the file is unchanged, extended
+ * when the file grew (existing rows keep their ids), rebuilt when it was rewritten or the prices
+ * changed; natural order of item ids.
+ */
+import Database from "better-sqlite3";
+import { appendFileSync, mkdtempSync, renameSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { naturalKey, openCellIndex } from "../../results/cell-index.ts";
+import { readRecordAt } from "../../results/results-file.ts";
+import type { RunRecord } from "../../results/run-record.ts";
+
+const rec = (key: string, extra: Partial<RunRecord> = {}): RunRecord => ({ key, itemId: `item:${key}`, dataset: "d", taskKind: "synthesis", model: "m1", workflow: "pzs", params: { k: 5 }, repeat: 0, status: "ok", output: `Output ${key}`, reference: null, itemMeta: {}, intermediate: {}, generator: { calls: 1, inputTokens: 1000, outputTokens: 500, latencyMs: 10, cached: false }, metrics: { rougeL: 0.5 }, startedAt: "", finishedAt: "", ...extra });
+const line = (r: RunRecord) => JSON.stringify(r) + "\n";
+
+function rows(path: string): { id: number; key: string; status: string; off: number; len: number; costUsd: number | null; [c: string]: unknown }[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare("SELECT * FROM cells ORDER BY id").all() as ReturnType<typeof rows>;
+  } finally {
+    db.close();
+  }
+}
+
+describe("openCellIndex", () => {
+  it("builds, reuses, extends and rebuilds", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cell-index-"));
+    const file = join(dir, "results.jsonl");
+    writeFileSync(file, line(rec("a", { status: "failed", output: null })) + "{broken\n" + line(rec("b")) + line(rec("a")));
+    const prices = { m1: { input: 2, output: 10 } };
+    const built = openCellIndex(file, { prices });
+    expect(built).toMatchObject({ action: "built", cells: 2, malformedLines: [2], truncatedTail: false, scoreColumns: ["metric:rougeL"] });
+    expect(built.path).toBe(join(dir, ".medsynth-index", "cells.sqlite"));
+    let r = rows(built.path);
+    // a later line for key "a" replaced its row and kept its id (table order = first appearance)
+    expect(r.map((x) => [x.id, x.key, x.status])).toEqual([[1, "a", "ok"], [2, "b", "ok"]]);
+    expect(r[0].costUsd).toBeCloseTo((1000 * 2 + 500 * 10) / 1e6, 12);
+    expect(r[0]["metric:rougeL"]).toBe(0.5);
+    expect(readRecordAt(file, r[0].off, r[0].len)).toEqual(rec("a"));
+
+    const again = openCellIndex(file, { prices });
+    expect(again).toMatchObject({ action: "reused", cells: 2, buildId: built.buildId, malformedLines: [2] });
+
+    appendFileSync(file, line(rec("c", { metrics: { rougeL: 0.25, bleu: 0.1 } })) + "nope\n" + line(rec("b", { status: "failed" })) + '{"key":"d"');
+    const grown = openCellIndex(file, { prices });
+    expect(grown).toMatchObject({ action: "extended", cells: 3, malformedLines: [2, 6], truncatedTail: true, scoreColumns: ["metric:bleu", "metric:rougeL"] });
+    expect(grown.buildId).not.toBe(built.buildId);
+    r = rows(grown.path);
+    expect(r.map((x) => [x.id, x.key, x.status])).toEqual([[1, "a", "ok"], [2, "b", "failed"], [3, "c", "ok"]]);
+    expect(r[2]["metric:bleu"]).toBe(0.1);
+    expect(r[1]["metric:bleu"]).toBeNull();
+
+    // rewritten by rename (as `medsynth judge`/`metrics` do): another file → rebuilt from scratch
+    writeFileSync(join(dir, "new.jsonl"), line(rec("z")) + line(rec("y")));
+    renameSync(join(dir, "new.jsonl"), file);
+    const rebuilt = openCellIndex(file, { prices });
+    expect(rebuilt).toMatchObject({ action: "built", cells: 2, malformedLines: [] });
+    expect(rows(rebuilt.path).map((x) => x.key)).toEqual(["z", "y"]);
+
+    // other prices → the cost column is stale → rebuilt
+    expect(openCellIndex(file, { prices: { m1: { input: 1, output: 1 } } }).action).toBe("built");
+    // same length, other bytes in place (edited in place): rebuilt
+    const text = line(rec("z")) + line(rec("y"));
+    writeFileSync(file, text.replace("Output z", "Output Z"));
+    expect(openCellIndex(file, { prices: { m1: { input: 1, output: 1 } } }).action).toBe("built");
+  });
+
+  it("keys item ids in natural order", () => {
+    const ids = ["medevidence:125", "medevidence:13", "medevidence:2", "item:10", "item:9", "item:009", "a1b10", "a1b9"];
+    expect([...ids].sort((x, y) => (naturalKey(x) < naturalKey(y) ? -1 : naturalKey(x) > naturalKey(y) ? 1 : 0))).toEqual(["a1b9", "a1b10", "item:9", "item:009", "item:10", "medevidence:2", "medevidence:13", "medevidence:125"]);
+  });
+});
