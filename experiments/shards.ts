@@ -15,7 +15,7 @@
  */
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AtomicResultsWriter, latestEntries, newScanStats, readLineAt, type LatestEntry } from "../results/results-file.ts";
+import { AtomicResultsWriter, latestLineOffsets, newScanStats, readLineAt } from "../results/results-file.ts";
 
 /** One shard of a run: `index` in 1..`count`. */
 export interface ShardSpec {
@@ -75,7 +75,7 @@ interface ShardFolder {
   matrixCells: number;
   /** The results file and, per cell key, where its latest record lies (one streamed pass). */
   resultsPath: string;
-  latest: Map<string, LatestEntry>;
+  latest: Map<string, { offset: number; length: number }>;
   env: Record<string, unknown> | null;
 }
 
@@ -99,7 +99,7 @@ function readShardFolder(dir: string): ShardFolder {
   }
   const resultsPath = join(dir, "results.jsonl");
   const stats = newScanStats();
-  const latest = latestEntries(resultsPath, stats);
+  const latest = latestLineOffsets(resultsPath, stats);
   if (stats.malformedLines.length) throw new Error(`merge: ${dir}/results.jsonl has malformed lines ${stats.malformedLines.slice(0, 20).join(", ")}${stats.malformedLines.length > 20 ? ", …" : ""}`);
   const envPath = join(dir, "env.json");
   return {
@@ -130,7 +130,7 @@ function writeMergedResults(path: string, shards: readonly ShardFolder[], keys: 
     for (const k of keys) {
       const s = owner.get(k);
       if (!s) continue;
-      const e = s.latest.get(k) as LatestEntry;
+      const e = s.latest.get(k) as { offset: number; length: number };
       out.writeLine(readLineAt(fds.get(s) as number, e.offset, e.length));
     }
     out.commit();

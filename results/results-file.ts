@@ -24,8 +24,8 @@ import type { RunRecord } from "./run-record.ts";
 /** Bytes read from disk per chunk. */
 export const CHUNK_BYTES = 1 << 20;
 
-/** Longest line read as a record (256 MiB): a longer line is skipped (counted malformed) unread. */
-export const MAX_LINE_BYTES = 256 * 1024 * 1024;
+/** Longest line read as a record (64 MiB; a record is a few KB): a longer line is skipped (counted malformed) unread. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /** What a pass over a results file found besides its records. */
 export interface ScanStats {
@@ -237,6 +237,37 @@ export interface LatestEntry {
 export function latestEntries(path: string, stats: ScanStats = newScanStats(), opts: ScanOptions = {}): Map<string, LatestEntry> {
   const m = new Map<string, LatestEntry>();
   for (const { record, offset, length } of resultRecords(path, stats, opts)) m.set(record.key, { offset, length, status: record.status });
+  return m;
+}
+
+/**
+ * The cell key of a record line without parsing it, when the line is a JSON object whose first
+ * member is `"key"` with a plain string (as every writer here produces: the runner builds records
+ * key first, and rewrites keep the order); null otherwise (the caller parses the line).
+ */
+export function leadingKey(text: string): string | null {
+  if (!text.startsWith('{"key":"') || !text.endsWith("}")) return null;
+  const end = text.indexOf('"', 8);
+  if (end < 0) return null;
+  const k = text.slice(8, end);
+  return k.includes("\\") ? null : k;
+}
+
+/**
+ * Where the latest line of each cell key lies, found without parsing the lines whose key can be
+ * read from their start ({@link leadingKey}; others are parsed, and skipped as malformed when they
+ * are not records). For readers that copy lines as they are (merge): a line with a readable key
+ * is taken as a record without checking the rest of its JSON. Order: first appearance.
+ * @throws Error naming the file when it cannot be read
+ */
+export function latestLineOffsets(path: string, stats: ScanStats = newScanStats()): Map<string, { offset: number; length: number }> {
+  const m = new Map<string, { offset: number; length: number }>();
+  for (const l of resultLines(path, stats)) {
+    if (!l.text.trim()) continue;
+    const key = leadingKey(l.text) ?? parseRecordLine(l.text)?.key;
+    if (key === undefined) stats.malformedLines.push(l.line);
+    else m.set(key, { offset: l.offset, length: l.length });
+  }
   return m;
 }
 

@@ -152,6 +152,24 @@ export interface CellPage {
   rows: CellRow[];
 }
 
+const countCache = new WeakMap<RunIndex, Map<string, number>>();
+
+/**
+ * A count over the index, remembered per index version (the runs' build ids are part of the key,
+ * so an extended or rebuilt index is counted again): paging through one view counts once.
+ */
+function cachedCount(index: RunIndex, sql: string, params: unknown[]): number {
+  let cache = countCache.get(index);
+  if (!cache) countCache.set(index, (cache = new Map()));
+  const key = JSON.stringify([index.runs.map((r) => r.buildId), sql, params]);
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const n = (index.db.prepare(sql).get(...params) as { n: number }).n;
+  cache.set(key, n);
+  if (cache.size > 256) cache.delete(cache.keys().next().value as string);
+  return n;
+}
+
 /**
  * One page of the filtered, sorted rows.
  * @throws Error on an unknown sort column
@@ -162,13 +180,13 @@ export function queryCells(index: RunIndex, q: CellQuery): CellPage {
   const parts = ranges(src, q);
   const unfiltered = !["dataset", "model", "workflow", "params", "status", "judge", "q"].some((f) => q[f as keyof CellQuery] !== undefined);
   const counted = sourceOf(index, q, true);
-  const total = unfiltered && q.run === undefined ? index.totalCells : (index.db.prepare(`SELECT count(*) AS n FROM (${counted.sql})`).get(...counted.params) as { n: number }).n;
+  const total = unfiltered && q.run === undefined ? index.totalCells : cachedCount(index, `SELECT count(*) AS n FROM (${counted.sql})`, counted.params);
   const start = q.page * q.size;
   const rows: CellRow[] = [];
   if (parts.length === 1) {
     for (const r of index.db.prepare(`${parts[0].sql} LIMIT ? OFFSET ?`).all(...parts[0].params, q.size, start) as SqlRow[]) rows.push(toRow(index, r));
   } else {
-    const withValue = (index.db.prepare(`SELECT count(*) AS n FROM (${counted.sql}) WHERE ${sqlId(q.sort as string)} IS NOT NULL`).get(...counted.params) as { n: number }).n;
+    const withValue = cachedCount(index, `SELECT count(*) AS n FROM (${counted.sql}) WHERE ${sqlId(q.sort as string)} IS NOT NULL`, counted.params);
     if (start < withValue) for (const r of index.db.prepare(`${parts[0].sql} LIMIT ? OFFSET ?`).all(...parts[0].params, q.size, start) as SqlRow[]) rows.push(toRow(index, r));
     if (rows.length < q.size) {
       for (const r of index.db.prepare(`${parts[1].sql} LIMIT ? OFFSET ?`).all(...parts[1].params, q.size - rows.length, Math.max(0, start - withValue)) as SqlRow[]) rows.push(toRow(index, r));

@@ -8,7 +8,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeF
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AtomicResultsWriter, latestEntries, latestRecords, newScanStats, readRecordAt, resultLines, resultRecords } from "../../results/results-file.ts";
+import { AtomicResultsWriter, latestEntries, latestLineOffsets, latestRecords, leadingKey, newScanStats, readRecordAt, resultLines, resultRecords } from "../../results/results-file.ts";
 import type { RunRecord } from "../../results/run-record.ts";
 
 const rec = (key: string, extra: Partial<RunRecord> = {}): RunRecord => ({ key, itemId: `i:${key}`, dataset: "d", taskKind: "synthesis", model: "m", workflow: "pzs", params: {}, repeat: 0, status: "ok", output: `out ${key} — ünïcödé`, reference: null, itemMeta: {}, intermediate: {}, generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs: 1, cached: false }, startedAt: "", finishedAt: "", ...extra });
@@ -103,5 +103,20 @@ describe("AtomicResultsWriter", () => {
     aborted.abort();
     expect([...resultRecords(p)].length).toBe(3000);
     expect(existsSync(aborted.tmp)).toBe(false);
+  });
+});
+
+describe("latestLineOffsets", () => {
+  it("reads keys from the start of record lines, parses other lines, and numbers non-records", () => {
+    const reordered = JSON.stringify({ status: "ok", key: "late" });
+    const escaped = '{"key":"we\\"ird","status":"ok"}';
+    const p = file([JSON.stringify(rec("a")), reordered, "not json", escaped, JSON.stringify(rec("a", { output: "again" }))].join("\n") + "\n");
+    const stats = newScanStats();
+    const m = latestLineOffsets(p, stats);
+    expect([...m.keys()]).toEqual(["a", "late", 'we"ird']);
+    expect(stats.malformedLines).toEqual([3]);
+    expect(readRecordAt(p, m.get("a")!.offset, m.get("a")!.length).output).toBe("again");
+    expect(leadingKey(JSON.stringify(rec("k1")))).toBe("k1");
+    expect(leadingKey(escaped)).toBeNull();
   });
 });
