@@ -46,6 +46,8 @@ export interface ViewerServerOptions {
   host?: string;
   /** Port (default 0: any free port). */
   port?: number;
+  /** Start comparing runs 0 and 1 in the background at once when two or more runs are served (default true). */
+  prefetchCompare?: boolean;
   /** Progress of building or extending a run's index (every 20,000 cells). */
   onIndexProgress?: (run: number, cells: number, bytes: number) => void;
 }
@@ -230,7 +232,7 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
   }
   // Two or more runs: compare runs 0 and 1 at once, in the background (a worker thread), so the
   // compare page is ready when asked for.
-  if (index && index.runs.length >= 2) ensureComparison(index, 0, 1).catch(() => {});
+  if (index && index.runs.length >= 2 && opts.prefetchCompare !== false) ensureComparison(index, 0, 1).catch(() => {});
   const host = opts.host ?? "127.0.0.1";
   const loopbackOnly = LOOPBACK.has(host);
   const server = createServer((req, res) => {
