@@ -88,7 +88,7 @@ describe("cell pages from the index", () => {
           for (const workflow of [undefined, "standard-rag"]) {
             for (const page of [0, 1, 3]) {
               const q = { sort, dir, page, size: 37, ...(run === undefined ? {} : { run }), ...(workflow ? { workflow } : {}) };
-              const params = new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]));
+              const params = new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)]));
               const got = queryCells(index, parseCellQuery(params));
               const want = referencePage([recsA, recsB], q);
               expect(got.rows.map((r) => r.key), JSON.stringify(q)).toEqual(want);
@@ -154,11 +154,11 @@ describe("compare on the server", () => {
     const order: string[] = [];
     const compare = fetch(`${srv.url}/api/compare?a=0&b=1&diff=1`).then(async (r) => {
       order.push("compare");
-      return r.json();
+      return (await r.json()) as { counts: { onlyB: number } };
     });
     const meta = fetch(`${srv.url}/api/cells?size=5`).then(async (r) => {
       order.push("cells");
-      return r.json();
+      return (await r.json()) as { rows: unknown[] };
     });
     const [c, m] = await Promise.all([compare, meta]);
     expect(m.rows.length).toBe(5);
