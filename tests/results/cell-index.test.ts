@@ -9,7 +9,7 @@ import { appendFileSync, mkdtempSync, renameSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { naturalKey, openCellIndex } from "../../results/cell-index.ts";
+import { naturalKey, openCellIndex, outputHash } from "../../results/cell-index.ts";
 import { readRecordAt } from "../../results/results-file.ts";
 import type { RunRecord } from "../../results/run-record.ts";
 
@@ -71,5 +71,14 @@ describe("openCellIndex", () => {
   it("keys item ids in natural order", () => {
     const ids = ["medevidence:125", "medevidence:13", "medevidence:2", "item:10", "item:9", "item:009", "a1b10", "a1b9"];
     expect([...ids].sort((x, y) => (naturalKey(x) < naturalKey(y) ? -1 : naturalKey(x) > naturalKey(y) ? 1 : 0))).toEqual(["a1b9", "a1b10", "item:9", "item:009", "item:10", "medevidence:2", "medevidence:13", "medevidence:125"]);
+  });
+});
+
+describe("outputHash", () => {
+  it("is the hash of the whitespace-normalised text (equal iff normalised texts are equal, on these)", () => {
+    const texts = ["A  b\tc\n", " A b c", "A b c", "A b  c ", "A\u00a0b\u2003c", "a b c", "A bc", "", "   ", "Ab c"];
+    const norm = (t: string) => t.replace(/\s+/g, " ").trim();
+    for (const x of texts) for (const y of texts) expect(outputHash(x) === outputHash(y), `${JSON.stringify(x)} vs ${JSON.stringify(y)}`).toBe(norm(x) === norm(y));
+    expect(outputHash(null)).toBeNull();
   });
 });
