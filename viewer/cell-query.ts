@@ -8,6 +8,7 @@
  * a value (walked along the column's B-tree index), then rows without — so sorting 10⁶ cells never
  * sorts them all.
  */
+import type Database from "better-sqlite3";
 import { z } from "zod";
 import { sqlId } from "../results/cell-index.ts";
 import { rowIdOf, type CellRow, type RunIndex } from "./run-index.ts";
@@ -201,7 +202,7 @@ export function queryCells(index: RunIndex, q: CellQuery): CellPage {
  * awaits between rows passes its own `db` ({@link RunIndex.connect}).
  * @throws Error on an unknown sort column
  */
-export function* filterAndSort(index: RunIndex, q: CellQuery, db = index.db): Generator<CellRow> {
+export function* filterAndSort(index: RunIndex, q: CellQuery, db: Database.Database = index.db): Generator<CellRow> {
   if (q.sort) checkSortColumn(q.sort);
   for (const part of ranges(sourceOf(index, q), q)) {
     for (const r of db.prepare(part.sql).iterate(...part.params) as IterableIterator<SqlRow>) yield toRow(index, r);
