@@ -71,11 +71,17 @@ export interface ScanOptions {
 }
 
 function openForRead(path: string): number {
+  let fd: number;
   try {
-    return openSync(path, "r");
+    fd = openSync(path, "r");
   } catch (err) {
     throw new Error(`results file ${path}: cannot read (${osErrorText(err)})`);
   }
+  if (fstatSync(fd).isDirectory()) {
+    closeSync(fd);
+    throw new Error(`results file ${path}: cannot read (${osErrorText(Object.assign(new Error("EISDIR"), { code: "EISDIR" }))})`);
+  }
+  return fd;
 }
 
 /**
