@@ -9,7 +9,8 @@ import type { RunRecord } from "../types.ts";
 /**
  * The slim form of a record the report keeps in memory: everything its sections read, without the
  * bulk they never read — `intermediate` reduced to the fields the sections use (goldenRecall,
- * perturbation, negatedIds, critic), judge answers' raw text and the record's raw answer dropped;
+ * perturbation, negatedIds, critic), judge answers' raw text and the record's raw answer dropped,
+ * a judge verdict's call info reduced to its model id (what the panel section reads);
  * repeated reference texts and item metadata values shared through `pool` (one string per item,
  * not one per cell).
  */
@@ -31,7 +32,7 @@ export function reportProjection(r: RunRecord, pool: Map<string, string> = new M
     reference: typeof r.reference === "string" ? intern(r.reference) : r.reference,
     itemMeta,
     intermediate: keptInter,
-    ...(r.judgeScores ? { judgeScores: r.judgeScores.map(({ raw: _r, ...e }) => e) } : {}),
+    ...(r.judgeScores ? { judgeScores: r.judgeScores.map(({ raw: _r, call, ...e }) => (call ? { ...e, call: { modelId: call.modelId } as typeof call } : e)) } : {}),
   };
 }
 
