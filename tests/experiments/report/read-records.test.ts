@@ -26,11 +26,11 @@ describe("reportProjection", () => {
     const full = await buildSections(judged, { subgroups: ["medical_specialty"] });
     const slim = await buildSections(judged.map((r) => reportProjection(r)), { subgroups: ["medical_specialty"] });
     expect(JSON.stringify(slim)).toBe(JSON.stringify(full));
-    const p = reportProjection(judged[1]);
-    expect(judged[1].intermediate.evidenceIds).toBeDefined();
+    const p = reportProjection(judged[0]);
+    expect(judged[0].intermediate.evidenceIds).toBeDefined();
     expect(p.intermediate.evidenceIds).toBeUndefined();
     expect(Object.keys(p.intermediate).every((k) => (REPORT_INTERMEDIATE_FIELDS as readonly string[]).includes(k))).toBe(true);
-    expect(p.judgeScores?.[0]).toEqual({ judgeId: "j0", rubricId: "medmeta-semantic-equivalence", scores: { semantic_equivalence: 1 }, status: "ok", call: { modelId: "model-0" } });
+    expect(p.judgeScores?.[0]).toEqual({ judgeId: "j0", rubricId: "medmeta-semantic-equivalence", scores: { semantic_equivalence: 0 }, status: "ok", call: { modelId: "model-0" } });
   });
 });
 
