@@ -31,6 +31,7 @@ export interface CreateCli {
   calibration?: string;
   name: string;
   out?: string;
+  missingInputs?: string;
 }
 
 /**
@@ -49,8 +50,13 @@ export async function annotateCreateCommand(runDir: string, o: CreateCli, print:
     calibration: o.calibration,
     name: o.name,
     out: o.out,
+    missingInputs: (o.missingInputs ?? "exclude") as "exclude" | "refuse",
   });
   const items = new Set(study.tasks.filter((t) => !t.calibration).map((t) => t.itemId)).size;
+  const ex = study.excluded;
+  if (ex && ex.cells) {
+    print(`left out ${ex.items} item(s) and ${ex.cells} cell(s) without the ${study.requiredInputs!.join(" / ")} text the rubric needs${ex.itemIds.length ? `: ${ex.itemIds.slice(0, 10).join(", ")}${ex.itemIds.length > 10 ? ", …" : ""}` : ""} (--missing-inputs refuse stops instead)`);
+  }
   print(`study "${study.name}" in ${dir}: ${items} items, ${study.tasks.length} tasks (${study.tasks.filter((t) => t.calibration).length} calibration), ${study.configs.length} configurations, ${study.raters.length} raters, mode ${study.mode}`);
   print(`serve it with: medsynth annotate serve ${dir}`);
   return { study, dir };

@@ -59,6 +59,7 @@ export function registerViewerCommands(program: Command): void {
     .option("--calibration <file>", 'JSON [{"key": cellKey, "scores": {"<rubric>.<dim>": n}}] shown first with the reference rating')
     .option("--name <name>", "study name", "study")
     .option("--out <dir>", "study folder (default <run-dir>/studies/<name>)")
+    .option("--missing-inputs <how>", "cells without a text the rubric needs (e.g. a reference): exclude (and say how many) or refuse", "exclude")
     .action(async (runDir: string, o: CreateCli) => {
       await (await impl()).annotateCreateCommand(runDir, o);
     });
