@@ -3,6 +3,7 @@
  * per pair, whether the outputs differ and by how much (word-level bag-of-words overlap), the
  * status change and the change of every score column both cells have.
  */
+import { naturalCompare } from "./natural-order.ts";
 import type { CellRow, RunIndex } from "./run-index.ts";
 
 /** One matched pair of cells (or a cell present in one run only). */
@@ -66,7 +67,8 @@ const norm = (s: string) => s.replace(/\s+/g, " ").trim();
 const cellKey = (r: CellRow) => JSON.stringify([r.itemId, r.model, r.workflow, r.params, r.repeat]);
 
 /**
- * Match the cells of runs `a` and `b` and describe each pair; pairs come in item order.
+ * Match the cells of runs `a` and `b` and describe each pair; pairs come in natural item-id order
+ * (`medevidence:13` before `medevidence:125`).
  * @param opts.onlyDiffering keep only pairs whose outputs differ or that exist in one run only
  * @throws Error when a run index is out of range
  */
@@ -109,7 +111,7 @@ export function compareRuns(index: RunIndex, a: number, b: number, opts: { onlyD
       deltas,
     });
   }
-  all.sort((x, y) => (x.itemId < y.itemId ? -1 : x.itemId > y.itemId ? 1 : 0));
+  all.sort((x, y) => naturalCompare(x.itemId, y.itemId));
   const counts = {
     matched: all.filter((p) => p.a !== null && p.b !== null).length,
     identical: all.filter((p) => p.identical).length,

@@ -1,0 +1,34 @@
+/** Natural order of item ids: `medevidence:13` before `medevidence:125`, in compare lists too. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { compareRuns } from "../../viewer/compare.ts";
+import { naturalCompare } from "../../viewer/natural-order.ts";
+import { buildRunIndex } from "../../viewer/run-index.ts";
+import { studyRecord } from "./study-fixtures.ts";
+
+const IDS = ["medevidence:125", "medevidence:13", "medevidence:2", "mslr:10", "mslr:9", "medevidence:13b"];
+const NATURAL = ["medevidence:2", "medevidence:13", "medevidence:13b", "medevidence:125", "mslr:9", "mslr:10"];
+
+describe("naturalCompare", () => {
+  it("orders digit runs by value", () => {
+    expect([...IDS].sort(naturalCompare)).toEqual(NATURAL);
+    // string order is the defect being fixed
+    expect([...IDS].sort()).not.toEqual(NATURAL);
+    expect(naturalCompare("a01", "a1")).not.toBe(0);
+    expect(naturalCompare("x", "x")).toBe(0);
+  });
+});
+
+describe("compareRuns", () => {
+  it("lists pairs in natural item-id order", () => {
+    const dirs = ["a", "b"].map(() => {
+      const dir = mkdtempSync(join(tmpdir(), "medsynth-natural-"));
+      writeFileSync(join(dir, "results.jsonl"), IDS.map((id, i) => JSON.stringify({ ...studyRecord(id, "ds", 0, 1), key: `k${i}` })).join("\n") + "\n");
+      return dir;
+    });
+    const page = compareRuns(buildRunIndex(dirs), 0, 1, { size: 50 });
+    expect(page.pairs.map((p) => p.itemId)).toEqual(NATURAL);
+  });
+});
