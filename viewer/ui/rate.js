@@ -131,6 +131,12 @@ async function submit(position, body) {
   try {
     await getJson(`/api/rate/${encodeURIComponent(token)}/${position}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   } catch (err) {
+    if (err.status === 429) {
+      const wait = Math.max(1, Number(err.body?.retryAfterS) || 5);
+      pending = { position, body, attempt, timer: setTimeout(() => void submit(position, body), wait * 1000) };
+      say("error", `not saved yet — too many saves in a short time; saving again in ${wait} s (your input is kept on this page).`);
+      return;
+    }
     if (unreachable(err)) {
       const delay = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
       pending = { position, body, attempt: attempt + 1, timer: setTimeout(() => void submit(position, body), delay) };
