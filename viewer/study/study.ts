@@ -22,6 +22,7 @@ import seedrandom from "seedrandom";
 import { z } from "zod";
 import { resolveRubric, type Rubric } from "../../judges/rubric.ts";
 import type { RunRecord } from "../../experiments/types.ts";
+import { naturalCompare } from "../natural-order.ts";
 import { loadRun, paramsLabel } from "../run-index.ts";
 
 /** Rubric shorthands of `--rubric` → built-in rubric ids (RWESummary's three binary metrics form one study). */
@@ -279,7 +280,7 @@ function excludeCellsWithoutInputs(
       itemIds.push(itemId);
     }
   }
-  itemIds.sort();
+  itemIds.sort(naturalCompare);
   if (!cells) return { items: 0, cells: 0, itemIds };
   const kinds = [...missingKinds];
   const what = `${itemIds.length} of ${total} items (${cells} cells) have no ${kinds.join(" or ")} text${itemIds.length ? ` (${itemIds.slice(0, 5).join(", ")}${itemIds.length > 5 ? ", …" : ""})` : ""}; ${rubricNeeds(rubrics, kinds)}`;
