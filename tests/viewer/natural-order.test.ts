@@ -3,9 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareRuns } from "../../viewer/compare.ts";
 import { naturalCompare } from "../../viewer/natural-order.ts";
-import { buildRunIndex } from "../../viewer/run-index.ts";
+import { startViewerServer } from "../../viewer/server.ts";
 import { studyRecord } from "./study-fixtures.ts";
 
 const IDS = ["medevidence:125", "medevidence:13", "medevidence:2", "mslr:10", "mslr:9", "medevidence:13b"];
@@ -21,14 +20,19 @@ describe("naturalCompare", () => {
   });
 });
 
-describe("compareRuns", () => {
-  it("lists pairs in natural item-id order", () => {
+describe("compare route", () => {
+  it("lists pairs in natural item-id order", async () => {
     const dirs = ["a", "b"].map(() => {
       const dir = mkdtempSync(join(tmpdir(), "medsynth-natural-"));
       writeFileSync(join(dir, "results.jsonl"), IDS.map((id, i) => JSON.stringify({ ...studyRecord(id, "ds", 0, 1), key: `k${i}` })).join("\n") + "\n");
       return dir;
     });
-    const page = compareRuns(buildRunIndex(dirs), 0, 1, { size: 50 });
-    expect(page.pairs.map((p) => p.itemId)).toEqual(NATURAL);
+    const srv = await startViewerServer({ runs: dirs, port: 0 });
+    try {
+      const page = (await (await fetch(`${srv.url}/api/compare?a=0&b=1&diff=0&size=50`)).json()) as { pairs: { itemId: string }[] };
+      expect(page.pairs.map((p) => p.itemId)).toEqual(NATURAL);
+    } finally {
+      await srv.close();
+    }
   });
 });
