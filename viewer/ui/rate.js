@@ -226,5 +226,9 @@ document.getElementById("skip-to-form").addEventListener("click", (e) => {
   e.preventDefault();
   document.querySelector("#rating-form input, #rating-form textarea, #rating-form button")?.focus();
 });
+// closing the tab while a save waits for the server: the browser asks first
+window.addEventListener("beforeunload", (e) => {
+  if (pending) e.preventDefault();
+});
 window.addEventListener("online", () => { if (pending) void submit(pending.position, pending.body); });
 load().catch((err) => setChildren(main, h("p", { class: "error", role: "alert" }, `Error: ${err.message}`)));
