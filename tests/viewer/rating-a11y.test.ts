@@ -98,10 +98,20 @@ describe.runIf(runBrowserTests)("rating page: keyboard, screen reader, server do
     expect(await page.isChecked(`input[name="score-${DIM}"][value="4"]`)).toBe(true);
     expect(await page.inputValue('textarea[name="comment"]')).toBe("misses the dose");
     expect(await page.textContent("#task-title")).toContain("Task 3 of 6");
-    // the server comes back on the same port: the retry saves it
+    // the rater moves on to task 4 and starts a comment while task 3 waits
+    await page.click("#next");
+    await page.waitForSelector("#task-title:has-text('Task 4 of 6')");
+    await page.fill('textarea[name="comment"]', "typing");
+    // the server comes back on the same port: the retry saves task 3, task 4's input is left alone
     srv = await startViewerServer({ study: studyDir, port });
-    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(i: string): { textContent: string } | null } }).document.getElementById("status")?.textContent === "Saved.", undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(i: string): { textContent: string } | null } }).document.getElementById("status")?.textContent === "Task 3 saved.", undefined, { timeout: 10_000 });
     expect(await page.textContent("#progress")).toBe("rater1 · 2 of 6 rated");
+    expect(await page.inputValue('textarea[name="comment"]')).toBe("typing");
+    expect((await active(page)).name).toBe("comment");
+    await page.click("#prev");
+    await page.waitForSelector("#task-title:has-text('Task 3 of 6')");
+    expect(await page.isChecked(`input[name="score-${DIM}"][value="4"]`)).toBe(true);
+    expect(await page.inputValue('textarea[name="comment"]')).toBe("misses the dose");
     const store = new RatingStore(studyDir);
     const saved = store.forRater("rater1").find((r) => r.comment === "misses the dose");
     store.close();

@@ -187,6 +187,10 @@ describe("RatingStore", () => {
     expect(b.submit("r1", "t1", { ...v, scores: { d: 5 } }, 1)).toMatchObject({ ok: true, rating: { revision: 2, scores: { d: 5 } } });
     expect(a.all()).toHaveLength(1);
     expect(a.historyCount()).toBe(2);
+    // a retry of the save that made revision 2 (its answer was lost): acknowledged, not a conflict, no new history row
+    expect(b.submit("r1", "t1", { ...v, scores: { d: 5 } }, 1)).toMatchObject({ ok: true, rating: { revision: 2, scores: { d: 5 } } });
+    expect(b.submit("r1", "t1", { ...v, scores: { d: 4 } }, 1)).toMatchObject({ ok: false, conflict: true });
+    expect(a.historyCount()).toBe(2);
     b.close();
     // no close of `a`: a crash; a new process still reads what was acknowledged
     const c = new RatingStore(dir);

@@ -18,8 +18,8 @@ let data = null;
 let current = 0;
 /** Unsaved input per task position: { scores, preference, comment } as the form holds it. */
 const drafts = new Map();
-/** A save waiting for the server: { position, body, attempt, timer }. */
-let pending = null;
+/** Saves waiting for the server, by task position: { body, attempt, timer }. */
+const pending = new Map();
 let shell = null;
 
 function buildShell() {
@@ -42,8 +42,14 @@ function buildShell() {
   shell = { bar, gotoInput, status, task, range: document.getElementById("goto-range"), count: document.getElementById("progress-count") };
 }
 
-async function load() {
+/** Fetch the rater's tasks and saved ratings (renders nothing). */
+async function fetchData() {
   data = await getJson(`/api/rate/${encodeURIComponent(token)}`);
+}
+
+/** First load: fetch, build the page, show the task in the URL or the first unrated one. */
+async function load() {
+  await fetchData();
   if (!shell) buildShell();
   const fromHash = Number(location.hash.replace("#", ""));
   if (fromHash >= 1 && fromHash <= data.tasks.length) current = fromHash - 1;
@@ -75,7 +81,7 @@ function focusHeading() {
 function go(i, focus = false) {
   current = Math.max(0, Math.min(data.tasks.length - 1, i));
   location.hash = String(current + 1);
-  if (!pending) say(null, null);
+  if (!pending.size) say(null, null);
   render();
   if (focus) focusHeading();
 }
@@ -125,50 +131,59 @@ const unreachable = (err) => !err.status || err.status === 502 || err.status ===
 
 /** Send one save; on success reload and move on, on a dead server keep the input and retry. */
 async function submit(position, body) {
-  clearTimeout(pending?.timer);
-  const attempt = pending && pending.position === position ? pending.attempt : 0;
-  pending = null;
+  const prev = pending.get(position);
+  clearTimeout(prev?.timer);
+  const attempt = prev ? prev.attempt : 0;
+  pending.delete(position);
   try {
     await getJson(`/api/rate/${encodeURIComponent(token)}/${position}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   } catch (err) {
     if (err.status === 429) {
       const wait = Math.max(1, Number(err.body?.retryAfterS) || 5);
-      pending = { position, body, attempt, timer: setTimeout(() => void submit(position, body), wait * 1000) };
+      pending.set(position, { body, attempt, timer: setTimeout(() => void submit(position, body), wait * 1000) });
       say("error", `not saved yet — too many saves in a short time; saving again in ${wait} s (your input is kept on this page).`);
       return;
     }
     if (unreachable(err)) {
       const delay = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
-      pending = { position, body, attempt: attempt + 1, timer: setTimeout(() => void submit(position, body), delay) };
+      pending.set(position, { body, attempt: attempt + 1, timer: setTimeout(() => void submit(position, body), delay) });
       say("error", `${UNREACHABLE} (task ${position}; retrying in ${Math.round(delay / 1000)} s — your input is kept on this page).`);
       return;
     }
     say("error", err.status === 409 ? err.message : `not saved — ${err.message}`);
     if (err.status === 409) {
       drafts.delete(position);
-      const keep = current;
-      await load();
-      current = keep;
-      render();
+      await fetchData();
+      if (current === position - 1) render();
+      else renderProgress();
     }
     return;
   }
   drafts.delete(position);
   const stay = current !== position - 1; // the rater moved on while the save was retried
-  const keep = current;
-  await load();
-  current = keep;
-  if (!stay && !data.tasks[current].calibration) {
+  try {
+    await fetchData();
+  } catch {
+    say("ok", `Task ${position} saved, but the page could not refresh its task list: reload the page before going on.`);
+    return;
+  }
+  if (stay) {
+    // leave the task on screen alone (the rater may be typing in it): progress only
+    renderProgress();
+    say("ok", `Task ${position} saved.`);
+    return;
+  }
+  if (!data.tasks[current].calibration) {
     const next = data.tasks.findIndex((x, i) => i > current && !x.rating);
     if (next !== -1) current = next;
   }
   location.hash = String(current + 1);
   render();
-  say("ok", stay ? `Task ${position} saved.` : "Saved.");
-  if (!stay) focusHeading();
+  say("ok", "Saved.");
+  focusHeading();
 }
 
-function render() {
+function renderProgress() {
   const done = data.tasks.filter((t) => t.rating).length;
   setChildren(progress, `${data.rater} · ${done} of ${data.tasks.length} rated`);
   shell.bar.max = data.tasks.length;
@@ -178,6 +193,10 @@ function render() {
   shell.gotoInput.max = String(data.tasks.length);
   shell.gotoInput.placeholder = String(current + 1);
   shell.range.textContent = ` (1–${data.tasks.length})`;
+}
+
+function render() {
+  renderProgress();
   const t = data.tasks[current];
   const draft = drafts.get(t.position);
   const form = h("form", { id: "rating-form", "aria-labelledby": "task-title" });
@@ -228,7 +247,7 @@ document.getElementById("skip-to-form").addEventListener("click", (e) => {
 });
 // closing the tab while a save waits for the server: the browser asks first
 window.addEventListener("beforeunload", (e) => {
-  if (pending) e.preventDefault();
+  if (pending.size) e.preventDefault();
 });
-window.addEventListener("online", () => { if (pending) void submit(pending.position, pending.body); });
+window.addEventListener("online", () => { for (const [position, p] of pending) void submit(position, p.body); });
 load().catch((err) => setChildren(main, h("p", { class: "error", role: "alert" }, `Error: ${err.message}`)));
