@@ -12,3 +12,6 @@ export { createStudy, readStudy, checkStudyRun, studyDimensions, STUDY_RUBRICS, 
 export { RatingStore, type Rating, type SubmitResult } from "./study/store.ts";
 export { raterTasks, ratingForm, submitRating, exportRatings, raterByToken, type BlindTask, type RatingForm } from "./study/rater-service.ts";
 export { humanAlignment, humanAlignmentMarkdown, type HumanAlignmentReport } from "./study/human-alignment.ts";
+export { requiredInputs, cellInputs, missingCellInputs, type StudyInput } from "./study/study.ts";
+export { resolveRemote, allowedHosts, hostRefusal, redactPath, SaveLimiter, isLoopback, type RemoteOptions, type RemoteSetup } from "./study/remote.ts";
+export { naturalCompare } from "./natural-order.ts";

@@ -20,7 +20,7 @@
  * requests are answered meanwhile.
  */
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,14 +30,15 @@ import { compareRuns, ensureComparison, stopComparisons } from "./compare.ts";
 import { buildItemView } from "./item-view.ts";
 import { buildRunIndex, type RunIndex } from "./run-index.ts";
 import { raterByToken, raterTasks, ratingForm, submitRating } from "./study/rater-service.ts";
+import { accessLogLine, allowedHosts, clientAddress, createWebServer, hostRefusal, plainWhereHttpsExpected, redactPath, resolveRemote, SaveLimiter, type RemoteOptions, type RemoteSetup } from "./study/remote.ts";
 import { RatingStore } from "./study/store.ts";
 import { checkStudyRun, readStudy, type Study } from "./study/study.ts";
 import type { RunRecord } from "../results/run-record.ts";
 
 const UI_DIR = join(dirname(fileURLToPath(import.meta.url)), "ui");
 
-/** Options of {@link startViewerServer}. */
-export interface ViewerServerOptions {
+/** Options of {@link startViewerServer} (the remote-rater options: see viewer/study/remote.ts). */
+export interface ViewerServerOptions extends RemoteOptions {
   /** Run folders for the explorer (may be empty when only a study is served). */
   runs?: string[];
   /** Study folder for the rating app. */
@@ -54,7 +55,10 @@ export interface ViewerServerOptions {
 
 /** A started server. */
 export interface ViewerServer {
+  /** The address the server listens on (`https://` with TLS). */
   url: string;
+  /** The base of the links raters get: `--public-url` when given, else `url`. */
+  publicUrl: string;
   server: Server;
   index: RunIndex | null;
   study: Study | null;
@@ -80,15 +84,6 @@ const json = (res: ServerResponse, status: number, value: unknown) => send(res, 
 export async function toCsv(columns: string[], rows: Record<string, unknown>[]): Promise<string> {
   const { stringify } = await import("csv-stringify/sync");
   return stringify(rows, { header: true, columns, cast: { boolean: (b: boolean) => String(b) } });
-}
-
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
-
-/** The host name of a Host header (without the port). */
-function hostName(header: string | undefined): string {
-  if (!header) return "";
-  if (header.startsWith("[")) return header.slice(0, header.indexOf("]") + 1);
-  return header.split(":")[0].toLowerCase();
 }
 
 const STATIC: Record<string, [string, string]> = {
@@ -182,9 +177,13 @@ async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Pr
 }
 
 /** Rating routes; returns false when the path is not one of them. */
-async function ratingRoute(ctx: { study: Study; records: Map<string, RunRecord>; store: RatingStore }, req: IncomingMessage, url: URL, res: ServerResponse): Promise<boolean> {
+async function ratingRoute(ctx: RatingContext, req: IncomingMessage, url: URL, res: ServerResponse): Promise<boolean> {
   const m = /^\/(rate|api\/rate)\/([^/]+)(?:\/(\d+))?$/.exec(url.pathname);
   if (!m) return false;
+  if (plainWhereHttpsExpected(ctx.remote, req)) {
+    json(res, 403, { error: `rating links travel over HTTPS only: use ${ctx.remote.publicUrl!.origin}/rate/…` });
+    return true;
+  }
   const rater = raterByToken(ctx.study, decodeURIComponent(m[2]));
   if (!rater) {
     json(res, 403, { error: "unknown rater link" });
@@ -199,6 +198,12 @@ async function ratingRoute(ctx: { study: Study; records: Map<string, RunRecord>;
     return true;
   }
   if (req.method === "POST" && m[3]) {
+    const wait = ctx.limiter.take(rater.id);
+    if (wait) {
+      res.setHeader("retry-after", String(wait));
+      json(res, 429, { error: `too many saves from this link: wait ${wait} s`, retryAfterS: wait });
+      return true;
+    }
     let body: unknown;
     try {
       body = JSON.parse(await readBody(req));
@@ -216,32 +221,54 @@ async function ratingRoute(ctx: { study: Study; records: Map<string, RunRecord>;
   return true;
 }
 
+/** What the rating routes need. */
+interface RatingContext {
+  study: Study;
+  records: Map<string, RunRecord>;
+  store: RatingStore;
+  remote: RemoteSetup;
+  limiter: SaveLimiter;
+}
+
+/** Write one access-log line when the response ends; rater tokens never reach the log. */
+function logRequest(remote: RemoteSetup, study: Study | null, req: IncomingMessage, res: ServerResponse): void {
+  const t0 = Date.now();
+  res.once("finish", () => {
+    const path = (req.url ?? "/").split("?")[0];
+    const shown = redactPath(path, (tok) => (study ? (raterByToken(study, tok)?.id ?? null) : null));
+    remote.log!(accessLogLine(new Date(), clientAddress(remote, req), req.method ?? "?", shown, res.statusCode, Date.now() - t0));
+  });
+}
+
 /**
  * Start the server.
- * @throws Error when a run folder has no results.jsonl, the study is missing, or its run cells
- *   changed since it was created (refused with the reason)
+ * @throws Error when a run folder has no results.jsonl, the study is missing, its run cells
+ *   changed since it was created (refused with the reason), or a remote option is invalid
  */
 export async function startViewerServer(opts: ViewerServerOptions): Promise<ViewerServer> {
   const index = opts.runs && opts.runs.length ? buildRunIndex(opts.runs, { onProgress: opts.onIndexProgress }) : null;
   let study: Study | null = null;
-  let ratingCtx: { study: Study; records: Map<string, RunRecord>; store: RatingStore } | null = null;
+  let ratingCtx: RatingContext | null = null;
+  const remote = resolveRemote(opts);
   if (opts.study) {
     study = readStudy(opts.study);
     const records = checkStudyRun(study);
-    ratingCtx = { study, records, store: new RatingStore(opts.study) };
+    ratingCtx = { study, records, store: new RatingStore(opts.study), remote, limiter: new SaveLimiter(remote.savesPerMinute) };
   }
   // Two or more runs: compare runs 0 and 1 at once, in the background (a worker thread), so the
   // compare page is ready when asked for.
   if (index && index.runs.length >= 2 && opts.prefetchCompare !== false) ensureComparison(index, 0, 1).catch(() => {});
   const host = opts.host ?? "127.0.0.1";
-  const loopbackOnly = LOOPBACK.has(host);
-  const server = createServer((req, res) => {
+  const allowed = allowedHosts(remote, host);
+  const server = createWebServer(remote, (req, res) => {
+    if (remote.log) logRequest(remote, study, req, res);
     void (async () => {
       try {
-        // on a loopback interface, answer only requests addressed to a loopback name (a web page
-        // elsewhere cannot reach the viewer through DNS rebinding)
-        if (loopbackOnly && !LOOPBACK.has(hostName(req.headers.host))) {
-          json(res, 403, { error: "requests must be addressed to 127.0.0.1 or localhost" });
+        // answer only requests addressed to this server's names (loopback names on a loopback
+        // interface, the --public-url host): a web page elsewhere cannot reach it through DNS rebinding
+        const refusal = hostRefusal(remote, allowed, req);
+        if (refusal) {
+          json(res, 403, { error: refusal });
           return;
         }
         const url = new URL(req.url ?? "/", "http://localhost");
@@ -270,8 +297,10 @@ export async function startViewerServer(opts: ViewerServerOptions): Promise<View
   });
   const addr = server.address() as AddressInfo;
   const shownHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
+  const url = `${remote.tls ? "https" : "http"}://${shownHost}:${addr.port}`;
   return {
-    url: `http://${shownHost}:${addr.port}`,
+    url,
+    publicUrl: remote.publicUrl ? remote.publicUrl.origin : url,
     server,
     index,
     study,

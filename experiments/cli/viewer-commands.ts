@@ -39,6 +39,7 @@ export interface CreateCli {
   calibration?: string;
   name: string;
   out?: string;
+  missingInputs?: string;
 }
 
 /**
@@ -57,19 +58,58 @@ export async function annotateCreateCommand(runDir: string, o: CreateCli, print:
     calibration: o.calibration,
     name: o.name,
     out: o.out,
+    missingInputs: (o.missingInputs ?? "exclude") as "exclude" | "refuse",
   });
   const items = new Set(study.tasks.filter((t) => !t.calibration).map((t) => t.itemId)).size;
+  const ex = study.excluded;
+  if (ex && ex.cells) {
+    print(`left out ${ex.items} item(s) and ${ex.cells} cell(s) without the ${study.requiredInputs!.join(" / ")} text the rubric needs${ex.itemIds.length ? `: ${ex.itemIds.slice(0, 10).join(", ")}${ex.itemIds.length > 10 ? ", …" : ""}` : ""} (--missing-inputs refuse stops instead)`);
+  }
   print(`study "${study.name}" in ${dir}: ${items} items, ${study.tasks.length} tasks (${study.tasks.filter((t) => t.calibration).length} calibration), ${study.configs.length} configurations, ${study.raters.length} raters, mode ${study.mode}`);
   print(`serve it with: medsynth annotate serve ${dir}`);
   return { study, dir };
 }
 
-/** Serve a study's rating app; prints one link per rater. @throws when the run's cells changed */
-export async function annotateServeCommand(studyDir: string, o: { host?: string; port?: number; runs?: string[] }, print: (l: string) => void = console.log) {
+/** Options of `annotate serve` (see docs/rating-studies.md for the remote setup). */
+export interface AnnotateServeOptions {
+  host?: string;
+  port?: number;
+  runs?: string[];
+  /** The address raters use (`https://ratings.example.org`): the Host check and the links follow it. */
+  publicUrl?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  /** Reverse-proxy addresses whose X-Forwarded-* headers are believed. */
+  trustProxy?: string[];
+  /** Saves per minute per rater link. */
+  saveLimit?: number;
+  /** Write the links to this file (mode 0600) instead of printing them. */
+  linksFile?: string;
+  /** Access log (tokens replaced by rater ids) to this function, e.g. stderr. */
+  accessLog?: (line: string) => void;
+}
+
+/**
+ * Serve a study's rating app; prints one link per rater (on `--public-url` when given), or writes
+ * them to `--links-file` so no token reaches a captured stdout.
+ * @throws when the run's cells changed, or a remote option is invalid
+ */
+export async function annotateServeCommand(studyDir: string, o: AnnotateServeOptions, print: (l: string) => void = console.log) {
   const { startViewerServer } = await import("../../viewer/server.ts");
-  const srv = await startViewerServer({ study: studyDir, host: o.host, port: o.port, runs: o.runs });
-  const base = o.host && !["127.0.0.1", "localhost", "::1"].includes(o.host) ? srv.url.replace("127.0.0.1", "<this-machine>") : srv.url;
-  for (const r of srv.study!.raters) print(`${r.id}: ${base}/rate/${r.token}`);
+  const { isLoopback } = await import("../../viewer/study/remote.ts");
+  const srv = await startViewerServer({ study: studyDir, host: o.host, port: o.port, runs: o.runs, publicUrl: o.publicUrl, tlsCert: o.tlsCert, tlsKey: o.tlsKey, trustProxy: o.trustProxy, savesPerMinute: o.saveLimit, log: o.accessLog });
+  const remoteHost = !!o.host && !isLoopback(o.host);
+  const base = o.publicUrl ? srv.publicUrl : remoteHost ? srv.url.replace("127.0.0.1", "<this-machine>") : srv.url;
+  const links = srv.study!.raters.map((r) => `${r.id}: ${base}/rate/${r.token}`);
+  if (o.linksFile) {
+    writeFileSync(o.linksFile, links.join("\n") + "\n", { mode: 0o600 });
+    print(`${links.length} rater links written to ${o.linksFile} (readable by you only)`);
+  } else links.forEach((l) => print(l));
+  print(`listening on ${srv.url}${o.publicUrl ? `; raters use ${srv.publicUrl}` : ""}`);
+  if (remoteHost && !o.publicUrl) print("warning: raters on other machines: give --public-url <the address they use> (the links above name no real host, and the Host check is off)");
+  if (new URL(base.replace("<this-machine>", "x")).protocol === "http:" && (remoteHost || (o.publicUrl && !isLoopback(new URL(o.publicUrl).hostname)))) {
+    print("warning: the links travel in plain HTTP: anyone on the network path can read a rater's token. Use --tls-cert/--tls-key or an HTTPS reverse proxy (docs/rating-studies.md).");
+  }
   print("Each link is that rater's only credential: send it to them alone. Ctrl-C to stop.");
   return srv;
 }

@@ -59,6 +59,7 @@ export function registerViewerCommands(program: Command): void {
     .option("--calibration <file>", 'JSON [{"key": cellKey, "scores": {"<rubric>.<dim>": n}}] shown first with the reference rating')
     .option("--name <name>", "study name", "study")
     .option("--out <dir>", "study folder (default <run-dir>/studies/<name>)")
+    .option("--missing-inputs <how>", "cells without a text the rubric needs (e.g. a reference): exclude (and say how many) or refuse", "exclude")
     .action(async (runDir: string, o: CreateCli) => {
       await (await impl()).annotateCreateCommand(runDir, o);
     });
@@ -68,9 +69,28 @@ export function registerViewerCommands(program: Command): void {
     .argument("<study-dir>", "study folder (with study.json)")
     .option("--host <host>", "interface to listen on (tokens are the only access control)", "127.0.0.1")
     .option("--port <port>", "port (0 = any free port)", "8766")
-    .action(async (dir: string, o: ServeOptions) => {
+    .option("--public-url <url>", "the address raters use, e.g. https://ratings.example.org (Host check and printed links follow it; docs/rating-studies.md)")
+    .option("--tls-cert <file>", "serve HTTPS with this PEM certificate (with --tls-key)")
+    .option("--tls-key <file>", "PEM private key of --tls-cert")
+    .option("--trust-proxy <addresses>", "reverse-proxy addresses (comma-separated) whose X-Forwarded-Host/-Proto/-For are believed; none by default")
+    .option("--save-limit <n>", "saves per minute per rater link (more answer 429 and the page retries)", "30")
+    .option("--links-file <file>", "write the rater links to this file (mode 600) instead of printing them")
+    .option("--access-log", "log each request to stderr (rater tokens replaced by the rater id)")
+    .action(async (dir: string, o: ServeOptions & { publicUrl?: string; tlsCert?: string; tlsKey?: string; trustProxy?: string; saveLimit: string; linksFile?: string; accessLog?: boolean }) => {
       const m = await impl();
-      const srv = await m.annotateServeCommand(dir, { host: o.host, port: parsePort(o.port) });
+      const saveLimit = Number(o.saveLimit);
+      if (!Number.isFinite(saveLimit) || saveLimit < 1) throw new Error(`--save-limit must be a number ≥ 1, got "${o.saveLimit}"`);
+      const srv = await m.annotateServeCommand(dir, {
+        host: o.host,
+        port: parsePort(o.port),
+        publicUrl: o.publicUrl,
+        tlsCert: o.tlsCert,
+        tlsKey: o.tlsKey,
+        trustProxy: o.trustProxy?.split(",").map((s) => s.trim()).filter(Boolean),
+        saveLimit,
+        linksFile: o.linksFile,
+        accessLog: o.accessLog ? (l) => process.stderr.write(`access ${l}\n`) : undefined,
+      });
       await serveUntilInterrupted(srv.close);
     });
   annotate

@@ -99,6 +99,26 @@ describe("humanAlignment (interval rubric)", () => {
   });
 });
 
+describe("humanAlignmentMarkdown with real configuration labels", () => {
+  it("escapes `|` inside labels, so every table row has as many cells as its header", () => {
+    const { study, records } = setup(["medmeta-semantic-equivalence"]);
+    const labels = ["model-x | golden-rag", "model-x | standard-rag | k=5"];
+    study.configs = labels;
+    for (const t of study.tasks) t.configs = [t.configs[0] === "A" ? labels[0] : labels[1]];
+    const md = humanAlignmentMarkdown(humanAlignment(study, records, fixture.medmeta));
+    expect(md).toContain("| medmeta-semantic-equivalence.semantic_equivalence | model-x \\| standard-rag \\| k=5 | 3 |");
+    // cells of a row: split on pipes not preceded by a backslash
+    const cells = (line: string) => line.split(/(?<!\\)\|/).length;
+    const lines = md.split("\n");
+    lines.forEach((line, i) => {
+      if (line.startsWith("|---")) {
+        const header = lines[i - 1];
+        for (let j = i + 1; j < lines.length && lines[j].startsWith("|"); j++) expect(cells(lines[j]), lines[j]).toBe(cells(header));
+      }
+    });
+  });
+});
+
 describe("humanAlignment (binary rubric)", () => {
   it("Cohen's κ per rater pair and nominal α", () => {
     const { study, records } = setup(["rwe-completeness"]);

@@ -50,11 +50,14 @@ export const ITEMS = [
   ["b2", "dsB"],
 ] as const;
 
-/** Write the run folder (panel value = (item index + config) mod 6). */
-export function makeStudyRun(): string {
+/**
+ * Write the run folder (panel value = (item index + config) mod 6).
+ * @param noReference item ids whose cells carry no reference text (`reference: null`)
+ */
+export function makeStudyRun(noReference: readonly string[] = []): string {
   const dir = mkdtempSync(join(tmpdir(), "medsynth-study-run-"));
   const lines: string[] = [];
-  ITEMS.forEach(([id, ds], i) => CONFIGS.forEach((_, c) => lines.push(JSON.stringify(studyRecord(id, ds, c, (i + c) % 6)))));
+  ITEMS.forEach(([id, ds], i) => CONFIGS.forEach((_, c) => lines.push(JSON.stringify({ ...studyRecord(id, ds, c, (i + c) % 6), ...(noReference.includes(id) ? { reference: null } : {}) }))));
   writeFileSync(join(dir, "results.jsonl"), lines.join("\n") + "\n");
   return dir;
 }

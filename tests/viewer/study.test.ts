@@ -7,6 +7,7 @@ import { allocate, checkStudyRun, createStudy, latinRow, readStudy, type Study }
 import { RatingStore } from "../../viewer/study/store.ts";
 import { exportRatings, raterTasks, submitRating } from "../../viewer/study/rater-service.ts";
 import { startViewerServer, type ViewerServer } from "../../viewer/server.ts";
+import { annotateCreateCommand } from "../../experiments/cli/viewer-commands.ts";
 import { changeCell, CONFIGS, ITEMS, makeStudyRun } from "./study-fixtures.ts";
 
 const configLabels = CONFIGS.map((c) => `model-x | ${c.workflow}${"k" in c.params ? ` | k=${c.params.k}` : ""}`);
@@ -136,6 +137,36 @@ describe("createStudy", () => {
     await expect(startViewerServer({ study: dir })).rejects.toThrow("refused");
   });
 
+  it("leaves out items without the reference a reference-based rubric needs, and says how many", async () => {
+    const runDir = makeStudyRun(["a2", "b1"]);
+    const dir = tmp();
+    const { study } = createStudy(runDir, { rubric: "medmeta", raters: 2, items: 6, seed: 1, out: dir });
+    const items = [...new Set(study.tasks.map((t) => t.itemId))].sort();
+    expect(items).toEqual(["a1", "a3", "a4", "b2"]);
+    expect(study.requiredInputs).toEqual(["reference"]);
+    expect(study.excluded).toEqual({ items: 2, cells: 6, itemIds: ["a2", "b1"] });
+    const dir2 = tmp();
+    const lines: string[] = [];
+    await annotateCreateCommand(runDir, { rubric: "medmeta", raters: "1", items: "6", seed: "1", mode: "single", name: "s", out: dir2 }, (l) => lines.push(l));
+    expect(lines[0]).toBe("left out 2 item(s) and 6 cell(s) without the reference text the rubric needs: a2, b1 (--missing-inputs refuse stops instead)");
+    // the rater never sees "(no reference text)": every task carries its reference
+    const store = new RatingStore(dir);
+    const tasks = raterTasks(study, checkStudyRun(study), store, study.raters[0]);
+    store.close();
+    expect(tasks.every((t) => typeof t.reference === "string" && t.reference.startsWith("Reference conclusion of"))).toBe(true);
+    expect(tasks.every((t) => t.source === null)).toBe(true);
+  });
+
+  it("refuses, naming the rubric's required fields, when asked to or when no item has them", () => {
+    expect(() => createStudy(makeStudyRun(["a2"]), { rubric: "medmeta", raters: 1, items: 6, missingInputs: "refuse", out: tmp() })).toThrow(
+      /1 of 6 items \(3 cells\) have no reference text \(a2\); rubric medmeta-semantic-equivalence needs reference\. Leave them out with --missing-inputs exclude/,
+    );
+    const all = ITEMS.map(([id]) => id);
+    expect(() => createStudy(makeStudyRun(all), { rubric: "medmeta", raters: 1, items: 6, out: tmp() })).toThrow(/nothing to rate: 6 of 6 items \(18 cells\) have no reference text .*rubric medmeta-semantic-equivalence needs reference/);
+    // RWE rubrics need the source text: the synthetic cells have none
+    expect(() => createStudy(makeStudyRun(), { rubric: "rwe", raters: 1, items: 6, out: tmp() })).toThrow(/rubric rwe-direction-of-effect needs source; rubric rwe-numbers-accurate needs source; rubric rwe-completeness needs source/);
+  });
+
   it("rejects unknown rubrics and empty samples by name", () => {
     expect(() => createStudy(makeStudyRun(), { rubric: "nope", raters: 1, items: 1, out: tmp() })).toThrow(/nope/);
     expect(() => createStudy(makeStudyRun(), { rubric: "medmeta", raters: 1, items: 1, workflows: ["pcot"], out: tmp() })).toThrow("no ok cells with a text output for workflows pcot");
@@ -155,6 +186,10 @@ describe("RatingStore", () => {
     expect(stale).toMatchObject({ ok: false, conflict: true, current: { revision: 1, scores: { d: 3 } } });
     expect(b.submit("r1", "t1", { ...v, scores: { d: 5 } }, 1)).toMatchObject({ ok: true, rating: { revision: 2, scores: { d: 5 } } });
     expect(a.all()).toHaveLength(1);
+    expect(a.historyCount()).toBe(2);
+    // a retry of the save that made revision 2 (its answer was lost): acknowledged, not a conflict, no new history row
+    expect(b.submit("r1", "t1", { ...v, scores: { d: 5 } }, 1)).toMatchObject({ ok: true, rating: { revision: 2, scores: { d: 5 } } });
+    expect(b.submit("r1", "t1", { ...v, scores: { d: 4 } }, 1)).toMatchObject({ ok: false, conflict: true });
     expect(a.historyCount()).toBe(2);
     b.close();
     // no close of `a`: a crash; a new process still reads what was acknowledged

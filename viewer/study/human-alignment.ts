@@ -163,13 +163,16 @@ export function humanAlignment(study: Study, records: Map<string, RunRecord>, ra
 
 const f = (v: number | null | undefined, d = 3) => (v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(d));
 
+/** A Markdown table cell: `|` escaped and line breaks flattened (labels are `model | workflow | params`). */
+const cell = (v: unknown): string => String(v).replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+
 /** The report as Markdown tables (the `validate --human` output and the report section). */
 export function humanAlignmentMarkdown(r: HumanAlignmentReport): string {
   const out: string[] = [`## Human ratings: study "${r.study}"`, "", `${r.raters.length} raters (${r.raters.join(", ")}), ${r.ratings} ratings (${r.calibrationRatingsLeftOut} calibration ratings left out), mode ${r.mode}.`, ""];
   if (r.agreement.length) {
     out.push("### Rater–rater agreement", "", "| dimension | tasks | ICC(2,1) | ICC(2,k) | ICC n | Krippendorff α | Cohen's κ (pairs) | notes |", "|---|---|---|---|---|---|---|---|");
     for (const a of r.agreement) {
-      out.push(`| ${a.dimension} | ${a.tasks} | ${f(a.icc?.icc21)} | ${f(a.icc?.icc2k)} | ${a.icc?.n ?? "–"} | ${f(a.alpha?.alpha)} | ${a.kappa.map((k) => `${k.raters.join("–")} ${f(k.result.kappa)}`).join("; ") || "–"} | ${a.notes.join("; ")} |`);
+      out.push(`| ${cell(a.dimension)} | ${a.tasks} | ${f(a.icc?.icc21)} | ${f(a.icc?.icc2k)} | ${a.icc?.n ?? "–"} | ${f(a.alpha?.alpha)} | ${cell(a.kappa.map((k) => `${k.raters.join("–")} ${f(k.result.kappa)}`).join("; ") || "–")} | ${cell(a.notes.join("; "))} |`);
     }
     out.push("");
   }
@@ -179,8 +182,8 @@ export function humanAlignmentMarkdown(r: HumanAlignmentReport): string {
       const a = h.result;
       out.push(
         a
-          ? `| ${h.dimension} | ${h.group} | ${a.n} | ${f(a.pearson.estimate)} | ${f(a.spearman.estimate)} | ${f(a.blandAltman.bias)} | ${f(a.blandAltman.loaLower)} to ${f(a.blandAltman.loaUpper)} | ${f(a.pairedT.t)} | ${f(a.pairedT.p, 4)} | ${f(a.cohenDz)} | ${a.notes.join("; ")} |`
-          : `| ${h.dimension} | ${h.group} | – | – | – | – | – | – | – | – | ${h.note ?? ""} |`,
+          ? `| ${cell(h.dimension)} | ${cell(h.group)} | ${a.n} | ${f(a.pearson.estimate)} | ${f(a.spearman.estimate)} | ${f(a.blandAltman.bias)} | ${f(a.blandAltman.loaLower)} to ${f(a.blandAltman.loaUpper)} | ${f(a.pairedT.t)} | ${f(a.pairedT.p, 4)} | ${f(a.cohenDz)} | ${cell(a.notes.join("; "))} |`
+          : `| ${cell(h.dimension)} | ${cell(h.group)} | – | – | – | – | – | – | – | – | ${cell(h.note ?? "")} |`,
       );
     }
     out.push("");

@@ -6,7 +6,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { RunRecord } from "../../experiments/types.ts";
 import type { Rating, RatingStore, SubmitResult } from "./store.ts";
-import { studyDimensions, type Study, type StudyRater } from "./study.ts";
+import { cellInputs, requiredInputs, studyDimensions, type Study, type StudyRater } from "./study.ts";
 
 /** One task as a rater sees it. */
 export interface BlindTask {
@@ -15,6 +15,8 @@ export interface BlindTask {
   kind: "single" | "pairwise";
   calibration: boolean;
   question: string | null;
+  /** The text the output was written from; only when a rubric needs it (`inputs: [source, …]`). */
+  source: string | null;
   reference: string | null;
   /** One output (single) or two, labelled A and B as shown. */
   outputs: { label: string; text: string }[];
@@ -63,18 +65,20 @@ const fromShown = (pref: "A" | "B" | "tie", swap: boolean): "a" | "b" | "tie" =>
 export function raterTasks(study: Study, records: Map<string, RunRecord>, store: RatingStore, rater: StudyRater): BlindTask[] {
   const saved = new Map(store.forRater(rater.id).map((r) => [r.task, r] as const));
   const tasks = new Map(study.tasks.map((t) => [t.id, t] as const));
+  const showSource = (study.requiredInputs ?? requiredInputs(study.rubrics)).includes("source");
   return study.order[rater.id].map((ref, i) => {
     const t = tasks.get(ref.taskId)!;
     const recs = t.keys.map((k) => records.get(k)!);
     const shown = ref.swap ? [...recs].reverse() : recs;
-    const meta = (recs[0].itemMeta ?? {}) as Record<string, unknown>;
+    const inputs = cellInputs(recs[0]);
     const s = saved.get(t.id);
     return {
       position: i + 1,
       kind: t.kind,
       calibration: t.calibration,
-      question: typeof meta.question === "string" ? meta.question : typeof meta.title === "string" ? meta.title : null,
-      reference: recs[0].reference ?? null,
+      question: inputs.question,
+      source: showSource ? inputs.source : null,
+      reference: inputs.reference,
       outputs: shown.map((r, j) => ({ label: t.kind === "pairwise" ? (j === 0 ? "A" : "B") : "Output", text: r.output ?? "" })),
       referenceScores: t.calibration && s ? (t.referenceScores ?? null) : null,
       rating: s ? { scores: s.scores, preference: toShown(s.preference, ref.swap), comment: s.comment, revision: s.revision } : null,

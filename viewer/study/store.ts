@@ -5,8 +5,9 @@
  *
  * One row per (rater, task): a submit carries the revision the rater's page last saw; a stale
  * revision (another tab of the same rater saved in between) is refused with the current rating
- * instead of overwriting it, so two tabs never double a rating nor silently lose one. Every
- * accepted submit is also appended to `history`.
+ * instead of overwriting it, so two tabs never double a rating nor silently lose one; a repeat of
+ * the save that made the current revision (a page retrying after a lost answer) is acknowledged
+ * as saved. Every accepted submit is also appended to `history`.
  */
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -105,6 +106,9 @@ export class RatingStore {
     const tx = this.db.transaction((): SubmitResult => {
       const cur = this.db.prepare("SELECT * FROM ratings WHERE rater = ? AND task = ?").get(rater, task) as Row | undefined;
       const curRev = cur?.revision ?? 0;
+      // a retry whose first attempt was stored but whose answer never reached the page: the same
+      // value one revision on is acknowledged as saved (no second history row)
+      if (cur && curRev === baseRevision + 1 && cur.scores === JSON.stringify(value.scores) && (cur.preference ?? null) === value.preference && cur.comment === value.comment) return { ok: true, rating: fromRow(cur) };
       if (curRev !== baseRevision) return { ok: false, conflict: true, current: cur ? fromRow(cur) : null };
       const now = new Date().toISOString();
       const row: Row = { rater, task, scores: JSON.stringify(value.scores), preference: value.preference, comment: value.comment, revision: curRev + 1, updated_at: now };

@@ -22,6 +22,7 @@ import seedrandom from "seedrandom";
 import { z } from "zod";
 import { resolveRubric, type Rubric } from "../../judges/rubric.ts";
 import type { RunRecord } from "../../experiments/types.ts";
+import { naturalCompare } from "../natural-order.ts";
 import { loadRun, paramsLabel } from "../run-index.ts";
 
 /** Rubric shorthands of `--rubric` → built-in rubric ids (RWESummary's three binary metrics form one study). */
@@ -48,6 +49,11 @@ export const CreateStudyOptionsSchema = z
     /** Study folder (default `<run>/studies/<name>`). */
     out: z.string().optional(),
     name: z.string().regex(/^[A-Za-z0-9._-]+$/).default("study"),
+    /**
+     * Cells lacking a text the rubric needs (its `inputs`: reference, source, question):
+     * `exclude` (default) leaves them out and the study records how many; `refuse` stops.
+     */
+    missingInputs: z.enum(["exclude", "refuse"]).default("exclude"),
   })
   .strict();
 /** Input of {@link CreateStudyOptionsSchema}. */
@@ -96,6 +102,45 @@ export interface Study {
   tasks: StudyTask[];
   /** Rater id → ordered tasks (calibration first). */
   order: Record<string, RaterTaskRef[]>;
+  /**
+   * Texts the rubrics need besides the output (`reference`, `source`, `question`), and the items
+   * and cells left out because they lacked one (absent in studies made before this was recorded).
+   */
+  requiredInputs?: StudyInput[];
+  excluded?: { items: number; cells: number; itemIds: string[] };
+}
+
+/** A text a rater must see next to the output, as a rubric's `inputs` name it. */
+export type StudyInput = "reference" | "source" | "question";
+
+/** The texts the study's rubrics need besides the candidate output, in a fixed order. */
+export function requiredInputs(rubrics: readonly Rubric[]): StudyInput[] {
+  const need = new Set(rubrics.flatMap((r) => r.inputs));
+  return (["question", "source", "reference"] as const).filter((k) => need.has(k));
+}
+
+const text = (v: unknown): string | null => (typeof v === "string" && v.trim() ? v : null);
+
+/**
+ * The texts a rater sees next to a cell's output: the question (`itemMeta.question`, else
+ * `intermediate.question`, else `itemMeta.title`), the source (`intermediate.source`, else
+ * `intermediate.input`, else `intermediate.prompt`, as the judges read it) and the reference;
+ * null when absent or blank.
+ */
+export function cellInputs(r: Pick<RunRecord, "reference" | "itemMeta" | "intermediate">): Record<StudyInput, string | null> {
+  const meta = (r.itemMeta ?? {}) as Record<string, unknown>;
+  const inter = (r.intermediate ?? {}) as Record<string, unknown>;
+  return {
+    question: text(meta.question) ?? text(inter.question) ?? text(meta.title),
+    source: text(inter.source) ?? text(inter.input) ?? text(inter.prompt),
+    reference: text(r.reference),
+  };
+}
+
+/** The required inputs a cell lacks (empty when it has them all). */
+export function missingCellInputs(r: Pick<RunRecord, "reference" | "itemMeta" | "intermediate">, required: readonly StudyInput[]): StudyInput[] {
+  const have = cellInputs(r);
+  return required.filter((k) => have[k] === null);
 }
 
 /** `model | workflow | params` of a record (the configuration a rater must not see). */
@@ -190,12 +235,67 @@ function readCalibration(file: string, byKey: Map<string, RunRecord>): { record:
   });
 }
 
+/** "medmeta-semantic-equivalence needs reference" for each rubric needing one of `missing`. */
+function rubricNeeds(rubrics: readonly Rubric[], missing: readonly StudyInput[]): string {
+  return rubrics
+    .map((r) => ({ id: r.id, need: r.inputs.filter((k): k is StudyInput => (missing as readonly string[]).includes(k)) }))
+    .filter((x) => x.need.length)
+    .map((x) => `rubric ${x.id} needs ${x.need.join(" and ")}`)
+    .join("; ");
+}
+
+/**
+ * Drop the cells lacking a text the rubrics need (in place), and the items left with none.
+ * Calibration cells are chosen by hand, so one lacking a text is an error, as is a sample with
+ * nothing left, or any gap under `refuse`.
+ * @returns how many items and cells were left out, with the item ids
+ * @throws Error naming the rubric, its required fields and the count (and first item ids)
+ */
+function excludeCellsWithoutInputs(
+  runDir: string,
+  byItem: Map<string, Map<string, RunRecord>>,
+  calibration: readonly { record: RunRecord }[],
+  rubrics: readonly Rubric[],
+  required: readonly StudyInput[],
+  mode: "exclude" | "refuse",
+): { items: number; cells: number; itemIds: string[] } {
+  for (const c of calibration) {
+    const miss = missingCellInputs(c.record, required);
+    if (miss.length) throw new Error(`calibration cell ${c.record.key} (${c.record.itemId}) has no ${miss.join(" or ")} text: ${rubricNeeds(rubrics, miss)}`);
+  }
+  let cells = 0;
+  const itemIds: string[] = [];
+  const missingKinds = new Set<StudyInput>();
+  const total = byItem.size;
+  for (const [itemId, m] of byItem) {
+    for (const [config, r] of m) {
+      const miss = missingCellInputs(r, required);
+      if (!miss.length) continue;
+      miss.forEach((k) => missingKinds.add(k));
+      m.delete(config);
+      cells++;
+    }
+    if (m.size === 0) {
+      byItem.delete(itemId);
+      itemIds.push(itemId);
+    }
+  }
+  itemIds.sort(naturalCompare);
+  if (!cells) return { items: 0, cells: 0, itemIds };
+  const kinds = [...missingKinds];
+  const what = `${itemIds.length} of ${total} items (${cells} cells) have no ${kinds.join(" or ")} text${itemIds.length ? ` (${itemIds.slice(0, 5).join(", ")}${itemIds.length > 5 ? ", …" : ""})` : ""}; ${rubricNeeds(rubrics, kinds)}`;
+  if (byItem.size === 0) throw new Error(`${runDir}: nothing to rate: ${what}. Choose a rubric whose inputs the run has, or a run whose items carry them.`);
+  if (mode === "refuse") throw new Error(`${runDir}: ${what}. Leave them out with --missing-inputs exclude, or choose another rubric.`);
+  return { items: itemIds.length, cells, itemIds };
+}
+
 /**
  * Create a study from a run folder and write `study.json` (and an empty ratings database is made
  * on first serve).
  * @returns the study and its folder
- * @throws Error when the run has no eligible cells, a rubric is unknown, or the study folder
- *   already holds a study
+ * @throws Error when the run has no eligible cells, a rubric is unknown, the study folder
+ *   already holds a study, or cells lack a text the rubric needs (a calibration cell, every
+ *   sampled cell, or any under `missingInputs: "refuse"`; the message names the rubric's inputs)
  */
 export function createStudy(runDir: string, options: CreateStudyOptions): { study: Study; dir: string } {
   const o = CreateStudyOptionsSchema.parse(options);
@@ -206,6 +306,8 @@ export function createStudy(runDir: string, options: CreateStudyOptions): { stud
   const calibration = o.calibration ? readCalibration(o.calibration, byKey) : [];
   const calKeys = new Set(calibration.map((c) => c.record.key));
   if (byItem.size === 0) throw new Error(`${run.dir}: no ok cells with a text output${o.workflows ? ` for workflows ${o.workflows.join(", ")}` : ""} to rate`);
+  const required = requiredInputs(rubrics);
+  const excluded = excludeCellsWithoutInputs(run.dir, byItem, calibration, rubrics, required, o.missingInputs);
   const rng = seedrandom(`study:${o.seed}`);
   // 1. stratified sample of items (strata = datasets)
   const itemsByDataset: Record<string, string[]> = {};
@@ -265,7 +367,7 @@ export function createStudy(runDir: string, options: CreateStudyOptions): { stud
     });
     order[rater.id] = seq;
   });
-  const study: Study = { version: 1, name: o.name, createdAt: new Date().toISOString(), runDir: run.dir, mode: o.mode, seed: o.seed, rubrics, configs, fingerprints, raters, tasks, order };
+  const study: Study = { version: 1, name: o.name, createdAt: new Date().toISOString(), runDir: run.dir, mode: o.mode, seed: o.seed, rubrics, configs, fingerprints, raters, tasks, order, requiredInputs: required, excluded };
   const dir = resolve(o.out ?? join(run.dir, "studies", o.name));
   if (existsSync(join(dir, "study.json"))) throw new Error(`${dir}: a study already exists here; choose another --name or --out`);
   mkdirSync(dir, { recursive: true });
