@@ -316,8 +316,8 @@ interface OpenSegment {
 export class DiskBm25 {
   readonly id = DISK_BM25_ID;
   readonly info: DiskBm25Info;
-  /** Work counters of the last search: postings decoded, windows scored / skipped. */
-  readonly lastStats = { decoded: 0, windows: 0, skipped: 0 };
+  /** Work counters of the last search: postings in the query's lists, postings decoded, windows scored / skipped. */
+  readonly lastStats = { postings: 0, decoded: 0, windows: 0, skipped: 0 };
   readonly cache: PageCache;
   private readonly segs: OpenSegment[];
   private readonly n: number;
@@ -391,7 +391,7 @@ export class DiskBm25 {
    */
   searchSync(query: string, k: number): SearchHit[] {
     const st = this.lastStats;
-    st.decoded = st.windows = st.skipped = 0;
+    st.postings = st.decoded = st.windows = st.skipped = 0;
     if (!(k >= 1) || typeof query !== "string" || this.n === 0) return [];
     const { terms, counts } = this.queryTerms(query);
     // Known terms (live df > 0), their ids per segment, idf.
@@ -422,6 +422,7 @@ export class DiskBm25 {
         const t = qTerms[i][si];
         if (t < 0) continue;
         lists.push(newList(i, this.segs[si].seg.termBlocks(t), qCount[i] * qIdf[i] * this.segs[si].scale));
+        st.postings += this.segs[si].seg.df[t];
       }
       if (lists.length) this.searchSegment(this.segs[si], lists, q, heap);
     }
