@@ -1,9 +1,15 @@
 /**
- * Seeded synthetic documents with Zipfian term frequencies, for BM25 engine tests and benches
- * (a stand-in until the realistic synthetic PubMed generator is available): a vocabulary of
- * pronounceable made-up words (rank r drawn with probability ∝ 1/(r + 2.7)^1.07, Zipf–Mandelbrot
- * as in English text), titles of 6–18 words and abstracts of 80–300 words. SYNTHETIC, not PubMed.
+ * Seeded SYNTHETIC documents for BM25 engine tests and benches (made-up words, not PubMed): word
+ * ranks drawn from a Zipf–Mandelbrot law over an unbounded rank space, P(rank ≥ x) =
+ * ((x+q)/(1+q))^−(α−1), with α = 1.65, q = 74.74 — the values h-synth's realistic synthetic-PubMed
+ * generator (`experiments/bench/synthetic-pubmed.ts`, issue 26 item 1) fitted so that the expected
+ * vocabulary follows Heaps' law V = 7.44·N^0.607 measured on the bundled real abstracts; so the
+ * vocabulary keeps growing with the corpus as real PubMed's does. Ranks 1–33 are Lucene's English
+ * stop words (removed by the analyzer, as the most frequent real words are); other ranks are
+ * invented words, a bijective syllable spelling of the rank. Titles have 6–18 words, abstracts
+ * 80–300.
  */
+import { ENGLISH_STOP_WORDS } from "../../retrieval/analyzer.ts";
 
 /** Deterministic PRNG (mulberry32) in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -19,56 +25,57 @@ export function mulberry32(seed: number): () => number {
 
 const ONSETS = ["b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "cl", "dr", "gl", "pr", "st", "th", "tr"];
 const VOWELS = ["a", "e", "i", "o", "u", "ae", "io", "ou"];
-const CODAS = ["", "", "n", "r", "s", "l", "x", "m", "ct", "nd"];
+const CODAS = ["", "n", "r", "s", "l", "x", "m", "ct"];
+const ENDINGS = ["in", "ase", "ol", "ide", "ine", "oma", "yl", "ium", "ate", "one", "ic", "al"];
 
-/** A Zipfian word sampler over `vocab` made-up words (word i = the i-th most frequent). */
+/** Zipf–Mandelbrot word sampler (see the module doc). */
 export class ZipfWords {
-  readonly words: string[];
-  private readonly cdf: Float64Array;
+  private readonly e: number;
+  private readonly memo = new Map<number, string>();
 
-  constructor(vocab: number, seed = 1) {
-    const rnd = mulberry32(seed);
-    const seen = new Set<string>();
-    this.words = [];
-    while (this.words.length < vocab) {
-      const syl = 2 + Math.floor(rnd() * 3);
-      let w = "";
-      for (let s = 0; s < syl; s++) w += ONSETS[Math.floor(rnd() * ONSETS.length)] + VOWELS[Math.floor(rnd() * VOWELS.length)];
-      w += CODAS[Math.floor(rnd() * CODAS.length)];
-      if (!seen.has(w)) {
-        seen.add(w);
-        this.words.push(w);
-      }
-    }
-    this.cdf = new Float64Array(vocab);
-    let s = 0;
-    for (let r = 0; r < vocab; r++) this.cdf[r] = s += 1 / Math.pow(r + 2.7, 1.07);
-    for (let r = 0; r < vocab; r++) this.cdf[r] /= s;
+  constructor(
+    alpha = 1.65,
+    private readonly q = 74.74,
+  ) {
+    this.e = -1 / (alpha - 1);
   }
 
-  /** Rank of a word drawn with Zipfian probability. */
+  /** A rank (≥ 1) drawn from u in [0, 1). */
   rank(u: number): number {
-    let lo = 0;
-    let hi = this.cdf.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.cdf[mid] < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    const x = Math.floor((1 + this.q) * Math.exp(this.e * Math.log(1 - u)) - this.q);
+    return x < 1 ? 1 : x > 2 ** 40 ? 2 ** 40 : x;
+  }
+
+  /** The word of rank r: a stop word for r ≤ 33, else an invented word (distinct per rank). */
+  word(r: number): string {
+    if (r <= ENGLISH_STOP_WORDS.length) return ENGLISH_STOP_WORDS[r - 1];
+    const hit = this.memo.get(r);
+    if (hit) return hit;
+    let n = r;
+    const end = ENDINGS[n % ENDINGS.length];
+    n = Math.floor(n / ENDINGS.length);
+    let w = "";
+    const syl = ONSETS.length * VOWELS.length * CODAS.length;
+    do {
+      const s = n % syl;
+      n = Math.floor(n / syl);
+      w += ONSETS[s % ONSETS.length] + VOWELS[Math.floor(s / ONSETS.length) % VOWELS.length] + CODAS[Math.floor(s / (ONSETS.length * VOWELS.length))];
+    } while (n > 0);
+    w += end;
+    if (r < 200_000) this.memo.set(r, w);
+    return w;
   }
 
   /** `n` words drawn with Zipfian probability, space-separated. */
   text(rnd: () => number, n: number): string {
     const out = new Array<string>(n);
-    for (let i = 0; i < n; i++) out[i] = this.words[this.rank(rnd())];
+    for (let i = 0; i < n; i++) out[i] = this.word(this.rank(rnd()));
     return out.join(" ");
   }
 }
 
 /**
  * `count` synthetic documents `{id, title, text}` (ids `Z<start + i>`), deterministic for a seed.
- * @param words the sampler (its vocabulary size bounds the corpus vocabulary).
  */
 export function* zipfDocs(words: ZipfWords, count: number, seed: number, start = 0): Generator<{ id: string; title: string; text: string }> {
   const rnd = mulberry32(seed);
@@ -79,10 +86,13 @@ export function* zipfDocs(words: ZipfWords, count: number, seed: number, start =
   }
 }
 
-/** A random query of 1–7 words: mostly Zipfian draws, some uniform over the vocabulary (rare terms). */
-export function zipfQuery(words: ZipfWords, rnd: () => number): string {
+/**
+ * A random query of 1–7 words: 70% Zipfian draws (common words, stop words dropped by the
+ * analyzer), 30% uniform over ranks 34–(34 + `rareRanks`) (rare words; some absent from a small corpus).
+ */
+export function zipfQuery(words: ZipfWords, rnd: () => number, rareRanks = 50_000): string {
   const n = 1 + Math.floor(rnd() * 7);
   const q: string[] = [];
-  for (let i = 0; i < n; i++) q.push(rnd() < 0.3 ? words.words[Math.floor(rnd() * words.words.length)] : words.words[words.rank(rnd())]);
+  for (let i = 0; i < n; i++) q.push(words.word(rnd() < 0.3 ? 34 + Math.floor(rnd() * rareRanks) : words.rank(rnd())));
   return q.join(" ");
 }
