@@ -67,9 +67,10 @@ async function childBuild(dir: string, docs: number, runPostings: number): Promi
   rmSync(dir, { recursive: true, force: true });
   await buildDiskBm25(dir, batches(words, docs), { runPostings, log: (l) => console.error(l) });
   const seconds = (performance.now() - t0) / 1000;
+  const cu = process.cpuUsage();
   const h = JSON.parse(readFileSync(join(dir, "seg-000000", "header.json"), "utf8"));
   const bytes = dirBytes(dir);
-  return { seconds, peakRss: peakRss(), postings: h.postings, vocab: h.vocabSize, postingBytes: h.postingBytes, bytesPerPosting: (h.postingBytes + 16 * h.blocks) / h.postings, indexBytes: bytes };
+  return { seconds, cpuSeconds: (cu.user + cu.system) / 1e6, peakRss: peakRss(), postings: h.postings, vocab: h.vocabSize, postingBytes: h.postingBytes, bytesPerPosting: (h.postingBytes + 16 * h.blocks) / h.postings, indexBytes: bytes };
 }
 
 function childQuery(dir: string, nq: number, pageCacheMiB: number, out: string): unknown {
@@ -92,13 +93,19 @@ function childQuery(dir: string, nq: number, pageCacheMiB: number, out: string):
     decoded += e.lastStats.decoded;
     postings += e.lastStats.postings;
   }
-  // Warm pass (page cache filled by the first).
+  // Warm pass (page cache filled by the first); CPU time per query too (on a shared machine the
+  // wall time includes waiting for a core).
   const warm: number[] = [];
+  const cpu: number[] = [];
   for (const q of qs) {
+    const c = process.cpuUsage();
     const s = performance.now();
     e.searchSync(q, 10);
     warm.push(performance.now() - s);
+    const u = process.cpuUsage(c);
+    cpu.push((u.user + u.system) / 1000);
   }
+  const cs = [...cpu].sort((a, b) => a - b);
   writeFileSync(out, JSON.stringify(hits));
   const cold = lat[0];
   const sorted = [...lat].sort((a, b) => a - b);
@@ -108,6 +115,7 @@ function childQuery(dir: string, nq: number, pageCacheMiB: number, out: string):
     coldFirstMs: cold,
     firstPass: { p50: pct(sorted, 50), p95: pct(sorted, 95), mean: lat.reduce((a, b) => a + b, 0) / lat.length },
     warm: { p50: pct(ws, 50), p95: pct(ws, 95), mean: warm.reduce((a, b) => a + b, 0) / warm.length, qps: 1000 / (warm.reduce((a, b) => a + b, 0) / warm.length) },
+    warmCpu: { p50: pct(cs, 50), p95: pct(cs, 95), mean: cpu.reduce((a, b) => a + b, 0) / cpu.length },
     decodedShare: decoded / postings,
     pageCacheResident: e.cache.residentBytes,
     rssBefore,
@@ -122,18 +130,24 @@ function childMemory(docs: number, nq: number, out: string): unknown {
   const t0 = performance.now();
   const e = buildFastBm25(all);
   const buildSeconds = (performance.now() - t0) / 1000;
+  e.attachDocs([]); // the docs are not needed for ids and scores
   const qs = queries(words, nq);
   const lat: number[] = [];
+  const cpu: number[] = [];
   const hits: [string, number][][] = [];
   for (const q of qs) {
+    const c = process.cpuUsage();
     const s = performance.now();
     const h = e.searchSync(q, 10);
     lat.push(performance.now() - s);
+    const u = process.cpuUsage(c);
+    cpu.push((u.user + u.system) / 1000);
     hits.push(h.map((x) => [x.id, x.score]));
   }
   writeFileSync(out, JSON.stringify(hits));
   lat.sort((a, b) => a - b);
-  return { buildSeconds, p50: pct(lat, 50), p95: pct(lat, 95), peakRss: peakRss() };
+  cpu.sort((a, b) => a - b);
+  return { buildSeconds, p50: pct(lat, 50), p95: pct(lat, 95), cpuP50: pct(cpu, 50), cpuP95: pct(cpu, 95), peakRss: peakRss() };
 }
 
 function runChild(args: string[], heapMiB: number): any {
@@ -158,11 +172,11 @@ async function main(): Promise<void> {
   const runPostings = Number(arg("run-postings", "16000000"));
   console.log(`bm25-disk bench: ${docs} SYNTHETIC Zipfian docs (Zipf–Mandelbrot α 1.65, q 74.74 as fitted by synthetic-pubmed.ts; seed ${DOC_SEED}), ${nq} random queries, k = 10`);
   const build = runChild(["child-build", dir, String(docs), String(runPostings)], 4096);
-  console.log(`build: ${build.seconds.toFixed(1)} s, peak RSS ${gib(build.peakRss)}, ${build.postings} postings, ${build.vocab} terms, ${build.bytesPerPosting.toFixed(2)} B/posting (postings + block index), index ${gib(build.indexBytes)}`);
+  console.log(`build: ${build.seconds.toFixed(1)} s (CPU ${build.cpuSeconds.toFixed(1)} s, generation included), peak RSS ${gib(build.peakRss)}, ${build.postings} postings, ${build.vocab} terms, ${build.bytesPerPosting.toFixed(2)} B/posting (postings + block index), index ${gib(build.indexBytes)}`);
   const diskHits = join(dir, "..", `bm25-disk-hits-${process.pid}.json`);
   const query = runChild(["child-query", dir, String(nq), String(pageCache), diskHits], 4096);
   console.log(
-    `query: open ${query.openMs.toFixed(0)} ms; cold first query ${query.coldFirstMs.toFixed(1)} ms; first pass p50 ${query.firstPass.p50.toFixed(1)} / p95 ${query.firstPass.p95.toFixed(1)} ms; warm p50 ${query.warm.p50.toFixed(1)} / p95 ${query.warm.p95.toFixed(1)} ms (${query.warm.qps.toFixed(0)} q/s); decoded ${(100 * query.decodedShare).toFixed(1)}% of the lists' postings; peak RSS ${gib(query.peakRss)} (after open ${gib(query.rssOpen)}, page cache ${gib(query.pageCacheResident)})`,
+    `query: open ${query.openMs.toFixed(0)} ms; cold first query ${query.coldFirstMs.toFixed(1)} ms; first pass p50 ${query.firstPass.p50.toFixed(1)} / p95 ${query.firstPass.p95.toFixed(1)} ms; warm p50 ${query.warm.p50.toFixed(1)} / p95 ${query.warm.p95.toFixed(1)} ms (${query.warm.qps.toFixed(0)} q/s; CPU per query p50 ${query.warmCpu.p50.toFixed(1)} / p95 ${query.warmCpu.p95.toFixed(1)} / mean ${query.warmCpu.mean.toFixed(1)} ms); decoded ${(100 * query.decodedShare).toFixed(1)}% of the lists' postings; peak RSS ${gib(query.peakRss)} (after open ${gib(query.rssOpen)}, page cache ${gib(query.pageCacheResident)})`,
   );
   const summary: Record<string, unknown> = { docs, queries: nq, build, query };
   if (process.argv.includes("--exact")) {
@@ -172,7 +186,7 @@ async function main(): Promise<void> {
     const b = JSON.parse(readFileSync(memHits, "utf8")) as unknown[];
     let same = 0;
     for (let i = 0; i < a.length; i++) if (JSON.stringify(a[i]) === JSON.stringify(b[i])) same++;
-    console.log(`in-memory fast engine: build ${mem.buildSeconds.toFixed(1)} s, p50 ${mem.p50.toFixed(1)} / p95 ${mem.p95.toFixed(1)} ms, peak RSS ${gib(mem.peakRss)}`);
+    console.log(`in-memory fast engine: build ${mem.buildSeconds.toFixed(1)} s, p50 ${mem.p50.toFixed(1)} / p95 ${mem.p95.toFixed(1)} ms (CPU p50 ${mem.cpuP50.toFixed(1)} / p95 ${mem.cpuP95.toFixed(1)} ms), peak RSS ${gib(mem.peakRss)}`);
     console.log(`exactness: ${same}/${a.length} queries with identical top-10 ids and bit-identical scores`);
     summary.memory = mem;
     summary.identical = same;

@@ -322,6 +322,12 @@ export class DiskBm25 {
   private readonly segs: OpenSegment[];
   private readonly n: number;
   private readonly k1p1: number;
+  /** Window buffers, reused across queries (see {@link QueryState}). */
+  private imp = new Float64Array(WINDOW * 8);
+  private readonly acc = new Float64Array(WINDOW);
+  private readonly bits = new Int32Array(WINDOW >>> 5);
+  private readonly cand = new Int32Array(WINDOW);
+  private readonly touched = new Int32Array(WINDOW);
 
   /** @internal use {@link openDiskBm25}. */
   constructor(
@@ -415,7 +421,8 @@ export class DiskBm25 {
     if (m === 0) return [];
     const kk = Math.min(Math.floor(k), this.n);
     const heap: Heap = { docs: new Int32Array(kk), scores: new Float64Array(kk), size: 0, k: kk };
-    const q: QueryState = { m, idf: Float64Array.from(qIdf), count: Float64Array.from(qCount), imp: new Float64Array(WINDOW * m), acc: new Float64Array(WINDOW), bits: new Int32Array(WINDOW >>> 5), cand: new Int32Array(WINDOW), touched: new Int32Array(WINDOW) };
+    if (this.imp.length < WINDOW * m) this.imp = new Float64Array(WINDOW * m);
+    const q: QueryState = { m, idf: Float64Array.from(qIdf), count: Float64Array.from(qCount), imp: this.imp, acc: this.acc, bits: this.bits, cand: this.cand, touched: this.touched, seeded: new Set() };
     for (let si = 0; si < this.segs.length; si++) {
       const lists: List[] = [];
       for (let i = 0; i < m; i++) {
@@ -449,7 +456,20 @@ export class DiskBm25 {
     const pre = new Float64Array(nl + 1);
     const st = this.lastStats;
     const n = seg.docCount;
+    this.seedSegment(os, lists, q, heap);
+    const seeded = q.seeded;
     for (let base = 0; base < n; base += WINDOW) {
+      // Jump to the first window holding a block of some list (rare terms: most windows are empty).
+      let next = Infinity;
+      for (let l = 0; l < nl; l++) {
+        const L = lists[l];
+        let j = L.cb;
+        while (j < L.tb.nb && L.tb.last[j] < base) j++;
+        L.cb = j;
+        if (j < L.tb.nb && L.tb.first[j] < next) next = L.tb.first[j];
+      }
+      if (next === Infinity) break;
+      if (next >= base + WINDOW) base = next - (next % WINDOW);
       const wend = base + WINDOW;
       const theta = heap.size < heap.k ? -Infinity : heap.scores[0];
       let total = 0;
@@ -513,7 +533,7 @@ export class DiskBm25 {
             if (((bits[x >>> 5] >>> (x & 31)) & 1) === 0) {
               bits[x >>> 5] |= 1 << (x & 31);
               touched[nt++] = x;
-              imp.fill(0, x * m, x * m + m);
+              for (let z = x * m, ze = z + m; z < ze; z++) imp[z] = 0;
               acc[x] = 0;
             }
             imp[x * m + i] = v;
@@ -572,6 +592,7 @@ export class DiskBm25 {
       // Survivors: exact score in query order, offered to the heap.
       for (let ci = 0; ci < nc; ci++) {
         const x = cand[ci];
+        if (seeded.size > 0 && seeded.has(gbase + base + x)) continue;
         let score = 0;
         const row = x * m;
         for (let i = 0; i < m; i++) {
@@ -581,6 +602,103 @@ export class DiskBm25 {
         offer(heap, gbase + base + x, score);
       }
       for (let t = 0; t < nt; t++) bits[touched[t] >>> 5] = 0;
+    }
+  }
+
+  /**
+   * Initial threshold (as the fast engine's): the list with the largest bound gives its k blocks
+   * with the largest maxima; their live postings with the k largest impacts are scored exactly
+   * (every list probed) and offered to the heap, so theta starts near its final value and the
+   * window pass prunes from its first window. Seeded documents are not offered again.
+   */
+  private seedSegment(os: OpenSegment, lists: List[], q: QueryState, heap: Heap): void {
+    const { seg, norm, mask, base: gbase } = os;
+    const k = heap.k;
+    let best = -1;
+    let bestUb = 0;
+    for (let l = 0; l < lists.length; l++) {
+      const mx = lists[l].tb.max;
+      let t = 0;
+      for (let j = 0; j < mx.length; j++) if (mx[j] > t) t = mx[j];
+      if (lists[l].bw * t > bestUb) {
+        bestUb = lists[l].bw * t;
+        best = l;
+      }
+    }
+    if (best < 0) return;
+    const L = lists[best];
+    const tb = L.tb;
+    // The k blocks with the largest maxima (a min-heap on max over block numbers).
+    const nbk = Math.min(k, tb.nb);
+    const hb = new Int32Array(nbk);
+    let hs = 0;
+    for (let j = 0; j < tb.nb; j++) {
+      const v = tb.max[j];
+      if (hs < nbk) {
+        let i = hs++;
+        while (i > 0) {
+          const p = (i - 1) >> 1;
+          if (tb.max[hb[p]] <= v) break;
+          hb[i] = hb[p];
+          i = p;
+        }
+        hb[i] = j;
+      } else if (v > tb.max[hb[0]]) {
+        let i = 0;
+        for (;;) {
+          const a = 2 * i + 1;
+          if (a >= hs) break;
+          const c = a + 1 < hs && tb.max[hb[a + 1]] < tb.max[hb[a]] ? a + 1 : a;
+          if (tb.max[hb[c]] >= v) break;
+          hb[i] = hb[c];
+          i = c;
+        }
+        hb[i] = j;
+      }
+    }
+    // Their live postings by this term's impact; the k best become seeds.
+    const w = q.idf[L.qi];
+    const k1p1 = this.k1p1;
+    const docs = new Int32Array(BLOCK);
+    const tfs = new Float64Array(BLOCK);
+    const cands: { d: number; v: number }[] = [];
+    for (let h = 0; h < hs; h++) {
+      const cnt = seg.decode(tb, hb[h], docs, tfs);
+      for (let p = 0; p < cnt; p++) {
+        const d = docs[p];
+        if (mask !== null && (mask[d >>> 3] & (1 << (d & 7))) !== 0) continue;
+        cands.push({ d, v: (w * (tfs[p] * k1p1)) / (tfs[p] + norm[d]) });
+      }
+    }
+    cands.sort((a, b) => b.v - a.v || a.d - b.d);
+    const seeds = cands.slice(0, k).map((c) => c.d).sort((a, b) => a - b);
+    // Exact scores: every list probed (query order), the fast engine's expression.
+    for (const d of seeds) {
+      const g = gbase + d;
+      if (q.seeded.has(g)) continue;
+      let score = 0;
+      for (const P of lists) {
+        const ptb = P.tb;
+        let lo = 0;
+        let hi = ptb.nb;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (ptb.last[mid] < d) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo >= ptb.nb || ptb.first[lo] > d) continue;
+        const cnt = seg.decode(ptb, lo, docs, tfs);
+        for (let p = 0; p < cnt; p++) {
+          if (docs[p] !== d) continue;
+          const tf = tfs[p];
+          const v = (q.idf[P.qi] * (tf * k1p1)) / (tf + norm[d]);
+          const c = q.count[P.qi];
+          score += c === 1 ? v : c * v;
+          break;
+        }
+      }
+      q.seeded.add(g);
+      offer(heap, g, score);
     }
   }
 
@@ -607,6 +725,8 @@ interface QueryState {
   bits: Int32Array;
   cand: Int32Array;
   touched: Int32Array;
+  /** Index-order numbers of the documents already offered by {@link seedSegment}. */
+  seeded: Set<number>;
 }
 
 /** One query term's list in one segment. */

@@ -277,6 +277,12 @@ export class PageCache {
   private readonly sizes: number[] = [];
   private readonly maxPages: number;
   private scratch = Buffer.allocUnsafe(1 << 16);
+  /** Pages read again since they were queued (second chance before eviction). */
+  private readonly refs = new Set<number>();
+  private lastKey = -1;
+  private lastBuf: Buffer | null = null;
+  /** Offset set by {@link locate}. */
+  at = 0;
   /** Pages read from disk and reads served from the cache (for benches). */
   readonly stats = { misses: 0, hits: 0 };
 
@@ -306,26 +312,54 @@ export class PageCache {
 
   private page(f: number, p: number): Buffer {
     const key = f * 2 ** 26 + p;
-    const hit = this.pages.get(key);
-    if (hit) {
+    if (key === this.lastKey) {
       this.stats.hits++;
-      // Most recently used goes last.
-      this.pages.delete(key);
-      this.pages.set(key, hit);
-      return hit;
+      return this.lastBuf!;
     }
-    this.stats.misses++;
-    const pos = p * this.pageBytes;
-    const len = Math.min(this.pageBytes, this.sizes[f] - pos);
-    const buf = Buffer.allocUnsafeSlow(len);
-    for (let off = 0; off < len; ) {
-      const n = readSync(this.fds[f], buf, off, len - off, pos + off);
-      if (n === 0) throw new Error(`on-disk BM25: short read at byte ${pos + off} of file #${f}`);
-      off += n;
+    let buf = this.pages.get(key);
+    if (buf) {
+      this.stats.hits++;
+      this.refs.add(key);
+    } else {
+      this.stats.misses++;
+      const pos = p * this.pageBytes;
+      const len = Math.min(this.pageBytes, this.sizes[f] - pos);
+      buf = Buffer.allocUnsafeSlow(len);
+      for (let off = 0; off < len; ) {
+        const n = readSync(this.fds[f], buf, off, len - off, pos + off);
+        if (n === 0) throw new Error(`on-disk BM25: short read at byte ${pos + off} of file #${f}`);
+        off += n;
+      }
+      // Second-chance eviction in insertion order: a page read again since it was queued goes round once more.
+      while (this.pages.size >= this.maxPages) {
+        const [oldKey, oldBuf] = this.pages.entries().next().value!;
+        this.pages.delete(oldKey);
+        if (this.refs.delete(oldKey)) this.pages.set(oldKey, oldBuf);
+      }
+      this.pages.set(key, buf);
     }
-    if (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value!);
-    this.pages.set(key, buf);
+    this.lastKey = key;
+    this.lastBuf = buf;
     return buf;
+  }
+
+  /**
+   * Locates bytes [pos, pos + len) of file `f` without a view object: returns the array holding
+   * them and sets {@link at} to their offset in it (a cached page, or a scratch copy when the range
+   * spans pages); valid until the next call.
+   */
+  locate(f: number, pos: number, len: number): Uint8Array {
+    const pb = this.pageBytes;
+    const p = Math.floor(pos / pb);
+    const off = pos - p * pb;
+    if (off + len <= pb) {
+      this.at = off;
+      return this.page(f, p);
+    }
+    if (this.scratch.length < len) this.scratch = Buffer.allocUnsafe(Math.max(len, 2 * this.scratch.length));
+    this.readInto(f, pos, len, this.scratch, 0);
+    this.at = 0;
+    return this.scratch;
   }
 
   /**
@@ -371,12 +405,15 @@ export class PageCache {
   /** Drops every page (cold-cache measurements). */
   clear(): void {
     this.pages.clear();
+    this.refs.clear();
+    this.lastKey = -1;
+    this.lastBuf = null;
   }
 
   close(): void {
     for (const fd of this.fds) closeSync(fd);
     this.fds.length = 0;
-    this.pages.clear();
+    this.clear();
   }
 }
 
@@ -384,11 +421,11 @@ export class PageCache {
 // Block codec.
 
 /**
- * Decodes one block: n postings, first doc `first`, gaps then tfs from bytes[0..).
+ * Decodes one block: n postings, first doc `first`, gaps then tfs from bytes[at..).
  * Writes docs into outDocs[0..n) and tfs into outTf[0..n).
  */
-export function decodeBlock(bytes: Uint8Array, n: number, first: number, float: boolean, outDocs: Int32Array, outTf: Float64Array): void {
-  let p = 0;
+export function decodeBlock(bytes: Uint8Array, at: number, n: number, first: number, float: boolean, outDocs: Int32Array, outTf: Float64Array): void {
+  let p = at;
   let d = first;
   outDocs[0] = d;
   for (let i = 1; i < n; i++) {
@@ -668,7 +705,8 @@ export class SegmentReader {
   /** Decodes block j of a term (given its {@link TermBlocks}) into outDocs / outTf; returns its posting count. */
   decode(tb: TermBlocks, j: number, outDocs: Int32Array, outTf: Float64Array): number {
     const n = j === tb.nb - 1 ? tb.df - j * BLOCK : BLOCK;
-    decodeBlock(this.cache.read(this.fPostings, tb.pos[j], tb.len[j]), n, tb.first[j], this.float, outDocs, outTf);
+    const bytes = this.cache.locate(this.fPostings, tb.pos[j], tb.len[j]);
+    decodeBlock(bytes, this.cache.at, n, tb.first[j], this.float, outDocs, outTf);
     return n;
   }
 
