@@ -12,7 +12,8 @@
  *    compared to 2: queries whose ids AND float64 scores are identical.
  *
  * Usage: `npx tsx experiments/bench/bm25-disk.ts [--docs 1000000] [--queries 1000] [--exact]
- *   [--dir /tmp/bm25-disk-bench] [--page-cache-mib 256] [--run-postings 16000000]`
+ *   [--dir /tmp/bm25-disk-bench] [--page-cache-mib 256] [--run-postings 16000000] [--keep] [--reuse]`
+ * (`--keep` leaves the index in `--dir`; `--reuse` queries it again without building).
  * Prints one line per phase and a JSON summary (`--json out.json` writes it).
  */
 import { spawnSync } from "node:child_process";
@@ -171,8 +172,10 @@ async function main(): Promise<void> {
   const pageCache = Number(arg("page-cache-mib", "256"));
   const runPostings = Number(arg("run-postings", "16000000"));
   console.log(`bm25-disk bench: ${docs} SYNTHETIC Zipfian docs (Zipf–Mandelbrot α 1.65, q 74.74 as fitted by synthetic-pubmed.ts; seed ${DOC_SEED}), ${nq} random queries, k = 10`);
-  const build = runChild(["child-build", dir, String(docs), String(runPostings)], 4096);
-  console.log(`build: ${build.seconds.toFixed(1)} s (CPU ${build.cpuSeconds.toFixed(1)} s, generation included), peak RSS ${gib(build.peakRss)}, ${build.postings} postings, ${build.vocab} terms, ${build.bytesPerPosting.toFixed(2)} B/posting (postings + block index), index ${gib(build.indexBytes)}`);
+  // `--reuse`: query an index a previous `--keep` run left in `--dir` (same --docs), no build.
+  const reuse = process.argv.includes("--reuse");
+  const build = reuse ? null : runChild(["child-build", dir, String(docs), String(runPostings)], 4096);
+  if (build) console.log(`build: ${build.seconds.toFixed(1)} s (CPU ${build.cpuSeconds.toFixed(1)} s, generation included), peak RSS ${gib(build.peakRss)}, ${build.postings} postings, ${build.vocab} terms, ${build.bytesPerPosting.toFixed(2)} B/posting (postings + block index), index ${gib(build.indexBytes)}`);
   const diskHits = join(dir, "..", `bm25-disk-hits-${process.pid}.json`);
   const query = runChild(["child-query", dir, String(nq), String(pageCache), diskHits], 4096);
   console.log(
@@ -195,7 +198,7 @@ async function main(): Promise<void> {
   rmSync(diskHits, { force: true });
   const json = arg("json", "");
   if (json) writeFileSync(json, JSON.stringify(summary, null, 1) + "\n");
-  if (!process.argv.includes("--keep")) rmSync(dir, { recursive: true, force: true });
+  if (!process.argv.includes("--keep") && !reuse) rmSync(dir, { recursive: true, force: true });
 }
 
 await main();

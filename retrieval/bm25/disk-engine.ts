@@ -518,7 +518,14 @@ export class DiskBm25 {
         const i = L.qi;
         const w = idf[i];
         const c = count[i];
+        // A block whose maximum plus every other list's window bound stays below theta holds no
+        // document that can enter the top k: skipped unread (such a document, if another list
+        // makes it a candidate, scores below theta whatever its partial sum).
+        const others = total - ub[order[r]];
+        const bw = L.bw;
+        const tmax = L.tb.max;
         for (let j = L.cb; j < L.wEnd; j++) {
+          if ((bw * tmax[j] + others) * BOUND_MARGIN < theta) continue;
           const cnt = decodeInto(seg, L, j, st);
           const dd = L.docs;
           const tt = L.tfs;
