@@ -23,6 +23,8 @@ import { createDenseRetriever } from "./dense/dense-retriever.ts";
 import { LanceStoreConfigSchema, openOrBuildDenseStore, type DenseStore } from "./dense/lancedb-store.ts";
 import { corpusContentHash } from "./content-hash.ts";
 import { DiskIndexConfigSchema, type LanceBm25Engine } from "./lance/disk-engines.ts";
+import { DiskBm25ConfigSchema } from "./bm25/disk-retriever.ts";
+import type { DiskBm25 } from "./bm25/disk-engine.ts";
 import { createEmbedder, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, type EmbedderOptions } from "./embedders/registry.ts";
 import { RRF_K } from "./fusion.ts";
 import { createHybridRetriever, createLanceHybridRetriever } from "./hybrid.ts";
@@ -58,11 +60,13 @@ export const RetrieverConfigSchema = z
      * `auto` (default): in-memory engines below `engineThreshold` documents, on-disk LanceDB
      * engines from there on; `memory` / `lance` force one.
      */
-    engine: z.enum(["auto", "memory", "lance"]).default("auto"),
+    engine: z.enum(["auto", "memory", "lance", "disk"]).default("auto"),
     /** Corpus size (documents) from which `engine: auto` picks the on-disk engines; see {@link DISK_ENGINE_THRESHOLD}. */
     engineThreshold: z.number().int().positive().optional(),
     /** On-disk engines: LanceDB folder/URI, batch sizes, ANN index and its recall target. */
     disk: DiskIndexConfigSchema.prefault({}),
+    /** `engine: disk`: medsynth's own on-disk BM25 (folder, page cache, build run size); see docs/bm25-on-disk.md. */
+    bm25Disk: DiskBm25ConfigSchema.prefault({}),
   })
   .strict();
 /**
@@ -92,8 +96,8 @@ export function defaultRetrievalMode(embedderId: string): { mode: RetrievalMode;
  */
 export const DISK_ENGINE_THRESHOLD = 250_000;
 
-/** Which engine family a config picks for a corpus of `docCount` documents (see {@link DISK_ENGINE_THRESHOLD}). */
-export function chooseEngine(engine: "auto" | "memory" | "lance", docCount: number, threshold: number = DISK_ENGINE_THRESHOLD): "memory" | "lance" {
+/** Which engine family a config picks for a corpus of `docCount` documents (see {@link DISK_ENGINE_THRESHOLD}; `auto` never picks `disk` yet — the CLI's store path chooses it by size). */
+export function chooseEngine(engine: "auto" | "memory" | "lance" | "disk", docCount: number, threshold: number = DISK_ENGINE_THRESHOLD): "memory" | "lance" | "disk" {
   if (engine !== "auto") return engine;
   return docCount >= threshold ? "lance" : "memory";
 }
@@ -125,11 +129,13 @@ export interface RetrieverDeps {
 /** A retriever plus the parts it was built from (for inspection, benchmarks and the CLI). */
 export interface BuiltRetriever extends Retriever {
   readonly config: RetrieverConfig;
-  /** Engine family used (see {@link chooseEngine}). */
-  readonly engine: "memory" | "lance";
+  /** Engine family used (see {@link chooseEngine}); `disk` = `lance` with medsynth's own on-disk BM25. */
+  readonly engine: "memory" | "lance" | "disk";
   readonly bm25?: Bm25Engine;
   /** The on-disk BM25 engine (engine `lance`). */
   readonly diskBm25?: LanceBm25Engine;
+  /** medsynth's on-disk BM25 engine (engine `disk`). */
+  readonly bm25Disk?: DiskBm25;
   readonly embedder?: Embedder;
   readonly store?: DenseStore;
 }
@@ -154,7 +160,7 @@ export async function createRetriever(config: RetrieverConfigInput, deps: Retrie
   if (!deps.docs && !deps.source) throw new Error("createRetriever: give the corpus as deps.docs or deps.source");
   const count = deps.docs ? deps.docs.length : await deps.source!.count();
   const engine = chooseEngine(cfg.engine, count, cfg.engineThreshold);
-  if (engine === "lance") return createDiskRetriever(cfg, deps);
+  if (engine === "lance" || engine === "disk") return createDiskRetriever(cfg, deps);
   let docs: readonly CorpusDoc[];
   if (deps.docs) docs = deps.docs;
   else {
@@ -206,10 +212,15 @@ async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps): P
   const fingerprint = deps.docs ? corpusContentHash(deps.docs) : (await disk.fingerprintSource(source, cfg.disk.scanBatch)).hash;
   const opts = { log: deps.log, fingerprint };
   let diskBm25: LanceBm25Engine | undefined;
+  let bm25Disk: DiskBm25 | undefined;
   let embedder: Embedder | undefined;
   let store: DenseStore | undefined;
   let dense: Retriever | undefined;
-  if (cfg.mode !== "dense") diskBm25 = await disk.openOrBuildLanceBm25(source, cfg.disk, opts);
+  if (cfg.mode !== "dense" && cfg.engine === "disk") {
+    const { openOrBuildDiskBm25 } = await import("./bm25/disk-retriever.ts");
+    const params = { k1: cfg.bm25.k1, b: cfg.bm25.b, fieldWeights: cfg.bm25.fieldWeights };
+    bm25Disk = (await openOrBuildDiskBm25(deps.docs ?? source, cfg.bm25Disk, { fingerprint, params, log: deps.log })).engine;
+  } else if (cfg.mode !== "dense") diskBm25 = await disk.openOrBuildLanceBm25(source, cfg.disk, opts);
   if (cfg.mode !== "bm25") {
     let fitDocs = deps.docs;
     if (!fitDocs && !deps.embedder) {
@@ -224,20 +235,23 @@ async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps): P
     store = await disk.openOrBuildLanceAnn(source, embedder, cfg.disk, opts);
     dense = createDenseRetriever({ store, embedder });
   }
-  const bm25Ids: Retriever | undefined = diskBm25 && {
-    id: diskBm25.id,
-    search: async (q, k) => (await diskBm25!.searchIds(q, k)).map((it, i) => ({ id: it.id, score: it.score, rank: i + 1, scores: { bm25: it.score } })),
-  };
+  const bm25Ids: Retriever | undefined = bm25Disk
+    ? { id: bm25Disk.id, search: async (q, k) => bm25Disk!.searchSync(q, k) }
+    : diskBm25 && {
+        id: diskBm25.id,
+        search: async (q, k) => (await diskBm25!.searchIds(q, k)).map((it, i) => ({ id: it.id, score: it.score, rank: i + 1, scores: { bm25: it.score } })),
+      };
   let inner: Retriever;
   if (cfg.mode === "bm25") inner = bm25Ids!;
   else if (cfg.mode === "dense") inner = dense!;
   else inner = createHybridRetriever({ bm25: bm25Ids!, dense: dense! }, { fusion: cfg.mode === "lance-hybrid" ? "rrf" : cfg.fusion, rrfK: cfg.rrfK, weights: cfg.weights, candidates: cfg.candidates });
   return {
-    id: cfg.mode === "bm25" ? diskBm25!.id : inner.id,
+    id: cfg.mode === "bm25" ? bm25Ids!.id : inner.id,
     search: async (q, k) => disk.attachDocsFromSource(await inner.search(q, k), source),
     config: cfg,
-    engine: "lance",
+    engine: cfg.engine === "disk" ? "disk" : "lance",
     diskBm25,
+    bm25Disk,
     embedder,
     store,
   };

@@ -1,7 +1,7 @@
 /**
  * Retrieval commands of the `medsynth` CLI:
  *
- * - `medsynth index build [--corpus bundled|<corpus.jsonl>] [--embedder id] [--bm25-engine fast|wink] [--index none|hnsw_sq|ivf_pq]`
+ * - `medsynth index build [--corpus bundled|<corpus.jsonl>] [--embedder id] [--bm25-engine fast|wink|disk] [--index none|hnsw_sq|ivf_pq]`
  *   builds (or finds cached) the BM25 index and the LanceDB dense table for the corpus.
  * - `medsynth search "<query>" [--mode bm25|dense|hybrid|lance-hybrid] --k 10 [--rerank id]`
  *   (`--mode` defaults to bm25 with the offline word-vector embedder, hybrid with another one;
@@ -108,7 +108,8 @@ export function retrieverConfig(o: Partial<RetrievalCliOptions>, mode: Retrieval
   const config: RetrieverConfigInput = {
     mode,
     ...(o.embedder !== undefined ? { embedder: o.embedder } : {}),
-    ...(o.bm25Engine !== undefined ? { bm25: { engine: o.bm25Engine as "fast" | "wink" } } : {}),
+    // `--bm25-engine disk`: medsynth's on-disk BM25 (retriever engine `disk`), not a `bm25.engine`.
+    ...(o.bm25Engine === "disk" ? { engine: "disk" as const } : o.bm25Engine !== undefined ? { bm25: { engine: o.bm25Engine as "fast" | "wink" } } : {}),
     ...(o.fusion !== undefined ? { fusion: o.fusion as "rrf" | "weighted" } : {}),
     ...(o.candidates !== undefined ? { candidates: o.candidates.trim() === "" ? NaN : Number(o.candidates) } : {}),
     dense: { ...(o.index !== undefined ? { index: o.index as "none" | "hnsw_sq" | "ivf_pq" } : {}), ...(o.storeDir ? { dir: o.storeDir } : {}) },
@@ -433,7 +434,8 @@ export async function indexBuildCommand(o: { corpus: string; embedder: string; b
   const t0 = performance.now();
   const r = await createRetriever(config, { docs });
   const s = r.store!;
-  console.log(`bm25: ${r.bm25!.info.engine}, ${r.bm25!.info.docCount} docs, ${r.bm25!.info.vocabSize} terms`);
+  if (r.bm25Disk) console.log(`bm25: disk, ${r.bm25Disk.info.docCount} docs, ${r.bm25Disk.info.segments} segment(s) in ${r.bm25Disk.info.dir}`);
+  else console.log(`bm25: ${r.bm25!.info.engine}, ${r.bm25!.info.docCount} docs, ${r.bm25!.info.vocabSize} terms`);
   console.log(`dense: table ${s.tableName} in ${s.dir} (${s.built ? "built" : "already built"}; ${s.docCount} docs, ${s.embedderId}, ${s.dims}-d; ${s.index === "none" ? "exact search" : `${s.index}, recall@10 vs exact ${s.annRecallAt10?.toFixed(3)}`})`);
   console.log(`corpus hash: ${s.corpusHash}`);
   console.log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -16,7 +16,7 @@ function addRetrieverOptions(cmd: Command, multiMode = false): Command {
     .option("--mode <mode>", `${multiMode ? `retrieval mode(s), comma-separated: ${HELP_RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${HELP_RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder)`)
     .option("--corpus <corpus>", "bundled | dataset (retrieval eval: the dataset's own documents) | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text} or `corpus ingest` PubmedRecord lines)", "bundled")
     .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
-    .option("--bm25-engine <engine>", "fast | wink", "fast")
+    .option("--bm25-engine <engine>", "fast | wink | disk (medsynth's on-disk BM25)", "fast")
     .option("--fusion <fusion>", "hybrid fusion: rrf | weighted", "rrf")
     .option("--candidates <n>", "hits per component before fusion", "100")
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
@@ -31,7 +31,7 @@ export function registerRetrievalCommands(program: Command): void {
     .description("Build or find the cached BM25 index and dense table for a corpus")
     .option("--corpus <corpus>", "bundled | path to a corpus JSONL (CorpusDoc or `corpus ingest` PubmedRecord lines)", "bundled")
     .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
-    .option("--bm25-engine <engine>", "fast | wink", "fast")
+    .option("--bm25-engine <engine>", "fast | wink | disk (medsynth's on-disk BM25)", "fast")
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
     .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)")
     .action(async (o: { corpus: string; embedder: string; bm25Engine: string; index: string; storeDir?: string }) => (await impl()).indexBuildCommand(o));

@@ -45,6 +45,7 @@ function checkShape(hits: SearchHit[], max: number) {
 const RETRIEVERS: [string, RetrieverConfigInput][] = [
   ["bm25 wink", { mode: "bm25", bm25: { engine: "wink", cache: false } }],
   ["bm25 fast", { mode: "bm25", bm25: { engine: "fast", cache: false } }],
+  ["bm25 disk (medsynth on-disk engine)", { mode: "bm25", engine: "disk" }],
   ["dense word-vectors (SIF, default)", { mode: "dense" }],
   ["dense word-vectors (mean)", { mode: "dense", embedder: "word-vectors" }],
   ["hybrid rrf", { mode: "hybrid", fusion: "rrf", bm25: { cache: false } }],
@@ -55,7 +56,7 @@ const RETRIEVERS: [string, RetrieverConfigInput][] = [
 describe.each(RETRIEVERS)("retriever conformance: %s", (_name, config) => {
   let r: Retriever;
   beforeAll(async () => {
-    r = await createRetriever({ ...config, dense: { dir: lanceDir } }, { docs, log: () => {} });
+    r = await createRetriever({ ...config, dense: { dir: lanceDir }, ...(config.engine === "disk" ? { bm25Disk: { dir: lanceDir } } : {}) }, { docs, log: () => {} });
   }, 120_000);
 
   it("empty or blank query → []", async () => {

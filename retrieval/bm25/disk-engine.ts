@@ -1,0 +1,828 @@
+/**
+ * medsynth's on-disk BM25 engine: the in-memory fast engine's scores and top-k, bit for bit, over
+ * an index that lives on disk and is read in pages, so the query process stays bounded whatever
+ * the corpus size. Format, build, pruning and segments: docs/bm25-on-disk.md.
+ *
+ * An index folder holds `index.json` (format, params, analyzer id, generation, segment list) and
+ * segment folders `seg-NNNNNN/` ({@link ./disk-segment.ts}); a segment may carry a deletion mask
+ * (`mask-<gen>.bits`: one bit per doc; `mask-<gen>.df`: per term, postings of masked docs).
+ * - {@link buildDiskBm25}: one segment from a document stream (sorted runs merged on disk,
+ *   resumable; {@link ./disk-build.ts}).
+ * - {@link addDiskBm25Segment}: an update file's documents become a new segment; every earlier
+ *   version of their ids, and every id listed as deleted, is masked in the older segments.
+ * - {@link mergeDiskBm25Segments}: all segments → one, masked documents dropped.
+ * - {@link openDiskBm25}: the query engine {@link DiskBm25}.
+ *
+ * Scores: the BM25 of {@link ./params.ts} over the LIVE documents, in index order (segment order,
+ * then position): N, df, avgdl and the doc lengths' norms are those of the live corpus, computed
+ * with the same expressions in the same order as {@link ./fast-engine.ts} — so a query gives the
+ * same ids, order and scores (bit-identical float64) as `buildFastBm25(liveDocsInIndexOrder)`.
+ * Ties are broken by index order.
+ *
+ * Queries run the fast engine's windowed block-max MaxScore (Turtle & Flood 1995; Lucene's
+ * MaxScoreBulkScorer), per segment, with one top-k heap across segments: per window of
+ * {@link WINDOW} documents each list's bound is count × idf × its largest block maximum overlapping
+ * the window (× max(1, avgdl_live / avgdl_segment), see {@link ./disk-segment.ts}); windows whose
+ * bounds sum below theta are skipped without reading a posting; lists whose bounds sum below theta
+ * are non-essential: only blocks holding candidates are decoded for them. Every decision keeps a
+ * 1e-6 relative margin and the survivors are scored with the exact expression in query order.
+ *
+ * Resident memory: per document 8 bytes (norm) + 1 bit (mask); per term ~12 bytes + its UTF-8 + a
+ * hash slot; the page cache (`pageCacheMiB`, default 256); per query the block records of its
+ * terms (16 bytes per 64 postings). Not safe for concurrent use from several threads.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CorpusDoc } from "../../corpus/types.ts";
+import { defaultAnalyzer, type Analyzer } from "../analyzer.ts";
+import type { SearchHit } from "../types.ts";
+import { buildSegment, mergeSegments, writeJsonAtomic, type SegmentBuildOptions } from "./disk-build.ts";
+import { BLOCK, PageCache, readRaw, SegmentReader, type TermBlocks } from "./disk-segment.ts";
+import { parseBm25Params, type Bm25Params } from "./params-core.ts";
+
+/** Retriever id of the on-disk engine. */
+export const DISK_BM25_ID = "bm25-disk";
+/** Format tag of `index.json`. */
+export const DISK_BM25_FORMAT = "medsynth-bm25-disk-v1";
+/** Documents per window of the document-at-a-time search. */
+const WINDOW = 4096;
+/** Relative safety margin of every pruning decision (as the fast engine). */
+const BOUND_MARGIN = 1 + 1e-6;
+/** Default page cache of a query process, MiB. */
+export const DEFAULT_PAGE_CACHE_MIB = 256;
+
+/** One segment in `index.json`. */
+export interface DiskSegmentEntry {
+  name: string;
+  docCount: number;
+  /** Masked documents. */
+  deleted: number;
+  /** Stem of the mask files in the segment folder, or null. */
+  mask: string | null;
+}
+
+/** `index.json`. */
+export interface DiskIndexManifest {
+  format: string;
+  params: Bm25Params;
+  analyzerId: string;
+  /** Bumped by every update and merge (names new masks and segments). */
+  generation: number;
+  segments: DiskSegmentEntry[];
+}
+
+/** Facts of an opened on-disk index. */
+export interface DiskBm25Info {
+  engine: "disk";
+  /** Live documents. */
+  docCount: number;
+  avgDocLength: number;
+  params: Bm25Params;
+  analyzerId: string;
+  dir: string;
+  segments: number;
+  /** Masked documents (all segments). */
+  deleted: number;
+}
+
+/** Options shared by the build and update functions. */
+export interface DiskBuildOptions {
+  /** Partial BM25 params (defaults k1 1.5, b 0.75, weights 1/1); an existing index keeps its own. */
+  params?: Partial<Bm25Params>;
+  analyzer?: Analyzer;
+  /** Postings per sorted run (memory of the build ≈ 17 B × this). */
+  runPostings?: number;
+  log?: (line: string) => void;
+  /** @internal test hook (see {@link SegmentBuildOptions.afterRun}). */
+  afterRun?: (runs: number) => void;
+}
+
+/** A document stream: an array, an async iterable of batches, or a source with `scanDocs`. */
+export type DocStream = readonly CorpusDoc[] | AsyncIterable<readonly CorpusDoc[]> | { scanDocs(batchSize?: number): AsyncIterable<CorpusDoc[]> };
+
+function asBatches(docs: DocStream, batch = 16_384): AsyncIterable<readonly CorpusDoc[]> {
+  if (Array.isArray(docs)) {
+    const arr = docs as readonly CorpusDoc[];
+    return (async function* () {
+      for (let i = 0; i < arr.length; i += batch) yield arr.slice(i, i + batch);
+    })();
+  }
+  if (typeof (docs as { scanDocs?: unknown }).scanDocs === "function") return (docs as { scanDocs(b?: number): AsyncIterable<CorpusDoc[]> }).scanDocs(batch);
+  return docs as AsyncIterable<readonly CorpusDoc[]>;
+}
+
+const segName = (gen: number) => `seg-${String(gen).padStart(6, "0")}`;
+
+/** Reads `index.json` of `dir`, or null when absent. @throws Error naming the file when unreadable or of another format. */
+export function readDiskManifest(dir: string): DiskIndexManifest | null {
+  const path = join(dir, "index.json");
+  if (!existsSync(path)) return null;
+  let m: DiskIndexManifest;
+  try {
+    m = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw new Error(`on-disk BM25: cannot read ${path} (${(e as Error).message}); delete the folder to rebuild`);
+  }
+  if (m.format !== DISK_BM25_FORMAT) throw new Error(`on-disk BM25: ${path} has format ${JSON.stringify(m.format)}, expected ${DISK_BM25_FORMAT}`);
+  return m;
+}
+
+/**
+ * Builds an on-disk index in `dir` from a document stream (one segment), resuming an interrupted
+ * build in the same folder; a folder already holding an index is left as it is.
+ * @returns the manifest.
+ * @throws Error on a document whose title/text is not a string, or bad params (naming the field).
+ */
+export async function buildDiskBm25(dir: string, docs: DocStream, opts: DiskBuildOptions = {}): Promise<DiskIndexManifest> {
+  const existing = readDiskManifest(dir);
+  if (existing) return existing;
+  const params = parseBm25Params(opts.params ?? {});
+  const analyzer = opts.analyzer ?? defaultAnalyzer;
+  const name = segName(0);
+  const header = await buildSegment(join(dir, name), asBatches(docs), { params, analyzer, runPostings: opts.runPostings, log: opts.log, afterRun: opts.afterRun });
+  const manifest: DiskIndexManifest = { format: DISK_BM25_FORMAT, params, analyzerId: analyzer.id, generation: 0, segments: [{ name, docCount: header.docCount, deleted: 0, mask: null }] };
+  writeJsonAtomic(join(dir, "index.json"), manifest);
+  return manifest;
+}
+
+/** Reads a segment's mask (bits and per-term masked postings) or null. */
+function readMask(dir: string, entry: DiskSegmentEntry, vocab: number): { bits: Uint8Array; df: Int32Array } | null {
+  if (!entry.mask) return null;
+  const seg = join(dir, entry.name);
+  return { bits: readRaw(join(seg, `${entry.mask}.bits`), Uint8Array, Math.ceil(entry.docCount / 8)), df: readRaw(join(seg, `${entry.mask}.df`), Int32Array, vocab) };
+}
+
+/**
+ * Adds an update: `docs` become a new segment; in the older segments every document whose id is
+ * in `docs` (replaced) or in `deleteIds` (deleted) is masked. Masks are new files named by the
+ * new generation and `index.json` is replaced atomically last, so a crash leaves the old index.
+ * Cost beyond building the segment: one pass over the older segments' ids, and decoding the
+ * blocks that hold a newly masked document (to count masked postings per term).
+ * @param dir an existing index folder.
+ * @param docs the update's documents (may be empty: a deletions-only update adds no segment).
+ * @param deleteIds ids to delete (e.g. PubMed `DeleteCitation` PMIDs).
+ * @returns the new manifest.
+ * @throws Error when `dir` holds no index.
+ */
+export async function addDiskBm25Segment(dir: string, docs: DocStream, deleteIds: readonly string[] = [], opts: DiskBuildOptions = {}): Promise<DiskIndexManifest> {
+  const m = readDiskManifest(dir);
+  if (!m) throw new Error(`on-disk BM25: no index in ${dir} (build one first)`);
+  const gen = m.generation + 1;
+  const analyzer = opts.analyzer ?? defaultAnalyzer;
+  if (analyzer.id !== m.analyzerId) throw new Error(`on-disk BM25: ${dir} was built with analyzer ${m.analyzerId}, not ${analyzer.id}`);
+  const name = segName(gen);
+  const header = await buildSegment(join(dir, name), asBatches(docs), { params: m.params, analyzer, runPostings: opts.runPostings, log: opts.log });
+  const cache = new PageCache(64 << 20);
+  const gone = new Set(deleteIds);
+  const added = new SegmentReader(join(dir, name), cache);
+  for (const batch of added.scanIds()) for (const id of batch) gone.add(id);
+  const segments: DiskSegmentEntry[] = [];
+  for (const entry of m.segments) {
+    const seg = new SegmentReader(join(dir, entry.name), cache);
+    const old = readMask(dir, entry, seg.header.vocabSize);
+    const bits = old ? old.bits.slice() : new Uint8Array(Math.ceil(entry.docCount / 8));
+    const fresh: number[] = [];
+    let d = 0;
+    for (const batch of seg.scanIds()) {
+      for (const id of batch) {
+        if (gone.has(id) && (bits[d >>> 3] & (1 << (d & 7))) === 0) {
+          bits[d >>> 3] |= 1 << (d & 7);
+          fresh.push(d);
+        }
+        d++;
+      }
+    }
+    if (fresh.length === 0) {
+      segments.push(entry);
+      seg.close();
+      continue;
+    }
+    const df = old ? old.df.slice() : new Int32Array(seg.header.vocabSize);
+    countMaskedPostings(seg, Int32Array.from(fresh), df);
+    const stem = `mask-${String(gen).padStart(6, "0")}`;
+    writeFileSync(join(dir, entry.name, `${stem}.bits`), bits);
+    writeFileSync(join(dir, entry.name, `${stem}.df`), new Uint8Array(df.buffer));
+    segments.push({ ...entry, deleted: entry.deleted + fresh.length, mask: stem });
+    seg.close();
+  }
+  added.close();
+  cache.close();
+  if (header.docCount > 0) segments.push({ name, docCount: header.docCount, deleted: 0, mask: null });
+  else rmSync(join(dir, name), { recursive: true, force: true });
+  const next: DiskIndexManifest = { ...m, generation: gen, segments };
+  writeJsonAtomic(join(dir, "index.json"), next);
+  removeStaleFiles(dir, next);
+  return next;
+}
+
+/** Adds to df[t] the postings of the docs `fresh` (ascending) in each term t's list (blocks not spanning one of them are skipped). */
+function countMaskedPostings(seg: SegmentReader, fresh: Int32Array, df: Int32Array): void {
+  const docs = new Int32Array(BLOCK);
+  const tfs = new Float64Array(BLOCK);
+  const lowerBound = (x: number) => {
+    let lo = 0;
+    let hi = fresh.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (fresh[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  for (let t = 0; t < seg.header.vocabSize; t++) {
+    const tb = seg.termBlocks(t);
+    for (let j = 0; j < tb.nb; j++) {
+      let f = lowerBound(tb.first[j]);
+      if (f >= fresh.length || fresh[f] > tb.last[j]) continue;
+      const n = seg.decode(tb, j, docs, tfs);
+      for (let p = 0; p < n && f < fresh.length; p++) {
+        while (f < fresh.length && fresh[f] < docs[p]) f++;
+        if (f < fresh.length && fresh[f] === docs[p]) df[t]++;
+      }
+    }
+  }
+}
+
+/** Removes segment folders and mask files the manifest no longer names. */
+function removeStaleFiles(dir: string, m: DiskIndexManifest): void {
+  const live = new Map(m.segments.map((s) => [s.name, s.mask]));
+  for (const f of readdirSync(dir)) {
+    if (!f.startsWith("seg-") || f.endsWith(".partial")) continue;
+    if (!live.has(f)) {
+      rmSync(join(dir, f), { recursive: true, force: true });
+      continue;
+    }
+    const mask = live.get(f);
+    for (const g of readdirSync(join(dir, f))) if (g.startsWith("mask-") && !g.startsWith(`${mask}.`)) rmSync(join(dir, f, g), { force: true });
+  }
+}
+
+/**
+ * Merges every segment of the index into one (masked documents dropped, index order kept), then
+ * replaces `index.json` and removes the old segments. Scores are unchanged (same live corpus).
+ * @returns the new manifest (unchanged when the index has one segment without a mask).
+ */
+export function mergeDiskBm25Segments(dir: string): DiskIndexManifest {
+  const m = readDiskManifest(dir);
+  if (!m) throw new Error(`on-disk BM25: no index in ${dir}`);
+  if (m.segments.length === 1 && !m.segments[0].mask) return m;
+  const gen = m.generation + 1;
+  const name = segName(gen);
+  const cache = new PageCache(64 << 20);
+  const inputs = m.segments.map((e) => {
+    const seg = new SegmentReader(join(dir, e.name), cache);
+    return { seg, mask: readMask(dir, e, seg.header.vocabSize)?.bits ?? null };
+  });
+  const header = mergeSegments(join(dir, name), inputs, m.params, m.analyzerId);
+  for (const i of inputs) i.seg.close();
+  cache.close();
+  const next: DiskIndexManifest = { ...m, generation: gen, segments: header.docCount > 0 ? [{ name, docCount: header.docCount, deleted: 0, mask: null }] : [] };
+  writeJsonAtomic(join(dir, "index.json"), next);
+  removeStaleFiles(dir, next);
+  return next;
+}
+
+/** Options of {@link openDiskBm25}. */
+export interface DiskOpenOptions {
+  analyzer?: Analyzer;
+  /** Page cache for postings and block records, MiB (default {@link DEFAULT_PAGE_CACHE_MIB}). */
+  pageCacheMiB?: number;
+}
+
+/**
+ * Opens the index in `dir` for queries.
+ * @throws Error naming the folder when it holds no index, the analyzer differs, or a file is corrupt.
+ */
+export function openDiskBm25(dir: string, opts: DiskOpenOptions = {}): DiskBm25 {
+  const m = readDiskManifest(dir);
+  if (!m) throw new Error(`on-disk BM25: no index in ${dir} (index.json missing)`);
+  const analyzer = opts.analyzer ?? defaultAnalyzer;
+  if (analyzer.id !== m.analyzerId) throw new Error(`on-disk BM25: ${dir} was built with analyzer ${m.analyzerId} but ${analyzer.id} was given; rebuild the index`);
+  return new DiskBm25(dir, m, analyzer, new PageCache((opts.pageCacheMiB ?? DEFAULT_PAGE_CACHE_MIB) * 2 ** 20));
+}
+
+interface OpenSegment {
+  seg: SegmentReader;
+  /** Index-order number of its doc 0. */
+  base: number;
+  mask: Uint8Array | null;
+  maskDf: Int32Array | null;
+  norm: Float64Array;
+  /** max(1, avgdl_live / avgdl_segment): scales its stored block maxima into bounds. */
+  scale: number;
+}
+
+/** The query engine over an on-disk index (open with {@link openDiskBm25}). */
+export class DiskBm25 {
+  readonly id = DISK_BM25_ID;
+  readonly info: DiskBm25Info;
+  /** Work counters of the last search: postings in the query's lists, postings decoded, windows scored / skipped. */
+  readonly lastStats = { postings: 0, decoded: 0, windows: 0, skipped: 0 };
+  readonly cache: PageCache;
+  private readonly segs: OpenSegment[];
+  private readonly n: number;
+  private readonly k1p1: number;
+  /** Window buffers, reused across queries (see {@link QueryState}). */
+  private imp = new Float64Array(WINDOW * 8);
+  private readonly acc = new Float64Array(WINDOW);
+  private readonly bits = new Int32Array(WINDOW >>> 5);
+  private readonly cand = new Int32Array(WINDOW);
+  private readonly touched = new Int32Array(WINDOW);
+
+  /** @internal use {@link openDiskBm25}. */
+  constructor(
+    readonly dir: string,
+    manifest: DiskIndexManifest,
+    private readonly analyzer: Analyzer,
+    cache: PageCache,
+  ) {
+    this.cache = cache;
+    const { k1, b } = manifest.params;
+    this.k1p1 = k1 + 1;
+    // Live count and total length in index order (the fast engine's expression and order).
+    const segs: OpenSegment[] = [];
+    const lens: Float64Array[] = [];
+    let n = 0;
+    let total = 0;
+    let base = 0;
+    let deleted = 0;
+    for (const e of manifest.segments) {
+      const seg = new SegmentReader(join(dir, e.name), cache);
+      if (seg.header.analyzerId !== manifest.analyzerId) throw new Error(`on-disk BM25: segment ${e.name} of ${dir} has analyzer ${seg.header.analyzerId}`);
+      const mask = readMask(dir, e, seg.header.vocabSize);
+      const dl = seg.readDocLen();
+      for (let d = 0; d < dl.length; d++) {
+        if (mask && (mask.bits[d >>> 3] & (1 << (d & 7))) !== 0) continue;
+        total += dl[d];
+        n++;
+      }
+      lens.push(dl);
+      segs.push({ seg, base, mask: mask?.bits ?? null, maskDf: mask?.df ?? null, norm: dl, scale: 1 });
+      base += seg.docCount;
+      deleted += e.deleted;
+    }
+    const avgdl = n > 0 ? total / n : 0;
+    for (const s of segs) {
+      const norm = s.norm;
+      for (let d = 0; d < norm.length; d++) norm[d] = k1 * (1 - b + (avgdl > 0 ? (b * norm[d]) / avgdl : 0));
+      s.scale = s.seg.header.avgdl > 0 ? Math.max(1, avgdl / s.seg.header.avgdl) : 1;
+    }
+    this.segs = segs;
+    this.n = n;
+    this.info = { engine: "disk", docCount: n, avgDocLength: avgdl, params: manifest.params, analyzerId: manifest.analyzerId, dir, segments: segs.length, deleted };
+  }
+
+  /** The query's distinct terms (order of first occurrence) with their counts. */
+  private queryTerms(query: string): { terms: string[]; counts: number[] } {
+    const terms: string[] = [];
+    const counts: number[] = [];
+    for (const t of this.analyzer.analyze(query)) {
+      const at = terms.indexOf(t);
+      if (at >= 0) counts[at]++;
+      else {
+        terms.push(t);
+        counts.push(1);
+      }
+    }
+    return { terms, counts };
+  }
+
+  /**
+   * Top-k BM25 hits (see the module doc): the same ids, order and scores as the in-memory fast
+   * engine over the live documents in index order.
+   * @param query free text.
+   * @param k hits wanted (fractional k floored).
+   * @returns ≤ k hits (`id`, `score` = `scores.bm25`, `rank`; no `doc`), best first, ties by index
+   *   order; [] for an empty / unknown-terms query or k < 1.
+   */
+  searchSync(query: string, k: number): SearchHit[] {
+    const st = this.lastStats;
+    st.postings = st.decoded = st.windows = st.skipped = 0;
+    if (!(k >= 1) || typeof query !== "string" || this.n === 0) return [];
+    const { terms, counts } = this.queryTerms(query);
+    // Known terms (live df > 0), their ids per segment, idf.
+    const qTerms: number[][] = [];
+    const qIdf: number[] = [];
+    const qCount: number[] = [];
+    for (let i = 0; i < terms.length; i++) {
+      const ids: number[] = [];
+      let df = 0;
+      for (const s of this.segs) {
+        const t = s.seg.termId(terms[i]);
+        ids.push(t);
+        if (t >= 0) df += s.seg.df[t] - (s.maskDf ? s.maskDf[t] : 0);
+      }
+      if (df === 0) continue;
+      qTerms.push(ids);
+      qIdf.push(Math.log((this.n - df + 0.5) / (df + 0.5) + 1));
+      qCount.push(counts[i]);
+    }
+    const m = qTerms.length;
+    if (m === 0) return [];
+    const kk = Math.min(Math.floor(k), this.n);
+    const heap: Heap = { docs: new Int32Array(kk), scores: new Float64Array(kk), size: 0, k: kk };
+    if (this.imp.length < WINDOW * m) this.imp = new Float64Array(WINDOW * m);
+    const q: QueryState = { m, idf: Float64Array.from(qIdf), count: Float64Array.from(qCount), imp: this.imp, acc: this.acc, bits: this.bits, cand: this.cand, touched: this.touched, seeded: new Set() };
+    for (let si = 0; si < this.segs.length; si++) {
+      const lists: List[] = [];
+      for (let i = 0; i < m; i++) {
+        const t = qTerms[i][si];
+        if (t < 0) continue;
+        lists.push(newList(i, this.segs[si].seg.termBlocks(t), qCount[i] * qIdf[i] * this.segs[si].scale));
+        st.postings += this.segs[si].seg.df[t];
+      }
+      if (lists.length) this.searchSegment(this.segs[si], lists, q, heap);
+    }
+    sortHeap(heap.docs, heap.scores, heap.size);
+    const hits: SearchHit[] = [];
+    for (let i = 0; i < heap.size; i++) {
+      const g = heap.docs[i];
+      let s = this.segs.length - 1;
+      while (this.segs[s].base > g) s--;
+      const sc = heap.scores[i];
+      hits.push({ id: this.segs[s].seg.idAt(g - this.segs[s].base), score: sc, rank: i + 1, scores: { bm25: sc } });
+    }
+    return hits;
+  }
+
+  /** Windowed block-max MaxScore over one segment (see the module doc). */
+  private searchSegment(os: OpenSegment, lists: List[], q: QueryState, heap: Heap): void {
+    const { seg, norm, mask, base: gbase } = os;
+    const { m, idf, count, imp, acc, bits, cand, touched } = q;
+    const k1p1 = this.k1p1;
+    const nl = lists.length;
+    const order = new Int32Array(nl);
+    const ub = new Float64Array(nl);
+    const pre = new Float64Array(nl + 1);
+    const st = this.lastStats;
+    const n = seg.docCount;
+    this.seedSegment(os, lists, q, heap);
+    const seeded = q.seeded;
+    for (let base = 0; base < n; base += WINDOW) {
+      // Jump to the first window holding a block of some list (rare terms: most windows are empty).
+      let next = Infinity;
+      for (let l = 0; l < nl; l++) {
+        const L = lists[l];
+        let j = L.cb;
+        while (j < L.tb.nb && L.tb.last[j] < base) j++;
+        L.cb = j;
+        if (j < L.tb.nb && L.tb.first[j] < next) next = L.tb.first[j];
+      }
+      if (next === Infinity) break;
+      if (next >= base + WINDOW) base = next - (next % WINDOW);
+      const wend = base + WINDOW;
+      const theta = heap.size < heap.k ? -Infinity : heap.scores[0];
+      let total = 0;
+      for (let l = 0; l < nl; l++) {
+        const L = lists[l];
+        const tb = L.tb;
+        let j = L.cb;
+        while (j < tb.nb && tb.last[j] < base) j++;
+        L.cb = j;
+        let mx = 0;
+        while (j < tb.nb && tb.first[j] < wend) {
+          if (tb.max[j] > mx) mx = tb.max[j];
+          j++;
+        }
+        L.wEnd = j;
+        ub[l] = L.bw * mx;
+        total += ub[l];
+        order[l] = l;
+      }
+      if (total === 0) continue;
+      if (total * BOUND_MARGIN < theta) {
+        st.skipped++;
+        continue;
+      }
+      st.windows++;
+      // Lists by window bound ascending; the longest prefix summing below theta is non-essential.
+      for (let i = 1; i < nl; i++) {
+        const x = order[i];
+        let j = i - 1;
+        while (j >= 0 && ub[order[j]] > ub[x]) {
+          order[j + 1] = order[j];
+          j--;
+        }
+        order[j + 1] = x;
+      }
+      let ne = 0;
+      pre[0] = 0;
+      while (ne < nl && (pre[ne] + ub[order[ne]]) * BOUND_MARGIN < theta) {
+        pre[ne + 1] = pre[ne] + ub[order[ne]];
+        ne++;
+      }
+      // Essential lists: every posting in the window.
+      let nt = 0;
+      for (let r = ne; r < nl; r++) {
+        const L = lists[order[r]];
+        const i = L.qi;
+        const w = idf[i];
+        const c = count[i];
+        // A block whose maximum plus every other list's window bound stays below theta holds no
+        // document that can enter the top k: skipped unread (such a document, if another list
+        // makes it a candidate, scores below theta whatever its partial sum).
+        const others = total - ub[order[r]];
+        const bw = L.bw;
+        const tmax = L.tb.max;
+        for (let j = L.cb; j < L.wEnd; j++) {
+          if ((bw * tmax[j] + others) * BOUND_MARGIN < theta) continue;
+          const cnt = decodeInto(seg, L, j, st);
+          const dd = L.docs;
+          const tt = L.tfs;
+          for (let p = 0; p < cnt; p++) {
+            const d = dd[p];
+            if (d < base) continue;
+            if (d >= wend) break;
+            if (mask !== null && (mask[d >>> 3] & (1 << (d & 7))) !== 0) continue;
+            const x = d - base;
+            const tf = tt[p];
+            const v = (w * (tf * k1p1)) / (tf + norm[d]);
+            if (((bits[x >>> 5] >>> (x & 31)) & 1) === 0) {
+              bits[x >>> 5] |= 1 << (x & 31);
+              touched[nt++] = x;
+              for (let z = x * m, ze = z + m; z < ze; z++) imp[z] = 0;
+              acc[x] = 0;
+            }
+            imp[x * m + i] = v;
+            acc[x] += c === 1 ? v : c * v;
+          }
+        }
+      }
+      if (nt === 0) continue;
+      // Candidates: partial + the non-essential bound can still reach theta.
+      let nc = 0;
+      const rest = pre[ne];
+      for (let t = 0; t < nt; t++) {
+        const x = touched[t];
+        if (!((acc[x] + rest) * BOUND_MARGIN < theta)) cand[nc++] = x;
+      }
+      if (nc > 1) cand.subarray(0, nc).sort();
+      // Non-essential lists, largest bound first: probe the candidates' blocks only.
+      for (let r = ne - 1; r >= 0 && nc > 0; r--) {
+        const L = lists[order[r]];
+        const i = L.qi;
+        const w = idf[i];
+        const c = count[i];
+        const tb = L.tb;
+        let j = L.cb;
+        let p = 0;
+        let cnt = 0;
+        let decodedJ = -1;
+        for (let ci = 0; ci < nc; ci++) {
+          const x = cand[ci];
+          const d = base + x;
+          while (j < L.wEnd && tb.last[j] < d) j++;
+          if (j >= L.wEnd) break;
+          if (tb.first[j] > d) continue;
+          if (decodedJ !== j) {
+            cnt = decodeInto(seg, L, j, st);
+            decodedJ = j;
+            p = 0;
+          }
+          const dd = L.docs;
+          while (p < cnt && dd[p] < d) p++;
+          if (p < cnt && dd[p] === d) {
+            const tf = L.tfs[p];
+            const v = (w * (tf * k1p1)) / (tf + norm[d]);
+            imp[x * m + i] = v;
+            acc[x] += c === 1 ? v : c * v;
+          }
+        }
+        const left = pre[r];
+        let kept = 0;
+        for (let ci = 0; ci < nc; ci++) {
+          const x = cand[ci];
+          if (!((acc[x] + left) * BOUND_MARGIN < theta)) cand[kept++] = x;
+        }
+        nc = kept;
+      }
+      // Survivors: exact score in query order, offered to the heap.
+      for (let ci = 0; ci < nc; ci++) {
+        const x = cand[ci];
+        if (seeded.size > 0 && seeded.has(gbase + base + x)) continue;
+        let score = 0;
+        const row = x * m;
+        for (let i = 0; i < m; i++) {
+          const v = imp[row + i];
+          if (v !== 0) score += count[i] === 1 ? v : count[i] * v;
+        }
+        offer(heap, gbase + base + x, score);
+      }
+      for (let t = 0; t < nt; t++) bits[touched[t] >>> 5] = 0;
+    }
+  }
+
+  /**
+   * Initial threshold (as the fast engine's): the list with the largest bound gives its k blocks
+   * with the largest maxima; their live postings with the k largest impacts are scored exactly
+   * (every list probed) and offered to the heap, so theta starts near its final value and the
+   * window pass prunes from its first window. Seeded documents are not offered again.
+   */
+  private seedSegment(os: OpenSegment, lists: List[], q: QueryState, heap: Heap): void {
+    const { seg, norm, mask, base: gbase } = os;
+    const k = heap.k;
+    let best = -1;
+    let bestUb = 0;
+    for (let l = 0; l < lists.length; l++) {
+      const mx = lists[l].tb.max;
+      let t = 0;
+      for (let j = 0; j < mx.length; j++) if (mx[j] > t) t = mx[j];
+      if (lists[l].bw * t > bestUb) {
+        bestUb = lists[l].bw * t;
+        best = l;
+      }
+    }
+    if (best < 0) return;
+    const L = lists[best];
+    const tb = L.tb;
+    // The k blocks with the largest maxima (a min-heap on max over block numbers).
+    const nbk = Math.min(k, tb.nb);
+    const hb = new Int32Array(nbk);
+    let hs = 0;
+    for (let j = 0; j < tb.nb; j++) {
+      const v = tb.max[j];
+      if (hs < nbk) {
+        let i = hs++;
+        while (i > 0) {
+          const p = (i - 1) >> 1;
+          if (tb.max[hb[p]] <= v) break;
+          hb[i] = hb[p];
+          i = p;
+        }
+        hb[i] = j;
+      } else if (v > tb.max[hb[0]]) {
+        let i = 0;
+        for (;;) {
+          const a = 2 * i + 1;
+          if (a >= hs) break;
+          const c = a + 1 < hs && tb.max[hb[a + 1]] < tb.max[hb[a]] ? a + 1 : a;
+          if (tb.max[hb[c]] >= v) break;
+          hb[i] = hb[c];
+          i = c;
+        }
+        hb[i] = j;
+      }
+    }
+    // Their live postings by this term's impact; the k best become seeds.
+    const w = q.idf[L.qi];
+    const k1p1 = this.k1p1;
+    const docs = new Int32Array(BLOCK);
+    const tfs = new Float64Array(BLOCK);
+    const cands: { d: number; v: number }[] = [];
+    for (let h = 0; h < hs; h++) {
+      const cnt = seg.decode(tb, hb[h], docs, tfs);
+      for (let p = 0; p < cnt; p++) {
+        const d = docs[p];
+        if (mask !== null && (mask[d >>> 3] & (1 << (d & 7))) !== 0) continue;
+        cands.push({ d, v: (w * (tfs[p] * k1p1)) / (tfs[p] + norm[d]) });
+      }
+    }
+    cands.sort((a, b) => b.v - a.v || a.d - b.d);
+    const seeds = cands.slice(0, k).map((c) => c.d).sort((a, b) => a - b);
+    // Exact scores: every list probed (query order), the fast engine's expression.
+    for (const d of seeds) {
+      const g = gbase + d;
+      if (q.seeded.has(g)) continue;
+      let score = 0;
+      for (const P of lists) {
+        const ptb = P.tb;
+        let lo = 0;
+        let hi = ptb.nb;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (ptb.last[mid] < d) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo >= ptb.nb || ptb.first[lo] > d) continue;
+        const cnt = seg.decode(ptb, lo, docs, tfs);
+        for (let p = 0; p < cnt; p++) {
+          if (docs[p] !== d) continue;
+          const tf = tfs[p];
+          const v = (q.idf[P.qi] * (tf * k1p1)) / (tf + norm[d]);
+          const c = q.count[P.qi];
+          score += c === 1 ? v : c * v;
+          break;
+        }
+      }
+      q.seeded.add(g);
+      offer(heap, g, score);
+    }
+  }
+
+  /** {@inheritDoc Retriever.search} */
+  async search(query: string, k: number): Promise<SearchHit[]> {
+    return this.searchSync(query, k);
+  }
+
+  /** Closes the files. */
+  close(): void {
+    for (const s of this.segs) s.seg.close();
+    this.cache.close();
+  }
+}
+
+/** Per-query buffers. */
+interface QueryState {
+  m: number;
+  idf: Float64Array;
+  count: Float64Array;
+  /** Per touched window doc x: the exact impact of each query term (row x·m). */
+  imp: Float64Array;
+  acc: Float64Array;
+  bits: Int32Array;
+  cand: Int32Array;
+  touched: Int32Array;
+  /** Index-order numbers of the documents already offered by {@link seedSegment}. */
+  seeded: Set<number>;
+}
+
+/** One query term's list in one segment. */
+interface List {
+  /** Position of the term in the query. */
+  qi: number;
+  tb: TermBlocks;
+  /** count × idf × segment scale: bound = bw × block maximum. */
+  bw: number;
+  /** First block with last doc ≥ the window start; first block past the window. */
+  cb: number;
+  wEnd: number;
+  /** The last decoded block and its postings. */
+  decoded: number;
+  n: number;
+  docs: Int32Array;
+  tfs: Float64Array;
+}
+
+function newList(qi: number, tb: TermBlocks, bw: number): List {
+  return { qi, tb, bw, cb: 0, wEnd: 0, decoded: -1, n: 0, docs: new Int32Array(BLOCK), tfs: new Float64Array(BLOCK) };
+}
+
+/** Decodes block j of the list unless it is the one decoded last; returns its posting count. */
+function decodeInto(seg: SegmentReader, L: List, j: number, st: { decoded: number }): number {
+  if (L.decoded !== j) {
+    L.n = seg.decode(L.tb, j, L.docs, L.tfs);
+    L.decoded = j;
+    st.decoded += L.n;
+  }
+  return L.n;
+}
+
+interface Heap {
+  docs: Int32Array;
+  scores: Float64Array;
+  size: number;
+  k: number;
+}
+
+/* Min-heap on (score, -doc): the root is the worst kept hit (as the fast engine's). */
+function worse(sa: number, da: number, sb: number, db: number): boolean {
+  return sa < sb || (sa === sb && da > db);
+}
+
+function offer(h: Heap, d: number, s: number): void {
+  const { docs, scores } = h;
+  if (h.size < h.k) {
+    let i = h.size++;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!worse(s, d, scores[p], docs[p])) break;
+      docs[i] = docs[p];
+      scores[i] = scores[p];
+      i = p;
+    }
+    docs[i] = d;
+    scores[i] = s;
+    return;
+  }
+  if (!worse(scores[0], docs[0], s, d)) return;
+  let i = 0;
+  const size = h.size;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= size) break;
+    const r = l + 1;
+    const c = r < size && worse(scores[r], docs[r], scores[l], docs[l]) ? r : l;
+    if (!worse(scores[c], docs[c], s, d)) break;
+    docs[i] = docs[c];
+    scores[i] = scores[c];
+    i = c;
+  }
+  docs[i] = d;
+  scores[i] = s;
+}
+
+/** Sorts the heap's entries best first (score descending, doc ascending). */
+function sortHeap(d: Int32Array, s: Float64Array, size: number): void {
+  for (let i = 1; i < size; i++) {
+    const x = d[i];
+    const v = s[i];
+    let j = i - 1;
+    while (j >= 0 && worse(s[j], d[j], v, x)) {
+      d[j + 1] = d[j];
+      s[j + 1] = s[j];
+      j--;
+    }
+    d[j + 1] = x;
+    s[j + 1] = v;
+  }
+}
