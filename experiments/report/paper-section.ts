@@ -19,15 +19,16 @@ import { fmt, type ReportTable } from "./tables.ts";
 import type { ReportSection } from "./render.ts";
 import { PAPER_IDS, PAPER_TITLES, papersOfModel, publishedInterval, publishedValues, type PaperId, type PublishedValue } from "./published/index.ts";
 import { paperRun, type ClaimResult, type Coverage, type PaperRun, type RunStat } from "./paper-vs-run/common.ts";
-import { medmetaClaims, medmetaCoverage } from "./paper-vs-run/medmeta.ts";
-import { medconclusionClaims, medconclusionCoverage } from "./paper-vs-run/medconclusion.ts";
-import { rwesummaryClaims, rwesummaryCoverage } from "./paper-vs-run/rwesummary.ts";
+import { medmetaClaims, medmetaCoverage, medmetaSampleNote } from "./paper-vs-run/medmeta.ts";
+import { medconclusionClaims, medconclusionCoverage, medconclusionSampleNote } from "./paper-vs-run/medconclusion.ts";
+import { rwesummaryClaims, rwesummaryCoverage, rwesummarySampleNote } from "./paper-vs-run/rwesummary.ts";
 
 /** Section heading. */
 export const PAPER_SECTION_HEADING = "Paper vs this run";
 
 const COVERAGE: Record<PaperId, (run: PaperRun, v: PublishedValue) => Coverage> = { medmeta: medmetaCoverage, medconclusion: medconclusionCoverage, rwesummary: rwesummaryCoverage };
 const CLAIMS: Record<PaperId, (run: PaperRun) => ClaimResult[]> = { medmeta: medmetaClaims, medconclusion: medconclusionClaims, rwesummary: rwesummaryClaims };
+const SAMPLE: Record<PaperId, (run: PaperRun) => string> = { medmeta: medmetaSampleNote, medconclusion: medconclusionSampleNote, rwesummary: rwesummarySampleNote };
 
 /** A config model as the section needs it: the name records carry (label or id) and its paper label. */
 export interface PaperModelEntry {
@@ -61,6 +62,8 @@ export interface PaperVsRun {
   covered: PaperComparison[];
   uncovered: PaperUncovered[];
   claims: ClaimResult[];
+  /** Per paper, which items the run's values come from (the paper's own, or another sample). */
+  samples: string[];
 }
 
 /**
@@ -99,7 +102,7 @@ export function comparePapers(records: RunRecord[], models: readonly PaperModelE
       runInPublishedInterval: numeric ? within(s.value as number, pi) : null,
     });
   }
-  return { papers: [...papers], covered, uncovered, claims: papers.flatMap((p) => CLAIMS[p](run)) };
+  return { papers: [...papers], covered, uncovered, claims: papers.flatMap((p) => CLAIMS[p](run)), samples: papers.map((p) => SAMPLE[p](run)) };
 }
 
 const rowLabel = (row: Record<string, string>) => Object.values(row).join(" · ");
@@ -167,7 +170,7 @@ export function paperSection(res: PaperVsRun): ReportSection {
   const count = (v: string) => res.claims.filter((c) => c.verdict === v).length;
   return {
     heading: PAPER_SECTION_HEADING,
-    text: `${res.papers.map((p) => PAPER_TITLES[p]).join(", ")}: this run covers ${res.covered.length} of the ${n} published values. Headline claims: ${count("reproduced")} reproduced, ${count("not reproduced")} not reproduced, ${count("not covered")} not covered. Models are matched to the papers' rows by their paperModel labels (docs/reproducing-the-papers.md).`,
+    text: `${res.papers.map((p) => PAPER_TITLES[p]).join(", ")}: this run covers ${res.covered.length} of the ${n} published values. Headline claims: ${count("reproduced")} reproduced, ${count("not reproduced")} not reproduced, ${count("not covered")} not covered. Items: ${res.samples.join("; ")}. Models are matched to the papers' rows by their paperModel labels (docs/reproducing-the-papers.md).`,
     tables: paperTables(res),
     charts: [],
   };

@@ -45,6 +45,14 @@ export const MEDCONCLUSION_T3_METRICS: Readonly<Record<string, string>> = {
 const RUBRIC = "judge:medconclusion-dimensions";
 const modeWorkflow = (mode: string) => `conclusion-${mode.toLowerCase()}`;
 
+/** Which items the comparison used: MedConclusion's (dataset medconclusion-hf or a corpus store) or others. */
+export function medconclusionSampleNote(run: PaperRun): string {
+  const ds = [...new Set(run.records.filter((r) => r.taskKind === "conclusion").map((r) => r.dataset))];
+  const n = new Set(run.records.filter((r) => r.taskKind === "conclusion").map((r) => `${r.dataset}\u0000${r.itemId}`)).size;
+  const own = ds.length > 0 && ds.every((d) => d === "medconclusion-hf" || d === "corpus-store");
+  return own ? `MedConclusion: ${n} MedConclusion abstracts (the paper: a random 30K sample)` : `MedConclusion: ${n} structured abstracts from ${ds.join(", ") || "no dataset"} (the paper: a random 30K sample of MedConclusion)`;
+}
+
 /** The run's primary and secondary judge ids (null when the run has fewer judges). */
 export function medconclusionJudges(records: RunRecord[]): { primary: string | null; secondary: string | null } {
   const ids = judgesOf(records, `${RUBRIC}.semantic_similarity`);

@@ -3,7 +3,8 @@
  * value, and the headline claims H1–H3 and Table 2's ordering.
  *
  * - Table 2: mean panel score `judge:medmeta-semantic-equivalence.semantic_equivalence` ± 95 % t
- *   CI over the MedMeta items (dataset `medmeta`) of the model labelled with the row's name, per
+ *   CI over the MedMeta items (dataset `medmeta`; when the run has none, its synthesis items
+ *   stand in, and the section says so) of the model labelled with the row's name, per
  *   workflow (P-ZS `pzs`, P-CoT `pcot`, G-RAG `golden-rag`, K5-/K10-RAG `standard-rag` with k = 5 /
  *   10, N-RAG `negated-rag` with every abstract negated).
  * - Table 3 and Table 4's human rows: human expert ratings, which a run does not have.
@@ -40,17 +41,33 @@ const WORKFLOWS: Record<string, { filter: Record<string, unknown>; negatedAll?: 
 
 const HUMAN = "needs human expert ratings (three annotators on 20 sampled meta-analyses); a run has none — collect them with `medsynth annotate` and align with `medsynth validate --human`";
 
+/**
+ * The items standing for MedMeta's: the run's MedMeta records (dataset "medmeta") when it has any,
+ * else all its synthesis records (another sample, which {@link medmetaSampleNote} says).
+ */
+function onSample(run: PaperRun, records: readonly RunRecord[]): RunRecord[] {
+  const own = run.records.some((r) => r.taskKind === "synthesis" && r.dataset === MEDMETA_DATASET);
+  return records.filter((r) => r.taskKind === "synthesis" && (!own || r.dataset === MEDMETA_DATASET));
+}
+
+/** Which items the comparison used: MedMeta's own, or another sample (named). */
+export function medmetaSampleNote(run: PaperRun): string {
+  const rs = onSample(run, run.records);
+  const ds = [...new Set(rs.map((r) => r.dataset))];
+  return ds.length === 1 && ds[0] === MEDMETA_DATASET ? `MedMeta: the MedMeta items (dataset "${MEDMETA_DATASET}", ${new Set(rs.map((r) => r.itemId)).size} of the paper's 81)` : `MedMeta: not the paper's items — this run's synthesis items (${ds.join(", ") || "none"}) stand in for them`;
+}
+
 /** The run's MedMeta records of a paper model in one workflow (N-RAG: fraction 1 or unset). */
 function recordsOf(run: PaperRun, model: string, workflow: string): RunRecord[] {
   const w = WORKFLOWS[workflow];
-  const rs = select((run.byPaperModel.get(MEDMETA_MODEL_ALIASES[model] ?? model) ?? []).filter((r) => r.dataset === MEDMETA_DATASET), w.filter);
+  const rs = select(onSample(run, run.byPaperModel.get(MEDMETA_MODEL_ALIASES[model] ?? model) ?? []), w.filter);
   return w.negatedAll ? rs.filter((r) => r.params.fraction === undefined || r.params.fraction === 1) : rs;
 }
 
 function modelCheck(run: PaperRun, model: string): string | null {
   const canonical = MEDMETA_MODEL_ALIASES[model] ?? model;
   if (!run.byPaperModel.has(canonical)) return noModelReason(run, canonical);
-  if (!run.byPaperModel.get(canonical)!.some((r) => r.dataset === MEDMETA_DATASET)) return `${canonical} has no records on the MedMeta items (dataset "${MEDMETA_DATASET}")`;
+  if (!onSample(run, run.byPaperModel.get(canonical)!).length) return `${canonical} has no synthesis records`;
   return null;
 }
 

@@ -30,6 +30,13 @@ export const RWESUMMARY_COLUMNS: Readonly<Record<(typeof RWESUMMARY_OUTCOMES)[nu
 
 const rweRecords = (run: PaperRun, model: string): RunRecord[] => (run.byPaperModel.get(model) ?? []).filter((r) => r.taskKind === "rwe");
 
+/** Which studies the comparison used (never the paper's 13, which are proprietary). */
+export function rwesummarySampleNote(run: PaperRun): string {
+  const rs = run.records.filter((r) => r.taskKind === "rwe");
+  const ds = [...new Set(rs.map((r) => r.dataset))];
+  return `RWESummary: ${new Set(rs.map((r) => `${r.dataset}\u0000${r.itemId}`)).size} studies from ${ds.join(", ") || "no dataset"} (the paper's 13 studies are proprietary: a different sample)`;
+}
+
 /** Per covered paper model, its mean of each rubric metric (models missing a metric are left out). */
 function runMeans(run: PaperRun): { model: string; values: Record<string, number> }[] {
   const out: { model: string; values: Record<string, number> }[] = [];

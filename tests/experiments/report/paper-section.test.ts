@@ -163,7 +163,7 @@ describe("Paper vs this run: MedConclusion", () => {
 });
 
 describe("Paper vs this run: RWESummary", () => {
-  const jury = (d: number, nm: number, c: number) => [
+  const jury = (d: number, nm: number, c: number): { id: string; rubric: string; scores: Record<string, number> }[] => [
     { id: "juror", rubric: "rwe-direction-of-effect", scores: { direction_of_effect: d } },
     { id: "juror", rubric: "rwe-numbers-accurate", scores: { numbers_accurate: nm } },
     { id: "juror", rubric: "rwe-completeness", scores: { completeness: c } },
