@@ -266,9 +266,11 @@ export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = proc
 
 /**
  * Hash of the parts of a config that change results (everything except `output`, `concurrency`,
- * `description`, `report`): sha256 hex of the canonical JSON.
+ * `description`, `report` and the models' `paperModel` labels, which only the report reads):
+ * sha256 hex of the canonical JSON.
  */
 export function configHash(cfg: ExperimentConfig): string {
   const { output: _o, concurrency: _c, description: _d, report: _r, ...rest } = cfg;
-  return createHash("sha256").update(stringify(rest) ?? "").digest("hex");
+  const models = rest.models.map(({ paperModel: _p, ...m }) => m);
+  return createHash("sha256").update(stringify({ ...rest, models }) ?? "").digest("hex");
 }

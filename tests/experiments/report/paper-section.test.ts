@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunRecord } from "../../../experiments/types.ts";
 import { comparePapers, paperSection, paperSectionForConfig, sectionPapers, type PaperVsRun } from "../../../experiments/report/paper-section.ts";
-import { parseExperimentConfig } from "../../../experiments/config.ts";
+import { configHash, parseExperimentConfig } from "../../../experiments/config.ts";
 
 let n = 0;
 function rec(p: { model: string; workflow: string; item: string; dataset?: string; taskKind?: RunRecord["taskKind"]; params?: Record<string, unknown>; judges?: { id: string; rubric: string; scores: Record<string, number> }[]; metrics?: Record<string, number>; latencyMs?: number }): RunRecord {
@@ -205,6 +205,12 @@ describe("Paper vs this run: when it is on, and a run without labels", () => {
     expect(sectionPapers([{ name: "a" }], ["rwesummary"])).toEqual(["rwesummary"]);
     expect(() => parseExperimentConfig({ name: "x", output: "o", datasets: [{ name: "pubmedqa" }], models: [{ id: "openai:m", paperModel: "Gemma 3 27B" }], workflows: [{ id: "conclusion-a" }] })).toThrow(/models\.0\.paperModel: not a model of the papers' tables; one of: "Gemini Flash 2.5"/);
     expect(paperSectionForConfig([], { models: [{ id: "extractive:mmr" }] })).toBeNull();
+    // A label changes no result: labelling a finished run's models keeps its config hash.
+    const base = { name: "x", output: "o", datasets: [{ name: "medmeta" }], workflows: [{ id: "pzs" }] };
+    const plain = parseExperimentConfig({ ...base, models: [{ id: "openai:m" }] });
+    const labelled = parseExperimentConfig({ ...base, models: [{ id: "openai:m", paperModel: "Gemma 27B" }] });
+    expect(labelled.models[0].paperModel).toBe("Gemma 27B");
+    expect(configHash(labelled)).toBe(configHash(plain));
   });
   it("the demo shape: every published row not covered, with why; every claim not covered", () => {
     const records = [rec({ model: "extractive:mmr", workflow: "golden-rag", item: "q1", dataset: "medevidence" })];
