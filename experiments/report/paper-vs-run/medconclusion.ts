@@ -61,6 +61,9 @@ export function medconclusionJudges(records: RunRecord[]): { primary: string | n
   return { primary, secondary: rest.includes("secondary") ? "secondary" : (rest[0] ?? null) };
 }
 
+/** Whether any model of the run carries one of MedConclusion's model names. */
+const anyLabelled = (run: PaperRun) => MEDCONCLUSION_MODELS.some((m) => run.byPaperModel.has(m));
+
 function recordsOf(run: PaperRun, model: string, mode: string): RunRecord[] {
   return (run.byPaperModel.get(model) ?? []).filter((r) => r.taskKind === "conclusion" && r.workflow === modeWorkflow(mode));
 }
@@ -104,7 +107,7 @@ function rankingClaims(run: PaperRun, judges: { primary: string | null }): Claim
       published: models.length ? models.map((m, i) => `${m.model} ${paperVals[i].toFixed(2)}`).join(", ") : "15 models (Table 2)",
       thisRun: models.length ? `τ-b ${f3(t)} over ${models.length} models: ${models.map((m) => `${m.model} ${m.mean.toFixed(2)}`).join(", ")}` : "–",
       verdict,
-      detail: verdict !== "not covered" ? "" : !judges.primary ? "no judge scores" : models.length < 3 ? `needs at least 3 of the paper's models with mode-A scores (this run: ${models.length})` : "a ranking is constant (all tied)",
+      detail: verdict !== "not covered" ? "" : !anyLabelled(run) ? noModelReason(run, "GPT-5.4") : !judges.primary ? "no judge scores" : models.length < 3 ? `needs at least 3 of the paper's models with mode-A scores (this run: ${models.length})` : "a ranking is constant (all tied)",
     };
   });
 }
@@ -130,7 +133,7 @@ function judgeSwapClaims(run: PaperRun, judges: { primary: string | null; second
       published: `top ${t5models[argmax(pa)]} under both; τ-b ${f3(tau(pa, pb))} over ${t5models.length} models`,
       thisRun: covered ? `top ${both[argmax(a)].model} (primary) / ${both[argmax(b)].model} (secondary); τ-b ${f3(tau(a, b))} over ${both.length} models` : "–",
       verdict: covered ? (same ? "reproduced" : "not reproduced") : "not covered",
-      detail: covered ? "" : !judges.secondary ? "this run has no second judge" : `needs at least 2 of the paper's models scored by both judges (this run: ${both.length})`,
+      detail: covered ? "" : !anyLabelled(run) ? noModelReason(run, "GPT-5.4") : !judges.secondary ? "this run has no second judge" : `needs at least 2 of the paper's models scored by both judges (this run: ${both.length})`,
     };
   });
 }
@@ -156,7 +159,7 @@ function modeCClaims(run: PaperRun, judges: { primary: string | null }): ClaimRe
       published: `GPT-5.4 +${gain("GPT-5.4")}, Gemini 3 Flash +${gain("Gemini 3 Flash")} (Table 4, no test printed)`,
       thisRun: parts.length ? parts.join("; ") : "–",
       verdict: overall(verdicts),
-      detail: parts.length ? "" : !judges.primary ? "no judge scores" : "no labelled model has both mode A and mode C judged on the same items",
+      detail: parts.length ? "" : !anyLabelled(run) ? noModelReason(run, "GPT-5.4") : !judges.primary ? "no judge scores" : "no labelled model has both mode A and mode C judged on the same items",
     },
   ];
 }

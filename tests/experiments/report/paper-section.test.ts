@@ -218,6 +218,7 @@ describe("Paper vs this run: when it is on, and a run without labels", () => {
     const [values, claims, uncovered] = s.tables;
     expect(values.rows).toHaveLength(0);
     expect(claims.rows.every((r) => r[5] === "not covered")).toBe(true);
+    expect(claims.rows.filter((r) => !/no model of this run carries a paperModel label \(models: extractive:mmr\)|needs human expert ratings|needs at least 3 of the paper's nine models/.test(r[6]))).toEqual([]);
     expect(uncovered.values!.reduce((a, v) => a + (v.columns as string[]).length, 0)).toBe(492);
     expect(uncovered.rows.find((r) => r[0] === "MedMeta" && r[1] === "Table 2")![4]).toBe("no model of this run carries a paperModel label (models: extractive:mmr)");
     expect(s.text).toMatch(/^MedMeta, MedConclusion, RWESummary: this run covers 0 of the 492 published values\. Headline claims: 0 reproduced, 0 not reproduced, \d+ not covered\./);
