@@ -10,6 +10,7 @@ import { dirname, resolve, isAbsolute } from "node:path";
 import { z } from "zod";
 import { readConfigValue } from "../models/config-file.ts";
 import stringify from "safe-stable-stringify";
+import { PAPER_IDS, PAPER_MODELS } from "./report/published/index.ts";
 import { interpolateEnv as interpolateEnvValues, EnvInterpolationError, unsetEnvReferences } from "../models/env-interpolation.ts";
 
 /** A scalar parameter value or a list of values to sweep over. */
@@ -43,6 +44,15 @@ export const ModelSelectionSchema = z
     label: z.string().optional(),
     /** Endpoint/sampling settings handed to the model factory (baseURL, apiKeyEnv, temperature …). */
     endpoint: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * The paper row this model reproduces, as the paper's main table names it (e.g. "Gemma 27B",
+     * "GPT-5.4", "Gemini 2.5 Pro"); turns on the report's "Paper vs this run" section.
+     */
+    paperModel: z
+      .string()
+      .min(1)
+      .refine((m) => PAPER_IDS.some((p) => PAPER_MODELS[p].includes(m)), { message: `not a model of the papers' tables; one of: ${PAPER_IDS.map((p) => PAPER_MODELS[p].map((m) => `"${m}"`).join(", ")).join("; ")}` })
+      .optional(),
   })
   .strict();
 /** {@link ModelSelectionSchema} after parsing (defaults applied). */
@@ -146,6 +156,12 @@ export const ExperimentConfigSchema = z
          * semicolon-separated) joined to each record by ISSN; relative to the config file.
          */
         scimago: z.string().min(1).optional(),
+        /**
+         * Papers of the "Paper vs this run" section (experiments/report/paper-section.ts); default:
+         * those whose tables name the models' `paperModel` labels (no section when none has one);
+         * `false` turns the section off.
+         */
+        papers: z.union([z.array(z.enum(PAPER_IDS)).min(1), z.literal(false)]).optional(),
       })
       .strict()
       .default({ subgroups: [] }),
@@ -250,9 +266,11 @@ export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = proc
 
 /**
  * Hash of the parts of a config that change results (everything except `output`, `concurrency`,
- * `description`, `report`): sha256 hex of the canonical JSON.
+ * `description`, `report` and the models' `paperModel` labels, which only the report reads):
+ * sha256 hex of the canonical JSON.
  */
 export function configHash(cfg: ExperimentConfig): string {
   const { output: _o, concurrency: _c, description: _d, report: _r, ...rest } = cfg;
-  return createHash("sha256").update(stringify(rest) ?? "").digest("hex");
+  const models = rest.models.map(({ paperModel: _p, ...m }) => m);
+  return createHash("sha256").update(stringify({ ...rest, models }) ?? "").digest("hex");
 }

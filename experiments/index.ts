@@ -19,3 +19,7 @@ export { medmetaAnalysisSection, judgeAgreementTable, feasibilityCorrelationTabl
 export { sjrSection, journalInfoOf, type SjrSectionOptions } from "./report/sjr-section.ts";
 export { recordValues, columnsOf, sortByConfig, variantLabel, matchesFilter, pairKey, type ConfigOrder } from "./report/columns.ts";
 export * from "./panel-summary.ts";
+export * from "./report/published/index.ts";
+export { publishedConsistencyChecks, type ConsistencyCheck } from "./report/published/consistency.ts";
+export { comparePapers, paperSection, paperTables, paperSectionForConfig, sectionPapers, type PaperVsRun, type PaperComparison, type PaperUncovered, type PaperModelEntry } from "./report/paper-section.ts";
+export type { ClaimResult, RunStat, Verdict } from "./report/paper-vs-run/common.ts";

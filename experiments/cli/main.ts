@@ -1,7 +1,7 @@
 /**
  * The `medsynth` command line: one commander program; each area registers its own commands
  * from a file of its own (corpus, datasets, retrieval, generate, judge/metrics, run/report,
- * validate, viewer).
+ * validate, viewer, reproduce).
  *
  * Start-up stays light: the `*-register.ts` files hold only the commander definitions (names,
  * options, help text); each action imports its `*-commands.ts` implementation — and with it
@@ -18,6 +18,7 @@ import { registerJudgeCommands } from "./judge-register.ts";
 import { registerRunCommands } from "./run-register.ts";
 import { registerValidateCommands } from "./validate-register.ts";
 import { registerViewerCommands } from "./viewer-register.ts";
+import { registerReproduceCommands } from "./reproduce-register.ts";
 import { describeOsError } from "./os-errors.ts";
 
 /** Build the commander program (exported for tests). */
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerValidateCommands(program);
   registerViewerCommands(program);
+  registerReproduceCommands(program);
   return program;
 }
 

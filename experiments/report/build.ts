@@ -22,6 +22,7 @@ import { rweNoiseTable } from "./rwe-noise.ts";
 import { medmetaAnalysisSection } from "./medmeta-analysis-section.ts";
 import { sjrSection } from "./sjr-section.ts";
 import { loadScimago, type ScimagoIndex } from "../../corpus/datasets/scimago.ts";
+import { paperSectionForConfig } from "./paper-section.ts";
 
 /** One row of retrieval-eval.json: macro means over a dataset's queries for one mode and K. */
 export interface RetrievalEvalRow {
@@ -259,6 +260,9 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
     scimago: settings.scimago ?? (spec.config?.report?.scimago ? loadScimago(spec.config.report.scimago) : undefined),
   };
   const sections = await buildSections(records, merged, retrieval);
+  // Published tables beside this run (on when a model has a paperModel label, or report.papers).
+  const paper = paperSectionForConfig(records, spec.config as Parameters<typeof paperSectionForConfig>[1]);
+  if (paper) sections.push(paper);
   const idByLabel = new Map((spec.config?.models ?? []).map((m) => [m.label ?? m.id, m.id]));
   sections.push(usageSection(spent, records, spec.config?.prices ?? {}, (r) => idByLabel.get(r.model) ?? r.model));
   sections.push(...humanRatingSections(runDir));

@@ -37,6 +37,7 @@ describe("the CLI starts light", () => {
     ["corpus ingest --help", ["corpus", "ingest", "--help"]],
     ["annotate create --help", ["annotate", "create", "--help"]],
     ["datasets list --no-counts", ["datasets", "list", "--no-counts"]],
+    ["reproduce --help", ["reproduce", "--help"]],
   ];
   for (const [name, args] of cases) {
     it(`${name} loads no heavy module`, () => {
@@ -50,7 +51,7 @@ describe("the CLI starts light", () => {
 
   it("--help lists every command", () => {
     const r = runRecorded([BIN, "--help"], { cwd: tmp });
-    for (const c of ["corpus", "datasets", "index", "search", "retrieval", "generate", "judge", "metrics", "run", "merge", "report", "compare", "validate", "view", "annotate"]) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, "m"));
+    for (const c of ["corpus", "datasets", "index", "search", "retrieval", "generate", "judge", "metrics", "run", "merge", "report", "compare", "validate", "view", "annotate", "reproduce"]) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, "m"));
   }, 60_000);
 
   it("validate of an empty config fails naming the file, without loading heavy modules", () => {

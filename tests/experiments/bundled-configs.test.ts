@@ -8,12 +8,38 @@ import { datasetNames } from "../../corpus/datasets/registry.ts";
 import { validateMetricSpecs } from "../../experiments/metrics-stage.ts";
 
 const dir = resolve(__dirname, "../../experiments/configs");
-const env = { MEDSYNTH_JUDGE_BASE_URL: "http://127.0.0.1:9/v1", MEDSYNTH_JUDGE_MODEL: "judge-a", MEDSYNTH_JUDGE_MODEL_2: "judge-b", MEDSYNTH_JUDGE_MODEL_3: "judge-c" };
+const env = { MEDSYNTH_JUDGE_BASE_URL: "http://127.0.0.1:9/v1", MEDSYNTH_JUDGE_MODEL: "judge-a", MEDSYNTH_JUDGE_MODEL_2: "judge-b", MEDSYNTH_JUDGE_MODEL_3: "judge-c", MEDCONCLUSION_HF_PATH: "/data/medconclusion-30k.parquet" };
 
 describe("bundled experiment configs", () => {
   const files = readdirSync(dir).filter((f) => f.endsWith(".yaml") && f !== "judge-validation.yaml");
-  it("include demo, medmeta, medconclusion, robustness and rwesummary", () => {
-    expect(files.sort()).toEqual(["demo.yaml", "medconclusion.yaml", "medmeta.yaml", "robustness.yaml", "rwesummary.yaml"]);
+  it("include demo, medmeta, medconclusion, robustness, rwesummary and the three paper protocols", () => {
+    expect(files.sort()).toEqual(["demo.yaml", "medconclusion.yaml", "medmeta.yaml", "paper-medconclusion.yaml", "paper-medmeta.yaml", "paper-rwesummary.yaml", "robustness.yaml", "rwesummary.yaml"]);
+  });
+  it.each([
+    ["paper-medmeta.yaml", "medmeta", ["Gemini Flash 2.5", "O4 Mini", "MedGemma 27B", "Gemma 27B", "Qwen3 8B", "Qwen3 8B (reasoning)", "Qwen3 8B-DeepSeek"], ["gemini-2.5-pro", "o4-mini", "qwen3-235b"]],
+    ["paper-medconclusion.yaml", "medconclusion", ["GPT-5.4", "Gemini 3.1 Pro", "Gemini 3 Flash", "Gemma-3-27B", "Llama-3.1-8B"], ["primary", "secondary"]],
+    ["paper-rwesummary.yaml", "rwesummary", ["Gemini 2.5 Flash", "Gemini 2.5 Pro", "Gemini 2.0 Flash", "o4-mini", "o3", "Claude 4 Sonnet", "GPT-4.1", "Claude 3.7 Sonnet", "Claude 4 Opus"], ["o4-mini", "claude-sonnet-4", "gemini-2.5-pro"]],
+  ])("%s labels every model with the paper row it reproduces, one endpoint variable each, and the paper's judges", (f, paper, rows, judges) => {
+    const cfg = loadExperimentConfig(join(dir, f), env);
+    expect(cfg.models.map((m) => m.paperModel)).toEqual(rows);
+    for (const m of cfg.models) expect(m.id).toMatch(/^openai:/);
+    expect(new Set(cfg.models.map((m) => m.label)).size).toBe(cfg.models.length);
+    expect(cfg.report.papers).toEqual([paper]);
+    expect(loadPanelConfig(cfg.panel!, env).config.judges.map((j) => j.id)).toEqual(judges);
+    // Each model's name comes from its own variable.
+    const other = loadExperimentConfig(join(dir, f), { ...env, GEMMA_27B_MODEL: "my-gemma", GPT_54_MODEL: "my-gpt", O3_MODEL: "my-o3" });
+    expect(other.models.map((m) => m.id)).toContain(paper === "medmeta" ? "openai:my-gemma" : paper === "medconclusion" ? "openai:my-gpt" : "openai:my-o3");
+  });
+  it("paper-medmeta.yaml runs the paper's six workflows on all MedMeta items; paper-medconclusion.yaml the 30K sample in modes A–D", () => {
+    const mm = loadExperimentConfig(join(dir, "paper-medmeta.yaml"), env);
+    expect(mm.datasets).toEqual([{ name: "medmeta" }]);
+    expect(mm.workflows.map((w) => w.id)).toEqual(["pzs", "pcot", "golden-rag", "standard-rag", "negated-rag"]);
+    expect(mm.workflows.find((w) => w.id === "standard-rag")!.params.k).toEqual([5, 10]);
+    expect(mm.workflows.find((w) => w.id === "negated-rag")!.params).toEqual({ negator: "llm", fraction: 1 });
+    expect(mm.metrics).toEqual(["bertscore"]);
+    const mc = loadExperimentConfig(join(dir, "paper-medconclusion.yaml"), env);
+    expect(mc.datasets[0]).toMatchObject({ name: "medconclusion-hf", sample: 30000, options: { path: "/data/medconclusion-30k.parquet" } });
+    expect(mc.workflows.map((w) => w.id)).toEqual(["conclusion-a", "conclusion-b", "conclusion-c", "conclusion-d"]);
   });
   it.each(files)("%s validates and names only known datasets, workflows, metrics and panels", (f) => {
     const cfg = loadExperimentConfig(join(dir, f), env);

@@ -1,6 +1,7 @@
 /** RWESummary weighted rubric: a hand-computed table and the paper's Figure 2. */
 import { describe, expect, it } from "vitest";
 import { computeRweWeightedScore } from "../../judges/rwe-weighted-score.ts";
+import { RWESUMMARY_TABLE1 } from "../../experiments/report/published/rwesummary.ts";
 
 describe("computeRweWeightedScore", () => {
   const metrics = [
@@ -32,19 +33,9 @@ describe("computeRweWeightedScore", () => {
     expect(() => computeRweWeightedScore([{ model: "X", values: { A: 1 } }], { metrics })).toThrow('model "X" has no finite value for metric "T"');
   });
   it("reproduces RWESummary Figure 2 with the default weights 20/6/5/3", () => {
-    const table: Array<[string, number, number, number, number]> = [
-      ["Gemini 2.5 Flash", 0.923, 0.949, 1, 14.355],
-      ["Gemini 2.5 Pro", 0.949, 0.974, 0.897, 14.226],
-      ["Gemini 2.0 Flash", 0.897, 0.974, 0.949, 2.253],
-      ["o4-mini", 0.846, 0.923, 1, 20.477],
-      ["o3", 0.821, 0.897, 1, 22.788],
-      ["Claude 4 Sonnet", 0.923, 0.795, 0.821, 6.922],
-      ["GPT-4.1", 0.795, 0.897, 0.949, 4.456],
-      ["Claude 3.7 Sonnet", 0.718, 0.821, 0.949, 5.735],
-      ["Claude 4 Opus", 0.744, 0.769, 0.949, 9.585],
-    ];
+    // Table 1 as transcribed once, in experiments/report/published/rwesummary.ts.
     const r = computeRweWeightedScore(
-      table.map(([model, d, n, c, t]) => ({ model, values: { direction_of_effect: d, numbers_accurate: n, completeness: c, inference_time: t } })),
+      RWESUMMARY_TABLE1.map(([model, d, n, c, t]) => ({ model, values: { direction_of_effect: Number(d), numbers_accurate: Number(n), completeness: Number(c), inference_time: Number(t) } })),
     );
     expect(r.models.map((m) => Math.round(m.score))).toEqual([99, 100, 94, 61, 46, 61, 42, 0, 1]);
     expect(Object.values(r.models[0].normalized).map((v) => Math.round(100 * v))).toEqual([89, 88, 100, 41]);
