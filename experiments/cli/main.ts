@@ -18,6 +18,7 @@ import { registerJudgeCommands } from "./judge-register.ts";
 import { registerRunCommands } from "./run-register.ts";
 import { registerValidateCommands } from "./validate-register.ts";
 import { registerViewerCommands } from "./viewer-register.ts";
+import { registerClusterCommands } from "./cluster-register.ts";
 import { describeOsError } from "./os-errors.ts";
 
 /** Build the commander program (exported for tests). */
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerValidateCommands(program);
   registerViewerCommands(program);
+  registerClusterCommands(program);
   return program;
 }
 

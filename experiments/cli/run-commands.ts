@@ -20,7 +20,8 @@ import { runRetrievalEval } from "../retrieval-eval-stage.ts";
 import { writeReport } from "../report/build.ts";
 import { loadScimago } from "../../corpus/datasets/scimago.ts";
 import { compareRuns } from "../report/compare.ts";
-import { mergeShards, parseShard, shardDir } from "../shards.ts";
+import { mergeShards, shardDir, type ShardSpec } from "../shards.ts";
+import { parseShardCount, resolveShard } from "../shard-auto.ts";
 import { tableToMarkdown } from "../report/render.ts";
 import { formatRunUsage } from "../usage-summary.ts";
 import { failureSummary } from "../failures.ts";
@@ -29,8 +30,10 @@ import { runExitCode } from "../exit-codes.ts";
 /** Options of `medsynth run`. */
 export interface RunCommandOptions {
   retryFailed?: boolean;
-  /** `i/n`: run only shard i of n (see experiments/shards.ts). */
+  /** `i/n`: run only shard i of n (see experiments/shards.ts); `auto`: i/n from Slurm or a Kubernetes Indexed Job (experiments/shard-auto.ts). */
   shard?: string;
+  /** `n`: the shard count for `--shard auto` under Kubernetes (the Job's completions). */
+  shardCount?: string;
   report?: boolean;
   json?: boolean;
   progress?: boolean;
@@ -46,11 +49,27 @@ export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, 
   const config = loadExperimentConfig(file);
   validateMetricSpecs(config.metrics);
   const deps = createRunnerDeps(config, (l) => console.error(l));
-  const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed, ...(opts.shard !== undefined ? { shard: parseShard(opts.shard) } : {}) });
+  const shard = shardOf(opts, (l) => console.error(l));
+  const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed, ...(shard !== undefined ? { shard } : {}) });
   const est = estimateRun(config, plan.pending, plan.finished, plan.items, judgePlan(config));
   if (opts.json) print(JSON.stringify(est, null, 2));
   else for (const l of formatEstimate(est)) print(l);
   return est;
+}
+
+/**
+ * The shard of `--shard i/n` or `--shard auto` (from Slurm / Kubernetes, said on `log`); undefined
+ * without `--shard`.
+ * @throws Error on a malformed option or scheduler variables that do not give a shard.
+ */
+function shardOf(opts: RunCommandOptions, log: (l: string) => void): ShardSpec | undefined {
+  if (opts.shard === undefined) {
+    if (opts.shardCount !== undefined) throw new Error("--shard-count is only used with --shard auto");
+    return undefined;
+  }
+  const resolved = resolveShard(opts.shard, parseShardCount(opts.shardCount));
+  if (resolved.source !== "explicit") log(resolved.detail);
+  return resolved.shard;
 }
 
 /**
@@ -60,7 +79,7 @@ export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, 
  */
 export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean; failures: ReturnType<typeof failureSummary> }> {
   const config = loadExperimentConfig(file);
-  const shard = opts.shard !== undefined ? parseShard(opts.shard) : undefined;
+  const shard = shardOf(opts, (l) => console.error(l));
   validateMetricSpecs(config.metrics);
   await ensureConfigData(config); // stop here, before any work, when a dataset cannot be had
   if (Object.keys(config.prices).length) {

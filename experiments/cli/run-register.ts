@@ -18,7 +18,8 @@ export function registerRunCommands(program: Command): void {
     .option("--no-report", "do not write the report at the end")
     .option("--no-progress", "no progress bar")
     .option("--json", "print the run summary as JSON")
-    .option("--shard <i/n>", "run only shard i of n (a deterministic 1/n of the cells) into <output>/shard-i-of-n; combine with `medsynth merge`")
+    .option("--shard <i/n|auto>", "run only shard i of n (a deterministic 1/n of the cells) into <output>/shard-i-of-n; combine with `medsynth merge`. `auto`: i/n from a Slurm array task (SLURM_ARRAY_TASK_*) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + --shard-count)")
+    .option("--shard-count <n>", "with --shard auto under Kubernetes: the number of shards (the Indexed Job's completions)")
     .option("--dry-run", "check everything and print the estimate (cells, calls per cell, tokens, cost); run nothing")
     .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     .action(async (file: string, opts: RunCommandOptions) => {
