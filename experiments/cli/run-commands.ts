@@ -9,7 +9,7 @@
 import cliProgress from "cli-progress";
 import { ensureConfigData } from "../data-preflight.ts";
 import { setMaxListeners } from "node:events";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { loadExperimentConfig } from "../config.ts";
 import { planExperiment, runExperiment, type RunPlan, type RunSummary } from "../runner.ts";
 import { estimateRun, formatEstimate, type RunEstimate } from "../estimate.ts";
@@ -26,6 +26,9 @@ import { tableToMarkdown } from "../report/render.ts";
 import { formatRunUsage } from "../usage-summary.ts";
 import { failureSummary } from "../failures.ts";
 import { runExitCode } from "../exit-codes.ts";
+import { BatchCollector } from "../../models/batch-collector.ts";
+import { createHttpBatchApi } from "../../models/batch-api.ts";
+import { resolveBatchSettings } from "../../models/batch-settings.ts";
 
 /** Options of `medsynth run`. */
 export interface RunCommandOptions {
@@ -39,6 +42,36 @@ export interface RunCommandOptions {
   progress?: boolean;
   /** Print the estimate (cells, calls, tokens, cost) and stop: no call, nothing written. */
   dryRun?: boolean;
+  /** Send every chat call through the endpoints' Batch APIs, in waves (models/batch-collector.ts). */
+  batch?: boolean;
+  /** On exit (Ctrl-C included) cancel this run's batches still in flight instead of leaving them running. */
+  cancelBatches?: boolean;
+  /** A failed, expired or cancelled batch line is retried `online` (default) or in a new `batch`. */
+  batchRetry?: string;
+}
+
+/** Whether any endpoint of the config (generators; judges are checked when built) asks for batches. */
+function configBatches(config: ReturnType<typeof loadExperimentConfig>): boolean {
+  return config.models.some((m) => (m.endpoint as { batch?: unknown } | undefined)?.batch === true);
+}
+
+/** The run's batch session: journal in the run (or shard) folder, HTTP Batch API per endpoint. */
+function batchSession(outputDir: string, opts: RunCommandOptions, log: (l: string) => void): BatchCollector {
+  if (opts.batchRetry !== undefined && opts.batchRetry !== "online" && opts.batchRetry !== "batch") throw new Error(`--batch-retry: expected online or batch, got ${JSON.stringify(opts.batchRetry)}`);
+  const settings = resolveBatchSettings(opts.batchRetry ? { onFailedLine: opts.batchRetry as "online" | "batch" } : {});
+  return new BatchCollector(join(outputDir, "batches.jsonl"), (url, key) => createHttpBatchApi(url, key), settings, log, opts.batch === true);
+}
+
+/** The summary line of a batch session, or null when nothing went through batches. */
+function batchSummaryLine(b: BatchCollector, left: string[], cancelled: boolean): string | null {
+  const s = b.stats;
+  if (!s.batches && !s.reattached && !left.length) return null;
+  const retried = s.retriedOnline + s.retriedInBatch;
+  const parts = [`${s.batches} batch(es) submitted with ${s.linesSubmitted} request(s)`, `${s.linesDone} result line(s) received`];
+  if (s.reattached) parts.push(`${s.reattached} answered by batches of an earlier run (re-attached, not resubmitted)`);
+  if (s.failedLines || s.missingLines || retried) parts.push(`${s.failedLines} error line(s), ${s.missingLines} request(s) left unanswered by expired/cancelled batches; ${retried} retried (${s.retriedOnline} online, ${s.retriedInBatch} in new batches)`);
+  if (left.length) parts.push(cancelled ? `cancelled ${left.join(", ")}` : `left running: ${left.join(", ")} (re-run the same command to re-attach; nothing is resubmitted)`);
+  return `batches: ${parts.join("; ")}`;
 }
 
 /**
@@ -52,8 +85,12 @@ export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, 
   const shard = shardOf(opts, (l) => console.error(l));
   const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed, ...(shard !== undefined ? { shard } : {}) });
   const est = estimateRun(config, plan.pending, plan.finished, plan.items, judgePlan(config));
-  if (opts.json) print(JSON.stringify(est, null, 2));
-  else for (const l of formatEstimate(est)) print(l);
+  const batched = opts.batch === true ? "every chat call" : configBatches(config) ? "the calls of endpoints with `batch: true`" : null;
+  if (opts.json) print(JSON.stringify(batched ? { ...est, batch: batched } : est, null, 2));
+  else {
+    for (const l of formatEstimate(est)) print(l);
+    if (batched) print(`batch: ${batched} go through the Batch API in waves (one wave per workflow step), priced at the batch rate (prices.batchInput/batchOutput, default half); the cost above is the online price`);
+  }
   return est;
 }
 
@@ -77,7 +114,7 @@ function shardOf(opts: RunCommandOptions, log: (l: string) => void): ShardSpec |
  * @returns the runner summary plus the report paths.
  * @throws ConfigError for an invalid config; errors for unknown dataset/workflow/model/metric ids.
  */
-export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean; failures: ReturnType<typeof failureSummary> }> {
+export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean; failures: ReturnType<typeof failureSummary>; batch: BatchCollector["stats"] }> {
   const config = loadExperimentConfig(file);
   const shard = shardOf(opts, (l) => console.error(l));
   validateMetricSpecs(config.metrics);
@@ -100,10 +137,15 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
   const onSigterm = () => onSignal("SIGTERM");
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigterm);
+  let batch: BatchCollector | undefined;
+  let batchClosed = false;
   try {
     const t0 = Date.now();
     // Everything is checked (models, endpoints, panel, rubrics, env variables) before any call.
-    const deps = createRunnerDeps(config, log);
+    batch = batchSession(shard ? shardDir(config.output, shard) : config.output, opts, log);
+    const deps = createRunnerDeps(config, log, { batch });
+    // In batch mode every pending cell runs at once, so each wave holds every cell's next call.
+    const batching = opts.batch === true || configBatches(config);
     deps.validate?.(config);
     // A sharded run evaluates retrieval once, in shard 1 (merge carries it over).
     const retrieval =
@@ -120,7 +162,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     let started = false;
     let lastLog = 0;
     const plan = judgePlan(config);
-    const summary = await runExperiment(config, deps, {
+    const summary = await runExperiment(batching ? { ...config, concurrency: Math.max(config.concurrency, 1_000_000) } : config, deps, {
       retryFailed: opts.retryFailed,
       shard,
       signal: ac.signal,
@@ -171,9 +213,14 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
         print("fix the cause and re-run with --retry-failed");
       }
     }
+    const left = await batch.close({ cancel: opts.cancelBatches === true });
+    batchClosed = true;
+    const batchLine = batchSummaryLine(batch, left, opts.cancelBatches === true);
+    if (batchLine && !opts.json) print(batchLine);
     process.exitCode = runExitCode({ aborted: summary.aborted, failedCells: stillFailed, verdicts: summary.judgeVerdicts });
-    return { ...summary, report, retrievalRecomputed: retrieval.recomputed, failures };
+    return { ...summary, report, retrievalRecomputed: retrieval.recomputed, failures, batch: batch.stats };
   } finally {
+    if (batch && !batchClosed) await batch.close({ cancel: opts.cancelBatches === true }).catch(() => undefined);
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigterm);
   }

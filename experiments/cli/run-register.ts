@@ -20,6 +20,9 @@ export function registerRunCommands(program: Command): void {
     .option("--json", "print the run summary as JSON")
     .option("--shard <i/n|auto>", "run only shard i of n (a deterministic 1/n of the cells) into <output>/shard-i-of-n; combine with `medsynth merge`. `auto`: i/n from a Slurm array task (SLURM_ARRAY_TASK_*) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + --shard-count)")
     .option("--shard-count <n>", "with --shard auto under Kubernetes: the number of shards (the Indexed Job's completions)")
+    .option("--batch", "send every chat call (generation steps, judge verdicts, LLM metrics) through the endpoints' Batch APIs in waves, at the batch price; resumable (batch ids in <output>/batches.jsonl)")
+    .option("--batch-retry <how>", "with --batch: retry a failed, expired or cancelled line `online` (default) or in a new `batch`")
+    .option("--cancel-batches", "with --batch: on exit or Ctrl-C cancel the run's batches still in flight (default: leave them running; a re-run re-attaches)")
     .option("--dry-run", "check everything and print the estimate (cells, calls per cell, tokens, cost); run nothing")
     .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     .action(async (file: string, opts: RunCommandOptions) => {
