@@ -97,6 +97,7 @@ export function formatTotals(t: PricedTotals): string {
   const parts = [`${n(t.calls)} calls (${n(t.requests)} requests)`, `${n(t.inputTokens)} in / ${n(t.outputTokens)} out tokens`];
   if (t.cachedCalls) parts.push(`${n(t.cachedCalls)} cache hits (${n(t.cachedInputTokens)} / ${n(t.cachedOutputTokens)} tokens not spent)`);
   if (t.unknownUsageCalls) parts.push(`${n(t.unknownUsageCalls)} with unknown usage (tokens and cost are a lower bound)`);
+  if (t.batchCalls) parts.push(`${n(t.batchCalls)} through Batch APIs (at the batch rate)`);
   parts.push(fmtCost(t.costUsd));
   return parts.join(", ");
 }

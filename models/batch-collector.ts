@@ -70,7 +70,7 @@ interface Tracker {
   batchId: string;
   api: BatchApi;
   model: string;
-  waiters: Map<string, ((o: LineOutcome) => void)[]>;
+  waiters: Map<string, { resolve: (o: LineOutcome) => void; reject: (e: unknown) => void }[]>;
   /** Result by custom_id once final. */
   results?: Map<string, BatchResultLine>;
   status?: string;
@@ -108,6 +108,17 @@ export class BatchCollector {
   private readonly batchRetries = new Map<string, number>();
   private pendingResume: Promise<void> | null = null;
   private closed = false;
+  /** Aborted by close(): ends the poll loops' waits at once. */
+  private readonly stopped = new AbortController();
+
+  /** Waits `ms`, or less when the session closes. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const onStop = () => (clearTimeout(t), resolve());
+      const t = setTimeout(() => (this.stopped.signal.removeEventListener("abort", onStop), resolve()), ms);
+      this.stopped.signal.addEventListener("abort", onStop, { once: true });
+    });
+  }
 
   /**
    * @param journalPath the run folder's `batches.jsonl`.
@@ -171,6 +182,7 @@ export class BatchCollector {
    * from the next wave; after a failure there, retried online or in a new batch.
    */
   private async serve(r: { baseURL: string; api: BatchApi; customId: string; body: { model?: string }; signal: AbortSignal | undefined; online: () => Promise<Response> }): Promise<Response> {
+    if (this.closed) throw new Error("run interrupted: batch session closed; re-run to re-attach to its batches");
     const known = this.submittedIn.get(r.customId);
     if (known !== undefined && this.failedIn.get(r.customId)?.has(known)) {
       const n = this.batchRetries.get(r.customId) ?? 0;
@@ -220,7 +232,7 @@ export class BatchCollector {
     if (t.results) return Promise.resolve({ line: t.results.get(customId) ?? null, batchId: t.batchId, batchStatus: t.status ?? "?" });
     return new Promise<LineOutcome>((resolve, reject) => {
       const list = t.waiters.get(customId) ?? [];
-      list.push(resolve);
+      list.push({ resolve, reject });
       t.waiters.set(customId, list);
       signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
     });
@@ -281,13 +293,14 @@ export class BatchCollector {
       let lastLog = 0;
       const started = Date.now();
       for (;;) {
+        if (this.closed) return; // the session ended (run finished or interrupted): the batch runs on, a re-run re-attaches
         b = await api.getBatch(batchId);
         if (FINAL_BATCH_STATES.has(b.status)) break;
         if (Date.now() - lastLog > Math.max(10_000, this.settings.pollMs)) {
           lastLog = Date.now();
           this.log(progressLine(b, model, started));
         }
-        await new Promise((r) => setTimeout(r, this.settings.pollMs));
+        await this.sleep(this.settings.pollMs);
       }
       const results = new Map<string, BatchResultLine>();
       for (const fileId of [b.output_file_id, b.error_file_id]) {
@@ -302,7 +315,7 @@ export class BatchCollector {
         const line = results.get(id) ?? null;
         if (line) this.stats.linesDone++;
         if (reattached && line) this.stats.reattached++;
-        for (const resolve of list) resolve({ line, batchId, batchStatus: b.status });
+        for (const w of list) w.resolve({ line, batchId, batchStatus: b.status });
       }
       t.waiters.clear();
     })();
@@ -310,6 +323,25 @@ export class BatchCollector {
       for (const list of t.waiters.values()) for (const _ of list) this.log(`batch ${batchId}: ${(e as Error).message}`);
     });
     return t;
+  }
+
+  /**
+   * The run was interrupted: every call still waiting for a batch ends now with an error (the
+   * runner writes no record for an interrupted cell) and polling stops; the batches themselves run
+   * on and a re-run re-attaches to them.
+   */
+  abandon(): void {
+    this.closed = true;
+    this.stopped.abort();
+    const err = new Error("run interrupted: the call's batch keeps running; re-run to re-attach");
+    for (const q of this.queues.values()) {
+      if (q.timer) clearTimeout(q.timer);
+      for (const w of q.waiting.splice(0)) w.reject(err);
+    }
+    for (const t of this.trackers.values()) {
+      for (const list of t.waiters.values()) for (const w of list) w.reject(err);
+      t.waiters.clear();
+    }
   }
 
   /** Batches of this session not yet final (left running on exit unless cancelled). */
@@ -324,6 +356,7 @@ export class BatchCollector {
    */
   async close(opts: { cancel?: boolean } = {}): Promise<string[]> {
     this.closed = true;
+    this.stopped.abort();
     for (const q of this.queues.values()) if (q.timer) clearTimeout(q.timer);
     const open = [...this.trackers.values()].filter((t) => !t.results);
     if (opts.cancel) for (const t of open) await t.api.cancelBatch(t.batchId).catch((e) => this.log(`batch ${t.batchId}: cancel failed: ${(e as Error).message}`));

@@ -28,6 +28,7 @@ import { failureSummary } from "../failures.ts";
 import { runExitCode } from "../exit-codes.ts";
 import { BatchCollector } from "../../models/batch-collector.ts";
 import { createHttpBatchApi } from "../../models/batch-api.ts";
+import { createFileBatchApi } from "../../models/batch-file-api.ts";
 import { resolveBatchSettings } from "../../models/batch-settings.ts";
 
 /** Options of `medsynth run`. */
@@ -48,6 +49,11 @@ export interface RunCommandOptions {
   cancelBatches?: boolean;
   /** A failed, expired or cancelled batch line is retried `online` (default) or in a new `batch`. */
   batchRetry?: string;
+  /**
+   * `medsynth batch export`: write each wave's requests to `<output>/batch-files/` (OpenAI batch
+   * format, for `vllm run-batch`) instead of a Batch API, and stop once the wave is written.
+   */
+  exportBatches?: boolean;
 }
 
 /** Whether any endpoint of the config (generators; judges are checked when built) asks for batches. */
@@ -55,11 +61,15 @@ function configBatches(config: ReturnType<typeof loadExperimentConfig>): boolean
   return config.models.some((m) => (m.endpoint as { batch?: unknown } | undefined)?.batch === true);
 }
 
-/** The run's batch session: journal in the run (or shard) folder, HTTP Batch API per endpoint. */
-function batchSession(outputDir: string, opts: RunCommandOptions, log: (l: string) => void): BatchCollector {
+/**
+ * The run's batch session: journal in the run (or shard) folder; the HTTP Batch API per endpoint,
+ * or with `exportBatches` request files in the run folder (`onWaiting` hears of each unanswered one).
+ */
+function batchSession(outputDir: string, opts: RunCommandOptions, log: (l: string) => void, onWaiting: (batchId: string, file: string) => void): BatchCollector {
   if (opts.batchRetry !== undefined && opts.batchRetry !== "online" && opts.batchRetry !== "batch") throw new Error(`--batch-retry: expected online or batch, got ${JSON.stringify(opts.batchRetry)}`);
-  const settings = resolveBatchSettings(opts.batchRetry ? { onFailedLine: opts.batchRetry as "online" | "batch" } : {});
-  return new BatchCollector(join(outputDir, "batches.jsonl"), (url, key) => createHttpBatchApi(url, key), settings, log, opts.batch === true);
+  const settings = resolveBatchSettings({ ...(opts.batchRetry ? { onFailedLine: opts.batchRetry as "online" | "batch" } : {}), ...(opts.exportBatches ? { pollMs: 200 } : {}) });
+  const fileApi = opts.exportBatches ? createFileBatchApi(outputDir, onWaiting) : null;
+  return new BatchCollector(join(outputDir, "batches.jsonl"), (url, key) => fileApi ?? createHttpBatchApi(url, key), settings, log, opts.batch === true || opts.exportBatches === true);
 }
 
 /** The summary line of a batch session, or null when nothing went through batches. */
@@ -139,10 +149,22 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
   process.on("SIGTERM", onSigterm);
   let batch: BatchCollector | undefined;
   let batchClosed = false;
+  const exported = new Map<string, string>();
   try {
     const t0 = Date.now();
     // Everything is checked (models, endpoints, panel, rubrics, env variables) before any call.
-    batch = batchSession(shard ? shardDir(config.output, shard) : config.output, opts, log);
+    // Export mode: once a wave's request files are written and nothing else is queued for a moment, stop the run.
+    let exportTimer: NodeJS.Timeout | undefined;
+    const onWaiting = (id: string, path: string) => {
+      if (exported.has(id)) return;
+      exported.set(id, path);
+      if (exportTimer) clearTimeout(exportTimer);
+      // Other endpoints' queues of the same wave close within the quiet time: let them be written too.
+      exportTimer = setTimeout(() => ac.abort(), (batch?.settings.idleMs ?? 2000) + 1000);
+    };
+    batch = batchSession(shard ? shardDir(config.output, shard) : config.output, opts, log, onWaiting);
+    const session = batch;
+    ac.signal.addEventListener("abort", () => session.abandon(), { once: true });
     const deps = createRunnerDeps(config, log, { batch });
     // In batch mode every pending cell runs at once, so each wave holds every cell's next call.
     const batching = opts.batch === true || configBatches(config);
@@ -215,8 +237,16 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     }
     const left = await batch.close({ cancel: opts.cancelBatches === true });
     batchClosed = true;
-    const batchLine = batchSummaryLine(batch, left, opts.cancelBatches === true);
+    const batchLine = batchSummaryLine(batch, opts.exportBatches ? [] : left, opts.cancelBatches === true);
     if (batchLine && !opts.json) print(batchLine);
+    if (opts.exportBatches && exported.size) {
+      print(`wave written: ${exported.size} request file(s) waiting for results (OpenAI batch format):`);
+      for (const path of exported.values()) print(`  ${path}`);
+      print("run each through your server, e.g. `vllm run-batch -i <file> -o <file>.results.jsonl --model <model>`,");
+      print(`then \`medsynth batch import ${file} <results files…>\` and \`medsynth batch export ${file}\` again for the next wave`);
+      process.exitCode = 0;
+      return { ...summary, report, retrievalRecomputed: retrieval.recomputed, failures, batch: batch.stats };
+    }
     process.exitCode = runExitCode({ aborted: summary.aborted, failedCells: stillFailed, verdicts: summary.judgeVerdicts });
     return { ...summary, report, retrievalRecomputed: retrieval.recomputed, failures, batch: batch.stats };
   } finally {

@@ -30,6 +30,23 @@ export function registerRunCommands(program: Command): void {
       if (opts.dryRun) await m.dryRunCommand(file, opts);
       else await m.runCommand(file, opts);
     });
+  const batch = program.command("batch").description("batch runs through request files, for servers that run OpenAI-format batch files offline (vllm run-batch)");
+  batch
+    .command("export")
+    .description("run the config in batch mode writing each wave's requests to <output>/batch-files/*.jsonl (OpenAI batch format), then stop; after `batch import`, export again for the next wave (the run finishes when no call is left)")
+    .argument("<config>")
+    .option("--no-report", "do not write the report when the run finishes")
+    .action(async (file: string, opts: { report?: boolean }) => {
+      await (await import("./batch-commands.ts")).batchExportCommand(file, opts);
+    });
+  batch
+    .command("import")
+    .description("store results files (OpenAI batch output format, e.g. from `vllm run-batch -o`) beside the request files they answer, matched by custom_id")
+    .argument("<config>")
+    .argument("<results...>", "results JSONL files")
+    .action(async (file: string, results: string[]) => {
+      await (await import("./batch-commands.ts")).batchImportCommand(file, results);
+    });
   program
     .command("merge")
     .description("combine the shard folders of one sharded run into one run folder (refuses shards of different configs), then write its report")

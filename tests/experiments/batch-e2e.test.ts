@@ -10,6 +10,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import YAML from "yaml";
+import { readdirSync } from "node:fs";
+import { chatBody } from "../helpers/scripted-openai-server.ts";
 import { bodyHash, startFakeBatchServer, type FakeBatchOptions, type FakeBatchServer } from "../helpers/fake-batch-server.ts";
 
 const BIN = resolve("bin/medsynth.js");
@@ -33,7 +35,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, "tiny.jsonl"), items.map((x) => JSON.stringify(x)).join("\n") + "\n");
   const endpoint = { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", maxRetries: 1, retryBaseMs: 1 };
   writeFileSync(join(dir, "panel.yaml"), YAML.stringify({ id: "p3", rubric: "medmeta-semantic-equivalence", endpoints: { judges: endpoint }, judges: ["a", "b", "c"].map((j) => ({ id: j, model: `openai:judge-${j}`, endpoint: "judges" })) }));
-  for (const name of ["online", "batch"]) {
+  for (const name of ["online", "batch", "files"]) {
     writeFileSync(join(dir, `${name}.yaml`), YAML.stringify({ name, output: name, datasets: [{ name: "jsonl", options: { path: join(dir, "tiny.jsonl") } }], models: [{ id: "openai:gen-model", endpoint }], workflows: [{ id: "pzs" }], panel: "panel.yaml", prices: { "openai:gen-model": { input: 2, output: 8 } } }));
   }
 });
@@ -88,4 +90,41 @@ describe("medsynth run --batch", () => {
     expect(strip(b)).toEqual(strip(a));
     expect(JSON.stringify(b)).toMatch(/"batch":true/);
   }, 90_000);
+
+  it("batch export / import (vllm run-batch files): waves written, results imported, the run finishes with the online run's outputs", async () => {
+    const onlineBefore = server.onlineBodies.length;
+    const dirOf = join(dir, "files", "batch-files");
+    const answered = new Set<string>();
+    let finished = false;
+    for (let wave = 1; wave <= 8 && !finished; wave++) {
+      const exp = await cli(["batch", "export", join(dir, "files.yaml"), "--no-report"], "cache-files");
+      expect(exp.status, exp.stderr).toBe(0);
+      const pending = existsSync(dirOf) ? readdirSync(dirOf).filter((f) => /\.jsonl$/.test(f) && !f.endsWith(".output.jsonl") && !answered.has(f)) : [];
+      if (!/wave written/.test(exp.stdout)) {
+        // No call left: the run finished (2 waves — generation, verdicts — or a few more when a wave is cut by the quiet time).
+        expect(pending).toEqual([]);
+        expect(exp.stdout).toMatch(/5 cells: \d run now \(0 failed/);
+        expect(wave).toBeGreaterThanOrEqual(3);
+        finished = true;
+        break;
+      }
+      expect(exp.stdout).toMatch(/wave written: \d+ request file\(s\)/);
+      // Stand-in for `vllm run-batch -i <file> -o <out>`: the same responder answers each line.
+      const outs: string[] = [];
+      for (const f of pending) {
+        const lines = readFileSync(join(dirOf, f), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+        const out = join(dir, `vllm-${f}`);
+        writeFileSync(out, lines.map((l, i) => JSON.stringify({ id: `vllm-${i}`, custom_id: l.custom_id, response: { status_code: 200, body: chatBody({ body: l.body }, fake.responder(l.body)) }, error: null })).reverse().join("\n") + "\n");
+        outs.push(out);
+        answered.add(f);
+      }
+      const imp = await cli(["batch", "import", join(dir, "files.yaml"), ...outs], "cache-files");
+      expect(imp.status, imp.stderr).toBe(0);
+      expect(imp.stdout).toMatch(/imported \d+ result line/);
+    }
+    expect(finished).toBe(true);
+    expect(server.onlineBodies.length).toBe(onlineBefore); // nothing went to the endpoint
+    const strip = (rs: any[]) => rs.map((r) => [r.key, r.output]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(strip(records("files"))).toEqual(strip(records("online")));
+  }, 180_000);
 });
