@@ -167,8 +167,8 @@ export const ExperimentConfigSchema = z
       .default({ subgroups: [] }),
     /** Folder of prompt templates overriding the bundled ones. */
     promptDir: z.string().optional(),
-    /** Price per 1M tokens for the cost estimate, by model id: {input, output} in USD. */
-    prices: z.record(z.string(), z.object({ input: z.number(), output: z.number() }).strict()).default({}),
+    /** Price per 1M tokens for the cost estimate, by model id: {input, output} in USD; `batchInput`/`batchOutput` for Batch API calls (default: half). */
+    prices: z.record(z.string(), z.object({ input: z.number(), output: z.number(), batchInput: z.number().optional(), batchOutput: z.number().optional() }).strict()).default({}),
   })
   .strict();
 /** {@link ExperimentConfigSchema} after parsing (defaults applied). */

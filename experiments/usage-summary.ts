@@ -3,7 +3,7 @@
  * call bookkeeping and the config's `prices` (USD per 1M tokens). Used by the runner's summary
  * (`--json`, the plain log) and by the report, so every place shows the same numbers.
  */
-import { addTotals, costOf, emptyTotals, type UsageTotals } from "../models/usage.ts";
+import { addTotals, costOf, emptyTotals, type TokenPrice, type UsageTotals } from "../models/usage.ts";
 import type { RunRecord } from "./types.ts";
 
 /** Totals of one model (or of a role) with its cost. */
@@ -27,9 +27,9 @@ export interface RunUsage {
   unpriced: string[];
 }
 
-type Prices = Record<string, { input: number; output: number }>;
+type Prices = Record<string, TokenPrice>;
 
-function priced(t: UsageTotals, price: { input: number; output: number } | undefined): PricedTotals {
+function priced(t: UsageTotals, price: TokenPrice | undefined): PricedTotals {
   return { ...t, costUsd: costOf(t, price) };
 }
 
@@ -97,6 +97,7 @@ export function formatTotals(t: PricedTotals): string {
   const parts = [`${n(t.calls)} calls (${n(t.requests)} requests)`, `${n(t.inputTokens)} in / ${n(t.outputTokens)} out tokens`];
   if (t.cachedCalls) parts.push(`${n(t.cachedCalls)} cache hits (${n(t.cachedInputTokens)} / ${n(t.cachedOutputTokens)} tokens not spent)`);
   if (t.unknownUsageCalls) parts.push(`${n(t.unknownUsageCalls)} with unknown usage (tokens and cost are a lower bound)`);
+  if (t.batchCalls) parts.push(`${n(t.batchCalls)} through Batch APIs (at the batch rate)`);
   parts.push(fmtCost(t.costUsd));
   return parts.join(", ");
 }

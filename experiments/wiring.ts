@@ -17,6 +17,7 @@ import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
 import { loadCorpusArg, openCorpusSource, preparedCorpusPath } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel } from "../models/registry.ts";
+import type { ModelFactoryOptions } from "../models/openai-chat.ts";
 import type { GeneratorModel } from "../models/types.ts";
 import { createRetriever, createReranker, RetrieverConfigSchema, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever, type RetrievalMode } from "../retrieval/registry.ts";
 import { describeEmbedder } from "../retrieval/embedders/registry.ts";
@@ -296,8 +297,10 @@ export function retrieverFactory(config: ExperimentConfig, log: (l: string) => v
 /**
  * Real runner dependencies for an experiment config.
  * @param log sink for progress lines (index building) — default stderr.
+ * @param modelOptions given to every model the run builds (generators, judges, LLM metrics), e.g.
+ *   the run's batch session.
  */
-export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l)): RunnerDeps {
+export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l), modelOptions: ModelFactoryOptions = {}): RunnerDeps {
   const retriever = retrieverFactory(config, log);
   const retrievalDocs = once(() => loadRetrievalCorpus(config.retrieval));
   // One retriever per named retrieval setting (`params.retrieval`), built on first use over the shared corpus.
@@ -315,7 +318,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
   const panel = once(async (): Promise<Panel | null> => {
     if (!config.panel) return null;
     const { config: pc, baseDir } = loadPanelConfig(config.panel);
-    return createPanel(pc, { baseDir, modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }) });
+    return createPanel(pc, { baseDir, modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }, modelOptions) });
   });
   const panelDir = config.panel ? dirname(config.panel) : null;
   const warnedMetrics = new Set<string>();
@@ -325,7 +328,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
     if (!metricModels.has(id)) {
       const sel = config.models.find((m) => (m.label ?? m.id) === id || m.id === id);
       const modelId = sel?.id ?? id;
-      metricModels.set(id, modelId.startsWith("openai:") ? createChatModel(modelId, (sel?.endpoint ?? {}) as never) : null);
+      metricModels.set(id, modelId.startsWith("openai:") ? createChatModel(modelId, (sel?.endpoint ?? {}) as never, modelOptions) : null);
     }
     return metricModels.get(id)!;
   };
@@ -363,7 +366,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
     async createWorkflow(modelSel, workflowId, params) {
       const def = getWorkflow(workflowId);
       const { reranker, rerankTopN: _t, retrieval, ...wfParams } = params as Record<string, unknown>;
-      const model = createGeneratorModel(modelSel.id, (modelSel.endpoint ?? {}) as never);
+      const model = createGeneratorModel(modelSel.id, (modelSel.endpoint ?? {}) as never, modelOptions);
       const deps: WorkflowDeps = { model, promptDir: config.promptDir };
       const retrievalIssue = retrievalParamIssue(config, workflowId, retrieval);
       if (retrievalIssue) throw new Error(`workflows.${workflowId}.params.retrieval: ${retrievalIssue}`);

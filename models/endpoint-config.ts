@@ -78,6 +78,12 @@ export const EndpointConfigSchema = z
      * asks again. Structured answers cut off mid-JSON always fail (there is nothing to keep).
      */
     onTruncated: z.enum(["fail", "keep-marked"]).default("fail"),
+    /**
+     * `medsynth run` sends this endpoint's chat calls through its Batch API (Files + Batches) in
+     * waves, as `run --batch` does for every endpoint (see models/batch-collector.ts). Other
+     * commands call it online.
+     */
+    batch: z.boolean().default(false),
   })
   .strict();
 

@@ -17,6 +17,7 @@ import { readApiKey, redactSecret, resolveEndpointConfig, type EndpointConfig, t
 import { endpointLimiter, type RateLimiter } from "./rate-limit.ts";
 import { withRetry, type ErrorClass, type RetryPolicy } from "./retry.ts";
 import { correctionMessage, jsonInstruction, parseStructuredAnswer, schemaHash, toEndpointJsonSchema } from "./structured.ts";
+import { withBatchCall, type BatchCollector } from "./batch-collector.ts";
 import type { CallFailureReason, CallInfo, CallOptions, ChatMessage, ChatModel, ChatParams, ChatResult, StructuredResult, TokenUsage } from "./types.ts";
 
 /** Id prefix of OpenAI-compatible models. */
@@ -30,7 +31,15 @@ export interface ModelFactoryOptions {
   env?: NodeJS.ProcessEnv;
   /** Jitter source for backoff (tests). */
   random?: () => number;
+  /**
+   * The run's batch session: chat calls of this model go through the Batch API when the session
+   * batches every endpoint (`run --batch`) or the endpoint says `batch: true`.
+   */
+  batch?: BatchCollector;
 }
+
+/** Per-attempt timeout of a batched request: the batch's whole completion window (24 h) and a margin. */
+const BATCH_ATTEMPT_TIMEOUT_MS = 25 * 3600 * 1000;
 
 /** What one HTTP exchange (after retries) produced. */
 type RequestOutcome =
@@ -226,6 +235,11 @@ export class OpenAIChatModel implements ChatModel {
     return JSON.parse(JSON.stringify(p)) as ChatParams;
   }
 
+  /** True when this model's chat calls go through the run's batch session. */
+  get batching(): boolean {
+    return this.options.batch !== undefined && (this.options.batch.all || this.config.batch);
+  }
+
   private client(p: ChatParams): ChatOpenAI {
     const k = stableStringify({ temperature: p.temperature, maxTokens: p.maxTokens, reasoningEffort: p.reasoningEffort });
     let c = this.clients.get(k);
@@ -233,7 +247,7 @@ export class OpenAIChatModel implements ChatModel {
       c = new ChatOpenAI({
         model: this.modelName,
         apiKey: this.apiKey,
-        configuration: { baseURL: this.config.baseURL, fetch: guardedFetch() },
+        configuration: { baseURL: this.config.baseURL, fetch: guardedFetch(this.batching ? this.options.batch!.fetchFor(this.config.baseURL, this.apiKey) : undefined) },
         maxRetries: 0,
         streaming: false,
         ...(p.temperature !== undefined ? { temperature: p.temperature } : {}),
@@ -257,12 +271,11 @@ export class OpenAIChatModel implements ChatModel {
     const client = this.client(params);
     const lc = toLangChain(messages);
     const { signal } = opts;
-    const timeoutMs = opts.timeoutMs ?? this.config.timeoutMs;
+    // A batched request waits for its batch (hours), and the Batch API, not this process, limits the rate.
+    const timeoutMs = this.batching ? BATCH_ATTEMPT_TIMEOUT_MS : (opts.timeoutMs ?? this.config.timeoutMs);
+    const attempt = () => runAttempt({ timeoutMs, signal }, async (sig) => (await client.invoke(lc, { signal: sig, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...extra })) as AIMessage);
     const out = await withRetry(
-      () =>
-        this.limiter.run(() =>
-          runAttempt({ timeoutMs, signal }, async (sig) => (await client.invoke(lc, { signal: sig, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...extra })) as AIMessage),
-        ),
+      () => (this.batching ? attempt() : this.limiter.run(attempt)),
       this.retryPolicy,
       { signal, random: this.options.random },
     );
@@ -303,7 +316,7 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   private callInfo(source: "hit" | "shared" | "miss", v: { usage: TokenUsage | null; latencyMs: number; attempts: number; ok: boolean; finishReason?: string; usageUnknown?: boolean }, started: number, structuredMethod?: string): CallInfo {
-    const extra = { ...(v.finishReason ? { finishReason: v.finishReason } : {}), ...(structuredMethod ? { structuredMethod } : {}), ...(v.usageUnknown && source !== "shared" ? { usageUnknown: true } : {}) };
+    const extra = { ...(v.finishReason ? { finishReason: v.finishReason } : {}), ...(structuredMethod ? { structuredMethod } : {}), ...(v.usageUnknown && source !== "shared" ? { usageUnknown: true } : {}), ...(this.batching && source === "miss" ? { batch: true as const } : {}) };
     // A failure shared with a concurrent identical call: that call made (and counts) the requests.
     if (source === "miss" || !v.ok) return { modelId: this.id, cached: false, latencyMs: source === "miss" ? v.latencyMs : Date.now() - started, usage: source === "miss" ? v.usage : null, attempts: source === "miss" ? v.attempts : 0, ...extra };
     return { modelId: this.id, cached: true, latencyMs: Date.now() - started, originalLatencyMs: v.latencyMs, usage: v.usage, attempts: 0, ...extra };
@@ -319,11 +332,12 @@ export class OpenAIChatModel implements ChatModel {
     const started = Date.now();
     const params = this.effectiveParams(opts.params);
     const parts = this.keyParts("chat", messages, opts, params);
+    const key = callCacheKey(parts);
     const { value, source } = await this.cache.getOrCompute<ComputedChat>(
-      callCacheKey(parts),
+      key,
       async () => {
         const t0 = Date.now();
-        const r = await this.request(messages, params, {}, opts);
+        const r = await withBatchCall(key, () => this.request(messages, params, {}, opts));
         if (!r.ok) return { ok: false, error: r.error, reason: r.reason, usage: null, latencyMs: Date.now() - t0, attempts: r.attempts };
         const text = textOf(r.message);
         const finish = r.finishReason;
@@ -396,9 +410,10 @@ export class OpenAIChatModel implements ChatModel {
       }
       return textOf(m);
     };
+    const key = callCacheKey(parts);
     const { value, source } = await this.cache.getOrCompute<ComputedStructured>(
-      callCacheKey(parts),
-      async () => {
+      key,
+      () => withBatchCall(key, async (): Promise<ComputedStructured> => {
         const t0 = Date.now();
         let usage: TokenUsage | null = null;
         let attempts = 0;
@@ -427,7 +442,7 @@ export class OpenAIChatModel implements ChatModel {
           convo = [...base, { role: "assistant", content: raw }, correctionMessage(p.error)];
         }
         return { ok: false, error: this.redact(`${this.id}: structured answer "${opts.schemaName}" failed validation ${n} times; last: ${lastError}`), reason: "invalid", raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: n, ...(finishReason ? { finishReason } : {}), ...(usageUnknown ? { usageUnknown } : {}) };
-      },
+      }),
       (v) => v.ok,
       parts,
       (v) => v.ok && parseStructuredAnswer(v.text, schema).ok,

@@ -59,6 +59,8 @@ export interface CallInfo {
   usageUnknown?: boolean;
   /** Logical calls merged into this record (e.g. a judge's whole-call retries); absent = 1. */
   merged?: number;
+  /** The request went through a Batch API (`run --batch`), billed at the batch rate. */
+  batch?: true;
 }
 
 /** Result of a free-text chat call. Failures are data, never thrown at run time. */

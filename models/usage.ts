@@ -102,11 +102,17 @@ export interface UsageTotals {
   cachedOutputTokens: number;
   /** Calls with at least one answer that came without usage: their tokens are unknown. */
   unknownUsageCalls: number;
+  /** Calls sent through a Batch API (`run --batch`), billed at the batch rate. */
+  batchCalls: number;
+  /** Of `inputTokens`: tokens spent through batches. */
+  batchInputTokens: number;
+  /** Of `outputTokens`: tokens spent through batches. */
+  batchOutputTokens: number;
 }
 
 /** All-zero {@link UsageTotals}. */
 export function emptyTotals(): UsageTotals {
-  return { calls: 0, requests: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cachedOutputTokens: 0, unknownUsageCalls: 0 };
+  return { calls: 0, requests: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cachedOutputTokens: 0, unknownUsageCalls: 0, batchCalls: 0, batchInputTokens: 0, batchOutputTokens: 0 };
 }
 
 /**
@@ -121,7 +127,12 @@ export function totalsOfCalls(calls: ReadonlyArray<CallInfo | undefined | null>)
     t.requests += c.attempts;
     if (c.cached) t.cachedCalls += c.merged ?? 1;
     if (c.usageUnknown) t.unknownUsageCalls++;
+    if (c.batch) t.batchCalls += c.merged ?? 1;
     if (!c.usage) continue;
+    if (c.batch && !c.cached) {
+      t.batchInputTokens += c.usage.inputTokens;
+      t.batchOutputTokens += c.usage.outputTokens;
+    }
     if (c.cached) {
       t.cachedInputTokens += c.usage.inputTokens;
       t.cachedOutputTokens += c.usage.outputTokens;
@@ -140,12 +151,25 @@ export function addTotals(a: Partial<UsageTotals>, b: Partial<UsageTotals>): Usa
   return out;
 }
 
+/** Price of a model in USD per 1M tokens; `batchInput`/`batchOutput` for Batch API calls (default: half the online price, as OpenAI bills batches). */
+export interface TokenPrice {
+  input: number;
+  output: number;
+  batchInput?: number;
+  batchOutput?: number;
+}
+
 /**
- * Cost in USD of the tokens spent (cache hits are free), at a price per million tokens.
- * @param price `{input, output}` in USD per 1M tokens; undefined = not priced.
+ * Cost in USD of the tokens spent (cache hits are free), at a price per million tokens; tokens
+ * spent through batches at the batch rate.
+ * @param price {@link TokenPrice}; undefined = not priced.
  * @returns the cost, or null when there is no price.
  */
-export function costOf(t: Pick<UsageTotals, "inputTokens" | "outputTokens">, price: { input: number; output: number } | undefined): number | null {
+export function costOf(t: Pick<UsageTotals, "inputTokens" | "outputTokens"> & Partial<Pick<UsageTotals, "batchInputTokens" | "batchOutputTokens">>, price: TokenPrice | undefined): number | null {
   if (!price) return null;
-  return (t.inputTokens * price.input + t.outputTokens * price.output) / 1e6;
+  const bi = t.batchInputTokens ?? 0;
+  const bo = t.batchOutputTokens ?? 0;
+  const online = (t.inputTokens - bi) * price.input + (t.outputTokens - bo) * price.output;
+  const batch = bi * (price.batchInput ?? price.input / 2) + bo * (price.batchOutput ?? price.output / 2);
+  return (online + batch) / 1e6;
 }

@@ -19,6 +19,7 @@ import { registerRunCommands } from "./run-register.ts";
 import { registerValidateCommands } from "./validate-register.ts";
 import { registerViewerCommands } from "./viewer-register.ts";
 import { registerReproduceCommands } from "./reproduce-register.ts";
+import { registerClusterCommands } from "./cluster-register.ts";
 import { describeOsError } from "./os-errors.ts";
 
 /** Build the commander program (exported for tests). */
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerValidateCommands(program);
   registerViewerCommands(program);
   registerReproduceCommands(program);
+  registerClusterCommands(program);
   return program;
 }
 

@@ -9,7 +9,7 @@
 import cliProgress from "cli-progress";
 import { ensureConfigData } from "../data-preflight.ts";
 import { setMaxListeners } from "node:events";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { loadExperimentConfig } from "../config.ts";
 import { planExperiment, runExperiment, type RunPlan, type RunSummary } from "../runner.ts";
 import { estimateRun, formatEstimate, type RunEstimate } from "../estimate.ts";
@@ -21,22 +21,68 @@ import { runRetrievalEval } from "../retrieval-eval-stage.ts";
 import { writeReport } from "../report/build.ts";
 import { loadScimago } from "../../corpus/datasets/scimago.ts";
 import { compareRuns } from "../report/compare.ts";
-import { mergeShards, parseShard, shardDir } from "../shards.ts";
+import { mergeShards, shardDir, type ShardSpec } from "../shards.ts";
+import { parseShardCount, resolveShard } from "../shard-auto.ts";
 import { tableToMarkdown } from "../report/render.ts";
 import { formatRunUsage } from "../usage-summary.ts";
 import { failureSummary } from "../failures.ts";
 import { runExitCode } from "../exit-codes.ts";
+import { BatchCollector } from "../../models/batch-collector.ts";
+import { createHttpBatchApi } from "../../models/batch-api.ts";
+import { createFileBatchApi } from "../../models/batch-file-api.ts";
+import { resolveBatchSettings } from "../../models/batch-settings.ts";
 
 /** Options of `medsynth run`. */
 export interface RunCommandOptions {
   retryFailed?: boolean;
-  /** `i/n`: run only shard i of n (see experiments/shards.ts). */
+  /** `i/n`: run only shard i of n (see experiments/shards.ts); `auto`: i/n from Slurm or a Kubernetes Indexed Job (experiments/shard-auto.ts). */
   shard?: string;
+  /** `n`: the shard count for `--shard auto` under Kubernetes (the Job's completions). */
+  shardCount?: string;
   report?: boolean;
   json?: boolean;
   progress?: boolean;
   /** Print the estimate (cells, calls, tokens, cost) and stop: no call, nothing written. */
   dryRun?: boolean;
+  /** Send every chat call through the endpoints' Batch APIs, in waves (models/batch-collector.ts). */
+  batch?: boolean;
+  /** On exit (Ctrl-C included) cancel this run's batches still in flight instead of leaving them running. */
+  cancelBatches?: boolean;
+  /** A failed, expired or cancelled batch line is retried `online` (default) or in a new `batch`. */
+  batchRetry?: string;
+  /**
+   * `medsynth batch export`: write each wave's requests to `<output>/batch-files/` (OpenAI batch
+   * format, for `vllm run-batch`) instead of a Batch API, and stop once the wave is written.
+   */
+  exportBatches?: boolean;
+}
+
+/** Whether any endpoint of the config (generators; judges are checked when built) asks for batches. */
+function configBatches(config: ReturnType<typeof loadExperimentConfig>): boolean {
+  return config.models.some((m) => (m.endpoint as { batch?: unknown } | undefined)?.batch === true);
+}
+
+/**
+ * The run's batch session: journal in the run (or shard) folder; the HTTP Batch API per endpoint,
+ * or with `exportBatches` request files in the run folder (`onWaiting` hears of each unanswered one).
+ */
+function batchSession(outputDir: string, opts: RunCommandOptions, log: (l: string) => void, onWaiting: (batchId: string, file: string) => void): BatchCollector {
+  if (opts.batchRetry !== undefined && opts.batchRetry !== "online" && opts.batchRetry !== "batch") throw new Error(`--batch-retry: expected online or batch, got ${JSON.stringify(opts.batchRetry)}`);
+  const settings = resolveBatchSettings({ ...(opts.batchRetry ? { onFailedLine: opts.batchRetry as "online" | "batch" } : {}), ...(opts.exportBatches ? { pollMs: 200 } : {}) });
+  const fileApi = opts.exportBatches ? createFileBatchApi(outputDir, onWaiting) : null;
+  return new BatchCollector(join(outputDir, "batches.jsonl"), (url, key) => fileApi ?? createHttpBatchApi(url, key), settings, log, opts.batch === true || opts.exportBatches === true);
+}
+
+/** The summary line of a batch session, or null when nothing went through batches. */
+function batchSummaryLine(b: BatchCollector, left: string[], cancelled: boolean): string | null {
+  const s = b.stats;
+  if (!s.batches && !s.reattached && !left.length) return null;
+  const retried = s.retriedOnline + s.retriedInBatch;
+  const parts = [`${s.batches} batch(es) submitted with ${s.linesSubmitted} request(s)`, `${s.linesDone} result line(s) received`];
+  if (s.reattached) parts.push(`${s.reattached} answered by batches of an earlier run (re-attached, not resubmitted)`);
+  if (s.failedLines || s.missingLines || retried) parts.push(`${s.failedLines} error line(s), ${s.missingLines} request(s) left unanswered by expired/cancelled batches; ${retried} retried (${s.retriedOnline} online, ${s.retriedInBatch} in new batches)`);
+  if (left.length) parts.push(cancelled ? `cancelled ${left.join(", ")}` : `left running: ${left.join(", ")} (re-run the same command to re-attach; nothing is resubmitted)`);
+  return `batches: ${parts.join("; ")}`;
 }
 
 /**
@@ -57,11 +103,31 @@ export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, 
   const config = loadExperimentConfig(file);
   validateMetricSpecs(config.metrics);
   const deps = createRunnerDeps(config, (l) => console.error(l));
-  const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed, ...(opts.shard !== undefined ? { shard: parseShard(opts.shard) } : {}) });
+  const shard = shardOf(opts, (l) => console.error(l));
+  const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed, ...(shard !== undefined ? { shard } : {}) });
   const est = estimateRun(config, plan.pending, plan.finished, plan.items, judgePlan(config));
-  if (opts.json) print(JSON.stringify(est, null, 2));
-  else for (const l of formatEstimate(est)) print(l);
+  const batched = opts.batch === true ? "every chat call" : configBatches(config) ? "the calls of endpoints with `batch: true`" : null;
+  if (opts.json) print(JSON.stringify(batched ? { ...est, batch: batched } : est, null, 2));
+  else {
+    for (const l of formatEstimate(est)) print(l);
+    if (batched) print(`batch: ${batched} go through the Batch API in waves (one wave per workflow step), priced at the batch rate (prices.batchInput/batchOutput, default half); the cost above is the online price`);
+  }
   return est;
+}
+
+/**
+ * The shard of `--shard i/n` or `--shard auto` (from Slurm / Kubernetes, said on `log`); undefined
+ * without `--shard`.
+ * @throws Error on a malformed option or scheduler variables that do not give a shard.
+ */
+function shardOf(opts: RunCommandOptions, log: (l: string) => void): ShardSpec | undefined {
+  if (opts.shard === undefined) {
+    if (opts.shardCount !== undefined) throw new Error("--shard-count is only used with --shard auto");
+    return undefined;
+  }
+  const resolved = resolveShard(opts.shard, parseShardCount(opts.shardCount));
+  if (resolved.source !== "explicit") log(resolved.detail);
+  return resolved.shard;
 }
 
 /**
@@ -69,9 +135,9 @@ export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, 
  * @returns the runner summary plus the report paths.
  * @throws ConfigError for an invalid config; errors for unknown dataset/workflow/model/metric ids.
  */
-export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean; failures: ReturnType<typeof failureSummary> }> {
+export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean; failures: ReturnType<typeof failureSummary>; batch: BatchCollector["stats"] }> {
   const config = loadExperimentConfig(file);
-  const shard = opts.shard !== undefined ? parseShard(opts.shard) : undefined;
+  const shard = shardOf(opts, (l) => console.error(l));
   validateMetricSpecs(config.metrics);
   await ensureConfigData(config); // stop here, before any work, when a dataset cannot be had
   if (Object.keys(config.prices).length) {
@@ -92,10 +158,27 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
   const onSigterm = () => onSignal("SIGTERM");
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigterm);
+  let batch: BatchCollector | undefined;
+  let batchClosed = false;
+  const exported = new Map<string, string>();
   try {
     const t0 = Date.now();
     // Everything is checked (models, endpoints, panel, rubrics, env variables) before any call.
-    const deps = createRunnerDeps(config, log);
+    // Export mode: once a wave's request files are written and nothing else is queued for a moment, stop the run.
+    let exportTimer: NodeJS.Timeout | undefined;
+    const onWaiting = (id: string, path: string) => {
+      if (exported.has(id)) return;
+      exported.set(id, path);
+      if (exportTimer) clearTimeout(exportTimer);
+      // Other endpoints' queues of the same wave close within the quiet time: let them be written too.
+      exportTimer = setTimeout(() => ac.abort(), (batch?.settings.idleMs ?? 2000) + 1000);
+    };
+    batch = batchSession(shard ? shardDir(config.output, shard) : config.output, opts, log, onWaiting);
+    const session = batch;
+    ac.signal.addEventListener("abort", () => session.abandon(), { once: true });
+    const deps = createRunnerDeps(config, log, { batch });
+    // In batch mode every pending cell runs at once, so each wave holds every cell's next call.
+    const batching = opts.batch === true || configBatches(config);
     deps.validate?.(config);
     // A sharded run evaluates retrieval once, in shard 1 (merge carries it over).
     const retrieval =
@@ -112,7 +195,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     let started = false;
     let lastLog = 0;
     const plan = judgePlan(config);
-    const summary = await runExperiment(config, deps, {
+    const summary = await runExperiment(batching ? { ...config, concurrency: Math.max(config.concurrency, 1_000_000) } : config, deps, {
       retryFailed: opts.retryFailed,
       shard,
       signal: ac.signal,
@@ -161,9 +244,22 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
         print("fix the cause and re-run with --retry-failed");
       }
     }
+    const left = await batch.close({ cancel: opts.cancelBatches === true });
+    batchClosed = true;
+    const batchLine = batchSummaryLine(batch, opts.exportBatches ? [] : left, opts.cancelBatches === true);
+    if (batchLine && !opts.json) print(batchLine);
+    if (opts.exportBatches && exported.size) {
+      print(`wave written: ${exported.size} request file(s) waiting for results (OpenAI batch format):`);
+      for (const path of exported.values()) print(`  ${path}`);
+      print("run each through your server, e.g. `vllm run-batch -i <file> -o <file>.results.jsonl --model <model>`,");
+      print(`then \`medsynth batch import ${file} <results files…>\` and \`medsynth batch export ${file}\` again for the next wave`);
+      process.exitCode = 0;
+      return { ...summary, report, retrievalRecomputed: retrieval.recomputed, failures, batch: batch.stats };
+    }
     process.exitCode = runExitCode({ aborted: summary.aborted, failedCells: stillFailed, verdicts: summary.judgeVerdicts });
-    return { ...summary, report, retrievalRecomputed: retrieval.recomputed, failures };
+    return { ...summary, report, retrievalRecomputed: retrieval.recomputed, failures, batch: batch.stats };
   } finally {
+    if (batch && !batchClosed) await batch.close({ cancel: opts.cancelBatches === true }).catch(() => undefined);
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigterm);
   }

@@ -49,6 +49,7 @@ export function usageSection(spent: readonly RunRecord[], latest: readonly RunRe
     rows,
     values,
   };
+  if (u.total.batchCalls) usage.caption += ` ${n(u.total.batchCalls)} of the calls went through Batch APIs (\`run --batch\`), priced at the batch rate (prices.batchInput/batchOutput, default half the online price).`;
   const tables: ReportTable[] = [usage];
   const failures = failureSummary(latest);
   if (failures.length) {

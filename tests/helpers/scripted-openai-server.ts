@@ -80,7 +80,8 @@ export function hashedVector(text: string, dims = 8): number[] {
   return v.map((x) => x / n);
 }
 
-function chatBody(req: ScriptedRequest, r: ScriptedReply) {
+/** The chat-completion body the server sends for a reply (also used by the fake Batch API server). */
+export function chatBody(req: Pick<ScriptedRequest, "body">, r: ScriptedReply) {
   const message: Record<string, unknown> = { role: "assistant", content: r.toolCall ? null : (r.content ?? "") };
   if (r.toolCall) message.tool_calls = [{ id: "call_0", type: "function", function: r.toolCall }];
   return {

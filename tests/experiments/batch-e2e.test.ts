@@ -1,0 +1,130 @@
+/**
+ * `medsynth run --batch` end to end through the CLI against the fake Batch API server: a P-ZS matrix
+ * with a 3-judge panel is killed with SIGKILL while its first batch is being polled, re-run, and
+ * finishes with exactly the requests an online run of the same config sends (same bodies, compared
+ * by hash), every custom_id submitted once, and the same outputs and verdicts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import YAML from "yaml";
+import { readdirSync } from "node:fs";
+import { chatBody } from "../helpers/scripted-openai-server.ts";
+import { bodyHash, startFakeBatchServer, type FakeBatchOptions, type FakeBatchServer } from "../helpers/fake-batch-server.ts";
+
+const BIN = resolve("bin/medsynth.js");
+const verdict = (s: number) => JSON.stringify({ rationale: "same finding", scores: { semantic_equivalence: s } });
+let server: FakeBatchServer;
+const fake: FakeBatchOptions = {
+  pollsToComplete: 1_000_000,
+  responder: (body) => {
+    const prompt = JSON.stringify(body.messages);
+    if (body.model === "gen-model") return { content: `Compared with placebo, drug ${/drug (\w+)/.exec(prompt)?.[1] ?? "X"} reduced the outcome.`, usage: { prompt_tokens: 100, completion_tokens: 10 } };
+    const score = { "judge-a": 4, "judge-b": 3, "judge-c": 5 }[body.model as string] ?? 0;
+    return { content: verdict(score), usage: { prompt_tokens: 200, completion_tokens: 20 } };
+  },
+};
+let dir: string;
+
+beforeAll(async () => {
+  server = await startFakeBatchServer(fake);
+  dir = mkdtempSync(join(tmpdir(), "medsynth-batch-e2e-"));
+  const items = [1, 2, 3, 4, 5].map((i) => ({ kind: "synthesis", id: `t${i}`, dataset: "tiny", question: `Does drug D${i} help?`, referenceConclusion: "The intervention reduced the outcome compared with placebo.", referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: ["1"], goldenDocs: [{ id: "1", title: "Trial", text: "RESULTS: It reduced the outcome." }] }));
+  writeFileSync(join(dir, "tiny.jsonl"), items.map((x) => JSON.stringify(x)).join("\n") + "\n");
+  const endpoint = { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", maxRetries: 1, retryBaseMs: 1 };
+  writeFileSync(join(dir, "panel.yaml"), YAML.stringify({ id: "p3", rubric: "medmeta-semantic-equivalence", endpoints: { judges: endpoint }, judges: ["a", "b", "c"].map((j) => ({ id: j, model: `openai:judge-${j}`, endpoint: "judges" })) }));
+  for (const name of ["online", "batch", "files"]) {
+    writeFileSync(join(dir, `${name}.yaml`), YAML.stringify({ name, output: name, datasets: [{ name: "jsonl", options: { path: join(dir, "tiny.jsonl") } }], models: [{ id: "openai:gen-model", endpoint }], workflows: [{ id: "pzs" }], panel: "panel.yaml", prices: { "openai:gen-model": { input: 2, output: 8 } } }));
+  }
+});
+afterAll(async () => server?.close());
+
+const env = (cache: string) => ({ ...process.env, NO_COLOR: "1", MEDSYNTH_TEST_KEY: "sk-test-abcdef", MEDSYNTH_CACHE_DIR: join(dir, cache), MEDSYNTH_BATCH_POLL_MS: "40", MEDSYNTH_BATCH_IDLE_MS: "1000" });
+/** Run the CLI without blocking this process's event loop (the fake server lives here). */
+function cli(args: string[], cache: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const c = spawn(process.execPath, [BIN, ...args], { env: env(cache) });
+    let stdout = "";
+    let stderr = "";
+    c.stdout.on("data", (d) => (stdout += d));
+    c.stderr.on("data", (d) => (stderr += d));
+    c.on("exit", (status) => done({ status, stdout, stderr }));
+  });
+}
+const records = (run: string) => readFileSync(join(dir, run, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+
+describe("medsynth run --batch", () => {
+  it("kill -9 mid-poll, re-run: re-attached, nothing resubmitted, the same requests and results as online", async () => {
+    const online = await cli(["run", join(dir, "online.yaml"), "--no-progress", "--no-report"], "cache-online");
+    expect(online.status, online.stderr).toBe(0);
+    const onlineHashes = server.onlineBodies.map(bodyHash).sort();
+    expect(onlineHashes).toHaveLength(5 + 5 * 3); // 5 generations + 15 verdicts
+
+    const child = spawn(process.execPath, [BIN, "run", join(dir, "batch.yaml"), "--batch", "--no-progress", "--no-report"], { env: env("cache-batch"), stdio: "ignore" });
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && !(server.batches.length > 0 && server.batches[0].polls >= 2)) await new Promise((r) => setTimeout(r, 20));
+    expect(server.batches).toHaveLength(1); // the generation wave
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    expect(existsSync(join(dir, "batch", "batches.jsonl"))).toBe(true);
+    fake.pollsToComplete = 2;
+
+    const rerun = await cli(["run", join(dir, "batch.yaml"), "--batch", "--no-progress", "--no-report"], "cache-batch");
+    expect(rerun.status, rerun.stderr).toBe(0);
+    expect(rerun.stdout).toMatch(/batches: \d+ batch\(es\) submitted with 15 request\(s\).*5 answered by batches of an earlier run \(re-attached, not resubmitted\)/);
+    // The generation batch (before the kill), then the verdict wave: one batch per judge model (more if a wave is cut by the quiet time on a loaded machine).
+    expect(server.batches[0].lines.map((l) => l.body.model)).toEqual(Array(5).fill("gen-model"));
+    for (const b of server.batches) expect(new Set(b.lines.map((l) => l.body.model)).size).toBe(1);
+    expect(server.batchLines).toHaveLength(20);
+    expect([...server.submissions().values()].every((n) => n === 1)).toBe(true);
+    expect(server.onlineBodies).toHaveLength(20); // the online run's only
+    expect(server.batchLines.map((l) => bodyHash(l.body)).sort()).toEqual(onlineHashes);
+
+    const key = (r: any) => r.key;
+    const strip = (rs: any[]) => rs.map((r) => [r.key, r.output, JSON.stringify(r.judges?.map((j: any) => [j.judgeId ?? j.id, j.scores ?? j.score]) ?? null)]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    const a = records("online");
+    const b = records("batch");
+    expect(b.map(key).sort()).toEqual(a.map(key).sort());
+    expect(strip(b)).toEqual(strip(a));
+    expect(JSON.stringify(b)).toMatch(/"batch":true/);
+  }, 90_000);
+
+  it("batch export / import (vllm run-batch files): waves written, results imported, the run finishes with the online run's outputs", async () => {
+    const onlineBefore = server.onlineBodies.length;
+    const dirOf = join(dir, "files", "batch-files");
+    const answered = new Set<string>();
+    let finished = false;
+    for (let wave = 1; wave <= 8 && !finished; wave++) {
+      const exp = await cli(["batch", "export", join(dir, "files.yaml"), "--no-report"], "cache-files");
+      expect(exp.status, exp.stderr).toBe(0);
+      const pending = existsSync(dirOf) ? readdirSync(dirOf).filter((f) => /\.jsonl$/.test(f) && !f.endsWith(".output.jsonl") && !answered.has(f)) : [];
+      if (!/wave written/.test(exp.stdout)) {
+        // No call left: the run finished (2 waves — generation, verdicts — or a few more when a wave is cut by the quiet time).
+        expect(pending).toEqual([]);
+        expect(exp.stdout).toMatch(/5 cells: \d run now \(0 failed/);
+        expect(wave).toBeGreaterThanOrEqual(3);
+        finished = true;
+        break;
+      }
+      expect(exp.stdout).toMatch(/wave written: \d+ request file\(s\)/);
+      // Stand-in for `vllm run-batch -i <file> -o <out>`: the same responder answers each line.
+      const outs: string[] = [];
+      for (const f of pending) {
+        const lines = readFileSync(join(dirOf, f), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+        const out = join(dir, `vllm-${f}`);
+        writeFileSync(out, lines.map((l, i) => JSON.stringify({ id: `vllm-${i}`, custom_id: l.custom_id, response: { status_code: 200, body: chatBody({ body: l.body }, fake.responder(l.body)) }, error: null })).reverse().join("\n") + "\n");
+        outs.push(out);
+        answered.add(f);
+      }
+      const imp = await cli(["batch", "import", join(dir, "files.yaml"), ...outs], "cache-files");
+      expect(imp.status, imp.stderr).toBe(0);
+      expect(imp.stdout).toMatch(/imported \d+ result line/);
+    }
+    expect(finished).toBe(true);
+    expect(server.onlineBodies.length).toBe(onlineBefore); // nothing went to the endpoint
+    const strip = (rs: any[]) => rs.map((r) => [r.key, r.output]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(strip(records("files"))).toEqual(strip(records("online")));
+  }, 180_000);
+});

@@ -1,0 +1,153 @@
+/**
+ * Cluster schedulers: `--shard auto` from Slurm / Kubernetes variables, the sbatch and Indexed Job
+ * files, and a real single-node Slurm running a 4-task array + merge job whose merged run equals a
+ * one-machine run of the same config (skipped, with the reason printed, where Slurm cannot start).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import YAML from "yaml";
+import { resolveShard } from "../../experiments/shard-auto.ts";
+import { buildSlurmScripts, shellQuote } from "../../experiments/cluster-slurm.ts";
+import { buildK8sManifests } from "../../experiments/cluster-k8s.ts";
+import { slurmSkipReason, startLocalSlurm, type LocalSlurm } from "../helpers/slurm-local.ts";
+
+const BIN = resolve("bin/medsynth.js");
+const cli = (args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
+  spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", cwd: opts.cwd, env: { ...process.env, NO_COLOR: "1", ...opts.env }, timeout: 120_000 });
+
+describe("--shard auto", () => {
+  it("maps Slurm array tasks to shards 1..n for 0-based, 1-based and stepped arrays", () => {
+    const slurm = (id: number, min: number, max: number, step = 1) => ({ SLURM_ARRAY_TASK_ID: String(id), SLURM_ARRAY_TASK_MIN: String(min), SLURM_ARRAY_TASK_MAX: String(max), SLURM_ARRAY_TASK_STEP: String(step), SLURM_ARRAY_TASK_COUNT: String(Math.floor((max - min) / step) + 1) });
+    expect(resolveShard("auto", undefined, slurm(0, 0, 3)).shard).toEqual({ index: 1, count: 4 });
+    expect(resolveShard("auto", undefined, slurm(3, 0, 3)).shard).toEqual({ index: 4, count: 4 });
+    expect(resolveShard("auto", undefined, slurm(2, 1, 4)).shard).toEqual({ index: 2, count: 4 });
+    // --array=1-7:2 → tasks 1, 3, 5, 7 → shards 1..4
+    expect([1, 3, 5, 7].map((id) => resolveShard("auto", undefined, slurm(id, 1, 7, 2)).shard.index)).toEqual([1, 2, 3, 4]);
+    // COUNT missing: from MIN/MAX
+    const r = resolveShard("auto", undefined, { SLURM_ARRAY_TASK_ID: "5", SLURM_ARRAY_TASK_MIN: "5", SLURM_ARRAY_TASK_MAX: "9" });
+    expect(r).toMatchObject({ shard: { index: 1, count: 5 }, source: "slurm" });
+    expect(r.detail).toMatch(/Slurm array task 5/);
+  });
+
+  it("maps a Kubernetes completion index (0-based) with --shard-count", () => {
+    expect(resolveShard("auto", 4, { JOB_COMPLETION_INDEX: "0" })).toMatchObject({ shard: { index: 1, count: 4 }, source: "kubernetes" });
+    expect(resolveShard("auto", 4, { JOB_COMPLETION_INDEX: "3" }).shard).toEqual({ index: 4, count: 4 });
+  });
+
+  it("refuses what does not give a shard, naming the variable or option", () => {
+    expect(() => resolveShard("auto", undefined, {})).toThrow(/neither a Slurm array task \(SLURM_ARRAY_TASK_ID\) nor .*JOB_COMPLETION_INDEX/);
+    expect(() => resolveShard("auto", undefined, { JOB_COMPLETION_INDEX: "1" })).toThrow(/--shard-count/);
+    expect(() => resolveShard("auto", 2, { JOB_COMPLETION_INDEX: "2" })).toThrow(/outside 0\.\.1/);
+    expect(() => resolveShard("auto", undefined, { SLURM_ARRAY_TASK_ID: "3" })).toThrow(/SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX/);
+    expect(() => resolveShard("auto", 3, { SLURM_ARRAY_TASK_ID: "1", SLURM_ARRAY_TASK_MIN: "1", SLURM_ARRAY_TASK_COUNT: "4" })).toThrow(/disagrees with the Slurm array's 4/);
+    expect(() => resolveShard("auto", undefined, { SLURM_ARRAY_TASK_ID: "x" })).toThrow(/SLURM_ARRAY_TASK_ID="x"/);
+    expect(() => resolveShard("2/4", 3)).toThrow(/disagrees with --shard-count 3/);
+    expect(resolveShard("2/4")).toMatchObject({ shard: { index: 2, count: 4 }, source: "explicit" });
+  });
+});
+
+describe("scheduler files", () => {
+  it("sbatch scripts: array 1-n, --shard auto, merge of every shard folder, afterok submit; valid bash", () => {
+    const s = buildSlurmScripts({ config: "/data/my exp.yaml", output: "/data/out", shards: 3, jobName: "medsynth-x", workdir: "/data", logDir: "/data/logs", medsynth: "medsynth", partition: "gpu", time: "01:00:00", maxParallel: 2, setup: ["module load node"] });
+    expect(s.array).toContain("#SBATCH --array=1-3%2");
+    expect(s.array).toContain("#SBATCH --partition=gpu");
+    expect(s.array).toContain("exec medsynth run '/data/my exp.yaml' --shard auto --no-progress");
+    expect(s.array.indexOf("module load node")).toBeLessThan(s.array.indexOf("exec medsynth"));
+    for (const i of [1, 2, 3]) expect(s.merge).toContain(`/data/out/shard-${i}-of-3 \\`);
+    expect(s.merge).toContain("-o /data/out");
+    expect(s.submit).toMatch(/sbatch --parsable --dependency=afterok:"\$array" merge\.sbatch/);
+    for (const text of [s.array, s.merge, s.submit]) expect(spawnSync("bash", ["-n"], { input: text }).status).toBe(0);
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+    expect(() => buildSlurmScripts({ config: "/c", output: "/o", shards: 0, workdir: "/", logDir: "/l", medsynth: "m" })).toThrow();
+  });
+
+  it("Kubernetes: an Indexed Job with completions = shards running --shard auto --shard-count n, a merge Job, a submit script", () => {
+    const m = buildK8sManifests({ config: "/work/exp.yaml", output: "/work/runs/x", shards: 5, jobName: "medsynth-x", image: "ghcr.io/me/medsynth:0.2", pvc: "work", secret: "llm-keys", parallelism: 2 });
+    const job = YAML.parse(m.job);
+    expect(job.spec).toMatchObject({ completionMode: "Indexed", completions: 5, parallelism: 2 });
+    const c = job.spec.template.spec.containers[0];
+    expect(c.command).toEqual(["medsynth", "run", "/work/exp.yaml", "--shard", "auto", "--shard-count", "5", "--no-progress"]);
+    expect(c.envFrom).toEqual([{ secretRef: { name: "llm-keys" } }]);
+    expect(job.spec.template.spec.volumes[0].persistentVolumeClaim.claimName).toBe("work");
+    const merge = YAML.parse(m.mergeJob);
+    expect(merge.spec.template.spec.containers[0].command).toEqual(["medsynth", "merge", ...[1, 2, 3, 4, 5].map((i) => `/work/runs/x/shard-${i}-of-5`), "-o", "/work/runs/x"]);
+    expect(m.submit).toContain("kubectl wait --for=condition=complete --timeout=-1s job/medsynth-x\n");
+    expect(spawnSync("bash", ["-n"], { input: m.submit }).status).toBe(0);
+    expect(() => buildK8sManifests({ config: "/c", output: "/o", shards: 2, jobName: "Bad Name", image: "i", pvc: "p" })).toThrow(/DNS label/);
+  });
+
+  it("`medsynth cluster k8s` maps paths under the current folder to the mount path and refuses paths outside it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "medsynth-k8s-"));
+    writeFileSync(join(dir, "exp.yaml"), YAML.stringify({ name: "My Exp", output: "runs/x", datasets: [], models: [], workflows: [] }));
+    const ok = cli(["cluster", "k8s", "exp.yaml", "--shards", "2", "--image", "img", "--pvc", "work", "-o", "k8s"], { cwd: dir });
+    expect(ok.stderr).toBe("");
+    expect(ok.status).toBe(0);
+    const job = YAML.parse(readFileSync(join(dir, "k8s", "job.yaml"), "utf8"));
+    expect(job.metadata.name).toBe("medsynth-my-exp");
+    expect(job.spec.template.spec.containers[0].command.slice(0, 3)).toEqual(["medsynth", "run", "/work/exp.yaml"]);
+    expect(YAML.parse(readFileSync(join(dir, "k8s", "merge-job.yaml"), "utf8")).spec.template.spec.containers[0].command.at(-1)).toBe("/work/runs/x");
+    const outside = cli(["cluster", "k8s", join(dir, "exp.yaml"), "--shards", "2", "--image", "img", "--pvc", "work"], { cwd: mkdtempSync(join(tmpdir(), "medsynth-k8s-other-")) });
+    expect(outside.status).toBe(1);
+    expect(outside.stderr).toMatch(/outside the current folder/);
+    const noOutput = join(dir, "bad.yaml");
+    writeFileSync(noOutput, "name: x\n");
+    const bad = cli(["cluster", "slurm", noOutput, "--shards", "2"]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/bad\.yaml: field output/);
+  });
+});
+
+const skip = slurmSkipReason();
+if (skip) console.log(`skipped: Slurm job array end to end — ${skip}`);
+
+describe.skipIf(skip !== null)("a Slurm job array on a local single-node cluster", () => {
+  let slurm: LocalSlurm | undefined;
+  const root = mkdtempSync(join(tmpdir(), "ms-slurm-"));
+  beforeAll(async () => {
+    slurm = await startLocalSlurm(join(root, "c"));
+  }, 30_000);
+  afterAll(() => slurm?.stop());
+
+  it("4 array tasks + the afterok merge job give the same run as one machine (same cell keys, same outputs)", async () => {
+    const cfg = (out: string) => ({
+      name: "slurm-mini",
+      output: out,
+      datasets: [{ name: "medevidence", sample: 5 }],
+      models: [{ id: "extractive:mmr" }],
+      workflows: [{ id: "golden-rag" }, { id: "negated-rag", params: { fraction: [0, 1] } }],
+      metrics: ["rouge"],
+    });
+    writeFileSync(join(root, "whole.yaml"), YAML.stringify(cfg("whole")));
+    writeFileSync(join(root, "array.yaml"), YAML.stringify(cfg("array")));
+    const whole = cli(["run", join(root, "whole.yaml"), "--no-progress", "--no-report"]);
+    expect(whole.status, whole.stderr).toBe(0);
+    const gen = cli(["cluster", "slurm", join(root, "array.yaml"), "--shards", "4", "-o", join(root, "sbatch")], { cwd: root });
+    expect(gen.status, gen.stderr).toBe(0);
+    const env = { ...process.env, ...slurm!.env };
+    const submit = spawnSync("bash", [join(root, "sbatch", "submit.sh")], { encoding: "utf8", env });
+    expect(submit.status, submit.stderr).toBe(0);
+    expect(submit.stdout).toMatch(/submitted array job \d+ \(4 tasks\) and merge job \d+/);
+    const merged = join(root, "array", "results.jsonl");
+    const deadline = Date.now() + 150_000;
+    while (Date.now() < deadline) {
+      const q = spawnSync("/usr/bin/squeue", ["-h"], { encoding: "utf8", env });
+      if (q.stdout.trim() === "" && existsSync(merged)) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const logs = join(root, "sbatch", "logs");
+    const taskLog = readFileSync(join(logs, (spawnSync("ls", [logs], { encoding: "utf8" }).stdout.split("\n").find((f) => /_2\.out$/.test(f)) ?? "")), "utf8");
+    expect(taskLog).toMatch(/shard 2\/4 from Slurm array task 2/);
+    expect(existsSync(merged), `no merged results; logs: ${spawnSync("sh", ["-c", `tail -n 5 ${logs}/*`], { encoding: "utf8" }).stdout}`).toBe(true);
+    const read = (dir: string) => readFileSync(join(root, dir, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const a = read("whole");
+    const b = read("array");
+    expect(a.length).toBe(15); // 5 items × (golden + negated 0 / 1)
+    const keyed = (rs: any[]) => rs.map((r) => [r.key, r.output, r.metrics]).sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+    expect(keyed(b)).toEqual(keyed(a));
+    const cells = (dir: string) => JSON.parse(readFileSync(join(root, dir, "cells.json"), "utf8")).keys;
+    expect(cells("array")).toEqual(cells("whole"));
+  }, 200_000);
+});
