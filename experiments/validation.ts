@@ -25,7 +25,7 @@ import { alignScores } from "../judges/alignment.ts";
 import { createMetric, metricIds } from "../judges/metrics/registry.ts";
 import type { TextEmbedder } from "../judges/metrics/embedding-cosine.ts";
 import { createPanel, loadPanelConfig, missingRates, parsePanelConfig, type JudgeMissingRate, type JudgeModelFactory, type Panel } from "../judges/panel.ts";
-import { coarseDirectionOfAnswer, coarseDirectionOfExpert, createLexicalDirectionClassifier, LEXICAL_DIRECTION_ID, type CoarseDirection } from "../judges/answer-classifier.ts";
+import { coarseDirectionOfAnswer, coarseDirectionOfExpert, createLexicalDirectionClassifier, LEXICAL_DIRECTION_ID } from "../judges/answer-classifier.ts";
 import type { JudgeVerdict } from "../judges/judge.ts";
 import { EnvInterpolationError, interpolateEnv } from "../models/env-interpolation.ts";
 import { ConfigError, readConfigFile } from "./config.ts";

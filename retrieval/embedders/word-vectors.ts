@@ -31,7 +31,7 @@
  */
 import { tryAcquireLock } from "../../corpus/file-lock.ts";
 import { createRequire } from "node:module";
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { z } from "zod";
