@@ -22,7 +22,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  *   (DESIGN.md's floor plan). It needs no entry elsewhere: the rule applies as soon as it exists.
  * - `util/` is the tiny bottom room DESIGN.md allows for shared helpers (file locks, atomic writes).
  */
-export const FLOORS = ["bin", "experiments", "viewer", "graphs", "judges", "retrieval", "results", "models", "corpus", "util"] as const;
+const FLOORS = ["bin", "experiments", "viewer", "graphs", "judges", "retrieval", "results", "models", "corpus", "util"] as const;
 
 /**
  * Known arrows up, to be removed by the branch that moves the run-record schema and the results
@@ -50,7 +50,7 @@ function roomOf(path: string): string | null {
 }
 
 /** Relative specifiers imported by `text` (bare package names are skipped). */
-export function relativeImports(text: string): string[] {
+function relativeImports(text: string): string[] {
   const info = ts.preProcessFile(text, true, true);
   return info.importedFiles.map((f) => f.fileName).filter((s) => s.startsWith("./") || s.startsWith("../"));
 }
@@ -59,7 +59,7 @@ export function relativeImports(text: string): string[] {
  * The violations of the floor rule among `edges` (importing file → imported file, root-relative
  * with "/"): an import into a higher room, or into `tests/` from product code.
  */
-export function floorViolations(edges: readonly (readonly [string, string])[]): string[] {
+function floorViolations(edges: readonly (readonly [string, string])[]): string[] {
   const rank = (room: string) => (FLOORS as readonly string[]).indexOf(room);
   const out: string[] = [];
   for (const [from, to] of edges) {
@@ -101,7 +101,12 @@ function importEdges(): [string, string][] {
   const edges: [string, string][] = [];
   for (const file of sourceFiles()) {
     for (const spec of relativeImports(readFileSync(join(ROOT, file), "utf8"))) {
-      edges.push([file, relative(ROOT, resolve(ROOT, dirname(file), spec)).split(sep).join("/")]);
+      edges.push([
+        file,
+        relative(ROOT, resolve(ROOT, dirname(file), spec))
+          .split(sep)
+          .join("/"),
+      ]);
     }
   }
   return edges;

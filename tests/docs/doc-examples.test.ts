@@ -22,7 +22,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const BLOCK_TIMEOUT_MS = 30_000;
 
 /** One fenced block marked `tested`. */
-export interface TestedBlock {
+interface TestedBlock {
   /** Markdown file, relative to the repository root. */
   file: string;
   /** 1-based line of the opening fence. */
@@ -37,7 +37,7 @@ export interface TestedBlock {
  * long, and nothing after it (CommonMark).
  * @throws Error naming the file and line of a tested block that is never closed.
  */
-export function extractTestedBlocks(markdown: string, file: string): TestedBlock[] {
+function extractTestedBlocks(markdown: string, file: string): TestedBlock[] {
   const lines = markdown.split(/\r?\n/);
   const out: TestedBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -97,16 +97,20 @@ describe("tested documentation blocks", () => {
   });
 
   for (const b of blocks) {
-    it(`${b.file}:${b.line}`, () => {
-      const cwd = mkdtempSync(join(work, "block-"));
-      mkdirSync(join(cwd, "experiments"));
-      symlinkSync(join(ROOT, "experiments/configs"), join(cwd, "experiments/configs"));
-      const script = join(cwd, ".block.sh");
-      writeFileSync(script, `set -euo pipefail\n${b.code}\n`);
-      const r = spawnSync("bash", [script], { cwd, env, encoding: "utf8", timeout: BLOCK_TIMEOUT_MS });
-      const output = `${r.stdout ?? ""}${r.stderr ?? ""}`.split("\n").slice(-30).join("\n");
-      const why = r.error ? `did not finish (${r.error.message}; limit ${BLOCK_TIMEOUT_MS / 1000} s)` : `exited with ${r.status ?? r.signal}`;
-      if (r.status !== 0) expect.fail(`${b.file}:${b.line}: the tested block ${why}\n--- block:\n${b.code}\n--- last output:\n${output}`);
-    }, BLOCK_TIMEOUT_MS + 10_000);
+    it(
+      `${b.file}:${b.line}`,
+      () => {
+        const cwd = mkdtempSync(join(work, "block-"));
+        mkdirSync(join(cwd, "experiments"));
+        symlinkSync(join(ROOT, "experiments/configs"), join(cwd, "experiments/configs"));
+        const script = join(cwd, ".block.sh");
+        writeFileSync(script, `set -euo pipefail\n${b.code}\n`);
+        const r = spawnSync("bash", [script], { cwd, env, encoding: "utf8", timeout: BLOCK_TIMEOUT_MS });
+        const output = `${r.stdout ?? ""}${r.stderr ?? ""}`.split("\n").slice(-30).join("\n");
+        const why = r.error ? `did not finish (${r.error.message}; limit ${BLOCK_TIMEOUT_MS / 1000} s)` : `exited with ${r.status ?? r.signal}`;
+        if (r.status !== 0) expect.fail(`${b.file}:${b.line}: the tested block ${why}\n--- block:\n${b.code}\n--- last output:\n${output}`);
+      },
+      BLOCK_TIMEOUT_MS + 10_000,
+    );
   }
 });
