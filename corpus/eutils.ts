@@ -163,36 +163,43 @@ function redact(url: string): string {
   return url.replace(/([?&]api_key=)[^&]*/g, "$1***");
 }
 
+/** The parsed config {@link createEutilsClient} works with. */
+type ResolvedEutilsConfig = z.output<typeof EutilsConfigSchema>;
+
 /**
- * Create an E-utilities client.
- * @param config - {@link EutilsConfigSchema}.
- * @throws ZodError on an invalid or unknown config key.
+ * Step 1 of the client: request slots. The returned function waits for the next slot: start times
+ * spaced by at least 1/rps s, across concurrent callers. Slots are taken one after another and
+ * spaced from the previous request's actual start (not its planned one), so a late timer on a
+ * loaded machine never lets two requests run closer together than the interval.
  */
-export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
-  const cfg = EutilsConfigSchema.parse(config);
-  const base = cfg.baseUrl.endsWith("/") ? cfg.baseUrl : `${cfg.baseUrl}/`;
-  const rps = cfg.requestsPerSecond ?? (cfg.apiKey ? 10 : 3);
-  const interval = 1000 / rps;
+function createRequestSlots(requestsPerSecond: number): () => Promise<void> {
+  const interval = 1000 / requestsPerSecond;
   let slotChain: Promise<void> = Promise.resolve();
   let lastStart = Number.NEGATIVE_INFINITY;
-  let requestCount = 0;
-
-  /**
-   * Wait for the next request slot: start times spaced by at least 1/rps s, across concurrent
-   * callers. Slots are taken one after another and spaced from the previous request's actual start
-   * (not its planned one), so a late timer on a loaded machine never lets two requests run closer
-   * together than the interval.
-   */
-  function takeSlot(): Promise<void> {
+  return function takeSlot(): Promise<void> {
     const slot = slotChain.then(async () => {
       for (let wait = lastStart + interval - Date.now(); wait > 0; wait = lastStart + interval - Date.now()) await sleep(wait);
       lastStart = Date.now();
     });
     slotChain = slot;
     return slot;
-  }
+  };
+}
 
-  /** One request (retries, backoff, Retry-After); `endpoint` is a name under the base URL or an absolute URL. */
+/** A request function of the client's transport: `endpoint` is a name under the base URL or an absolute URL. */
+type EutilsCall = (endpoint: string, params: Record<string, string>, method?: "GET" | "POST", opts?: { apiKey?: boolean; label?: string }) => Promise<string>;
+
+/**
+ * Step 2 of the client: the transport. One request = identification parameters added, a slot
+ * taken, then retries with exponential backoff (or the server's Retry-After, capped) on network
+ * errors, 429 and 5xx; other HTTP errors throw at once.
+ * @returns `call` and a live count of the requests sent (retries included).
+ * @throws EutilsError (from `call`) naming the endpoint and the redacted URL.
+ */
+function createEutilsTransport(cfg: ResolvedEutilsConfig): { call: EutilsCall; requestCount: () => number } {
+  const base = cfg.baseUrl.endsWith("/") ? cfg.baseUrl : `${cfg.baseUrl}/`;
+  const takeSlot = createRequestSlots(cfg.requestsPerSecond ?? (cfg.apiKey ? 10 : 3));
+  let requestCount = 0;
   async function call(endpoint: string, params: Record<string, string>, method: "GET" | "POST" = "GET", opts: { apiKey?: boolean; label?: string } = {}): Promise<string> {
     const label = opts.label ?? endpoint;
     const all: Record<string, string> = { ...params, tool: cfg.tool };
@@ -228,6 +235,90 @@ export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
     }
     throw new EutilsError(`${label} ${redact(url)}: failed after ${cfg.maxRetries + 1} attempts: ${lastError}`, null);
   }
+  return { call, requestCount: () => requestCount };
+}
+
+/** esearch's query parameters for `p`. @throws Error when only one of minDate/maxDate is given. */
+function esearchQuery(p: EsearchParams): Record<string, string> {
+  const term = p.hasStructuredAbstract ? `(${p.term}) AND hasstructuredabstract` : p.term;
+  const params: Record<string, string> = { db: p.db ?? "pubmed", term, retmode: "json", retmax: String(p.retmax ?? 20), retstart: String(p.retstart ?? 0) };
+  if (p.minDate || p.maxDate) {
+    if (!p.minDate || !p.maxDate) throw new Error("esearch: minDate and maxDate must be given together");
+    params.mindate = p.minDate;
+    params.maxdate = p.maxDate;
+    params.datetype = p.dateType ?? "pdat";
+  }
+  if (p.usehistory) params.usehistory = "y";
+  return params;
+}
+
+/** esearch's JSON answer as an {@link EsearchResult}. @throws EutilsError on non-JSON or an `ERROR` answer. */
+function parseEsearchResponse(text: string): EsearchResult {
+  let json: { esearchresult?: { count?: string; idlist?: string[]; webenv?: string; querykey?: string; ERROR?: string } };
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new EutilsError(`esearch: response is not JSON: ${text.slice(0, 200)}`, null);
+  }
+  const r = json.esearchresult;
+  if (!r || r.ERROR) throw new EutilsError(`esearch: ${r?.ERROR ?? "no esearchresult in response"}`, null);
+  return { count: Number(r.count ?? 0), ids: r.idlist ?? [], webEnv: r.webenv ?? null, queryKey: r.querykey ?? null };
+}
+
+/** epost's XML answer as a history reference. @throws EutilsError when WebEnv or QueryKey is missing. */
+function parseEpostResponse(text: string): HistoryRef {
+  const webEnv = /<WebEnv>([^<]+)<\/WebEnv>/.exec(text)?.[1];
+  const queryKey = /<QueryKey>([^<]+)<\/QueryKey>/.exec(text)?.[1];
+  if (!webEnv || !queryKey) throw new EutilsError(`epost: no WebEnv/QueryKey in response: ${text.slice(0, 200)}`, null);
+  return { webEnv, queryKey };
+}
+
+/**
+ * Adds the records of one ID-converter answer to `out` (PMID → record; no PMCID → `error` from
+ * the converter's errmsg). `where` names the request in errors.
+ * @throws EutilsError on non-JSON or an answer without `records[]`.
+ */
+function addIdconvRecords(text: string, where: string, out: Map<string, IdconvRecord>): void {
+  let json: { status?: string; message?: string; records?: Record<string, unknown>[] };
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new EutilsError(`idconv ${where}: response is not JSON: ${text.slice(0, 200)}`, null);
+  }
+  if (!Array.isArray(json.records)) throw new EutilsError(`idconv ${where}: no records[] in response${json.message ? ` (${json.message})` : ""}`, null);
+  for (const r of json.records) {
+    const str = (k: string) => (typeof r[k] === "string" || typeof r[k] === "number" ? String(r[k]) : null);
+    const pmid = str("pmid") ?? str("requested-id");
+    if (!pmid) continue;
+    const pmcid = str("pmcid");
+    out.set(pmid, { pmid, pmcid, doi: str("doi"), error: pmcid ? null : (str("errmsg") ?? "no pmcid in the converter's record") });
+  }
+}
+
+/** ecitmatch's `bdata` for a batch: one `journal|year|volume|page|author|key|` line per citation, `|` and line breaks in fields blanked. */
+function ecitmatchBdata(citations: readonly CitationQuery[]): string {
+  const clean = (s: string) => s.replace(/[|\r\n]/g, " ").trim();
+  return citations.map((c) => `${[c.journal, c.year, c.volume, c.firstPage, c.author, c.key].map(clean).join("|")}|`).join("\r");
+}
+
+/** Adds ecitmatch's unique matches (key → PMID; NOT_FOUND / AMBIGUOUS lines have no numeric 7th field) to `found`. */
+function addEcitmatchMatches(text: string, found: Map<string, string>): void {
+  for (const line of text.split(/\r?\n|\r/)) {
+    const f = line.split("|");
+    if (f.length >= 7 && /^\d+$/.test(f[6].trim())) found.set(f[5].trim(), f[6].trim());
+  }
+}
+
+/**
+ * Create an E-utilities client. Steps: parse the config; build the transport (rate-limited
+ * request slots, retries); bind each E-utility to it (query builders and answer parsers above).
+ * @param config - {@link EutilsConfigSchema}.
+ * @throws ZodError on an invalid or unknown config key.
+ */
+export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
+  const cfg = EutilsConfigSchema.parse(config);
+  const transport = createEutilsTransport(cfg);
+  const call = transport.call;
 
   async function* efetchXml(source: { ids: readonly string[] } | (HistoryRef & { count: number }), db = "pubmed"): AsyncGenerator<string> {
     const common = { db, retmode: "xml", rettype: "abstract" };
@@ -247,57 +338,21 @@ export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
   return {
     config: cfg,
     get requestCount() {
-      return requestCount;
+      return transport.requestCount();
     },
     async esearch(p) {
-      const term = p.hasStructuredAbstract ? `(${p.term}) AND hasstructuredabstract` : p.term;
-      const params: Record<string, string> = { db: p.db ?? "pubmed", term, retmode: "json", retmax: String(p.retmax ?? 20), retstart: String(p.retstart ?? 0) };
-      if (p.minDate || p.maxDate) {
-        if (!p.minDate || !p.maxDate) throw new Error("esearch: minDate and maxDate must be given together");
-        params.mindate = p.minDate;
-        params.maxdate = p.maxDate;
-        params.datetype = p.dateType ?? "pdat";
-      }
-      if (p.usehistory) params.usehistory = "y";
-      const text = await call("esearch.fcgi", params);
-      let json: { esearchresult?: { count?: string; idlist?: string[]; webenv?: string; querykey?: string; ERROR?: string } };
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new EutilsError(`esearch: response is not JSON: ${text.slice(0, 200)}`, null);
-      }
-      const r = json.esearchresult;
-      if (!r || r.ERROR) throw new EutilsError(`esearch: ${r?.ERROR ?? "no esearchresult in response"}`, null);
-      return { count: Number(r.count ?? 0), ids: r.idlist ?? [], webEnv: r.webenv ?? null, queryKey: r.querykey ?? null };
+      return parseEsearchResponse(await call("esearch.fcgi", esearchQuery(p)));
     },
     async epost(ids, db = "pubmed") {
-      const text = await call("epost.fcgi", { db, id: ids.join(",") }, "POST");
-      const webEnv = /<WebEnv>([^<]+)<\/WebEnv>/.exec(text)?.[1];
-      const queryKey = /<QueryKey>([^<]+)<\/QueryKey>/.exec(text)?.[1];
-      if (!webEnv || !queryKey) throw new EutilsError(`epost: no WebEnv/QueryKey in response: ${text.slice(0, 200)}`, null);
-      return { webEnv, queryKey };
+      return parseEpostResponse(await call("epost.fcgi", { db, id: ids.join(",") }, "POST"));
     },
     efetchXml,
     async idconv(pmids) {
       const out = new Map<string, IdconvRecord>();
       for (let i = 0; i < pmids.length; i += IDCONV_MAX_IDS) {
-        const ids = pmids.slice(i, i + IDCONV_MAX_IDS);
-        const params = { ids: ids.join(","), idtype: "pmid", format: "json" };
+        const params = { ids: pmids.slice(i, i + IDCONV_MAX_IDS).join(","), idtype: "pmid", format: "json" };
         const text = await call(cfg.idconvUrl, params, "GET", { apiKey: false, label: "idconv" });
-        let json: { status?: string; message?: string; records?: Record<string, unknown>[] };
-        try {
-          json = JSON.parse(text);
-        } catch {
-          throw new EutilsError(`idconv ${redact(`${cfg.idconvUrl}?${new URLSearchParams(params)}`)}: response is not JSON: ${text.slice(0, 200)}`, null);
-        }
-        if (!Array.isArray(json.records)) throw new EutilsError(`idconv ${redact(`${cfg.idconvUrl}?${new URLSearchParams(params)}`)}: no records[] in response${json.message ? ` (${json.message})` : ""}`, null);
-        for (const r of json.records) {
-          const str = (k: string) => (typeof r[k] === "string" || typeof r[k] === "number" ? String(r[k]) : null);
-          const pmid = str("pmid") ?? str("requested-id");
-          if (!pmid) continue;
-          const pmcid = str("pmcid");
-          out.set(pmid, { pmid, pmcid, doi: str("doi"), error: pmcid ? null : (str("errmsg") ?? "no pmcid in the converter's record") });
-        }
+        addIdconvRecords(text, redact(`${cfg.idconvUrl}?${new URLSearchParams(params)}`), out);
       }
       return pmids.map((p) => out.get(p) ?? { pmid: p, pmcid: null, doi: null, error: "not returned by the ID converter" });
     },
@@ -308,18 +363,10 @@ export function createEutilsClient(config: EutilsConfig = {}): EutilsClient {
       }
     },
     async ecitmatch(citations) {
-      const clean = (s: string) => s.replace(/[|\r\n]/g, " ").trim();
       const found = new Map<string, string>();
       for (let i = 0; i < citations.length; i += cfg.batchSize) {
-        const bdata = citations
-          .slice(i, i + cfg.batchSize)
-          .map((c) => `${[c.journal, c.year, c.volume, c.firstPage, c.author, c.key].map(clean).join("|")}|`)
-          .join("\r");
-        const text = await call("ecitmatch.cgi", { db: "pubmed", retmode: "xml", bdata });
-        for (const line of text.split(/\r?\n|\r/)) {
-          const f = line.split("|");
-          if (f.length >= 7 && /^\d+$/.test(f[6].trim())) found.set(f[5].trim(), f[6].trim());
-        }
+        const text = await call("ecitmatch.cgi", { db: "pubmed", retmode: "xml", bdata: ecitmatchBdata(citations.slice(i, i + cfg.batchSize)) });
+        addEcitmatchMatches(text, found);
       }
       return found;
     },

@@ -25,7 +25,7 @@ import { alignScores } from "../judges/alignment.ts";
 import { createMetric, metricIds } from "../judges/metrics/registry.ts";
 import type { TextEmbedder } from "../judges/metrics/embedding-cosine.ts";
 import { createPanel, loadPanelConfig, missingRates, parsePanelConfig, type JudgeMissingRate, type JudgeModelFactory, type Panel } from "../judges/panel.ts";
-import { coarseDirectionOfAnswer, coarseDirectionOfExpert, createLexicalDirectionClassifier, LEXICAL_DIRECTION_ID, type CoarseDirection } from "../judges/answer-classifier.ts";
+import { coarseDirectionOfAnswer, coarseDirectionOfExpert, createLexicalDirectionClassifier, LEXICAL_DIRECTION_ID } from "../judges/answer-classifier.ts";
 import type { JudgeVerdict } from "../judges/judge.ts";
 import { EnvInterpolationError, interpolateEnv } from "../models/env-interpolation.ts";
 import { ConfigError, readConfigFile } from "./config.ts";
@@ -453,27 +453,39 @@ export interface ValidationDeps {
   log?: (line: string) => void;
 }
 
+/** Records `note` on the item under `key` (why its score `key` is null). */
+const noteOf = (it: ValidationItem, key: string, note: string) => ((it.notes ??= {})[key] = note);
+
+/** What a step of {@link runValidation} shares: the config, the sampled rows, their items (filled in place), run notes and the log. */
+interface ValidationStepContext {
+  cfg: ValidationConfig;
+  rows: MslrAnnotation[];
+  items: ValidationItem[];
+  notes: string[];
+  log: (line: string) => void;
+}
+
 /**
- * Run the validation experiment: load (and sample) the annotations, derive human scores, compute
- * metrics, judge with the panel (if any), classify directions, and align everything.
- * Nothing is written; see {@link writeValidationOutputs}.
- * @throws Error for an invalid config, an unknown embedder, a panel without `modelFor`
+ * Step 1 of {@link runValidation}: load the annotations, sample them (seeded) and derive each
+ * row's human scores.
  */
-export async function runValidation(config: ValidationConfigInput | ValidationConfig, deps: ValidationDeps = {}): Promise<ValidationReport> {
-  const t0 = Date.now();
-  const cfg = ValidationConfigSchema.parse(config);
-  const log = deps.log ?? (() => {});
-  const notes: string[] = [];
+async function loadValidationRows(cfg: ValidationConfig, log: (line: string) => void) {
   const ds = await loadDataset(cfg.dataset.name, cfg.dataset.path ? { path: cfg.dataset.path } : {});
   const all = ds.items as MslrAnnotation[];
   const rows = sampleItems(all, { sample: cfg.dataset.sample }, cfg.dataset.seed);
   log(`validate: ${rows.length} of ${all.length} annotated pairs${cfg.dataset.sample ? ` (sample, seed ${cfg.dataset.seed})` : ""}`);
   const items: ValidationItem[] = rows.map((r) => ({ id: r.id, reviewId: r.reviewId, system: r.system, human: deriveHumanScores(r, cfg.humanScores), scores: {} }));
-  const noteOf = (it: ValidationItem, key: string, note: string) => ((it.notes ??= {})[key] = note);
-  const scores: ScoreDefinition[] = [];
+  return { ds, all, rows, items };
+}
 
-  // Reference metrics: target summary = reference, generated summary = candidate.
-  const tm = Date.now();
+/**
+ * Step 2: reference metrics (target summary = reference, generated summary = candidate). A null
+ * value keeps its note on the item and is counted in a run note.
+ * @returns the metric scores' definitions, in config order.
+ */
+async function scoreReferenceMetrics(ctx: ValidationStepContext, deps: ValidationDeps): Promise<ScoreDefinition[]> {
+  const { cfg, rows, items, notes, log } = ctx;
+  const scores: ScoreDefinition[] = [];
   for (const spec of cfg.metrics) {
     const id = typeof spec === "string" ? spec : spec.id;
     const mcfg = typeof spec === "string" ? {} : spec.config;
@@ -501,105 +513,150 @@ export async function runValidation(config: ValidationConfigInput | ValidationCo
     }
     log(`validate: metric ${id} done`);
   }
-  const metricsMs = Date.now() - tm;
+  return scores;
+}
 
-  // Judge panel.
-  const tp = Date.now();
-  let panelReport: ValidationReport["panel"] = null;
+/**
+ * Step 3: the judge panel, when one is configured (inline or a file): every row judged (bounded
+ * concurrency), the panel's aggregate per rubric dimension (and each judge's own score when
+ * there are several) stored on the items; missing verdicts are noted, never 0.
+ * @throws Error when a panel is configured but `deps.modelFor` is absent.
+ */
+async function judgeWithPanel(ctx: ValidationStepContext, deps: ValidationDeps): Promise<{ scores: ScoreDefinition[]; panel: ValidationReport["panel"] }> {
+  const { cfg, rows, items, notes, log } = ctx;
+  const scores: ScoreDefinition[] = [];
   if (cfg.panel === undefined) {
     notes.push("no judge panel configured: judge rows skipped (add a `panel:` block or file to the config to align an LLM judge)");
-  } else {
-    if (!deps.modelFor) throw new Error("validate: a panel is configured but no model factory (deps.modelFor) was given");
-    let panelCfg: unknown = cfg.panel;
-    let baseDir = deps.panelBaseDir ?? process.cwd();
-    if (typeof cfg.panel === "string") {
-      const loaded = loadPanelConfig(cfg.panel);
-      panelCfg = loaded.config;
-      baseDir = loaded.baseDir;
+    return { scores, panel: null };
+  }
+  if (!deps.modelFor) throw new Error("validate: a panel is configured but no model factory (deps.modelFor) was given");
+  let panelCfg: unknown = cfg.panel;
+  let baseDir = deps.panelBaseDir ?? process.cwd();
+  if (typeof cfg.panel === "string") {
+    const loaded = loadPanelConfig(cfg.panel);
+    panelCfg = loaded.config;
+    baseDir = loaded.baseDir;
+  }
+  const panel: Panel = createPanel(parsePanelConfig(panelCfg, typeof cfg.panel === "string" ? cfg.panel : "validation config `panel`"), { modelFor: deps.modelFor, baseDir });
+  const limit = pLimit(cfg.panelConcurrency);
+  const verdicts: JudgeVerdict[][] = await Promise.all(
+    rows.map((r) => limit(() => panel.judgeInput({ candidate: r.generatedSummary, reference: r.targetSummary, source: null, question: null }))),
+  );
+  const multi = panel.judgeIds.length > 1;
+  for (const rubric of panel.rubrics) {
+    for (const dim of rubric.dimensions) {
+      const key = `panel:${rubric.id}.${dim.id}`;
+      const scale = { min: rubric.scale.min, max: rubric.scale.max };
+      scores.push({ id: key, kind: "judge", scale, description: `panel ${panel.id} (${panel.aggregation} of ${panel.judgeIds.join(", ")}), ${rubric.id} ${dim.id} ${scale.min}–${scale.max}` });
+      if (multi) for (const j of panel.judgeIds) scores.push({ id: `judge:${j}:${rubric.id}.${dim.id}`, kind: "judge", scale, description: `judge ${j}, ${rubric.id} ${dim.id} ${scale.min}–${scale.max}` });
     }
-    const panel: Panel = createPanel(parsePanelConfig(panelCfg, typeof cfg.panel === "string" ? cfg.panel : "validation config `panel`"), { modelFor: deps.modelFor, baseDir });
-    const limit = pLimit(cfg.panelConcurrency);
-    const verdicts: JudgeVerdict[][] = await Promise.all(
-      rows.map((r) => limit(() => panel.judgeInput({ candidate: r.generatedSummary, reference: r.targetSummary, source: null, question: null }))),
-    );
-    const multi = panel.judgeIds.length > 1;
-    for (const rubric of panel.rubrics) {
-      for (const dim of rubric.dimensions) {
-        const key = `panel:${rubric.id}.${dim.id}`;
-        const scale = { min: rubric.scale.min, max: rubric.scale.max };
-        scores.push({ id: key, kind: "judge", scale, description: `panel ${panel.id} (${panel.aggregation} of ${panel.judgeIds.join(", ")}), ${rubric.id} ${dim.id} ${scale.min}–${scale.max}` });
-        if (multi) for (const j of panel.judgeIds) scores.push({ id: `judge:${j}:${rubric.id}.${dim.id}`, kind: "judge", scale, description: `judge ${j}, ${rubric.id} ${dim.id} ${scale.min}–${scale.max}` });
-      }
-    }
-    verdicts.forEach((vs, i) => {
-      const agg = panel.aggregate(vs);
-      for (const [rubricId, dims] of Object.entries(agg)) {
-        for (const [dimId, a] of Object.entries(dims)) {
-          const key = `panel:${rubricId}.${dimId}`;
-          items[i].scores[key] = a.value;
-          if (a.value === null) {
-            const errs = vs.filter((v) => v.rubricId === rubricId && v.status === "missing").map((v) => `${v.judgeId}: ${v.error ?? "missing"}`);
-            noteOf(items[i], key, `no judge answer could be parsed (${errs.join("; ") || "missing"})`);
-          }
-          if (multi) for (const [j, v] of Object.entries(a.perJudge)) items[i].scores[`judge:${j}:${rubricId}.${dimId}`] = v;
+  }
+  verdicts.forEach((vs, i) => {
+    const agg = panel.aggregate(vs);
+    for (const [rubricId, dims] of Object.entries(agg)) {
+      for (const [dimId, a] of Object.entries(dims)) {
+        const key = `panel:${rubricId}.${dimId}`;
+        items[i].scores[key] = a.value;
+        if (a.value === null) {
+          const errs = vs.filter((v) => v.rubricId === rubricId && v.status === "missing").map((v) => `${v.judgeId}: ${v.error ?? "missing"}`);
+          noteOf(items[i], key, `no judge answer could be parsed (${errs.join("; ") || "missing"})`);
         }
+        if (multi) for (const [j, v] of Object.entries(a.perJudge)) items[i].scores[`judge:${j}:${rubricId}.${dimId}`] = v;
       }
-    });
-    const rates = missingRates(verdicts.flat());
-    for (const r of rates) if (r.missing) notes.push(`judge ${r.judgeId}: ${r.missing} of ${r.total} verdicts missing (excluded, never 0)`);
-    panelReport = { id: panel.id, judgeIds: panel.judgeIds, rubrics: panel.rubrics.map((r) => r.id), missingRates: rates };
-    log(`validate: panel ${panel.id} judged ${rows.length} rows`);
-  }
-  const panelMs = Date.now() - tp;
-
-  // Direction classifier.
-  const tc = Date.now();
-  let direction: DirectionReport | null = null;
-  if (cfg.directionClassifier !== false) {
-    const clf = createLexicalDirectionClassifier(cfg.directionClassifier.fallback ? { fallback: cfg.directionClassifier.fallback } : {});
-    const preds: { target: EvidenceAnswer | null; generated: EvidenceAnswer | null }[] = [];
-    for (const r of rows) {
-      const t = await clf.classify({ conclusion: r.targetSummary });
-      const g = await clf.classify({ conclusion: r.generatedSummary });
-      preds.push({ target: t.label, generated: g.label });
     }
-    const scoreId = `${clf.id}:agreement`;
-    scores.push({ id: scoreId, kind: "classifier", scale: { min: 0, max: 1 }, description: `1 if ${clf.id} gives target and generated the same coarse direction (effect / no effect / unspecified), else 0` });
-    const agreeLabels: (string | null)[] = [];
-    const humanAgree: (string | null)[] = [];
-    preds.forEach((p, i) => {
-      items[i].direction = p;
-      const v = p.target === null || p.generated === null ? null : coarseDirectionOfAnswer(p.target) === coarseDirectionOfAnswer(p.generated) ? 1 : 0;
-      items[i].scores[scoreId] = v;
-      agreeLabels.push(v === null ? null : String(v));
-      const h = HUMAN_SCORES["direction-agreement"].derive(rows[i]);
-      humanAgree.push(h === null ? null : String(h));
-    });
-    const target = directionCheck(rows.map((r, i) => ({ predicted: preds[i].target, expert: r.effectDirectionTarget })));
-    const generated = directionCheck(rows.map((r, i) => ({ predicted: preds[i].generated, expert: r.effectDirectionGenerated })));
-    const pooled = directionCheck(rows.flatMap((r, i) => [
-      { predicted: preds[i].target, expert: r.effectDirectionTarget },
-      { predicted: preds[i].generated, expert: r.effectDirectionGenerated },
-    ]));
-    direction = {
-      classifierId: clf.id,
-      mapping: "classes higher/lower → effect, no difference → no effect, uncertain effect/insufficient data → unspecified; experts ±1 → effect, 0 → no effect, N/A → unspecified, other/empty → excluded",
-      target,
-      generated,
-      pooled,
-      agreementKappa: cohenKappa(humanAgree, agreeLabels),
-    };
-  }
-  const classifierMs = Date.now() - tc;
+  });
+  const rates = missingRates(verdicts.flat());
+  for (const r of rates) if (r.missing) notes.push(`judge ${r.judgeId}: ${r.missing} of ${r.total} verdicts missing (excluded, never 0)`);
+  log(`validate: panel ${panel.id} judged ${rows.length} rows`);
+  return { scores, panel: { id: panel.id, judgeIds: panel.judgeIds, rubrics: panel.rubrics.map((r) => r.id), missingRates: rates } };
+}
 
-  // Alignment: every score × every human score.
+/**
+ * Step 4: the direction classifier (unless disabled): target and generated summaries classified,
+ * their coarse-direction agreement stored as a 0/1 score, and the classifier checked against the
+ * experts' effect directions (Cohen's κ per side and pooled, and on agreement).
+ */
+async function classifyDirections(ctx: ValidationStepContext): Promise<{ scores: ScoreDefinition[]; direction: DirectionReport | null }> {
+  const { cfg, rows, items } = ctx;
+  if (cfg.directionClassifier === false) return { scores: [], direction: null };
+  const clf = createLexicalDirectionClassifier(cfg.directionClassifier.fallback ? { fallback: cfg.directionClassifier.fallback } : {});
+  const preds: { target: EvidenceAnswer | null; generated: EvidenceAnswer | null }[] = [];
+  for (const r of rows) {
+    const t = await clf.classify({ conclusion: r.targetSummary });
+    const g = await clf.classify({ conclusion: r.generatedSummary });
+    preds.push({ target: t.label, generated: g.label });
+  }
+  const scoreId = `${clf.id}:agreement`;
+  const scores: ScoreDefinition[] = [
+    { id: scoreId, kind: "classifier", scale: { min: 0, max: 1 }, description: `1 if ${clf.id} gives target and generated the same coarse direction (effect / no effect / unspecified), else 0` },
+  ];
+  const agreeLabels: (string | null)[] = [];
+  const humanAgree: (string | null)[] = [];
+  preds.forEach((p, i) => {
+    items[i].direction = p;
+    const v = p.target === null || p.generated === null ? null : coarseDirectionOfAnswer(p.target) === coarseDirectionOfAnswer(p.generated) ? 1 : 0;
+    items[i].scores[scoreId] = v;
+    agreeLabels.push(v === null ? null : String(v));
+    const h = HUMAN_SCORES["direction-agreement"].derive(rows[i]);
+    humanAgree.push(h === null ? null : String(h));
+  });
+  const target = directionCheck(rows.map((r, i) => ({ predicted: preds[i].target, expert: r.effectDirectionTarget })));
+  const generated = directionCheck(rows.map((r, i) => ({ predicted: preds[i].generated, expert: r.effectDirectionGenerated })));
+  const pooled = directionCheck(rows.flatMap((r, i) => [
+    { predicted: preds[i].target, expert: r.effectDirectionTarget },
+    { predicted: preds[i].generated, expert: r.effectDirectionGenerated },
+  ]));
+  const direction: DirectionReport = {
+    classifierId: clf.id,
+    mapping: "classes higher/lower → effect, no difference → no effect, uncertain effect/insufficient data → unspecified; experts ±1 → effect, 0 → no effect, N/A → unspecified, other/empty → excluded",
+    target,
+    generated,
+    pooled,
+    agreementKappa: cohenKappa(humanAgree, agreeLabels),
+  };
+  return { scores, direction };
+}
+
+/** Step 5: one {@link alignmentRow} per score × human score. */
+function alignScoresWithHumans(scores: readonly ScoreDefinition[], items: readonly ValidationItem[], humanScores: ValidationConfig["humanScores"]): AlignmentRow[] {
   const alignment: AlignmentRow[] = [];
   for (const s of scores) {
-    for (const h of cfg.humanScores) {
+    for (const h of humanScores) {
       const def = HUMAN_SCORES[h];
       alignment.push(alignmentRow(s.id, h, items.map((it) => ({ id: it.id, score: it.scores[s.id] ?? null, human: it.human[h] })), { score: s.scale, human: def.scale }));
     }
   }
+  return alignment;
+}
+
+/**
+ * Run the validation experiment: load (and sample) the annotations, derive human scores, compute
+ * metrics, judge with the panel (if any), classify directions, and align everything.
+ * Nothing is written; see {@link writeValidationOutputs}.
+ * @throws Error for an invalid config, an unknown embedder, a panel without `modelFor`
+ */
+export async function runValidation(config: ValidationConfigInput | ValidationConfig, deps: ValidationDeps = {}): Promise<ValidationReport> {
+  const t0 = Date.now();
+  const cfg = ValidationConfigSchema.parse(config);
+  const log = deps.log ?? (() => {});
+  const notes: string[] = [];
+  const { ds, all, rows, items } = await loadValidationRows(cfg, log);
+  const ctx: ValidationStepContext = { cfg, rows, items, notes, log };
+
+  const tm = Date.now();
+  const metricScores = await scoreReferenceMetrics(ctx, deps);
+  const metricsMs = Date.now() - tm;
+
+  const tp = Date.now();
+  const judged = await judgeWithPanel(ctx, deps);
+  const panelMs = Date.now() - tp;
+
+  const tc = Date.now();
+  const classified = await classifyDirections(ctx);
+  const classifierMs = Date.now() - tc;
+
+  const scores = [...metricScores, ...judged.scores, ...classified.scores];
+  const alignment = alignScoresWithHumans(scores, items, cfg.humanScores);
   notes.push("Bland–Altman, paired t and d_z use both scores min–max rescaled to 0–1 by their documented scales (d = score − human); Pearson/Spearman use raw values (invariant to that rescaling).");
 
   return {
@@ -614,8 +671,8 @@ export async function runValidation(config: ValidationConfigInput | ValidationCo
     }),
     scores,
     alignment,
-    direction,
-    panel: panelReport,
+    direction: classified.direction,
+    panel: judged.panel,
     notes,
     items,
     timing: { totalMs: Date.now() - t0, metricsMs, panelMs, classifierMs },

@@ -345,7 +345,7 @@ export async function datasetFile(rel: string, options: DataAccessOptions = {}):
   return (await p).path;
 }
 
-function folderIn(base: string, files: DataFileSource[], r: Resolved, tried: string[]): boolean {
+function folderIn(base: string, files: DataFileSource[], _r: Resolved, tried: string[]): boolean {
   return files.every((s) => {
     const c = checkCopy(join(base, s.path), s);
     if (!c.ok && c.reason !== "absent") tried.push(`${base}/${s.path}: ${c.reason}`);

@@ -16,7 +16,7 @@
  */
 import type * as LanceDb from "@lancedb/lancedb";
 import { loadLancedb, STORE_TABLES, writeStoreMeta, type StoreMeta } from "../store/lance-store.ts";
-import { type RowKeys, type RowKind } from "./rows.ts";
+import type { RowKeys, RowKind } from "./rows.ts";
 import type { DropReason } from "../clean.ts";
 import { dropReasonIndex, hashUtf8, pmidNumber, resolveKeyColumns, RowKeyColumns } from "./dedup.ts";
 

@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
 import { loadDataset } from "../../corpus/datasets/registry.ts";
-import type { CorpusDoc, SynthesisTask } from "../../corpus/types.ts";
+import type { SynthesisTask } from "../../corpus/types.ts";
 import { createAnalyzer, createReferenceAnalyzer, type Analyzer } from "../../retrieval/analyzer.ts";
 import { buildBm25 } from "../../retrieval/bm25/build.ts";
 import { replicate } from "./bench-helpers.ts";

@@ -26,7 +26,7 @@ import { describeOsError } from "./os-errors.ts";
 export function buildProgram(): Command {
   const program = new Command("medsynth")
     .description("Research workbench for retrieval-augmented synthesis of medical evidence")
-    .version("0.1.0")
+    .version("0.2.0")
     .option("--verbose", "let native libraries (LanceDB) print their own log lines (also MEDSYNTH_VERBOSE=1)");
   registerCorpusCommands(program);
   registerDatasetsCommands(program);

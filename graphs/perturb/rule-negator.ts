@@ -265,6 +265,7 @@ function applyRules(sentence: string, rules: Rule[]): { text: string; fired: num
       return `\u0000${saved.length - 1}\u0000`;
     });
   }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL marks the protected spans set aside above (it cannot occur in abstract text)
   return { text: s.replace(/\u0000(\d+)\u0000/g, (_, i) => saved[Number(i)]), fired: saved.length };
 }
 

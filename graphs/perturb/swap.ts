@@ -37,8 +37,8 @@ export const SwapOpSchema = z
   })
   .strict();
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const phraseRe = (phrase: string) => new RegExp(`(?<![\\w-])${escape(phrase)}(?![\\w-])`, "gi");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const phraseRe = (phrase: string) => new RegExp(`(?<![\\w-])${escapeRegExp(phrase)}(?![\\w-])`, "gi");
 const words = (s: string) => new Set((s.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []).filter((w) => !["with", "and", "the", "for", "group", "alone", "therapy", "treatment"].includes(w)));
 
 /** `repl` with the first-letter case of `occurrence` (an acronym such as "HRC" is left as it is). */

@@ -33,7 +33,7 @@ export const Bm25ParamsSchema = z
       .default({ title: 1, text: 1 }),
   })
   .strict();
-/** BM25 parameters (see {@link Bm25ParamsSchema}; checked without zod by `parseBm25Params` of {@link ./params-core.ts}). */
+/** BM25 parameters (see {@link Bm25ParamsSchema}; checked without zod by `parseBm25Params` of {@link ./params-core.ts}, which imports only this file's types: import it from there). */
 export type Bm25Params = z.infer<typeof Bm25ParamsSchema>;
 
 /** Names of the two engines. */
@@ -68,5 +68,3 @@ export interface Bm25Engine extends Retriever {
   /** Attach the documents (by id) so hits carry `doc`; ids not in the index are ignored. */
   attachDocs(docs: readonly CorpusDoc[]): void;
 }
-
-export { assertUniqueIds, parseBm25Params } from "./params-core.ts";

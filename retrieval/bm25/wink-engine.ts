@@ -17,7 +17,8 @@ import { createRequire } from "node:module";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { defaultAnalyzer, type Analyzer } from "../analyzer.ts";
 import type { SearchHit } from "../types.ts";
-import { assertUniqueIds, Bm25ParamsSchema, type Bm25Engine, type Bm25Info, type Bm25Params } from "./params.ts";
+import { Bm25ParamsSchema, type Bm25Engine, type Bm25Info, type Bm25Params } from "./params.ts";
+import { assertUniqueIds } from "./params-core.ts";
 
 const require = createRequire(import.meta.url);
 

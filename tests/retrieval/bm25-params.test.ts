@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Bm25ParamsSchema, parseBm25Params } from "../../retrieval/bm25/params.ts";
+import { Bm25ParamsSchema } from "../../retrieval/bm25/params.ts";
+import { parseBm25Params } from "../../retrieval/bm25/params-core.ts";
 
 /** Inputs both checks see: valid ones with and without defaults, and every kind of bad value. */
 const INPUTS: unknown[] = [

@@ -26,7 +26,7 @@ const tiny: BeirSource = { name: "nfcorpus", url: "http://127.0.0.1:1/none.zip",
 let tmp: string;
 let server: Server;
 let base: string;
-let served = zipBytes;
+const served = zipBytes;
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "medsynth-beir-"));
   process.env.MEDSYNTH_CACHE_DIR = join(tmp, "cache");
