@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
-import { latestByKey, readResults } from "../results-store.ts";
+import { latestRecords } from "../../results/results-file.ts";
 import { fmt, type ReportTable } from "./tables.ts";
 import type { ReportSection } from "./render.ts";
 import { PAPER_IDS, PAPER_TITLES, papersOfModel, publishedInterval, publishedValues, type PaperId, type PublishedValue } from "./published/index.ts";
@@ -209,7 +209,7 @@ export function paperSectionForConfig(records: RunRecord[], config: SpecConfig |
 export function readRunForPapers(runDir: string): { records: RunRecord[]; config: SpecConfig | undefined } {
   const resultsPath = join(runDir, "results.jsonl");
   if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
-  let records = [...latestByKey(readResults(resultsPath).records).values()];
+  let records = [...latestRecords(resultsPath)].map((l) => l.record);
   const cellsPath = join(runDir, "cells.json");
   if (existsSync(cellsPath)) {
     const keys = new Set((JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[] }).keys);

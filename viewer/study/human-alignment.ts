@@ -16,7 +16,7 @@ import { alignScores, type AlignmentResult } from "../../judges/alignment.ts";
 import { cohenKappa, type KappaResult } from "../../judges/stats/kappa.ts";
 import { icc, type IccResult } from "../../judges/stats/icc.ts";
 import { krippendorffAlpha, type KrippendorffAlpha } from "../../judges/stats/krippendorff.ts";
-import type { RunRecord } from "../../experiments/types.ts";
+import type { RunRecord } from "../../results/run-record.ts";
 import type { Rating } from "./store.ts";
 import { studyDimensions, type Study } from "./study.ts";
 

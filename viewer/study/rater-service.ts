@@ -4,7 +4,7 @@
  * rating against the rubric's scale; and the de-blinded export for the study lead.
  */
 import { timingSafeEqual } from "node:crypto";
-import type { RunRecord } from "../../experiments/types.ts";
+import type { RunRecord } from "../../results/run-record.ts";
 import type { Rating, RatingStore, SubmitResult } from "./store.ts";
 import { cellInputs, requiredInputs, studyDimensions, type Study, type StudyRater } from "./study.ts";
 

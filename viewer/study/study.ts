@@ -21,7 +21,7 @@ import { join, resolve } from "node:path";
 import seedrandom from "seedrandom";
 import { z } from "zod";
 import { resolveRubric, type Rubric } from "../../judges/rubric.ts";
-import type { RunRecord } from "../../experiments/types.ts";
+import type { RunRecord } from "../../results/run-record.ts";
 import { naturalCompare } from "../natural-order.ts";
 import { loadRun, paramsLabel } from "../run-index.ts";
 
