@@ -55,7 +55,12 @@ export function createUpdateSpool(out: string): UpdateSpool {
   const open = (): WriteStream => {
     if (!spool) {
       spool = createWriteStream(spoolPath);
-      spool.on("error", (e) => (error = e));
+      // An error writing the spool is one writing the output: it names the output (the folder
+      // missing or read-only is the user's path, not the hidden spool's).
+      spool.on("error", (e: NodeJS.ErrnoException) => {
+        if (e.path) e.path = out;
+        error = e;
+      });
     }
     return spool;
   };
