@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { minMaxFuse, rrfFuse, sharedRanks } from "../../retrieval/fusion.ts";
 import { createFusionMethod } from "../../retrieval/fusion-methods/registry.ts";
 import { createHybridRetriever } from "../../retrieval/hybrid.ts";
+import { multiQueryRetrieve } from "../../retrieval/multi-query.ts";
 import type { Retriever, SearchHit } from "../../retrieval/types.ts";
 
 const hits = (...pairs: [string, number][]) => pairs.map(([id, score]) => ({ id, score }));
@@ -68,5 +69,16 @@ describe("shared ranks for tied scores", () => {
     const r = createHybridRetriever({ bm25: fixed(2, ["x1", "x2", "x3"]), dense: fixed(0.5, ["x3", "x2", "x1"]) }, { fusion: "rrf" });
     const got = await r.search("q", 3);
     expect(got.map((h) => [h.id, h.scores?.rrf])).toEqual([["x1", 2 / 61], ["x2", 2 / 61], ["x3", 2 / 61]]);
+  });
+
+  it("multi-query merging (RRF over sub-queries): tied hits of a sub-query share a rank; provenance keeps list positions", async () => {
+    const lists: Record<string, SearchHit[]> = {
+      q1: [{ id: "a", score: 5, rank: 1 }, { id: "b", score: 5, rank: 2 }, { id: "c", score: 1, rank: 3 }],
+      q2: [{ id: "b", score: 0.9, rank: 1 }, { id: "a", score: 0.9, rank: 2 }],
+    };
+    const r: Retriever = { id: "fixed", search: async (q: string) => lists[q] };
+    const got = await multiQueryRetrieve(r, ["q1", "q2"], { k: 3 });
+    expect(got.map((h) => [h.id, h.score])).toEqual([["a", 2 / 61], ["b", 2 / 61], ["c", 1 / 63]]);
+    expect(got[1].provenance.queries.map((p) => p.rank)).toEqual([2, 1]);
   });
 });
