@@ -5,7 +5,7 @@
  * one), with the record bodies kept on disk instead of in memory.
  *
  * Records stream to a spool file beside the output (one JSON line each, `.<out>.spool-<pid>`)
- * while only their keys (PMID, version, kind: ~100 B an entry) stay in memory; {@link
+ * while only their keys (PMID, version, kind: ~200 B an entry, ~200 MB per million entries) stay in memory; {@link
  * UpdateSpool.finish} resolves the keys and copies the winning lines, in stream order, to the
  * output (gzip when it ends in `.gz`), then removes the spool. The output file is created only
  * there: a run that fails before `finish` leaves an existing output untouched and creates none.
