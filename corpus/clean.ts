@@ -3,10 +3,12 @@
  *
  * Steps, in order, each dropped record counted under one reason ({@link DropReason}):
  * 1. Deletions and versions, in stream order (PubMed's update semantics: files applied in order): a
- *    `deleted` record (DeleteCitation) is dropped ("deleted") and removes the PMID's record seen so
- *    far ("deleted"); a record with that PMID met later comes back (a re-issued PMID). Of several
- *    records with the same PMID only the latest version (highest `version`, later wins ties) is
- *    kept ("duplicate-pmid").
+ *    `deleted` entry (DeleteCitation) is an instruction, not a record (counted in
+ *    {@link UpdateReport.deleteEntries}): it removes the PMID's record seen so far ("deleted", one
+ *    per record removed) or, when the PMID has no record at that point, is a delete of an unknown
+ *    PMID ({@link UpdateReport.deleteOfUnknown}, not a drop); a record with that PMID met later
+ *    comes back (a re-issued PMID). Of several records with the same PMID only the latest version
+ *    (highest `version`, later wins ties) is kept; the others are "superseded".
  * 2. Per-record rules: "retracted" (option, default on — an addition to §3.1.1: a retracted paper's
  *    conclusion is no reference), "retraction-notice" (option, default on: a notice is not a study),
  *    "not-english" (no "eng" in `languages`), "missing-core-fields"
@@ -46,7 +48,7 @@ export const MAX_LABEL_LENGTH = 80;
 
 /** Reasons a record is dropped, in the order they are checked. */
 export const DROP_REASONS = [
-  "deleted", "duplicate-pmid", "retracted", "retraction-notice", "not-english", "missing-core-fields", "no-abstract",
+  "deleted", "superseded", "retracted", "retraction-notice", "not-english", "missing-core-fields", "no-abstract",
   "unstructured", "malformed-labels", "too-few-segments", "no-conclusion", "duplicate-doi", "duplicate-title",
 ] as const;
 /** One of {@link DROP_REASONS}. */
@@ -71,6 +73,26 @@ export const CleanOptionsSchema = z
 /** What a caller may pass for {@link CleanOptionsSchema} (keys with defaults are optional). */
 export type CleanOptions = z.input<typeof CleanOptionsSchema>;
 
+/**
+ * What PubMed's update semantics did to a stream of entries, PMIDs named (one list element per
+ * event, in stream order). `kept + Σ dropped + deleteEntries = seen` for every resolver.
+ */
+export interface UpdateReport {
+  /** DeleteCitation entries read. */
+  deleteEntries: number;
+  /** PMIDs whose record a DeleteCitation removed (= `dropped.deleted`). */
+  deleted: string[];
+  /** PMIDs of DeleteCitation entries that found no record of theirs (never seen, or already deleted). */
+  deleteOfUnknown: string[];
+  /** PMIDs of entries replaced by another entry of the same PMID (later file or higher Version; = `dropped.superseded`). */
+  superseded: string[];
+}
+
+/** An empty {@link UpdateReport}. */
+export function emptyUpdateReport(): UpdateReport {
+  return { deleteEntries: 0, deleted: [], deleteOfUnknown: [], superseded: [] };
+}
+
 /** Result of cleaning. */
 export interface CleanResult {
   /** Kept records, in first-seen order, keywords cleaned. */
@@ -81,8 +103,10 @@ export interface CleanResult {
   keywordsDropped: { empty: number; overlong: number; nonAscii: number; duplicate: number };
   /** Records whose abstract was its first half twice and was cut to that half (before the rules ran). */
   duplicatedSegmentsRepaired: number;
-  /** Records seen (including deletion entries). */
+  /** Entries seen (including deletion entries): `kept + Σ dropped + updates.deleteEntries`. */
   seen: number;
+  /** What the update semantics did (deletes, deletes of unknown PMIDs, superseded entries), PMIDs named. */
+  updates: UpdateReport;
 }
 
 /**
@@ -182,6 +206,7 @@ export function createRecordCleaner(options: CleanOptions = {}): RecordCleaner {
   const opts = CleanOptionsSchema.parse(options);
   const dropped = Object.fromEntries(DROP_REASONS.map((r) => [r, 0])) as Record<DropReason, number>;
   const byPmid = new Map<string, PubmedRecord>();
+  const updates = emptyUpdateReport();
   let seen = 0;
   let finished = false;
   return {
@@ -189,13 +214,17 @@ export function createRecordCleaner(options: CleanOptions = {}): RecordCleaner {
       if (finished) throw new Error("RecordCleaner.add called after finish()");
       seen++;
       if (record.flags.deleted) {
-        dropped.deleted++;
-        if (byPmid.delete(record.pmid)) dropped.deleted++;
+        updates.deleteEntries++;
+        if (byPmid.delete(record.pmid)) {
+          dropped.deleted++;
+          updates.deleted.push(record.pmid);
+        } else updates.deleteOfUnknown.push(record.pmid);
         return;
       }
       const prev = byPmid.get(record.pmid);
       if (prev) {
-        dropped["duplicate-pmid"]++;
+        dropped.superseded++;
+        updates.superseded.push(record.pmid);
         if (versionNumber(record.version) >= versionNumber(prev.version)) {
           byPmid.delete(record.pmid); // re-insert: keep latest version, in its own position
           byPmid.set(record.pmid, record);
@@ -238,7 +267,7 @@ export function createRecordCleaner(options: CleanOptions = {}): RecordCleaner {
         kept.push({ ...rec, keywords: kw.keywords });
       }
       byPmid.clear();
-      return { kept, dropped, keywordsDropped, duplicatedSegmentsRepaired, seen };
+      return { kept, dropped, keywordsDropped, duplicatedSegmentsRepaired, seen, updates };
     },
   };
 }
@@ -247,8 +276,8 @@ export function createRecordCleaner(options: CleanOptions = {}): RecordCleaner {
  * Clean a collection of records (see the module comment).
  * @param records - parsed records, in stream order (deleted entries included).
  * @param options - {@link CleanOptionsSchema}.
- * @returns `{kept, dropped: Record<DropReason, number>, keywordsDropped, seen}`; `seen` =
- *   `kept.length` + the sum of `dropped`.
+ * @returns `{kept, dropped: Record<DropReason, number>, keywordsDropped, seen, updates}`; `seen` =
+ *   `kept.length` + the sum of `dropped` + `updates.deleteEntries`.
  */
 export function cleanRecords(records: Iterable<PubmedRecord>, options: CleanOptions = {}): CleanResult {
   const cleaner = createRecordCleaner(options);

@@ -91,6 +91,18 @@ export class EutilsError extends Error {
   }
 }
 
+/**
+ * A fetch failure with its cause: undici's "fetch failed" plus the system error code and host
+ * (e.g. "fetch failed (ENOTFOUND eutils.ncbi.nlm.nih.gov)"), or a timeout's message.
+ */
+export function fetchErrorText(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; hostname?: string; message?: string } };
+  const msg = e instanceof Error ? e.message : String(err);
+  const c = e?.cause;
+  const cause = c ? [c.code, c.hostname].filter(Boolean).join(" ") || c.message : "";
+  return cause ? `${msg} (${cause})` : msg;
+}
+
 /** One record of the PMC ID converter: the PMCID of a PMID, or why there is none. */
 export interface IdconvRecord {
   /** The PMID asked for. */
@@ -229,7 +241,7 @@ function createEutilsTransport(cfg: ResolvedEutilsConfig): { call: EutilsCall; r
         if (res.status !== 429 && res.status < 500) throw new EutilsError(`${label} ${redact(url)}: ${lastError}`, res.status);
       } catch (err) {
         if (err instanceof EutilsError) throw err;
-        if (status === null) lastError = err instanceof Error ? err.message : String(err);
+        if (status === null) lastError = fetchErrorText(err);
       }
       if (attempt < cfg.maxRetries) await sleep(retryAfter !== null ? Math.min(retryAfter, cfg.maxRetryAfterMs) : cfg.backoffMs * 2 ** attempt);
     }

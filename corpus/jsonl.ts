@@ -81,7 +81,12 @@ export async function* readJsonl<T = unknown>(path: string, options: ReadJsonlOp
     // last line read and, for gzip, how far into the compressed file it got.
     if (!reading) throw err;
     const e = err as NodeJS.ErrnoException;
-    if (e.syscall) throw err; // an OS error already names its path (reported by the CLI as such)
+    if (e.syscall) {
+      // An OS error names its path (reported by the CLI as such) — a read of a folder (EISDIR)
+      // comes without one: it is this file.
+      if (e.path === undefined) e.path = path;
+      throw err;
+    }
     const gz = gzipReadPosition(input !== file, file.bytesRead, e);
     throw new Error(`${path}: read failed after line ${stats.lines}${gz}: ${e.message}`, { cause: err });
   } finally {

@@ -119,6 +119,15 @@ export const CorpusDocSchema = z
 /** {@link CorpusDocSchema} after parsing (defaults applied). */
 export type CorpusDoc = z.infer<typeof CorpusDocSchema>;
 
+/**
+ * The mark shown before the title of a flagged document (`retrieval search`, workflow prompts):
+ * "[RETRACTED] " for a retracted paper, "[RETRACTION NOTICE] " for a retraction notice, "" otherwise.
+ * @param retraction - `CorpusDoc.retraction`.
+ */
+export function retractionTag(retraction: CorpusDoc["retraction"]): string {
+  return retraction === "retracted" ? "[RETRACTED] " : retraction === "notice" ? "[RETRACTION NOTICE] " : "";
+}
+
 /** MedConclusion task: a structured abstract without its conclusion → reference conclusion. */
 export const ConclusionTaskSchema = z
   .object({

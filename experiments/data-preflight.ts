@@ -4,7 +4,8 @@
  * When one cannot be had, the run stops here, before any item is generated or any model called,
  * with the registry's error (dataset, upstream, pull command).
  */
-import { datasetFile, type DataAccessOptions } from "../corpus/datasets/files.ts";
+import { datasetFile, DatasetUnavailableError, type DataAccessOptions } from "../corpus/datasets/files.ts";
+import { getDataFileSource } from "../corpus/datasets/sources.ts";
 import { getDataset, loaderFiles } from "../corpus/datasets/registry.ts";
 import { BUNDLED_CORPUS_SOURCES } from "../corpus/bundled-corpus.ts";
 import type { ExperimentConfig } from "./config.ts";
@@ -35,10 +36,38 @@ export function configDataFiles(config: ExperimentConfig): string[] {
   return [...new Set(files)];
 }
 
+/** Several datasets a run needs cannot be had: every one named at once (as missing variables are). */
+export class DatasetsUnavailableError extends Error {
+  constructor(readonly errors: readonly DatasetUnavailableError[]) {
+    const names = errors.map((e) => e.source.dataset);
+    super([
+      `${errors.length} datasets this run needs are not available: ${names.join(", ")} (nothing was run).`,
+      ...errors.map((e) => `\n${e.message}`),
+      `\nGet them all with \`npx medsynth datasets pull ${names.join(" ")}\` where the network or a mirror is reachable.`,
+    ].join("\n"));
+    this.name = "DatasetsUnavailableError";
+  }
+}
+
 /**
- * Find or pull every file of {@link configDataFiles}.
- * @throws DatasetUnavailableError naming dataset, upstream and pull command; CacheWriteError naming the cache folder.
+ * Find or pull every file of {@link configDataFiles}. Every dataset is tried before failing: after
+ * a file of a dataset cannot be had, that dataset's other files are skipped and the next dataset
+ * is tried, so the error names all the missing datasets at once.
+ * @throws DatasetUnavailableError (one dataset missing: dataset, upstream, pull command);
+ *   {@link DatasetsUnavailableError} (several: each one's message); CacheWriteError naming the cache folder.
  */
 export async function ensureConfigData(config: ExperimentConfig, access: DataAccessOptions = {}): Promise<void> {
-  for (const f of configDataFiles(config)) await datasetFile(f, access);
+  const failed = new Map<string, DatasetUnavailableError>();
+  for (const f of configDataFiles(config)) {
+    const dataset = getDataFileSource(f).dataset;
+    if (failed.has(dataset)) continue;
+    try {
+      await datasetFile(f, access);
+    } catch (e) {
+      if (!(e instanceof DatasetUnavailableError)) throw e;
+      failed.set(dataset, e);
+    }
+  }
+  if (failed.size === 1) throw [...failed.values()][0];
+  if (failed.size > 1) throw new DatasetsUnavailableError([...failed.values()]);
 }

@@ -154,7 +154,13 @@ function writeMergedResults(path: string, shards: readonly ShardFolder[], keys: 
  */
 export function mergeShards(shardDirs: readonly string[], outputDir: string, opts: { allowMissing?: boolean } = {}): MergeSummary {
   if (shardDirs.length === 0) throw new Error("merge: no shard folders given");
-  const shards = shardDirs.map(readShardFolder);
+  // A shard folder that does not exist (a shard not run, or not copied here) is skipped with
+  // --allow-missing, else named with that option.
+  const absent = shardDirs.filter((d) => !existsSync(d));
+  if (absent.length && !opts.allowMissing) throw new Error(`merge: ${absent.join(", ")}: no such folder (a shard not run yet, or not copied here?); merge the shards you have with --allow-missing (the missing shards' cells stay unrun)`);
+  const present = shardDirs.filter((d) => existsSync(d));
+  if (present.length === 0) throw new Error(`merge: none of the shard folders exists (${shardDirs.join(", ")})`);
+  const shards = present.map(readShardFolder);
   const first = shards[0];
   for (const s of shards.slice(1)) {
     if (s.configHash !== first.configHash) {
@@ -170,7 +176,7 @@ export function mergeShards(shardDirs: readonly string[], outputDir: string, opt
     byIndex.set(s.shard.index, s);
   }
   const missing = Array.from({ length: n }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
-  if (missing.length && !opts.allowMissing) throw new Error(`merge: shard(s) ${missing.map((i) => `${i}/${n}`).join(", ")} missing; pass them too (or allow a partial merge)`);
+  if (missing.length && !opts.allowMissing) throw new Error(`merge: shard(s) ${missing.map((i) => `${i}/${n}`).join(", ")} missing; pass them too, or merge without them with --allow-missing (their cells stay unrun)`);
   // Matrix order: shard i holds positions i−1, i−1+n, …; interleave them back.
   const sizes = Array.from({ length: n }, (_, i) => byIndex.get(i + 1)?.keys.length ?? -1);
   const longest = Math.max(...sizes);

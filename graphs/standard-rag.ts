@@ -13,6 +13,10 @@
  * then by first query. Golden recall is recorded when the item knows its golden PMIDs.
  * With an extractive baseline (offline) there is no plan or query step: the question itself is the
  * single query (START ─Send→ retrieve → merge → synthesize).
+ * Retracted papers and retraction notices (`CorpusDoc.retraction`) stay flagged on their passages:
+ * with `retracted: keep-marked` (default) the synthesis prompt shows "[RETRACTED]" /
+ * "[RETRACTION NOTICE]" before their titles; with `retracted: exclude` merge leaves them out. Either
+ * way the record lists them in `flaggedEvidence`.
  */
 import { z } from "zod";
 import { Annotation, END, Send, START, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
@@ -48,6 +52,12 @@ export const StandardRagConfigSchema = z
     candidatesPerQuery: z.number().int().min(1).max(1000).default(20),
     /** Length target (words) handed to extractive baselines; LLM prompts ignore it. */
     targetWords: z.number().int().positive().optional(),
+    /**
+     * Retrieved retracted papers and retraction notices: "keep-marked" (default: kept, the prompt
+     * shows "[RETRACTED]" / "[RETRACTION NOTICE]" before the title) or "exclude" (left out of the
+     * evidence). Both are listed in the record's `flaggedEvidence`.
+     */
+    retracted: z.enum(["keep-marked", "exclude"]).default("keep-marked"),
   })
   .strict()
   .refine((c) => c.candidatesPerQuery >= c.k, { message: "candidatesPerQuery must be at least k", path: ["candidatesPerQuery"] });
@@ -82,6 +92,32 @@ export interface MergedEvidence {
   provenance: { queryIndex: number; query: string; rank: number; score: number }[];
 }
 
+/** A retrieved retracted paper or retraction notice, and what the workflow did with it. */
+export interface FlaggedEvidence {
+  id: string;
+  retraction: "retracted" | "notice";
+  /** "marked": kept in the evidence, marked in the prompt; "excluded": left out (`retracted: exclude`). */
+  action: "marked" | "excluded";
+}
+
+/**
+ * Apply the `retracted` option to merged evidence.
+ * @param merged - {@link mergeQueryResults}' output.
+ * @param mode - "keep-marked" keeps every passage (the prompt marks flagged ones); "exclude" drops
+ *   retracted papers and retraction notices.
+ * @returns the evidence to synthesise from and the flagged passages, in evidence order.
+ */
+export function applyRetractionPolicy(merged: MergedEvidence[], mode: StandardRagConfig["retracted"]): { evidence: MergedEvidence[]; flagged: FlaggedEvidence[] } {
+  const flagged: FlaggedEvidence[] = [];
+  const evidence: MergedEvidence[] = [];
+  for (const e of merged) {
+    const r = e.passage.retraction;
+    if (r) flagged.push({ id: e.passage.id, retraction: r, action: mode === "exclude" ? "excluded" : "marked" });
+    if (!r || mode === "keep-marked") evidence.push(e);
+  }
+  return { evidence, flagged };
+}
+
 /**
  * Merge per-query results: dedupe by document id, keep provenance, order by best rank (1 = best)
  * then by the first query that found the document.
@@ -110,6 +146,7 @@ const StandardState = Annotation.Root({
   queries: Annotation<string[]>,
   retrieved: Annotation<QueryResult[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
   evidence: Annotation<MergedEvidence[]>,
+  flagged: Annotation<FlaggedEvidence[]>,
   synthesis: Annotation<SynthesisOutput>,
 });
 type S = typeof StandardState.State;
@@ -187,9 +224,11 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
     })
     .addNode("retrieve", retrieve as never)
     .addNode("merge", (s: S) => {
-      const evidence = mergeQueryResults(s.retrieved);
-      if (evidence.length === 0) throw new StepFailure("merge", `retrieval returned no documents for ${s.queries.length} queries`);
-      return { evidence };
+      const merged = mergeQueryResults(s.retrieved);
+      if (merged.length === 0) throw new StepFailure("merge", `retrieval returned no documents for ${s.queries.length} queries`);
+      const { evidence, flagged } = applyRetractionPolicy(merged, config.retracted);
+      if (evidence.length === 0) throw new StepFailure("merge", `all ${merged.length} retrieved documents are retracted papers or retraction notices (${flagged.map((f) => f.id).join(", ")}), excluded by retracted: exclude`);
+      return { evidence, flagged };
     })
     .addNode("synthesize", async (s, c) => ({ synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, p.synthesize, { topic: s.topic, evidence: s.evidence.map((e) => e.passage), targetWords: config.targetWords }) }))
     .addConditionalEdges(START, (s: S) => (extractive ? [new Send("retrieve", { query: s.topic, queryIndex: 0 })] : "make_plan"), ["make_plan", "retrieve"])
@@ -214,7 +253,8 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
             retriever: retriever.id,
             reranker: reranker?.id ?? null,
             retrieved: [...s.retrieved].sort((a, b) => a.queryIndex - b.queryIndex).map((r) => ({ query: r.query, ids: r.hits.map((h) => h.id), missingDocs: r.missingDocs, ...(r.rerankFailures ? { rerankFailures: r.rerankFailures } : {}) })),
-            evidence: s.evidence.map((e) => ({ id: e.passage.id, provenance: e.provenance })),
+            evidence: s.evidence.map((e) => ({ id: e.passage.id, ...(e.passage.retraction ? { retraction: e.passage.retraction } : {}), provenance: e.provenance })),
+            flaggedEvidence: s.flagged ?? [],
             goldenRecall: golden.size ? ids.filter((id) => golden.has(id)).length / golden.size : null,
             ...(s.synthesis.sentences ? { extractedSentences: s.synthesis.sentences } : {}),
           },

@@ -110,6 +110,11 @@ export interface EvidencePassage {
   id: string;
   title: string;
   text: string;
+  /**
+   * Retraction status of the source record (`CorpusDoc.retraction`): a retracted paper or a
+   * retraction notice; absent otherwise. Prompts show it as a mark before the title.
+   */
+  retraction?: "retracted" | "notice";
 }
 
 /**

@@ -54,7 +54,7 @@ export const ENGLISH_STOP_WORDS: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Settings of an analyzer: `z.infer` of `AnalyzerConfigSchema` ({@link ./analyzer-config.ts}; a
+ * Settings of an analyzer: `z.infer` of `AnalyzerConfigSchema` (`analyzer-config.ts`; a
  * type-only import, so a query process loading the analyzer does not load zod), checked at run
  * time by {@link parseAnalyzerConfig}.
  */

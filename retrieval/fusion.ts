@@ -13,9 +13,15 @@
  * - a document's fused score is a sum of per-list contributions added in a fixed order (largest
  *   first), so documents with identical inputs get bit-identical fused scores whatever the list
  *   order they were met in;
+ * - equal scores in one list share a rank for rank-based fusion (RRF here; Borda, ISR and the
+ *   `rank` normalisation in `fusion-methods/`): a run of consecutive entries with the same score
+ *   takes the rank of its first entry and the positions after the run are not renumbered
+ *   (standard competition ranking, "1224": scores [9, 7, 7, 5] rank 1, 2, 2, 4) — list order
+ *   alone never separates tied documents ({@link sharedRanks});
  * - ties of the fused score are broken by first appearance: the order in which documents are
  *   first met reading list 0 top to bottom, then list 1, … (deterministic; with the TREC export's
  *   strictly decreasing scores, see `retrieval/eval/trec.ts`, trec_eval ranks exactly as we do).
+ *   This order only decides the output order of equal fused scores, never the scores.
  */
 import type { SearchHit } from "./types.ts";
 
@@ -30,6 +36,22 @@ export interface FusionOptions {
   names?: readonly string[];
   /** Keep at most this many fused hits (default: all). */
   limit?: number;
+}
+
+/**
+ * 1-based ranks of one list's entries with ties shared: an entry whose score equals the previous
+ * entry's takes that entry's rank, any other entry its own position (standard competition
+ * ranking over the list order, "1224"). Only adjacent equal scores tie (list order is trusted); a
+ * NaN score ties with nothing.
+ * @param positions - each entry's 1-based position in the list as given (after de-duplication the
+ *   positions of later entries are not renumbered), in list order.
+ * @param scores - each entry's score, aligned with `positions`.
+ * @returns the shared ranks, aligned with the inputs.
+ */
+export function sharedRanks(positions: readonly number[], scores: readonly number[]): number[] {
+  const out: number[] = [];
+  for (let j = 0; j < positions.length; j++) out.push(j > 0 && scores[j] === scores[j - 1] ? out[j - 1] : positions[j]);
+  return out;
 }
 
 /** Default RRF constant k (Cormack, Clarke & Büttcher 2009). */
@@ -96,8 +118,10 @@ function finish(acc: Map<string, Acc>, limit: number | undefined): SearchHit[] {
  * Reciprocal rank fusion: `score(d) = Σ_i w_i / (k + rank_i(d))` over the lists containing d.
  *
  * `rank_i(d)` is d's 1-based position in list i (list order is trusted; `score`/`rank` fields are
- * not re-sorted). A duplicate id inside one list keeps only its first (best) position and the
- * positions after it are not renumbered; ids are compared as strings. Ties are broken by first
+ * not re-sorted); entries with equal scores next to each other share the rank of the first of them
+ * ({@link sharedRanks}), so tied inputs get equal fused scores. A duplicate id inside one list
+ * keeps only its first (best) position and the positions after it are not renumbered; ids are
+ * compared as strings. Ties of the fused score are broken, for the output order only, by first
  * appearance (list 0 first, then list 1 …), so results are deterministic (see the module header).
  * @param lists any number of ranked lists, best first (empty lists allowed).
  * @param opts `k` (default {@link RRF_K} = 60, must be ≥ 0), `weights` (default 1 each), `names`, `limit`.
@@ -115,12 +139,17 @@ export function rrfFuse(lists: readonly (readonly RankedItem[])[], opts: FusionO
   lists.forEach((list, li) => {
     const w = opts.weights ? weights[li] : 1;
     const inList = new Set<string>();
+    const kept: { item: RankedItem; position: number }[] = [];
     list.forEach((item, i) => {
       const id = String(item.id);
       if (inList.has(id)) return;
       inList.add(id);
+      kept.push({ item, position: i + 1 });
+    });
+    const ranks = sharedRanks(kept.map((e) => e.position), kept.map((e) => e.item.score));
+    kept.forEach(({ item }, j) => {
       const a = accOf(acc, item, nextSeen);
-      a.parts.push(w / (k + i + 1));
+      a.parts.push(w / (k + ranks[j]));
       a.scores[names[li]] = item.score;
     });
   });

@@ -4,13 +4,16 @@
  * and with which score.
  *
  * Merged order: reciprocal rank fusion over the sub-query lists, `Σ_q 1/(rrfK + rank_q(d))`
- * (a doc found by several sub-queries, or found early, comes first); ties by first appearance
- * (sub-query order, then rank). Blank sub-queries are dropped; repeated sub-queries are run once.
+ * (a doc found by several sub-queries, or found early, comes first); equal scores next to each
+ * other in a sub-query's list share a rank for this sum (`sharedRanks`, "1224", as in
+ * `retrieval/fusion.ts`), and each doc's terms are summed largest first, so tied inputs give
+ * equal fused scores; ties of the fused score are broken by first appearance (sub-query order,
+ * then rank). Blank sub-queries are dropped; repeated sub-queries are run once.
  *
  * @see MedMeta (seed 001) §Standard-RAG: sub-questions → hybrid search (K = 5/10) → merged evidence.
  */
 import { z } from "zod";
-import { RRF_K } from "./fusion.ts";
+import { RRF_K, sharedRanks } from "./fusion.ts";
 import type { Retriever, SearchHit } from "./types.ts";
 
 /** Where a merged doc was found: one entry per sub-query that retrieved it. */
@@ -61,25 +64,29 @@ export async function multiQueryRetrieve(retriever: Retriever, queries: readonly
   }
   if (uniq.length === 0) return [];
   const lists = await Promise.all(uniq.map((q) => retriever.search(q, cfg.k)));
-  const acc = new Map<string, { hit: MultiQueryHit; fused: number; first: number }>();
+  const acc = new Map<string, { hit: MultiQueryHit; parts: number[]; fused: number; first: number }>();
   let seen = 0;
   lists.forEach((list, qi) => {
     const inList = new Set<string>();
-    let pos = 0;
+    const kept: SearchHit[] = [];
     for (const h of list) {
       if (inList.has(h.id)) continue;
       inList.add(h.id);
-      pos += 1;
+      kept.push(h);
+    }
+    const shared = sharedRanks(kept.map((_, j) => j + 1), kept.map((h) => h.score));
+    kept.forEach((h, j) => {
       let a = acc.get(h.id);
       if (!a) {
-        a = { hit: { id: h.id, score: 0, rank: 0, provenance: { queries: [] } }, fused: 0, first: seen++ };
+        a = { hit: { id: h.id, score: 0, rank: 0, provenance: { queries: [] } }, parts: [], fused: 0, first: seen++ };
         if (h.doc) a.hit.doc = h.doc;
         acc.set(h.id, a);
       }
-      a.fused += 1 / (cfg.rrfK + pos);
-      a.hit.provenance.queries.push({ query: uniq[qi], queryIndex: qi, rank: pos, score: h.score });
-    }
+      a.parts.push(1 / (cfg.rrfK + shared[j]));
+      a.hit.provenance.queries.push({ query: uniq[qi], queryIndex: qi, rank: j + 1, score: h.score });
+    });
   });
+  for (const a of acc.values()) for (const p of [...a.parts].sort((x, y) => y - x)) a.fused += p;
   const merged = [...acc.values()].sort((a, b) => b.fused - a.fused || a.first - b.first);
   const top = cfg.maxDocs === undefined ? merged : merged.slice(0, cfg.maxDocs);
   return top.map((a, i) => ({ ...a.hit, score: a.fused, rank: i + 1, scores: { rrf: a.fused } }));

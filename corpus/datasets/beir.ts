@@ -18,6 +18,7 @@
  * against that pin as well: a changed archive is refused, naming both hashes, never used silently.
  * Delete the pin entry to accept a new archive on purpose. See DATA-DECISIONS.md.
  */
+import { fetchErrorText } from "../eutils.ts";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -171,9 +172,9 @@ export async function ensureBeirFolder(name: string, opts: { cacheDir?: string; 
     try {
       res = await fetch(url, { signal: AbortSignal.timeout(10 * 60_000) });
     } catch (e) {
-      throw new Error(`BEIR ${name}: download from ${url} failed (${(e as Error).message}); unzip the archive yourself and pass its folder as the dataset option dir`);
+      throw new Error(`BEIR ${name}: download from ${url} failed (${fetchErrorText(e)}); unzip the archive yourself and pass its folder with --dataset-dir <folder> (retrieval eval), or as the dataset's option dir in a config (options: { dir: <folder> })`);
     }
-    if (!res.ok) throw new Error(`BEIR ${name}: download from ${url} failed (HTTP ${res.status}); unzip the archive yourself and pass its folder as the dataset option dir`);
+    if (!res.ok) throw new Error(`BEIR ${name}: download from ${url} failed (HTTP ${res.status}); unzip the archive yourself and pass its folder with --dataset-dir <folder> (retrieval eval), or as the dataset's option dir in a config (options: { dir: <folder> })`);
     bytes = Buffer.from(await res.arrayBuffer());
   }
   const pin = checkBeirArchive(src, bytes, pins[name], url);

@@ -206,7 +206,7 @@ function mirrorCopy(s: DataFileSource, r: Resolved, tried: string[]): string | n
     const p = join(m, s.path);
     const c = checkCopy(p, s);
     if (c.ok) return p;
-    tried.push(`mirror ${m}: ${c.reason}`);
+    tried.push(`mirror ${m}: ${c.reason === "absent" ? "not there" : `${p}: ${c.reason} (left as it is; replace it with a good copy)`}`);
   }
   return null;
 }
@@ -224,6 +224,42 @@ export function locateDataFile(rel: string, options: DataAccessOptions = {}): Da
   if (sized(c)) return { where: "cache", path: c };
   for (const m of r.mirrors) if (!isUrl(m) && sized(join(m, s.path))) return { where: "mirror", path: join(m, s.path) };
   return { where: "missing", path: null };
+}
+
+/**
+ * Which registered files a URL mirror holds, by one HEAD request per file and mirror
+ * (`<mirror>/<registry path>`; held = status 200 and, when the server sends one, a Content-Length
+ * equal to the registry size). No body is read and nothing is written; the copy is verified when
+ * it is pulled. Up to 8 requests at a time, each given `timeoutMs`.
+ * @param rels - registry paths to look for.
+ * @param options - the mirrors to ask (default {@link dataMirrors}; local folders are skipped).
+ * @returns registry path → the first URL mirror holding it; files no URL mirror holds are absent.
+ */
+export async function probeUrlMirrors(rels: readonly string[], options: DataAccessOptions = {}, timeoutMs = 5000): Promise<Map<string, string>> {
+  const urls = resolveOptions(options).mirrors.filter(isUrl);
+  const found = new Map<string, string>();
+  if (urls.length === 0) return found;
+  let next = 0;
+  const worker = async () => {
+    while (next < rels.length) {
+      const rel = rels[next++];
+      const s = getDataFileSource(rel);
+      for (const m of urls) {
+        try {
+          const res = await fetch(`${m.replace(/\/+$/, "")}/${encodePathSegments(s.path)}`, { method: "HEAD", signal: AbortSignal.timeout(timeoutMs) });
+          const len = res.headers.get("content-length");
+          if (res.ok && (len === null || Number(len) === s.bytes)) {
+            found.set(rel, m);
+            break;
+          }
+        } catch {
+          // unreachable or timed out: not held there
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(8, rels.length) }, worker));
+  return found;
 }
 
 /**
@@ -281,19 +317,26 @@ async function fetchIntoCache(s: DataFileSource, r: Resolved, tried: string[], a
     const again = cachedCopy(s, r, tried); // another process may have fetched it meanwhile
     if (again) return { path: again, rel: s.path, dataset: s.dataset, bytes: s.bytes, action: "present", from: again, resumedFrom: 0 };
     const sources: { kind: "local" | "http"; label: string; where: string }[] = [];
-    for (const m of r.mirrors) sources.push(isUrl(m) ? { kind: "http", label: `mirror ${m}`, where: `${m.replace(/\/+$/, "")}/${encodePathSegments(s.path)}` } : { kind: "local", label: `mirror ${m}`, where: join(m, s.path) });
+    for (const m of r.mirrors) {
+      // A local mirror already checked (and found wanting) by the caller is not tried again.
+      if (!isUrl(m) && tried.some((t) => t.startsWith(`mirror ${m}:`))) continue;
+      sources.push(isUrl(m) ? { kind: "http", label: `mirror ${m}`, where: `${m.replace(/\/+$/, "")}/${encodePathSegments(s.path)}` } : { kind: "local", label: `mirror ${m}`, where: join(m, s.path) });
+    }
     if (r.upstreamBase !== null) sources.push({ kind: "http", label: "upstream", where: upstreamUrl(s, r.upstreamBase) });
-    if (sources.length === 0) tried.push("no mirror configured and the upstream is switched off");
+    if (sources.length === 0 && tried.length === 0) tried.push("no mirror configured and the upstream is switched off");
+    // Checksum failures are told once: in the error when every source fails, else as notices.
+    const bad: string[] = [];
     for (const src of sources) {
       try {
         if (announce && src.kind === "http") r.notice(`medsynth: fetching dataset "${s.dataset}" file ${s.path} (${humanBytes(s.bytes)}) from ${src.where} into ${r.cacheDir}`);
         const t = src.kind === "local" ? await copyLocalFile(src.where, dest, s, r.transfer) : await downloadFile(src.where, dest, s, r.transfer);
         verified.set(dest, `${statSync(dest).size}:${statSync(dest).mtimeMs}`);
+        for (const line of bad) r.notice(`medsynth: ${line}`);
         return { path: dest, rel: s.path, dataset: s.dataset, bytes: t.bytes, action: src.kind === "local" ? "copied" : "downloaded", from: src.where, resumedFrom: t.resumedFrom };
       } catch (e) {
         if (e instanceof CacheWriteError) throw e;
         tried.push(`${src.label}: ${(e as Error).message}`);
-        if (e instanceof ChecksumMismatchError) r.notice(`medsynth: ${e.message}`);
+        if (e instanceof ChecksumMismatchError) bad.push(e.message);
       }
     }
     throw new DatasetUnavailableError(s, tried, r.cacheDir);

@@ -81,8 +81,12 @@ export function getDataset(name: string): DatasetEntry {
   return e;
 }
 
-/** Where a dataset's files are: all in the cache, all available (some from a local mirror), some missing, shipped in the repo, or user-supplied. */
-export type DatasetWhere = "cache" | "mirror" | "missing" | "shipped" | "user file";
+/**
+ * Where a dataset's files are: all in the cache, all available (some from a local mirror), the
+ * ones not on this machine all held by a URL mirror (pulled from there on first use), some
+ * missing, shipped in the repo, or user-supplied.
+ */
+export type DatasetWhere = "cache" | "mirror" | "url mirror" | "missing" | "shipped" | "user file";
 
 /** Registry entries of the files a loader reads by default (folders expanded). */
 export function loaderFiles(entry: DatasetEntry): DataFileSource[] {
@@ -90,11 +94,17 @@ export function loaderFiles(entry: DatasetEntry): DataFileSource[] {
   return entry.files.flatMap((f) => (f.endsWith("/") ? all.filter((s) => s.path.startsWith(f)) : all.filter((s) => s.path === f)));
 }
 
-/** Where a set of registered files is now (cheap: existence and size). "missing" when any is absent. */
-export function filesWhere(files: DataFileSource[], access: DataAccessOptions = {}): { where: "cache" | "mirror" | "missing"; missing: number } {
-  const locs = files.map((f) => locateDataFile(f.path, access).where);
-  const missing = locs.filter((w) => w === "missing").length;
-  return { where: missing ? "missing" : locs.every((w) => w === "cache") ? "cache" : "mirror", missing };
+/**
+ * Where a set of registered files is now (cheap: existence and size). "missing" when any is
+ * absent from this machine and not held by a URL mirror; "url mirror" when every absent one is.
+ * @param remote - registry paths a URL mirror holds ({@link probeUrlMirrors}); default none.
+ * @returns where, and how many files are not on this machine (`missing`).
+ */
+export function filesWhere(files: DataFileSource[], access: DataAccessOptions = {}, remote: ReadonlyMap<string, string> = new Map()): { where: "cache" | "mirror" | "url mirror" | "missing"; missing: number } {
+  const locs = files.map((f) => ({ path: f.path, where: locateDataFile(f.path, access).where }));
+  const absent = locs.filter((l) => l.where === "missing");
+  if (absent.length) return { where: absent.every((l) => remote.has(l.path)) ? "url mirror" : "missing", missing: absent.length };
+  return { where: locs.every((l) => l.where === "cache") ? "cache" : "mirror", missing: 0 };
 }
 
 /** Download datasets (registry groups) a loader needs, in registry order. */
@@ -114,6 +124,8 @@ export interface DatasetInfo {
   licence: string;
   /** Number of items, when counted (`withCounts`) and the files are on this machine; else null. */
   itemCount: number | null;
+  /** Why counting failed (the loader's error, first line), when it did. */
+  countError?: string;
 }
 
 /**
@@ -121,17 +133,28 @@ export interface DatasetInfo {
  * items are counted only for datasets whose files are already in the cache or a local mirror.
  * @param options.withCounts load each available dataset to count its items (≈ 0.3 s for all); default false.
  * @param options.dataDir data folder passed to the loaders when counting.
- * @param options.access cache / mirror settings used to locate files.
+ * @param options.access cache / mirror settings used to locate files. The loaders that count read
+ *   the process-wide settings (`MEDSYNTH_DATA_MIRROR`, …): a caller with other mirrors sets them.
+ * @param options.remote registry paths a URL mirror holds ({@link probeUrlMirrors}); default none.
+ * A loader that fails while counting leaves `itemCount` null with `countError` set (listing never fails).
  */
-export async function listDatasets(options: { withCounts?: boolean; dataDir?: string; access?: DataAccessOptions } = {}): Promise<DatasetInfo[]> {
+export async function listDatasets(options: { withCounts?: boolean; dataDir?: string; access?: DataAccessOptions; remote?: ReadonlyMap<string, string> } = {}): Promise<DatasetInfo[]> {
   const out: DatasetInfo[] = [];
   for (const e of Object.values(DATASETS)) {
     const files = loaderFiles(e);
-    const where: DatasetWhere = e.archive ? e.archive.where() : !e.bundled ? "user file" : files.length === 0 ? "shipped" : filesWhere(files, options.access).where;
+    const where: DatasetWhere = e.archive ? e.archive.where() : !e.bundled ? "user file" : files.length === 0 ? "shipped" : filesWhere(files, options.access, options.remote).where;
     const licence = e.archive ? e.archive.licence : !e.bundled ? "-" : files.length === 0 ? "medsynth (Apache-2.0)" : [...new Set(files.map((f) => f.licence))].join("; ");
     let itemCount: number | null = null;
-    if (options.withCounts && e.bundled && (where !== "missing" || (options.dataDir && !e.archive))) itemCount = (await e.load(options.dataDir && !e.archive ? { dataDir: options.dataDir } : {})).items.length;
-    out.push({ name: e.name, description: e.description, taskKind: e.taskKind, source: e.source, where, licence, itemCount });
+    let countError: string | undefined;
+    const onMachine = where === "cache" || where === "mirror" || where === "shipped";
+    if (options.withCounts && e.bundled && (onMachine || (options.dataDir && !e.archive))) {
+      try {
+        itemCount = (await e.load(options.dataDir && !e.archive ? { dataDir: options.dataDir } : {})).items.length;
+      } catch (err) {
+        countError = (err instanceof Error ? err.message : String(err)).split("\n")[0];
+      }
+    }
+    out.push({ name: e.name, description: e.description, taskKind: e.taskKind, source: e.source, where, licence, itemCount, ...(countError ? { countError } : {}) });
   }
   return out;
 }
@@ -141,7 +164,7 @@ export interface DownloadInfo {
   name: string;
   files: number;
   bytes: number;
-  where: "cache" | "mirror" | "missing";
+  where: "cache" | "mirror" | "url mirror" | "missing";
   /** Files not on this machine. */
   missing: number;
   licence: string;
@@ -149,11 +172,14 @@ export interface DownloadInfo {
   upstreams: string[];
 }
 
-/** Every download dataset with its size, where it is and its licence (no download). */
-export function listDownloads(access: DataAccessOptions = {}): DownloadInfo[] {
+/**
+ * Every download dataset with its size, where it is and its licence (no download).
+ * @param remote - registry paths a URL mirror holds ({@link probeUrlMirrors}); default none.
+ */
+export function listDownloads(access: DataAccessOptions = {}, remote: ReadonlyMap<string, string> = new Map()): DownloadInfo[] {
   return downloadDatasetNames().map((name) => {
     const files = dataFilesOf(name);
-    const w = filesWhere(files, access);
+    const w = filesWhere(files, access, remote);
     return {
       name,
       files: files.length,

@@ -48,7 +48,9 @@ export class ChecksumMismatchError extends Error {
     readonly actual: string,
     readonly from: string,
   ) {
-    super(`dataset "${file.dataset}": ${file.path} from ${from} failed its checksum: expected sha256 ${file.sha256}, got ${actual}; the file was deleted`);
+    // The copy made in the cache is discarded; a local mirror's file itself is never touched.
+    const local = !/^https?:\/\//i.test(from);
+    super(`dataset "${file.dataset}": ${file.path} from ${from} failed its checksum: expected sha256 ${file.sha256}, got ${actual}; ${local ? "not copied into the cache (the mirror's file is left as it is; replace it with a good copy)" : "the downloaded copy was deleted"}`);
     this.name = "ChecksumMismatchError";
   }
 }

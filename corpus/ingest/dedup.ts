@@ -16,7 +16,7 @@
  * DOIs are compared by a 64-bit FNV-1a hash of their UTF-8 bytes (a false duplicate needs a 64-bit
  * collision: ~4·10⁻⁵ over 38 M DOIs).
  */
-import { DROP_REASONS, type DropReason } from "../clean.ts";
+import { DROP_REASONS, emptyUpdateReport, type DropReason, type UpdateReport } from "../clean.ts";
 import type { RowKeys, RowKind } from "./rows.ts";
 
 const KIND_CODE: Record<RowKind, number> = { record: 0, dropped: 1, delete: 2 };
@@ -176,6 +176,8 @@ export interface ColumnResolution {
   /** Per-reason drops (same meaning as {@link resolveRows}). */
   dropped: Record<DropReason, number>;
   seen: number;
+  /** What the update semantics did, PMIDs named (as `CleanResult.updates`; events in (PMID, rowKey) order). */
+  updates: UpdateReport;
   /** Peak bytes of the typed arrays used (columns, permutation, sets). */
   bytes: number;
 }
@@ -194,6 +196,7 @@ export function resolveKeyColumns(c: RowKeyColumns, clean: boolean): ColumnResol
   order.sort((a, b) => pmid[a] - pmid[b] || rowKey[a] - rowKey[b]);
   const keep = new Uint8Array(n);
   let winners = 0;
+  const updates = emptyUpdateReport();
   for (let g = 0; g < n; ) {
     const p = pmid[order[g]];
     let current = -1;
@@ -201,18 +204,20 @@ export function resolveKeyColumns(c: RowKeyColumns, clean: boolean): ColumnResol
     for (; j < n && pmid[order[j]] === p; j++) {
       const i = order[j];
       if (kind[i] === 2) {
-        dropped.deleted++;
+        updates.deleteEntries++;
         if (current >= 0) {
           dropped.deleted++;
+          updates.deleted.push(String(p));
           current = -1;
-        }
+        } else updates.deleteOfUnknown.push(String(p));
         continue;
       }
       if (current < 0) {
         current = i;
         continue;
       }
-      dropped["duplicate-pmid"]++;
+      dropped.superseded++;
+      updates.superseded.push(String(p));
       if (version[i] >= version[current]) current = i;
     }
     if (current >= 0) {
@@ -262,5 +267,5 @@ export function resolveKeyColumns(c: RowKeyColumns, clean: boolean): ColumnResol
     kept++;
   }
   const bytes = c.bytes + order.byteLength + keep.byteLength + (dois?.bytes ?? 0) + (titles?.bytes ?? 0);
-  return { keep, kept, dropped, seen: n, bytes };
+  return { keep, kept, dropped, seen: n, updates, bytes };
 }

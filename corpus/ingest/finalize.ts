@@ -17,7 +17,7 @@
 import type * as LanceDb from "@lancedb/lancedb";
 import { loadLancedb, STORE_TABLES, writeStoreMeta, type StoreMeta } from "../store/lance-store.ts";
 import type { RowKeys, RowKind } from "./rows.ts";
-import type { DropReason } from "../clean.ts";
+import type { DropReason, UpdateReport } from "../clean.ts";
 import { dropReasonIndex, hashUtf8, pmidNumber, resolveKeyColumns, RowKeyColumns } from "./dedup.ts";
 
 const KEY_COLUMNS = ["rowKey", "pmid", "version", "kind", "dropReason", "doiKey", "titleKey", "kwEmpty", "kwOverlong", "kwNonAscii", "kwDuplicate"];
@@ -133,9 +133,12 @@ async function keptKeywordDrops(table: LanceDb.Table, c: RowKeyColumns, keep: Ui
  * @param db - the store's connection.
  * @param meta - its current metadata (`clean` decides whether DOI/title de-duplication applies).
  * @param onMemory - receives the bytes of the typed arrays the resolution used (benches).
+ * @param onPhase - receives each phase's wall seconds.
+ * @param onUpdates - receives what the update semantics did over the rows present, PMIDs named
+ *   (deleted records, deletes of unknown PMIDs, superseded entries).
  * @returns the new metadata (finalised, with counts).
  */
-export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onMemory?: (bytes: number) => void, onPhase?: (phase: string, seconds: number) => void): Promise<StoreMeta> {
+export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onMemory?: (bytes: number) => void, onPhase?: (phase: string, seconds: number) => void, onUpdates?: (updates: UpdateReport) => void): Promise<StoreMeta> {
   let t = performance.now();
   const phase = (name: string) => {
     const now = performance.now();
@@ -148,6 +151,7 @@ export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onM
   const res = resolveKeyColumns(cols, meta.clean !== null);
   phase("finalize: resolve");
   onMemory?.(res.bytes);
+  onUpdates?.(res.updates);
   const keep = res.keep;
   const keywordsDropped = meta.clean !== null ? await keptKeywordDrops(table, cols, keep) : { empty: 0, overlong: 0, nonAscii: 0, duplicate: 0 };
   phase("finalize: keyword counts");
@@ -175,7 +179,7 @@ export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onM
     await table.createIndex("pmid", { config: Index.btree(), replace: true });
   }
   phase("finalize: pmid index");
-  const next: StoreMeta = { ...meta, finalized: true, counts: { kept: res.kept, dropped: res.dropped, keywordsDropped, seen: res.seen } };
+  const next: StoreMeta = { ...meta, finalized: true, counts: { kept: res.kept, dropped: res.dropped, keywordsDropped, seen: res.seen, deleteEntries: res.updates.deleteEntries, deleteOfUnknown: res.updates.deleteOfUnknown.length } };
   await writeStoreMeta(db, next);
   phase("finalize: meta");
   return next;

@@ -19,7 +19,7 @@
  */
 import { createHash } from "node:crypto";
 import type { PubmedRecord } from "../types.ts";
-import { cleanKeywords, DROP_REASONS, normalizeTitle, recordDropReason, type CleanOptionsSchema, type CleanResult, type DropReason } from "../clean.ts";
+import { cleanKeywords, DROP_REASONS, emptyUpdateReport, normalizeTitle, recordDropReason, type CleanOptionsSchema, type CleanResult, type DropReason, type UpdateReport } from "../clean.ts";
 import type { z } from "zod";
 import { yearOf } from "../conclusion-task.ts";
 
@@ -124,15 +124,18 @@ export interface Resolution {
   dropped: Record<DropReason, number>;
   keywordsDropped: CleanResult["keywordsDropped"];
   seen: number;
+  /** What the update semantics did, PMIDs named (as {@link CleanResult.updates}). */
+  updates: UpdateReport;
 }
 
 /**
  * Apply PubMed's update semantics, then (when cleaning) the kept-set rules, over all rows.
  *
  * Rows are taken in `rowKey` order (files in order, then position). A `delete` row removes the
- * PMID's current record (counted "deleted" once for the entry and once for the record it removes);
- * a record met later comes back (a PMID deleted then re-issued). Of two entries of one PMID the one
- * with the higher version wins, a later one wins a tie (the other is counted "duplicate-pmid").
+ * PMID's current record (counted "deleted", once per record removed; a delete that finds no record
+ * is a delete of an unknown PMID, `updates.deleteOfUnknown`); a record met later comes back (a PMID
+ * deleted then re-issued). Of two entries of one PMID the one with the higher version wins, a later
+ * one wins a tie (the other is counted "superseded").
  * Then, over the winners in position order: a `dropped` winner is counted under its reason; with
  * `clean`, a DOI or title key already kept drops the record ("duplicate-doi"/"duplicate-title",
  * first kept wins) and the keyword counts of kept rows are summed.
@@ -144,11 +147,15 @@ export function resolveRows(rows: readonly RowKeys[], clean: boolean): Resolutio
   const order = rows.map((_, i) => i).sort((a, b) => rows[a].rowKey - rows[b].rowKey);
   const dropped = Object.fromEntries(DROP_REASONS.map((r) => [r, 0])) as Record<DropReason, number>;
   const current = new Map<string, number>();
+  const updates = emptyUpdateReport();
   for (const i of order) {
     const r = rows[i];
     if (r.kind === "delete") {
-      dropped.deleted++;
-      if (current.delete(r.pmid)) dropped.deleted++;
+      updates.deleteEntries++;
+      if (current.delete(r.pmid)) {
+        dropped.deleted++;
+        updates.deleted.push(r.pmid);
+      } else updates.deleteOfUnknown.push(r.pmid);
       continue;
     }
     const prev = current.get(r.pmid);
@@ -156,7 +163,8 @@ export function resolveRows(rows: readonly RowKeys[], clean: boolean): Resolutio
       current.set(r.pmid, i);
       continue;
     }
-    dropped["duplicate-pmid"]++;
+    dropped.superseded++;
+    updates.superseded.push(r.pmid);
     if (r.version >= rows[prev].version) current.set(r.pmid, i);
   }
   const winners = [...current.values()].sort((a, b) => rows[a].rowKey - rows[b].rowKey);
@@ -188,5 +196,5 @@ export function resolveRows(rows: readonly RowKeys[], clean: boolean): Resolutio
     }
     kept.push(i);
   }
-  return { kept, dropped, keywordsDropped, seen: rows.length };
+  return { kept, dropped, keywordsDropped, seen: rows.length, updates };
 }

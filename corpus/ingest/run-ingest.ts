@@ -29,7 +29,7 @@ import { basename, resolve } from "node:path";
 import { stat } from "node:fs/promises";
 import { Worker } from "node:worker_threads";
 import type * as LanceDb from "@lancedb/lancedb";
-import { CleanOptionsSchema, type CleanOptions } from "../clean.ts";
+import { CleanOptionsSchema, type CleanOptions, type UpdateReport } from "../clean.ts";
 import { expandPubmedInputs } from "../ingest.ts";
 import { connectStore, describeCleanDifference, loadArrow, readStoreMeta, recordsSchema, STORE_FORMAT, STORE_TABLES, writeStoreMeta, type StoreCompression, type StoreLocation, type StoreMeta } from "../store/lance-store.ts";
 import { deleteManifestEntries, readManifest, writeManifestEntries, type ManifestEntry } from "./manifest.ts";
@@ -93,6 +93,8 @@ export interface IngestToStoreReport {
   peakWorkerExternalBytes: number;
   /** Bytes of the typed arrays the finalisation's update/de-duplication pass used (0 when not finalised in this run). */
   finalizeKeyBytes: number;
+  /** What the update semantics did in this run's finalisation, PMIDs named (null when not finalised in this run). */
+  updates: UpdateReport | null;
   /** Wall seconds per phase of this run, in order ("open", "plan", "pool", "finalize: …"); for benches and profiles. */
   phaseSeconds: Record<string, number>;
 }
@@ -327,17 +329,18 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
   let metaAfter: StoreMeta = (await readStoreMeta(db)) ?? meta;
   const allDone = after.every((e) => e.status === "done");
   let finalizeKeyBytes = 0;
+  let updates: UpdateReport | null = null;
   if (allDone && !options.skipFinalize && (!metaAfter.finalized || processed.length > 0)) {
     phase("manifest");
     metaAfter = await finalizeStore(db, metaAfter, (b) => (finalizeKeyBytes = b), (name, s) => {
       phaseSeconds[name] = s;
       if (trace) process.stderr.write(`TRACE phase ${name} done\n`);
-    });
+    }, (u) => (updates = u));
     t = performance.now();
   }
   if (trace) clearInterval(trace);
   return {
-    processed, skipped: plan.skipped, failed, meta: metaAfter, manifest: after, finalizeKeyBytes, phaseSeconds,
+    processed, skipped: plan.skipped, failed, meta: metaAfter, manifest: after, finalizeKeyBytes, phaseSeconds, updates,
     peakWorkerHeapBytes: Math.max(0, ...processed.map((r) => r.peakHeapBytes)), peakWorkerExternalBytes: Math.max(0, ...processed.map((r) => r.peakExternalBytes)),
   };
 }

@@ -47,8 +47,12 @@ export interface StoreMeta {
   clean: Record<string, unknown> | null;
   /** True when the records table holds only the final corpus (no pending update rows). */
   finalized: boolean;
-  /** Counts of the last finalisation (same meaning as {@link CleanResult}), or null. */
-  counts: { kept: number; dropped: Record<DropReason, number>; keywordsDropped: CleanResult["keywordsDropped"]; seen: number } | null;
+  /**
+   * Counts of the last finalisation (same meaning as {@link CleanResult}; `deleteEntries` and
+   * `deleteOfUnknown` count DeleteCitation entries and those that found no record — absent in
+   * stores finalised before they were recorded), or null.
+   */
+  counts: { kept: number; dropped: Record<DropReason, number>; keywordsDropped: CleanResult["keywordsDropped"]; seen: number; deleteEntries?: number; deleteOfUnknown?: number } | null;
 }
 
 /**

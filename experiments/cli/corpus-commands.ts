@@ -8,7 +8,11 @@
  *   entries, rate, ETA); a broken file is named with its byte offset, the others complete, exit 1.
  * - `corpus export --store <uri> --out corpus.jsonl`: the store's records as JSONL.
  * - `corpus ingest <xml|gz|dir>... --out corpus.jsonl [--clean] [--json]`: stream the files, write one
- *   {@link PubmedRecord} per line, print a counts table (or JSON); `--clean` applies the
+ *   {@link PubmedRecord} per line, print a counts table (or JSON). PubMed's update semantics apply
+ *   as with `--store` (a DeleteCitation removes the PMID's record, a later file or higher Version
+ *   replaces it, duplicates collapse; corpus/ingest/update-spool.ts), and the summary names the
+ *   PMIDs deleted, deleted-but-unknown and superseded. The output is written at the end and not
+ *   at all when no input yields anything. `--clean` applies the
  *   MedConclusion §3.1.1 cleaning and prints drop counts per reason (retracted papers and
  *   retraction notices are dropped too, counted; `--keep-retracted` keeps them). Book records
  *   (`PubmedBookArticle`) are skipped and named by PMID in the summary. A file with bytes invalid
@@ -29,7 +33,9 @@ import type { PubmedRecord } from "../../corpus/types.ts";
 import { PubmedRecordSchema } from "../../corpus/types.ts";
 import { ingestPubmed, countRecord, emptyIngestCounts, type IngestCounts, type IngestReport } from "../../corpus/ingest.ts";
 import { createRecordCleaner, type CleanOptions, type CleanResult } from "../../corpus/clean.ts";
-import { createJsonlWriter, readJsonl, type JsonlStats } from "../../corpus/jsonl.ts";
+import { createJsonlWriter, readJsonl, writeJsonl, type JsonlStats } from "../../corpus/jsonl.ts";
+import { createUpdateSpool } from "../../corpus/ingest/update-spool.ts";
+import type { UpdateReport } from "../../corpus/clean.ts";
 import { createEutilsClient } from "../../corpus/eutils.ts";
 import { emptyWindowStats, EUTILS_RETRIEVAL_CAP, fetchAllRecords } from "../../corpus/eutils-windows.ts";
 import type { PubmedWarning } from "../../corpus/pubmed-xml.ts";
@@ -52,6 +58,30 @@ function countsRows(c: IngestCounts): [string, number][] {
     ["retraction notices", c.retractionNotices], ["errata", c.errata],
     ["skipped (warnings)", c.warnings], ["book records (skipped)", c.books],
   ];
+}
+
+/** How many PMIDs each update summary line names (the JSON report lists them all). */
+const MAX_UPDATE_PMIDS_SHOWN = 20;
+
+/** Counts and PMID lists of an {@link UpdateReport}, for `--json` output. */
+export function updateCounts(u: UpdateReport): { deleteEntries: number; deleted: number; deleteOfUnknown: number; superseded: number; pmids: { deleted: string[]; deleteOfUnknown: string[]; superseded: string[] } } {
+  return { deleteEntries: u.deleteEntries, deleted: u.deleted.length, deleteOfUnknown: u.deleteOfUnknown.length, superseded: u.superseded.length, pmids: { deleted: u.deleted, deleteOfUnknown: u.deleteOfUnknown, superseded: u.superseded } };
+}
+
+/**
+ * The summary lines of what PubMed's update semantics did: one line of counts, then one line per
+ * non-empty class naming its PMIDs (up to {@link MAX_UPDATE_PMIDS_SHOWN}, then "… N more").
+ * @param u - the resolution's update report.
+ * @returns e.g. ["updates: 1 record deleted, 2 deletes of unknown PMIDs, 1 superseded", "  deleted (record removed): PMIDs 103", …].
+ */
+export function updateSummary(u: UpdateReport): string[] {
+  const n = (k: number, one: string, many: string) => `${k.toLocaleString("en-US")} ${k === 1 ? one : many}`;
+  const list = (pmids: string[]) => `PMIDs ${pmids.slice(0, MAX_UPDATE_PMIDS_SHOWN).join(", ")}${pmids.length > MAX_UPDATE_PMIDS_SHOWN ? `, … ${(pmids.length - MAX_UPDATE_PMIDS_SHOWN).toLocaleString("en-US")} more` : ""}`;
+  const lines = [`\nupdates (DeleteCitation, later file / higher Version): ${n(u.deleted.length, "record deleted", "records deleted")}, ${n(u.deleteOfUnknown.length, "delete of an unknown PMID", "deletes of unknown PMIDs")}, ${n(u.superseded.length, "entry superseded", "entries superseded")}`];
+  if (u.deleted.length) lines.push(`  deleted (record removed by a DeleteCitation): ${list(u.deleted)}`);
+  if (u.deleteOfUnknown.length) lines.push(`  delete of unknown PMID (no record of it read before the DeleteCitation): ${list(u.deleteOfUnknown)}`);
+  if (u.superseded.length) lines.push(`  superseded (an entry replaced by a later file or a higher Version of its PMID): ${list(u.superseded)}`);
+  return lines;
 }
 
 /** How many book PMIDs the text summary lists (the JSON report lists them all). */
@@ -229,7 +259,7 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
   const sum = (f: (e: (typeof report.manifest)[number]) => number) => report.manifest.reduce((a, e) => a + f(e), 0);
   const c = report.meta.counts;
   if (opts.json) {
-    console.log(JSON.stringify({ store: uri, processed: report.processed.map(({ peakHeapBytes: _h, peakExternalBytes: _x, ...e }) => e), peakWorkerHeapBytes: report.peakWorkerHeapBytes, peakWorkerExternalBytes: report.peakWorkerExternalBytes, finalizeKeyBytes: report.finalizeKeyBytes, phaseSeconds: report.phaseSeconds, skipped: report.skipped, failed: report.failed.map((f) => ({ file: f.file, error: f.error, byteOffset: f.byteOffset })), finalized: report.meta.finalized, counts: c }, null, 2));
+    console.log(JSON.stringify({ store: uri, processed: report.processed.map(({ peakHeapBytes: _h, peakExternalBytes: _x, ...e }) => e), peakWorkerHeapBytes: report.peakWorkerHeapBytes, peakWorkerExternalBytes: report.peakWorkerExternalBytes, finalizeKeyBytes: report.finalizeKeyBytes, phaseSeconds: report.phaseSeconds, skipped: report.skipped, failed: report.failed.map((f) => ({ file: f.file, error: f.error, byteOffset: f.byteOffset })), finalized: report.meta.finalized, counts: c, updates: report.updates && updateCounts(report.updates) }, null, 2));
   } else {
     console.log(formatCountsTable([
       ["files in store", report.manifest.length], ["processed now", report.processed.length], ["skipped (already done)", report.skipped.length], ["failed", report.failed.length],
@@ -239,7 +269,8 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
     if (books) console.log(books);
     if (c && report.meta.finalized) {
       console.log(`\n${report.meta.clean ? "cleaning (MedConclusion §3.1.1) and updates" : "updates"} — dropped by reason:`);
-      console.log(formatCountsTable([...Object.entries(c.dropped).filter(([k, v]) => report.meta.clean !== null || v > 0 || k === "deleted" || k === "duplicate-pmid"), ["kept", c.kept], ["keywords dropped (non-ASCII)", c.keywordsDropped.nonAscii], ["keywords dropped (overlong)", c.keywordsDropped.overlong], ["keywords dropped (empty)", c.keywordsDropped.empty]]));
+      console.log(formatCountsTable([...Object.entries(c.dropped).filter(([k, v]) => report.meta.clean !== null || v > 0 || k === "deleted" || k === "superseded"), ...(c.deleteOfUnknown === undefined ? [] : [["delete of unknown PMID (not a record)", c.deleteOfUnknown] as [string, number]]), ["kept", c.kept], ["keywords dropped (non-ASCII)", c.keywordsDropped.nonAscii], ["keywords dropped (overlong)", c.keywordsDropped.overlong], ["keywords dropped (empty)", c.keywordsDropped.empty]]));
+      if (report.updates) for (const line of updateSummary(report.updates)) console.log(line);
       console.log(`\nstore ${uri}: ${c.kept.toLocaleString("en-US")} records`);
     } else {
       console.log(`\nstore ${uri}: not finalised — ${report.failed.length} file(s) failed; fix or remove them and re-run (only unfinished files are read again)`);
@@ -248,64 +279,70 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
   if (report.failed.length > 0) process.exitCode = 1;
 }
 
-/** `corpus ingest --out`: one thread into a JSONL file (import/export format). */
+/** `corpus ingest --out`: one thread into a JSONL file (import/export format), update semantics applied. */
 async function ingestJsonlCommand(inputs: string[], opts: IngestCliOptions, out: string): Promise<void> {
-  const writer = createJsonlWriter(out);
   const cleanOptions = cleanOptionsOf(opts);
   const cleaner = cleanOptions ? createRecordCleaner(cleanOptions) : null;
+  // Without cleaning, records go to a spool beside the output; the output is written at the end.
+  const spool = cleaner ? null : createUpdateSpool(out);
   const warn = warningPrinter(opts.json);
   const bar = opts.progress && !opts.json && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | {value}/{total} MiB | {records} records", stream: process.stderr }, cliProgress.Presets.shades_classic)
     : null;
   let started = false;
   let records = 0;
-  let written = 0;
-  const report = await ingestPubmed(inputs, {
-    onWarning: warn.onWarning,
-    onProgress: ({ bytesRead, totalBytes }) => {
-      if (!bar) return;
-      const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
-      if (!started) {
-        bar.start(mib(totalBytes), 0, { records: 0 });
-        started = true;
-      }
-      bar.update(mib(bytesRead), { records });
-    },
-    onRecord: async (rec: PubmedRecord) => {
-      records++;
-      if (cleaner) cleaner.add(rec);
-      else if (!rec.flags.deleted) {
-        await writer.write(rec);
-        written++;
-      }
-    },
-  });
-  let cleaned: CleanResult | null = null;
-  if (cleaner) {
-    cleaned = cleaner.finish();
-    for (const rec of cleaned.kept) await writer.write(rec);
-    written = cleaned.kept.length;
+  let report: IngestReport;
+  try {
+    report = await ingestPubmed(inputs, {
+      onWarning: warn.onWarning,
+      onProgress: ({ bytesRead, totalBytes }) => {
+        if (!bar) return;
+        const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
+        if (!started) {
+          bar.start(mib(totalBytes), 0, { records: 0 });
+          started = true;
+        }
+        bar.update(mib(bytesRead), { records });
+      },
+      onRecord: async (rec: PubmedRecord) => {
+        records++;
+        if (cleaner) cleaner.add(rec);
+        else await spool?.add(rec);
+      },
+    });
+  } catch (e) {
+    await spool?.discard();
+    throw e;
   }
-  await writer.close();
   bar?.stop();
+  const failure = ingestFailure(inputs, report);
+  let cleaned: CleanResult | null = null;
+  let written = 0;
+  let updates: UpdateReport | null = null;
+  if (failure) await spool?.discard(); // nothing usable: no (empty) output file is created
+  else if (cleaner) {
+    cleaned = cleaner.finish();
+    written = await writeJsonl(out, cleaned.kept);
+    updates = cleaned.updates;
+  } else if (spool) ({ written, updates } = await spool.finish());
   warn.flush();
   for (const w of report.emptyFiles) process.stderr.write(`warning: ${w.message}\n`);
   for (const e of report.fileErrors) process.stderr.write(`error: ${e.message} (kept ${e.recordsBefore} records read before the break)\n`);
   const encodingErrors = report.encodingErrors ?? [];
   for (const e of encodingErrors) process.stderr.write(`error: ${e.message}\n`);
-  const failure = ingestFailure(inputs, report);
-  if (failure) process.stderr.write(`error: ${failure}\n`);
+  if (failure) process.stderr.write(`error: ${failure}; ${out} not written\n`);
   if (opts.json) {
-    console.log(JSON.stringify({ out, written, counts: report.counts, perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, books: report.books, encodingErrors: report.encodingErrors, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, duplicatedSegmentsRepaired: cleaned.duplicatedSegmentsRepaired, kept: cleaned.kept.length } }, null, 2));
+    console.log(JSON.stringify({ out: failure ? null : out, written, counts: report.counts, updates: updates && updateCounts(updates), perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, books: report.books, encodingErrors: report.encodingErrors, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, duplicatedSegmentsRepaired: cleaned.duplicatedSegmentsRepaired, kept: cleaned.kept.length } }, null, 2));
   } else {
     console.log(formatCountsTable(countsRows(report.counts)));
     const books = bookSummary(report.books);
     if (books) console.log(books);
+    if (updates) for (const line of updateSummary(updates)) console.log(line);
     if (cleaned) {
       console.log("\ncleaning (MedConclusion §3.1.1) — dropped by reason:");
       console.log(formatCountsTable([...Object.entries(cleaned.dropped), ["kept", cleaned.kept.length], ["keywords dropped (non-ASCII)", cleaned.keywordsDropped.nonAscii], ["keywords dropped (overlong)", cleaned.keywordsDropped.overlong], ["keywords dropped (empty)", cleaned.keywordsDropped.empty], ["duplicated segment lists repaired", cleaned.duplicatedSegmentsRepaired]]));
     }
-    console.log(`\nwrote ${written.toLocaleString("en-US")} records to ${out}`);
+    if (!failure) console.log(`\nwrote ${written.toLocaleString("en-US")} records to ${out}`);
   }
   if (report.fileErrors.length > 0 || encodingErrors.length > 0 || failure) process.exitCode = 1;
 }

@@ -26,8 +26,8 @@
  * dropped, skipped or failed with the reason.
  */
 import { getDataset, listDatasets, listDownloads, resolveDownloadNames, type DatasetEntry, type DatasetInfo } from "../../corpus/datasets/registry.ts";
-import { dataCacheDir, dataMirrors, humanBytes, pullDatasets, type DataAccessOptions, type PullResult } from "../../corpus/datasets/files.ts";
-import { dataFilesOf, downloadDatasetNames } from "../../corpus/datasets/sources.ts";
+import { dataCacheDir, dataMirrors, humanBytes, locateDataFile, probeUrlMirrors, pullDatasets, type DataAccessOptions, type PullResult } from "../../corpus/datasets/files.ts";
+import { dataFileSources, dataFilesOf, downloadDatasetNames } from "../../corpus/datasets/sources.ts";
 import { formatZodIssues, valueAt } from "./zod-format.ts";
 import type { LoadedDataset } from "../../corpus/datasets/loaded-dataset.ts";
 import type { MedMetaPrepareReport } from "../../corpus/medmeta-prepare.ts";
@@ -137,6 +137,20 @@ export async function runDatasetsPull(names: string[], opts: { all?: boolean; mi
   return results;
 }
 
+/**
+ * An E-utilities call that never got an HTTP answer (offline, DNS, refused, timed out) as an error
+ * that says so, keeps the cause, and names the way round: `--base-url` (an E-utilities mirror or
+ * proxy). Any other error is returned as it is.
+ * @param e - the error thrown.
+ * @param command - the command, for the message (e.g. "datasets prepare medmeta").
+ * @param baseUrl - the `--base-url` given, if any.
+ */
+export function unreachableEutilsAdvice(e: unknown, command: string, baseUrl?: string): unknown {
+  if (!(e instanceof Error) || e.name !== "EutilsError" || (e as Error & { status?: number | null }).status !== null) return e;
+  const where = baseUrl ?? "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/";
+  return new Error(`${command}: NCBI E-utilities at ${where} could not be reached: ${e.message}. This command fetches PubMed abstracts: run it where ${new URL(where).host} is reachable (NCBI_API_KEY raises the rate limit), or point --base-url at an E-utilities mirror or proxy (e.g. --base-url http://proxy.example/entrez/eutils/).`);
+}
+
 /** Datasets that `datasets prepare` builds. */
 export const PREPARABLE_DATASETS = ["medmeta"] as const;
 
@@ -167,13 +181,24 @@ export function formatPrepareReport(r: MedMetaPrepareReport): string {
   return lines.join("\n");
 }
 
-/** `datasets list`: every registered dataset and download dataset with where its files are. */
+/**
+ * `datasets list`: every registered dataset and download dataset with where its files are. With
+ * `--mirror`, those mirrors are used for this process (the loaders that count items read them as
+ * they read `$MEDSYNTH_DATA_MIRROR`); URL mirrors are asked by HEAD requests which files they hold
+ * (rows say "url mirror"). Never downloads; a dataset that cannot be counted is named on stderr.
+ */
 export async function datasetsListCommand(opts: { json?: boolean; counts: boolean; mirror?: string[] }): Promise<void> {
   const access = accessFrom(opts.mirror);
-  const infos: DatasetInfo[] = await listDatasets({ withCounts: opts.counts, access });
-  const downloads = listDownloads(access);
+  if (opts.mirror?.length) process.env.MEDSYNTH_DATA_MIRROR = opts.mirror.join(";");
+  const mirrors = access.mirrors ?? dataMirrors();
+  const remote = mirrors.some((m) => /^https?:\/\//i.test(m))
+    ? await probeUrlMirrors(dataFileSources().filter((f) => locateDataFile(f.path, access).where === "missing").map((f) => f.path), access)
+    : new Map<string, string>();
+  const infos: DatasetInfo[] = await listDatasets({ withCounts: opts.counts, access, remote });
+  const downloads = listDownloads(access, remote);
+  for (const i of infos) if (i.countError) process.stderr.write(`warning: could not count the items of ${i.name}: ${i.countError}\n`);
   if (opts.json) {
-    console.log(JSON.stringify({ datasets: infos, downloads, cache: dataCacheDir(), mirrors: access.mirrors ?? dataMirrors() }, null, 2));
+    console.log(JSON.stringify({ datasets: infos, downloads, cache: dataCacheDir(), mirrors }, null, 2));
     return;
   }
   console.log(
@@ -189,8 +214,7 @@ export async function datasetsListCommand(opts: { json?: boolean; counts: boolea
       downloads.map((d) => [d.name, String(d.files), humanBytes(d.bytes), d.where === "missing" ? `missing (${d.missing})` : d.where, d.licence, d.upstreams.join(", ")]),
     ),
   );
-  const mirrors = access.mirrors ?? dataMirrors();
-  console.log(`\ncache: ${dataCacheDir()}\nmirrors: ${mirrors.length ? mirrors.join(", ") : "(none)"}\nget missing ones with: npx medsynth datasets pull <name…> | --all`);
+  console.log(`\ncache: ${dataCacheDir()}\nmirrors: ${mirrors.length ? mirrors.join(", ") : "(none)"}\nget missing ones with: npx medsynth datasets pull <name…> | --all${remote.size ? " (\"url mirror\": pulled from that mirror on first use)" : ""}`);
 }
 
 /** `datasets show`: load one dataset and print counts, warnings, skipped records and the first items. */
@@ -233,7 +257,9 @@ export async function datasetsPrepareCommand(name: string, opts: { noise: string
     client,
     { noiseCount: int("--noise", opts.noise), seed: opts.seed, noiseTerm: opts.noiseTerm, minYear: int("--min-year", opts.minYear), maxYear: int("--max-year", opts.maxYear), ...(opts.rows ? { rows: parseRowList(opts.rows) } : {}), ...(opts.outDir ? { outDir: opts.outDir } : {}), ...(opts.medmeta ? { medmetaPath: opts.medmeta } : {}) },
     (l) => process.stderr.write(`${l}\n`),
-  );
+  ).catch((e: unknown) => {
+    throw unreachableEutilsAdvice(e, `datasets prepare ${name}`, opts.baseUrl);
+  });
   console.log(opts.json ? JSON.stringify(report, null, 2) : formatPrepareReport(report));
 }
 

@@ -26,7 +26,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadDataset } from "../../corpus/datasets/registry.ts";
-import type { CorpusDoc } from "../../corpus/types.ts";
+import { retractionTag, type CorpusDoc } from "../../corpus/types.ts";
 import { createChatModel } from "../../models/registry.ts";
 import { evaluateRun, type Qrels, type RunEvaluation } from "../../retrieval/eval/ir-metrics.ts";
 import { readTrecQrels, readTrecRun, TREC_EXPORT_DEPTH, writeTrecQrels, writeTrecRun, type TrecRun } from "../../retrieval/eval/trec.ts";
@@ -171,14 +171,8 @@ export interface SearchCliOptions extends RetrievalCliOptions {
   json?: boolean;
 }
 
-/**
- * The mark `search` puts before a hit's title: "[RETRACTED] " for a retracted paper,
- * "[RETRACTION NOTICE] " for a notice, "" otherwise.
- * @param retraction - `CorpusDoc.retraction`.
- */
-export function retractionTag(retraction: CorpusDoc["retraction"]): string {
-  return retraction === "retracted" ? "[RETRACTED] " : retraction === "notice" ? "[RETRACTION NOTICE] " : "";
-}
+/** The mark `search` puts before a hit's title (defined with {@link CorpusDoc}, shared with the workflows' prompts). */
+export { retractionTag };
 
 /**
  * Run `search` (exported for tests): load the corpus, build the retriever (and reranker), print the hits.

@@ -3,24 +3,25 @@
  * feasibility): corpus documents → passages, passages → the text block a prompt shows, and the
  * synthesis step that either prompts an LLM or runs an extractive baseline.
  */
-import type { CorpusDoc } from "../../corpus/types.ts";
+import { retractionTag, type CorpusDoc } from "../../corpus/types.ts";
 import type { ChatParams, EvidencePassage, GeneratorModel } from "../../models/types.ts";
 import { chatStep, isExtractiveModel } from "./model-call.ts";
 import type { WorkflowPrompt } from "./prompts.ts";
 import type { RunContext } from "./run-context.ts";
 
-/** A corpus document as an evidence passage (id = PMID). */
+/** A corpus document as an evidence passage (id = PMID); its retraction flag, when it has one, is kept. */
 export function docToPassage(doc: CorpusDoc): EvidencePassage {
-  return { id: doc.id, title: doc.title, text: doc.text };
+  return { id: doc.id, title: doc.title, text: doc.text, ...(doc.retraction ? { retraction: doc.retraction } : {}) };
 }
 
 /**
  * Render passages for a prompt: one block per passage, `[n] PMID <id>: <title>` then its text,
- * blocks separated by a blank line.
+ * blocks separated by a blank line; a retracted paper or retraction notice carries its
+ * {@link retractionTag} before the title (`[2] PMID 123: [RETRACTED] Title`).
  * @returns the block text; "(no abstracts)" never occurs because callers skip empty evidence
  */
 export function formatEvidence(passages: EvidencePassage[]): string {
-  return passages.map((p, i) => `[${i + 1}] PMID ${p.id}: ${p.title}\n${p.text}`).join("\n\n");
+  return passages.map((p, i) => `[${i + 1}] PMID ${p.id}: ${retractionTag(p.retraction)}${p.title}\n${p.text}`).join("\n\n");
 }
 
 /** Result of the synthesis step. `sentences` is set for extractive baselines (provenance). */

@@ -349,7 +349,7 @@ export class FastBm25 implements Bm25Engine {
   }
 
   /**
-   * Top-k by exact block-max MaxScore, document-at-a-time over windows of {@link WINDOW} documents
+   * Top-k by exact block-max MaxScore, document-at-a-time over windows of `WINDOW` documents
    * (see the file header): the same hits, order and scores as {@link searchExhaustive}.
    * @param query free text; analyzed like the documents.
    * @param k hits wanted (≥ 1; fractional k is floored).

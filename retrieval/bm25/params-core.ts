@@ -32,7 +32,7 @@ function num(value: unknown, dflt: number, field: string, rule: string, ok: (x: 
 
 /**
  * Checks partial BM25 params and fills the defaults (k1 1.5, b 0.75, field weights 1/1): the same
- * values and the same accepted inputs as `Bm25ParamsSchema.parse` of {@link ./params.ts}.
+ * values and the same accepted inputs as `Bm25ParamsSchema.parse` of `params.ts`.
  * @param input partial params (undefined → all defaults).
  * @returns a fresh {@link Bm25Params}.
  * @throws Error naming the field: an unknown key, a non-number or non-finite value, k1 < 0, b

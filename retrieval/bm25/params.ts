@@ -33,7 +33,7 @@ export const Bm25ParamsSchema = z
       .default({ title: 1, text: 1 }),
   })
   .strict();
-/** BM25 parameters (see {@link Bm25ParamsSchema}; checked without zod by `parseBm25Params` of {@link ./params-core.ts}, which imports only this file's types: import it from there). */
+/** BM25 parameters (see {@link Bm25ParamsSchema}; checked without zod by `parseBm25Params` of `params-core.ts`, which imports only this file's types: import it from there). */
 export type Bm25Params = z.infer<typeof Bm25ParamsSchema>;
 
 /** Names of the two engines. */

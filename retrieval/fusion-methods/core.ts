@@ -4,8 +4,11 @@
  *
  * Conventions are those of `retrieval/fusion.ts` (ranx, trec_eval): ids compared as strings; a
  * repeated id inside one list keeps its first position and score, later positions are not
- * renumbered; ties of the fused score are broken by first appearance (list 0 top to bottom, then
- * list 1, …); contributions are summed largest first so equal inputs give bit-identical scores.
+ * renumbered; equal scores next to each other in one list share a rank (`sharedRanks`: the rank
+ * of the first of them, "1224"), which RRF, ISR, Borda and the `rank` normalisation read; ties of
+ * the fused score are broken, for the output order only, by first appearance (list 0 top to
+ * bottom, then list 1, …); contributions are summed largest first so equal inputs give
+ * bit-identical scores.
  * Inputs are ranked lists of `{id, score}`, best first; they are not mutated.
  *
  * @see Fox & Shaw (1994) Combination of multiple searches (CombSUM, CombMNZ, CombMAX); Bassani &
@@ -13,7 +16,7 @@
  */
 import { z } from "zod";
 import type { SearchHit } from "../types.ts";
-import type { RankedItem } from "../fusion.ts";
+import { sharedRanks, type RankedItem } from "../fusion.ts";
 
 /** Score normalisations applied per list before combining. */
 export const NORMALIZATIONS = ["none", "min-max", "z-score", "sum", "rank"] as const;
@@ -33,10 +36,18 @@ export interface FusionMethod {
   fuse(lists: readonly (readonly RankedItem[])[], names?: readonly string[]): SearchHit[];
 }
 
-/** A list after {@link dedupe}: string ids, 1-based ranks as positions in the input list. */
-export type DedupedList = { id: string; score: number; rank: number; doc?: SearchHit["doc"] }[];
+/**
+ * A list after {@link dedupe}: string ids; `rank` is the 1-based position in the input list (not
+ * renumbered after a repeated id), shared by equal adjacent scores; `place` is the 1-based
+ * position among the de-duplicated entries, shared the same way.
+ */
+export type DedupedList = { id: string; score: number; rank: number; place: number; doc?: SearchHit["doc"] }[];
 
-/** One list without repeated ids (first occurrence kept) and its 1-based ranks (not renumbered). */
+/**
+ * One list without repeated ids (first occurrence kept), with its 1-based ranks (not renumbered)
+ * and places, ties shared ({@link sharedRanks}).
+ * @throws Error on a non-finite score.
+ */
 export function dedupe(list: readonly RankedItem[]): DedupedList {
   const seen = new Set<string>();
   const out: DedupedList = [];
@@ -45,7 +56,14 @@ export function dedupe(list: readonly RankedItem[]): DedupedList {
     if (seen.has(id)) return;
     seen.add(id);
     if (!Number.isFinite(item.score)) throw new Error(`fusion: non-finite score for id ${id}`);
-    out.push({ id, score: item.score, rank: i + 1, ...(item.doc ? { doc: item.doc } : {}) });
+    out.push({ id, score: item.score, rank: i + 1, place: out.length + 1, ...(item.doc ? { doc: item.doc } : {}) });
+  });
+  const scores = out.map((e) => e.score);
+  const ranks = sharedRanks(out.map((e) => e.rank), scores);
+  const places = sharedRanks(out.map((e) => e.place), scores);
+  out.forEach((e, j) => {
+    e.rank = ranks[j];
+    e.place = places[j];
   });
   return out;
 }
@@ -56,7 +74,7 @@ export function dedupe(list: readonly RankedItem[]): DedupedList {
  * - `min-max`: (s − min)/(max − min); all equal → 1 each;
  * - `z-score`: (s − mean)/SD with the population SD (ddof 0, numpy `std`); SD 0 → 0 each;
  * - `sum`: s / Σ s; Σ s = 0 → 0 each;
- * - `rank`: (n − r + 1)/n for 1-based rank r among n entries (best = 1), scores ignored.
+ * - `rank`: (n − r + 1)/n for 1-based rank r among n entries (best = 1; equal scores share a rank).
  */
 export function normalizeScores(entries: readonly { score: number; rank: number }[], how: Normalization): number[] {
   const s = entries.map((e) => e.score);

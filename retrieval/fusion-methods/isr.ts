@@ -1,5 +1,6 @@
 /**
- * Inverse square rank (ISR): fused score = (number of lists containing d) · Σ_i 1/rank_i(d)².
+ * Inverse square rank (ISR): fused score = (number of lists containing d) · Σ_i 1/rank_i(d)²
+ * (equal scores next to each other in a list share a rank, `DedupedList.rank`).
  * @see Mourão, Martins & Magalhães (2014) Multimodal medical information retrieval with
  *   unsupervised rank fusion, Computerized Medical Imaging and Graphics; ranx `isr`.
  */

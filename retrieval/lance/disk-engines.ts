@@ -64,7 +64,7 @@ export const DiskIndexConfigSchema = z
     writeRows: z.number().int().positive().default(65_536),
     /**
      * Time limit of one index build, ms; past it the build is an error, never a hang. Default
-     * {@link indexTimeoutFor}: `MEDSYNTH_LANCE_INDEX_TIMEOUT_S` when set, else 10 min, or 3.6 ms
+     * `indexTimeoutFor`: `MEDSYNTH_LANCE_INDEX_TIMEOUT_S` when set, else 10 min, or 3.6 ms
      * per row when more (1 M rows → 60 min: the 1 M FTS build did not finish in 10 min on this
      * 2-core machine at load ~20).
      */
@@ -82,7 +82,7 @@ export const DiskIndexConfigSchema = z
     /** ANN index settings. */
     ann: z
       .object({
-        /** `auto` (default): {@link chooseAnnIndex} by corpus size × dimensions. */
+        /** `auto` (default): `chooseAnnIndex` by corpus size × dimensions. */
         index: z.enum(["auto", "ivf_pq", "ivf_flat", "hnsw_sq"]).default("auto"),
         /** Recall@10 vs exact search the build tunes `nprobes` for. */
         targetRecall: z.number().min(0).max(1).default(0.95),

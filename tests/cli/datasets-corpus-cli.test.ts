@@ -52,7 +52,7 @@ describe("corpus ingest on inputs that yield nothing", () => {
     expect(r.stderr).toContain(`warning: ${notXml}: no PubMed records (not XML)\n`);
     expect(r.stderr).toContain(`warning: ${empty}: no PubMed records (empty file)\n`);
     expect(r.stderr).toContain(`warning: ${json}: no PubMed records (looks like JSON, not PubMed XML)\n`);
-    expect(r.stderr).toContain(`error: no PubMed records in any input; nothing usable in ${notXml}, ${empty}, ${json}\n`);
+    expect(r.stderr).toContain(`error: no PubMed records in any input; nothing usable in ${notXml}, ${empty}, ${json}; ${join(dir, "o.jsonl")} not written\n`);
   });
 
   it("exits 0 with a warning when another input has records; 1 for a plain .xml cut inside a record", () => {

@@ -25,12 +25,14 @@ describe("cleanRecords on the 2016 baseline slice (MedConclusion §3.1.1)", asyn
   it("counts every dropped record by reason", () => {
     expect(res.seen).toBe(605);
     expect(res.dropped).toEqual({
-      deleted: 1, "duplicate-pmid": 0, retracted: 0, "retraction-notice": 0, "not-english": 18, "missing-core-fields": 0,
+      deleted: 0, superseded: 0, retracted: 0, "retraction-notice": 0, "not-english": 18, "missing-core-fields": 0,
       "no-abstract": 68, unstructured: 307, "malformed-labels": 10, "too-few-segments": 1, "no-conclusion": 2,
       "duplicate-doi": 0, "duplicate-title": 0,
     });
     expect(res.kept.length).toBe(198);
-    expect(res.kept.length + Object.values(res.dropped).reduce((a, b) => a + b, 0)).toBe(res.seen);
+    // The file's one DeleteCitation (PMID 26432306) names a PMID not in the file: a delete of an unknown PMID, no record removed.
+    expect(res.updates).toEqual({ deleteEntries: 1, deleted: [], deleteOfUnknown: ["26432306"], superseded: [] });
+    expect(res.kept.length + Object.values(res.dropped).reduce((a, b) => a + b, 0) + res.updates.deleteEntries).toBe(res.seen);
     expect(res.keywordsDropped).toEqual({ empty: 0, overlong: 0, nonAscii: 4, duplicate: 0 });
     expect(res.duplicatedSegmentsRepaired).toBe(0);
   });
@@ -79,7 +81,8 @@ describe("deduplication and deletion", async () => {
     const res = cleanRecords([a, sameDoiA, v2, sameDoiB, sameTitle]);
     expect(res.kept.map((r) => [r.pmid, r.version])).toEqual([["18621939", "1"], ["17942999", "2"]]);
     expect(res.kept[1].abstract[0].text).toBe("version two");
-    expect(res.dropped["duplicate-pmid"]).toBe(1);
+    expect(res.dropped.superseded).toBe(1);
+    expect(res.updates.superseded).toEqual(["17942999"]);
     expect(res.dropped["duplicate-doi"]).toBe(1);
     expect(res.dropped["duplicate-title"]).toBe(1);
   });
@@ -92,12 +95,15 @@ describe("deduplication and deletion", async () => {
     cleaner.add(b);
     const res = cleaner.finish();
     expect(res.kept.map((r) => r.pmid)).toEqual(["18621939"]);
-    expect(res.dropped.deleted).toBe(2);
+    // One record removed (the delete entry itself is an instruction, not a dropped record).
+    expect(res.dropped.deleted).toBe(1);
+    expect(res.updates).toEqual({ deleteEntries: 1, deleted: [a.pmid], deleteOfUnknown: [], superseded: [] });
     expect(() => cleaner.finish()).toThrow(/twice/);
-    // Stream order: delete before the record → the record is re-issued and kept; only the entry counts.
+    // Stream order: delete before the record → a delete of an unknown PMID; the record is re-issued and kept.
     const later = cleanRecords([del, a]);
     expect(later.kept.map((r) => r.pmid)).toEqual([a.pmid]);
-    expect(later.dropped.deleted).toBe(1);
+    expect(later.dropped.deleted).toBe(0);
+    expect(later.updates).toEqual({ deleteEntries: 1, deleted: [], deleteOfUnknown: [a.pmid], superseded: [] });
   });
 
   it("drops retracted records by default, keeps them on request", () => {

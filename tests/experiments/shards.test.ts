@@ -91,8 +91,10 @@ describe("sharded run + merge", () => {
     const out = join(root, "out");
     expect(() => mergeShards([a1, b2], out)).toThrow(/ran another config/);
     expect(() => mergeShards([a1, a1], out)).toThrow(/shard 1\/2 given twice/);
-    expect(() => mergeShards([a1], out)).toThrow(/shard\(s\) 2\/2 missing/);
-    expect(() => mergeShards([a1, join(root, "nope")], out)).toThrow(/cannot be read/);
+    expect(() => mergeShards([a1], out)).toThrow(/shard\(s\) 2\/2 missing; pass them too, or merge without them with --allow-missing/);
+    // A shard folder that does not exist is named with the way round (--allow-missing), and skipped with it.
+    expect(() => mergeShards([a1, join(root, "nope")], out)).toThrow(new RegExp(`${join(root, "nope")}: no such folder .*; merge the shards you have with --allow-missing`));
+    expect(mergeShards([a1, join(root, "nope")], out, { allowMissing: true })).toMatchObject({ shards: [1], missingCells: 4 });
     await runExperiment(config(join(root, "plain")), fakeDeps(1, state()), quiet);
     expect(() => mergeShards([join(root, "plain")], out)).toThrow(/no shard i\/n/);
     // A partial merge is allowed on request and counts the cells still to run.

@@ -204,7 +204,7 @@ describe("dataset downloads from a local upstream", () => {
     bad[10] ^= 0xff;
     const err = await datasetFile(rel, a).catch((e) => e);
     expect(err).toBeInstanceOf(DatasetUnavailableError);
-    expect(err.message).toContain(`dataset "medmeta": ${rel} from ${upstreamUrl(getDataFileSource(rel), base)} failed its checksum: expected sha256 ${getDataFileSource(rel).sha256}, got ${sha(bad)}; the file was deleted`);
+    expect(err.message).toContain(`dataset "medmeta": ${rel} from ${upstreamUrl(getDataFileSource(rel), base)} failed its checksum: expected sha256 ${getDataFileSource(rel).sha256}, got ${sha(bad)}; the downloaded copy was deleted`);
     expect(err.message).toContain("npx medsynth datasets pull medmeta");
     expect(readdirSync(join(a.cacheDir, "medmeta"))).toEqual([]); // neither the file nor a .part
     expect(reqsFor(rel).length).toBe(1); // a checksum mismatch is not retried

@@ -37,8 +37,10 @@ describe("streaming cleaning == whole-corpus cleaning", () => {
     expect(res.dropped).toEqual(old.dropped);
     expect(res.keywordsDropped).toEqual(old.keywordsDropped);
     expect(res.seen).toBe(old.seen);
+    expect(res.updates).toEqual(old.updates);
+    expect(old.updates.deleted).toEqual([live[5].pmid, live[7].pmid]);
     expect(res.kept.map((i) => JSON.parse(shuffled[i].record) as PubmedRecord)).toEqual(old.kept);
-    expect(old.dropped["duplicate-pmid"]).toBeGreaterThan(0);
+    expect(old.dropped.superseded).toBeGreaterThan(0);
 
     // The typed-array resolver (what finalisation runs) gives the same kept rows and counts.
     const cols = new RowKeyColumns(shuffled.length);
@@ -46,6 +48,9 @@ describe("streaming cleaning == whole-corpus cleaning", () => {
     const typed = resolveKeyColumns(cols, true);
     expect(typed.dropped).toEqual(old.dropped);
     expect(typed.seen).toBe(old.seen);
+    // Same events; the typed resolver meets them in PMID order.
+    const sorted = (u: typeof old.updates) => ({ ...u, deleted: [...u.deleted].sort(), deleteOfUnknown: [...u.deleteOfUnknown].sort(), superseded: [...u.superseded].sort() });
+    expect(sorted(typed.updates)).toEqual(sorted(old.updates));
     expect(typed.kept).toBe(old.kept.length);
     expect([...typed.keep.keys()].filter((i) => typed.keep[i]).sort((a, b) => a - b)).toEqual([...res.kept].sort((a, b) => a - b));
     expect(typed.bytes).toBeLessThan(shuffled.length * 100);
@@ -55,7 +60,8 @@ describe("streaming cleaning == whole-corpus cleaning", () => {
     const old = cleanRecords(await readAll(SLICE));
     const uri = join(mkdtempSync(join(tmpdir(), "medsynth-parity-")), "store");
     const report = await ingestToStore([SLICE], { store: { uri }, clean: {}, jobs: 1 });
-    expect(report.meta.counts).toEqual({ kept: old.kept.length, dropped: old.dropped, keywordsDropped: old.keywordsDropped, seen: old.seen });
+    expect(report.meta.counts).toEqual({ kept: old.kept.length, dropped: old.dropped, keywordsDropped: old.keywordsDropped, seen: old.seen, deleteEntries: 1, deleteOfUnknown: 1 });
+    expect(report.updates).toEqual(old.updates);
     // Hand-checked figures of this file (also in tests/corpus/clean.test.ts): 605 entries, 198 kept.
     expect(old.seen).toBe(605);
     expect(old.kept.length).toBe(198);

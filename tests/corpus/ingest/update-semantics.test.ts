@@ -58,9 +58,12 @@ describe("corpus ingest --store: PubMed update files applied in order", () => {
       { pmid: "105", version: "2", title: "Epsilon review v2.", sourceFile: "pubmed25n0002.xml", conclusion: "Conclusion of 105." },
       { pmid: "106", version: "1", title: "Zeta trial of vitamin D.", sourceFile: "pubmed25n0004.xml", conclusion: "Conclusion of 106." },
     ]);
-    // Counts by hand: 2 delete entries + 2 records they removed; 102 twice and 105 three times → 3 duplicate-pmid.
-    expect(report.meta.counts?.dropped.deleted).toBe(4);
-    expect(report.meta.counts?.dropped["duplicate-pmid"]).toBe(3);
+    // Counts by hand: 2 delete entries removing 2 records (103, 101); 102 twice and 105 three times → 3 superseded.
+    expect(report.meta.counts?.dropped.deleted).toBe(2);
+    expect(report.meta.counts?.dropped.superseded).toBe(3);
+    expect(report.meta.counts?.deleteEntries).toBe(2);
+    expect(report.meta.counts?.deleteOfUnknown).toBe(0);
+    expect(report.updates).toEqual({ deleteEntries: 2, deleted: ["101", "103"], deleteOfUnknown: [], superseded: ["102", "105", "105"] });
     expect(report.meta.counts?.kept).toBe(4);
 
     // The final state as one file gives the same records.
