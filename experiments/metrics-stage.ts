@@ -174,7 +174,8 @@ export async function computeRecordMetrics(record: RunRecord, specs: string[], d
   const notes: Record<string, string> = {};
   const labels: Record<string, string> = {};
   const calls: CallInfo[] = [];
-  if (!record.output) return { metrics, notes, labels, calls };
+  // Whitespace only is no output (as ""): no metric is computed for it.
+  if (!record.output?.trim()) return { metrics, notes, labels, calls };
   const gold = record.itemMeta.referenceAnswer;
   if (specs.includes("answer:lexical-direction") && typeof gold === "string") {
     const c = await lexical.classify({ conclusion: record.output, question: typeof record.itemMeta.question === "string" ? record.itemMeta.question : null });
@@ -188,7 +189,7 @@ export async function computeRecordMetrics(record: RunRecord, specs: string[], d
   }
   if (specs.includes(GROUNDING_METRIC_SPEC)) Object.assign(metrics, groundingMetrics(record));
   for (const spec of specs.filter(isLlmGroundingSpec)) calls.push(...(await llmGroundingMetrics(record, spec, deps, metrics, notes)));
-  if (!record.reference) return { metrics, notes, labels, calls };
+  if (!record.reference?.trim()) return { metrics, notes, labels, calls };
   for (const spec of specs) {
     if (isRecordSpec(spec)) continue;
     let metric: Metric;

@@ -149,7 +149,7 @@ export interface MetricsCommandSummary {
 
 /**
  * Compute reference metrics (judges/metrics registry, through experiments/metrics-stage.ts) for
- * every record that has both an output and a reference; write `metrics` / `metricNotes` into the
+ * every record that has both an output and a reference (whitespace-only counts as none); write `metrics` / `metricNotes` into the
  * records and a new JSONL atomically.
  * @param specs metric ids (aliases: counts → count-ratios, cosine → embedding-cosine)
  * @throws Error listing valid ids for an unknown metric
@@ -173,7 +173,8 @@ export async function runMetricsCommand(input: string, opts: { metrics: string[]
   const sums: Record<string, { sum: number; n: number; nulls: number }> = {};
   const records: RunRecord[] = [];
   for (const r of load.records) {
-    if (!r.output || !r.reference) {
+    // A whitespace-only output (or reference) is no text, as "" is: never scored 0 into the means.
+    if (!r.output?.trim() || !r.reference?.trim()) {
       skipped++;
       records.push(r);
       continue;
