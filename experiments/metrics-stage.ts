@@ -19,6 +19,7 @@ import { lexicalGrounding, numericFidelity } from "../judges/metrics/grounding.t
 import { llmGrounding, LLM_GROUNDING_SPEC } from "../judges/metrics/grounding-llm.ts";
 import { createChatModel } from "../models/registry.ts";
 import type { CallInfo, ChatModel } from "../models/types.ts";
+import type { CallBounds } from "../graphs/types.ts";
 import type { RunRecord } from "./types.ts";
 
 const cache = new Map<string, Promise<Metric>>();
@@ -97,6 +98,21 @@ export function groundingMetrics(record: RunRecord): Record<string, number | nul
  * record's judge usage).
  */
 export { LLM_GROUNDING_SPEC };
+
+/**
+ * Model calls the metric specs make for one scored record (status ok, text output): `grounding:llm`
+ * asks its judge once (structured; a second whole call only when the first answer is unusable),
+ * every other metric none. Embedding requests of `embedding-cosine@openai:…` are not model calls.
+ */
+export function metricLlmCalls(specs: readonly string[]): CallBounds {
+  const n = specs.filter(isLlmGroundingSpec).length;
+  return n ? { min: 0, max: n, structured: n, retryCalls: n } : { min: 0, max: 0, structured: 0 };
+}
+
+/** The judge model ids of the `grounding:llm@<id>` specs (null entries: the record's own model). */
+export function metricJudgeModels(specs: readonly string[]): (string | null)[] {
+  return specs.filter(isLlmGroundingSpec).map((s) => (s.includes("@") ? s.slice(s.indexOf("@") + 1) : null));
+}
 
 /** True for `grounding:llm` and `grounding:llm@<model id>`. */
 const isLlmGroundingSpec = (s: string) => s === LLM_GROUNDING_SPEC || s.startsWith(`${LLM_GROUNDING_SPEC}@`);

@@ -24,7 +24,7 @@ import { isExtractiveModel, requireChatModel, structuredStep } from "./nodes/mod
 import { formatPlan, makePlan, type ResearchPlan } from "./nodes/plan.ts";
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, keepPartial, runGraph, StepFailure } from "./nodes/run-context.ts";
-import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+import type { CallBounds, CallCountInput, RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const STANDARD_RAG_ID = "standard-rag";
@@ -223,6 +223,22 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
   };
 }
 
+/**
+ * Standard-RAG's calls: the plan (structured), the keyword-query step (structured, `queryMode:
+ * keywords` only), one synthesis call; with an LLM reranker (`llm-pointwise…`) one structured
+ * call per candidate: queries × `candidatesPerQuery` at most. The extractive baseline makes none
+ * (it retrieves with the question); its reranker still calls an LLM reranker's model when one is
+ * configured. `min`: one query, no candidates.
+ */
+export function standardRagCalls(c: StandardRagConfig, i: CallCountInput): CallBounds {
+  const llmRerank = typeof i.reranker === "string" && i.reranker.startsWith("llm");
+  const queries = i.llm ? (c.queryMode === "keywords" ? c.numQueries : c.numQuestions) : 1;
+  const rerank = llmRerank ? queries * c.candidatesPerQuery : 0;
+  if (!i.llm) return { min: 0, max: rerank, structured: rerank };
+  const steps = c.queryMode === "keywords" ? 3 : 2;
+  return { min: steps, max: steps + rerank, structured: steps - 1 + rerank };
+}
+
 /** Standard-RAG definition (task kind "synthesis"). */
 export const standardRagWorkflow: WorkflowDefinition<"synthesis", typeof StandardRagConfigSchema> = {
   id: STANDARD_RAG_ID,
@@ -230,4 +246,5 @@ export const standardRagWorkflow: WorkflowDefinition<"synthesis", typeof Standar
   description: "Standard-RAG (MedMeta): plan → sub-questions as queries (or N keyword queries) → Send fan-out retrieval (K per query, optional reranker) → merge with provenance → synthesize",
   configSchema: StandardRagConfigSchema,
   create,
+  llmCalls: standardRagCalls,
 };
