@@ -20,7 +20,7 @@ import { readResults, latestByKey, ResultsWriter } from "./results-store.ts";
 import { tryAcquireLock } from "../corpus/file-lock.ts";
 import type { JudgeScoreEntry, RunRecord } from "./types.ts";
 import type { CallInfo } from "../models/types.ts";
-import { totalsOfCalls, type UsageTotals } from "../models/usage.ts";
+import { tokensUnknown, totalsOfCalls, type UsageTotals } from "../models/usage.ts";
 import { runUsage, type RunUsage } from "./usage-summary.ts";
 import { failureReasonOf } from "./failures.ts";
 import type { RunnableWorkflow, WorkflowRunResult } from "../graphs/types.ts";
@@ -93,9 +93,12 @@ export interface RunProgress {
   done: number;
   total: number;
   failed: number;
+  /** Tokens spent so far (known ones: a lower bound when `unknownUsageCalls` > 0). */
   inputTokens: number;
   outputTokens: number;
-  /** Cost in USD of the tokens spent (generator and judges) from `config.prices` (0 when no prices are given). */
+  /** Calls whose answer came without usage (their tokens are unknown, never counted as 0). */
+  unknownUsageCalls: number;
+  /** Cost in USD of the known tokens spent (generator and judges) from `config.prices` (0 when no prices are given). */
   costUsd: number;
   /** Judge verdicts given so far and how many are missing. */
   verdicts?: number;
@@ -151,6 +154,7 @@ export function sampleItems<T extends { id: string }>(items: T[], sel: { sample?
     .map((i) => pool[i]);
 }
 
+/** Usage of a cell's calls; tokens are null (unknown) when calls were made and none reported usage. */
 function sumCalls(calls: CallInfo[]) {
   let latencyMs = 0;
   let modelLatencyMs = 0;
@@ -158,7 +162,9 @@ function sumCalls(calls: CallInfo[]) {
     latencyMs += c.latencyMs;
     modelLatencyMs += c.cached ? (c.originalLatencyMs ?? c.latencyMs) : c.latencyMs;
   }
-  return { ...totalsOfCalls(calls), latencyMs, modelLatencyMs, cached: calls.length > 0 && calls.every((c) => c.cached) };
+  const t = totalsOfCalls(calls);
+  const unknown = tokensUnknown(t);
+  return { ...t, inputTokens: unknown ? null : t.inputTokens, outputTokens: unknown ? null : t.outputTokens, latencyMs, modelLatencyMs, cached: calls.length > 0 && calls.every((c) => c.cached) };
 }
 
 /** Judge usage per judge model. */
@@ -342,7 +348,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     return w;
   };
 
-  const progress: RunProgress = { done: 0, total: pending.length, failed: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  const progress: RunProgress = { done: 0, total: pending.length, failed: 0, inputTokens: 0, outputTokens: 0, unknownUsageCalls: 0, costUsd: 0 };
   let ran = 0;
   let skippedItems = 0;
   // Light copies of the records written now (no texts), for the usage summary.
@@ -446,8 +452,9 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     }
     written.push({ ...record, output: null, intermediate: {}, judgeScores: undefined, raw: undefined });
     const u = runUsage(written.slice(-1), config.prices, modelIdOf);
-    progress.inputTokens += u.total.inputTokens;
-    progress.outputTokens += u.total.outputTokens;
+    progress.inputTokens += u.total.inputTokens ?? 0;
+    progress.outputTokens += u.total.outputTokens ?? 0;
+    progress.unknownUsageCalls += u.total.unknownUsageCalls;
     progress.costUsd += u.total.costUsd ?? 0;
     progress.missingVerdicts = verdicts.missing;
     progress.verdicts = verdicts.total;

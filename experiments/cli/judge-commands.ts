@@ -7,6 +7,7 @@
  * medsynth metrics runs/x/results.jsonl [--metrics rouge,bleu,count-ratios] [--out scored.jsonl]
  * ```
  */
+import { tokensUnknown, totalsOfCalls } from "../../models/usage.ts";
 import { mergePanelSummary } from "../panel-summary.ts";
 import { existsSync } from "node:fs";
 import pLimit from "p-limit";
@@ -102,11 +103,17 @@ export async function runJudgeCommand(input: string, opts: JudgeCommandOptions):
         const res = await panel.judgeRecord(rec, { retryMissing: opts.retryMissing });
         if (res.added.length || !rec.panel) {
           const j = rec.judge ?? { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0 };
+          // Tokens of answers without usage are unknown (null when no call reported any), never 0.
+          const added = totalsOfCalls(res.added.map((v) => v.call));
+          const unknownUsageCalls = (j.unknownUsageCalls ?? 0) + added.unknownUsageCalls;
+          const inputTokens = (j.inputTokens ?? 0) + res.usage.inputTokens;
+          const outputTokens = (j.outputTokens ?? 0) + res.usage.outputTokens;
+          const unknown = tokensUnknown({ unknownUsageCalls, inputTokens, outputTokens });
           records[i] = {
             ...rec,
             judgeScores: res.judgeScores,
             panel: mergePanelSummary(rec.panel, res.aggregate, panel.aggregation),
-            judge: { calls: j.calls + res.usage.calls, inputTokens: j.inputTokens + res.usage.inputTokens, outputTokens: j.outputTokens + res.usage.outputTokens, latencyMs: j.latencyMs + res.usage.latencyMs },
+            judge: { calls: j.calls + res.usage.calls, inputTokens: unknown ? null : inputTokens, outputTokens: unknown ? null : outputTokens, latencyMs: j.latencyMs + res.usage.latencyMs, ...(unknownUsageCalls ? { unknownUsageCalls } : {}) },
           };
           newVerdicts += res.added.length;
         }

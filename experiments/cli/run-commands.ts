@@ -25,6 +25,7 @@ import { tableToMarkdown } from "../report/render.ts";
 import { formatRunUsage } from "../usage-summary.ts";
 import { failureSummary } from "../failures.ts";
 import { runExitCode } from "../exit-codes.ts";
+import { formatCostUsd, formatTokenCount } from "../../models/usage.ts";
 
 /** Options of `medsynth run`. */
 export interface RunCommandOptions {
@@ -96,7 +97,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     if (config.retrievalEval) log(`retrieval evaluation: ${retrieval.recomputed ? "computed" : "reused"} (${retrieval.rows.length} rows)`);
     const showBar = opts.progress !== false && !opts.json && process.stderr.isTTY;
     const bar = showBar
-      ? new cliProgress.SingleBar({ format: "{bar} {value}/{total} cells | ETA {eta_formatted} | failed {failed} | tokens {tokens} | ${cost}", hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
+      ? new cliProgress.SingleBar({ format: "{bar} {value}/{total} cells | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {cost}", hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
       : null;
     let started = false;
     let lastLog = 0;
@@ -110,7 +111,10 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
         if (!opts.json && p.pending.length) for (const l of formatEstimate(estimateRun(config, p.pending, p.finished, p.items, plan))) log(l);
       },
       onProgress: (p) => {
-        const payload = { failed: p.failed, tokens: p.inputTokens + p.outputTokens, cost: p.costUsd.toFixed(4) };
+        // Unknown usage is shown as unknown ("–", "≥ N (k calls unknown)"), never as 0 tokens / $0.
+        const spent = p.inputTokens + p.outputTokens;
+        const allUnknown = p.unknownUsageCalls > 0 && spent === 0;
+        const payload = { failed: p.failed, tokens: formatTokenCount(spent, p.unknownUsageCalls), cost: Object.keys(config.prices).length ? formatCostUsd(p.costUsd, p.unknownUsageCalls, allUnknown) : "not priced" };
         if (bar) {
           if (!started) {
             bar.start(p.total, 0, payload);
@@ -120,7 +124,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
         } else if (!opts.json && (Date.now() - lastLog > 5000 || p.done === p.total)) {
           lastLog = Date.now();
           const verdicts = p.verdicts ? `, ${p.missingVerdicts ?? 0} of ${p.verdicts} judge verdicts missing` : "";
-          log(`${p.done}/${p.total} cells, ${p.failed} failed${verdicts}, ${payload.tokens} tokens spent, $${payload.cost}`);
+          log(`${p.done}/${p.total} cells, ${p.failed} failed${verdicts}, tokens spent ${payload.tokens}, cost ${payload.cost}`);
         }
       },
     });
