@@ -137,6 +137,8 @@ export function validateMetricSpecs(specs: string[]): void {
 export interface MetricStageDeps {
   /** Build the chat model for a model id or label (default: `createChatModel(id)` with env settings for `openai:*`, null otherwise). */
   chatModel?: (id: string) => ChatModel | null;
+  /** Aborts the metric's model calls (the run was interrupted). */
+  signal?: AbortSignal;
 }
 
 const defaultChatModels = new Map<string, ChatModel>();
@@ -168,7 +170,7 @@ async function llmGroundingMetrics(record: RunRecord, spec: string, deps: Metric
     fail(`grounding:llm needs an LLM judge: the record's model ${judgeId} is not one; name one with grounding:llm@openai:<model>`);
     return [];
   }
-  const r = await llmGrounding(model, { output: record.output, evidence: g.passages, spans: [...g.spans, ...g.insertedSpans], question: typeof record.itemMeta.question === "string" ? record.itemMeta.question : null }, { repeat: record.repeat });
+  const r = await llmGrounding(model, { output: record.output, evidence: g.passages, spans: [...g.spans, ...g.insertedSpans], question: typeof record.itemMeta.question === "string" ? record.itemMeta.question : null }, { repeat: record.repeat, ...(deps.signal ? { signal: deps.signal } : {}) });
   if (r.status === "missing") {
     fail(`grounding:llm answer missing after ${r.attempts} attempt(s): ${r.error}${r.raw !== null ? `; raw: ${r.raw.slice(0, 400)}` : ""}`);
     return r.calls;

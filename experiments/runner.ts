@@ -2,7 +2,9 @@
  * The experiment runner: expands the matrix (items × models × workflows × parameters × repeats),
  * runs cells with bounded concurrency, and appends each finished record to `results.jsonl` at once.
  * Re-running skips finished cells; `retryFailed` re-runs only failures; an abort (Ctrl-C) stops
- * scheduling, lets nothing half-finished into the results, and returns what was done.
+ * scheduling at once (the event loop gets a turn before every cell, so a signal is seen even when
+ * cells make no request), aborts the in-flight cells' model calls (generation, metrics, judges),
+ * lets nothing half-finished into the results, and returns what was done.
  *
  * Everything the runner needs from the other layers comes in through {@link RunnerDeps}, so the
  * runner is tested with scripted endpoints and small fakes; experiments/wiring.ts builds the real
@@ -50,10 +52,10 @@ export interface RunnerDeps {
    * model × workflow × params, then reused for every item).
    */
   createWorkflow(model: ModelSelection, workflowId: string, params: Record<string, unknown>): Promise<RunnableWorkflow>;
-  /** Reference metrics of a finished record (called for every record with status "ok"). */
-  computeMetrics?(record: RunRecord, item: RunnerItem): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels?: Record<string, string>; /** Model calls a metric made (LLM grounding judge); counted as judge usage. */ calls?: CallInfo[] }>;
-  /** Judge a finished record with the panel; failures come back as `missing` entries. */
-  judge?(record: RunRecord, item: RunnerItem): Promise<{ scores: JudgeScoreEntry[]; calls: CallInfo[]; panel?: RunRecord["panel"] }>;
+  /** Reference metrics of a finished record (called for every record with status "ok"); `signal` aborts its model calls. */
+  computeMetrics?(record: RunRecord, item: RunnerItem, opts?: { signal?: AbortSignal }): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels?: Record<string, string>; /** Model calls a metric made (LLM grounding judge); counted as judge usage. */ calls?: CallInfo[] }>;
+  /** Judge a finished record with the panel; failures come back as `missing` entries; `signal` aborts its calls. */
+  judge?(record: RunRecord, item: RunnerItem, opts?: { signal?: AbortSignal }): Promise<{ scores: JudgeScoreEntry[]; calls: CallInfo[]; panel?: RunRecord["panel"] }>;
   /**
    * Check the config against the registries before anything runs or is written (model ids,
    * workflow parameters); throws an error naming the field (e.g. `workflows.1.params.k`).
@@ -360,6 +362,10 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
   const aborted = () => opts.signal?.aborted ?? false;
 
   const runCell = async (c: Cell): Promise<void> => {
+    // Give the event loop a turn before each cell: cells that make no request (extractive
+    // baselines) would otherwise run on microtasks alone and a SIGINT/SIGTERM would be handled
+    // only after the last cell.
+    await new Promise<void>((r) => setImmediate(r));
     if (aborted()) return;
     const item = itemIndex.get(`${c.dataset}\u0000${c.itemId}`)!;
     const kind = kindOf.get(c.dataset)!;
@@ -415,7 +421,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     const metricCalls: CallInfo[] = [];
     if (record.status === "ok" && outputKind !== "score" && deps.computeMetrics) {
       try {
-        const m = await deps.computeMetrics(record, item);
+        const m = await deps.computeMetrics(record, item, { signal: opts.signal });
         metricCalls.push(...(m.calls ?? []));
         if (Object.keys(m.metrics).length) record.metrics = m.metrics;
         if (Object.keys(m.notes).length) record.metricNotes = m.notes;
@@ -426,7 +432,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     }
     const judgeCalls = [...metricCalls];
     if (record.status === "ok" && outputKind === "text" && deps.judge) {
-      const j = await deps.judge(record, item);
+      const j = await deps.judge(record, item, { signal: opts.signal });
       record.judgeScores = j.scores;
       if (j.panel) record.panel = j.panel;
       judgeCalls.push(...j.calls);

@@ -384,8 +384,8 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
       }
       return def.create(deps, wfParams);
     },
-    async computeMetrics(record) {
-      const m = await computeRecordMetrics(record, config.metrics, { chatModel: metricChatModel });
+    async computeMetrics(record, _item, opts) {
+      const m = await computeRecordMetrics(record, config.metrics, { chatModel: metricChatModel, ...(opts?.signal ? { signal: opts.signal } : {}) });
       for (const [name, note] of Object.entries(m.notes)) {
         if (warnedMetrics.has(name)) continue;
         warnedMetrics.add(name);
@@ -395,10 +395,10 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
     },
     ...(config.panel
       ? {
-          async judge(record, item) {
+          async judge(record, item, opts) {
             const p = (await panel())!;
             if (typeof record.intermediate.source !== "string") record.intermediate = { ...record.intermediate, source: sourceTextOf(item, record.taskKind) };
-            const res = await p.judgeRecord(record);
+            const res = await p.judgeRecord(record, opts?.signal ? { signal: opts.signal } : {});
             return { scores: res.judgeScores, calls: res.added.map((v) => v.call).filter((c): c is NonNullable<typeof c> => !!c), panel: mergePanelSummary(record.panel, res.aggregate, p.aggregation) };
           },
         }

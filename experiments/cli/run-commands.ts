@@ -129,6 +129,8 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
       },
     });
     bar?.stop();
+    // A signal that arrived while the last cells finished still means "interrupted".
+    if (ac.signal.aborted && !summary.aborted) summary.aborted = true;
     let report: string | null = null;
     if (shard) print(`shard ${shard.index}/${shard.count}: combine the ${shard.count} shard folders with \`medsynth merge ${config.output}/shard-*-of-${shard.count}\``);
     if (opts.report !== false && !summary.aborted && !shard) {
