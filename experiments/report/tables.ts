@@ -98,7 +98,7 @@ export function statusTable(records: RunRecord[]): ReportTable {
  * Mean ± 95 % CI of one column per model (rows) × workflow variant (columns) — MedMeta Table 2 shape.
  */
 export function modelByVariantTable(records: RunRecord[], column: string, id = `main-${column}`): ReportTable {
-  const variants = [...new Set(records.map(variantLabel))];
+  const variants = [...new Set(records.map((r) => variantLabel(r)))];
   const models = [...new Set(records.map((r) => r.model))];
   const rows: string[][] = [];
   const values: Record<string, unknown>[] = [];
