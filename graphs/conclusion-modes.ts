@@ -81,7 +81,7 @@ function makeDefinition(mode: ConclusionMode): WorkflowDefinition<"conclusion", 
           const r = deps.model.synthesize({ question: t.title ?? t.id, evidence, ...(targets.targetWords !== undefined ? { targetWords: targets.targetWords } : {}), ...(targets.targetSentences !== undefined ? { targetSentences: targets.targetSentences } : {}) });
           return { output: r.text, sentences: r.sentences };
         }
-        const vars: Record<string, string | number> = { title: t.title ?? "(no title)", abstract: formatSections(t) };
+        const vars: Record<string, string | number> = { title: t.title ?? "", abstract: formatSections(t) }; // no title → no "Title:" line (models/prompt-template.ts)
         if (targets.targetSentences !== undefined) vars.target_sentences = targets.targetSentences;
         if (targets.targetWords !== undefined) vars.target_words = targets.targetWords;
         return { output: await chatStep(getRunContext(c), deps.model, "write", prompt, vars) };

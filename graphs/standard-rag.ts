@@ -33,14 +33,16 @@ export const STANDARD_RAG_ID = "standard-rag";
 export const StandardRagConfigSchema = z
   .object({
     /**
-     * Where the retrieval queries come from: "sub-questions" (default, MedMeta §3.2: the plan's
-     * key questions, as P-CoT generates them) or "keywords" (an extra LLM step writes `numQueries`
-     * keyword queries from the plan).
+     * Where the retrieval queries come from: "key-questions" (default, MedMeta §3.2: the research
+     * plan's key questions — the plan step P-CoT shares — used as the queries as they are; not the
+     * 2–3 sub-questions P-CoT's answer step raises, which Standard-RAG never generates) or
+     * "keywords" (an extra LLM step writes `numQueries` keyword queries from the plan).
+     * "sub-questions", the former name of "key-questions", is read as "key-questions".
      */
-    queryMode: z.enum(["sub-questions", "keywords"]).default("sub-questions"),
+    queryMode: z.preprocess((v) => (v === "sub-questions" ? "key-questions" : v), z.enum(["key-questions", "keywords"])).default("key-questions"),
     /** Search queries written by the keyword step (`queryMode: keywords` only). */
     numQueries: z.number().int().min(1).max(20).default(5),
-    /** Key questions asked by the plan step (the queries in `queryMode: sub-questions`). */
+    /** Key questions asked by the plan step (the queries in `queryMode: key-questions`). */
     numQuestions: z.number().int().min(1).max(20).default(5),
     /** Documents kept per query (paper: K = 5 or 10). */
     k: z.number().int().min(1).max(100).default(5),
@@ -179,7 +181,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
       return { plan };
     })
     .addNode("write_queries", async (s, c) => {
-      if (config.queryMode === "sub-questions") return { queries: s.plan.keyQuestions };
+      if (config.queryMode === "key-questions") return { queries: s.plan.keyQuestions };
       const r = await structuredStep(getRunContext(c), model!, "queries", p.queries, { topic: s.topic, plan: formatPlan(s.plan), num_queries: config.numQueries }, SearchQueriesSchema, "search_queries");
       const queries = r.queries.slice(0, config.numQueries);
       keepPartial(getRunContext(c), "queries", queries);
@@ -243,7 +245,7 @@ export function standardRagCalls(c: StandardRagConfig, i: CallCountInput): CallB
 export const standardRagWorkflow: WorkflowDefinition<"synthesis", typeof StandardRagConfigSchema> = {
   id: STANDARD_RAG_ID,
   taskKind: "synthesis",
-  description: "Standard-RAG (MedMeta): plan → sub-questions as queries (or N keyword queries) → Send fan-out retrieval (K per query, optional reranker) → merge with provenance → synthesize",
+  description: "Standard-RAG (MedMeta): plan → its key questions as queries (or N keyword queries) → Send fan-out retrieval (K per query, optional reranker) → merge with provenance → synthesize",
   configSchema: StandardRagConfigSchema,
   create,
   llmCalls: standardRagCalls,

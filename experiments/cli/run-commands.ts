@@ -23,7 +23,7 @@ import { compareRuns } from "../report/compare.ts";
 import { mergeShards, parseShard, shardDir } from "../shards.ts";
 import { tableToMarkdown } from "../report/render.ts";
 import { formatRunUsage } from "../usage-summary.ts";
-import { failureSummary } from "../failures.ts";
+import { failureSummary, shortenError } from "../failures.ts";
 import { runExitCode } from "../exit-codes.ts";
 import { formatCostUsd, formatTokenCount } from "../../models/usage.ts";
 
@@ -154,7 +154,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
       if (v.total) print(`judge verdicts: ${v.total - v.missing} of ${v.total} given, ${v.missing} missing${v.missing ? " (raw answers kept in results.jsonl)" : ""}`);
       if (stillFailed) {
         print(`${stillFailed} cell(s) failed, by reason:`);
-        for (const f of failures) print(`  ${f.reason}: ${f.count} (e.g. ${f.example.slice(0, 200)})`);
+        for (const f of failures) print(`  ${f.reason}: ${f.count} (e.g. ${shortenError(f.example)})`);
         print("fix the cause and re-run with --retry-failed");
       }
     }

@@ -5,7 +5,7 @@
  */
 import type { RunRecord } from "../types.ts";
 import { runUsage, fmtTokens, fmtTotalsCost, type PricedTotals } from "../usage-summary.ts";
-import { failureSummary } from "../failures.ts";
+import { failureSummary, shortenError } from "../failures.ts";
 import type { ReportTable } from "./tables.ts";
 import type { ReportSection } from "./render.ts";
 
@@ -57,7 +57,7 @@ export function usageSection(spent: readonly RunRecord[], latest: readonly RunRe
       title: "Failed cells by reason",
       caption: "Latest record of each cell; re-run with --retry-failed after fixing the cause.",
       header: ["reason", "cells", "example error"],
-      rows: failures.map((f) => [f.reason, String(f.count), f.example.slice(0, 240)]),
+      rows: failures.map((f) => [f.reason, String(f.count), shortenError(f.example)]),
       values: failures as unknown as Record<string, unknown>[],
     });
   }
