@@ -91,7 +91,7 @@ export interface RunEstimate {
  * @param judges judge calls per judged cell: `calls` (judges × rubrics × repeats), `maxAttempts`
  *   (whole-call attempts × structured re-asks), and the judge model ids.
  */
-export function estimateRun(config: ExperimentConfig, pending: Cell[], finished: number, items: Map<string, RunnerItem>, judges: { calls: number; maxAttempts: number; models: string[] } | null): RunEstimate {
+export function estimateRun(config: ExperimentConfig, pending: Cell[], finished: number, items: Map<string, RunnerItem>, judges: { calls: number; referenceCalls?: number; maxAttempts: number; models: string[] } | null): RunEstimate {
   const isLlm = new Map(config.models.map((m) => [m.label ?? m.id, m.id.startsWith("openai:")]));
   const idOf = new Map(config.models.map((m) => [m.label ?? m.id, m.id]));
   const endpointOf = new Map(config.models.map((m) => [m.label ?? m.id, (m.endpoint ?? {}) as { maxTokens?: number; structuredRetries?: number }]));
@@ -135,19 +135,24 @@ export function estimateRun(config: ExperimentConfig, pending: Cell[], finished:
     e.cells++;
     e.callsPerCell = { min: Math.min(e.callsPerCell.min, calls.min), max: Math.max(e.callsPerCell.max, calls.max) };
     per.set(k, e);
-    // Metrics and judges score cells that produce text (a workflow without calls still may).
+    // Metrics and judges score cells that produce text (a workflow without calls still may); a
+    // skipped item or a score output (feasibility) is neither scored nor judged.
+    if (calls.textOutput === false) continue;
     if (metricPerCell.max) {
       met.max += metricPerCell.max;
       met.worst += worstCaseRequests(metricPerCell, retries);
       const judgeModel = config.metrics.find((m) => m.startsWith("grounding:llm@"))?.split("@")[1] ?? id;
       charge(metricPerCell.max * (ctxTokens + outPer + TEMPLATE_TOKENS), metricPerCell.max * JUDGE_OUTPUT_TOKENS, judgeModel, judgeModel.startsWith("openai:"));
     }
-    if (judges && judges.calls) {
-      jud.min += judges.calls;
-      jud.max += judges.calls;
-      jud.worst += judges.calls * judges.maxAttempts;
-      const ji = judges.calls * judges.maxAttempts * (ctxTokens + outPer + TEMPLATE_TOKENS);
-      const jo = judges.calls * judges.maxAttempts * JUDGE_OUTPUT_TOKENS;
+    // rubrics that compare with the reference make no call for an item without one
+    const hasReference = typeof item?.referenceConclusion === "string" && item.referenceConclusion.trim() !== "" && item.kind !== "rwe";
+    const judgeCalls = judges ? judges.calls - (hasReference ? 0 : (judges.referenceCalls ?? 0)) : 0;
+    if (judges && judgeCalls > 0) {
+      jud.min += judgeCalls;
+      jud.max += judgeCalls;
+      jud.worst += judgeCalls * judges.maxAttempts;
+      const ji = judgeCalls * judges.maxAttempts * (ctxTokens + outPer + TEMPLATE_TOKENS);
+      const jo = judgeCalls * judges.maxAttempts * JUDGE_OUTPUT_TOKENS;
       // judges are spread evenly over their models
       for (const m of judges.models) charge(ji / judges.models.length, jo / judges.models.length, m, true);
     }

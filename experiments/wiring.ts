@@ -26,6 +26,7 @@ import { buildNoiseCorpus, buildNoiseCorpusFromSource } from "../retrieval/noise
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { WorkflowDeps } from "../graphs/types.ts";
 import { createPanel, loadPanelConfig, type Panel } from "../judges/panel.ts";
+import { resolveRubric } from "../judges/rubric.ts";
 import { readConfigValue } from "../models/config-file.ts";
 import { unsetEnvReferences } from "../models/env-interpolation.ts";
 import type { ChatModel } from "../models/types.ts";
@@ -196,21 +197,32 @@ export function resourceIssues(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = p
 }
 
 /**
- * Judge calls per judged cell for the run estimate: judges × rubrics × repeats, the most requests
- * one verdict can take (whole-call attempts × (1 + structured re-asks)), and the judge model ids.
+ * Judge calls per judged cell for the run estimate: judges × rubrics × repeats, of them the calls
+ * of rubrics that need the reference text (`referenceCalls`: not made for an item without one —
+ * the verdict is missing without a call), the most requests one verdict can take (whole-call
+ * attempts × (1 + structured re-asks)), and the judge model ids.
  * @returns null without a panel.
  * @throws Error from loading the panel (call after {@link validateAgainstRegistries}).
  */
-export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { calls: number; maxAttempts: number; models: string[] } | null {
+export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { calls: number; referenceCalls: number; maxAttempts: number; models: string[] } | null {
   if (!cfg.panel) return null;
-  const { config: pc } = loadPanelConfig(cfg.panel, env);
-  const rubrics = Array.isArray(pc.rubric) ? pc.rubric.length : 1;
+  const { config: pc, baseDir } = loadPanelConfig(cfg.panel, env);
+  const refs = Array.isArray(pc.rubric) ? pc.rubric : [pc.rubric];
+  const rubrics = refs.length;
+  let needReference = 0;
+  for (const ref of refs) {
+    try {
+      if (resolveRubric(ref, baseDir).inputs.includes("reference")) needReference++;
+    } catch {
+      /* an unloadable rubric is reported by the preflight; count its calls as made */
+    }
+  }
   let maxAttempts = 1;
   for (const j of pc.judges) {
     const ep = (j.endpoint ? pc.endpoints[j.endpoint] : undefined) as { structuredRetries?: number } | undefined;
     maxAttempts = Math.max(maxAttempts, (j.attempts ?? 2) * (1 + (ep?.structuredRetries ?? 2)));
   }
-  return { calls: pc.judges.length * rubrics * pc.repeats, maxAttempts, models: [...new Set(pc.judges.map((j) => j.model))] };
+  return { calls: pc.judges.length * rubrics * pc.repeats, referenceCalls: pc.judges.length * needReference * pc.repeats, maxAttempts, models: [...new Set(pc.judges.map((j) => j.model))] };
 }
 
 /**

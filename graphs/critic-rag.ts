@@ -23,7 +23,7 @@ import { checkEvidence, type EvidenceFinding } from "./perturb/evidence-checks.t
 import { applyPerturbations, createPerturbation, PERTURBATION_IDS, perturbationListCalls } from "./perturb/registry.ts";
 import type { PerturbationStep, PerturbedPassage } from "./perturb/types.ts";
 import { perturbationSpecs, PerturbedRagConfigSchema, retrieverSearch } from "./perturbed-rag.ts";
-import { addCalls, NO_CALLS, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
+import { addCalls, NO_CALLS, SKIPPED_CELL, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const CRITIC_RAG_ID = "critic-rag";
@@ -120,7 +120,8 @@ export const criticRagWorkflow: WorkflowDefinition<"synthesis", typeof CriticRag
   create,
   // operators (when `op` is set) + the LLM check (structured, when llmCritic) + synthesis (left out when the critic abstains)
   llmCalls: (c, i) => {
-    if (!i.llm || i.passages === 0) return NO_CALLS;
+    if (i.passages === 0) return SKIPPED_CELL;
+    if (!i.llm) return NO_CALLS;
     const ops = c.op ? perturbationListCalls(perturbationSpecs({ ...c, op: c.op }), i.passages, true) : NO_CALLS;
     const check = c.llmCritic ? { min: 1, max: 1, structured: 1 } : NO_CALLS;
     return addCalls(ops, check, { min: 0, max: 1, structured: 0 });

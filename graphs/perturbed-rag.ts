@@ -18,7 +18,7 @@ import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, runGraph, skippedResult } from "./nodes/run-context.ts";
 import { applyPerturbations, createPerturbation, PERTURBATION_IDS, perturbationListCalls, type PerturbationSpec } from "./perturb/registry.ts";
 import type { PerturbationContext, PerturbationStep, PerturbedPassage } from "./perturb/types.ts";
-import { addCalls, NO_CALLS, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
+import { addCalls, NO_CALLS, SKIPPED_CELL, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const PERTURBED_RAG_ID = "perturbed-rag";
@@ -132,5 +132,5 @@ export const perturbedRagWorkflow: WorkflowDefinition<"synthesis", typeof Pertur
   configSchema: PerturbedRagConfigSchema,
   create,
   // the operators' calls (LLM negator / PICO extractor) on the golden passages, then one synthesis call
-  llmCalls: (c, i) => (i.llm && i.passages > 0 ? addCalls(perturbationListCalls(perturbationSpecs(c), i.passages, true), { min: 1, max: 1, structured: 0 }) : NO_CALLS),
+  llmCalls: (c, i) => (i.passages === 0 ? SKIPPED_CELL : i.llm ? addCalls(perturbationListCalls(perturbationSpecs(c), i.passages, true), { min: 1, max: 1, structured: 0 }) : NO_CALLS),
 };

@@ -80,7 +80,15 @@ export interface CallBounds {
    * judge's second attempt); counted in the worst case only.
    */
   retryCalls?: number;
+  /**
+   * False when the cell gives no text to score or judge: the item is skipped (no golden
+   * abstracts) or the output is a score (feasibility). Absent: a text output.
+   */
+  textOutput?: boolean;
 }
+
+/** No model call and no text output (an item the workflow skips). */
+export const SKIPPED_CELL: CallBounds = Object.freeze({ min: 0, max: 0, structured: 0, textOutput: false });
 
 /**
  * Requests of calls in the worst case: every structured answer re-asked `structuredRetries` times

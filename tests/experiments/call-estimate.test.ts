@@ -60,6 +60,8 @@ beforeAll(async () => {
   const doc = (id: string, extra: string) => ({ id, title: `Trial ${id} of drug A`, text: `RESULTS: drug A reduced mortality compared with placebo (RR 0.80, 95% CI 0.70 to 0.90). ${extra} CONCLUSIONS: drug A lowered mortality.` });
   const golden = ["g1", "g2", "g3"].map((id) => doc(id, "Adults were enrolled."));
   writeFileSync(join(dir, "tiny.jsonl"), JSON.stringify({ kind: "synthesis", id: "t1", dataset: "tiny", question: "Does drug A reduce mortality?", referenceConclusion: "Drug A reduced mortality.", referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: golden.map((d) => d.id), goldenDocs: golden }) + "\n");
+  // an item without a reference (the panel's rubric needs one: no judge call) and one without golden abstracts (skipped, no call)
+  writeFileSync(join(dir, "noref.jsonl"), [JSON.stringify({ kind: "synthesis", id: "n1", dataset: "noref", question: "Does drug A reduce mortality?", referenceConclusion: null, referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: golden.map((d) => d.id), goldenDocs: golden }), JSON.stringify({ kind: "synthesis", id: "n2", dataset: "noref", question: "Does drug B reduce mortality?", referenceConclusion: "It does.", referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: ["x"], goldenDocs: [] })].join("\n") + "\n");
   writeFileSync(join(dir, "corpus.jsonl"), Array.from({ length: 12 }, (_, i) => JSON.stringify(doc(`c${i}`, `Cohort ${i}.`))).join("\n") + "\n");
   writeFileSync(
     join(dir, "panel.yaml"),
@@ -69,6 +71,7 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 const SYNTH = [{ name: "jsonl", options: { path: "tiny.jsonl" } }];
+const NOREF = [{ name: "jsonl", options: { path: "noref.jsonl" } }];
 const CONCL = [{ name: "pubmedqa", sample: 1 }];
 const RWE = [{ name: "rwe-glp1", sample: 1 }];
 
@@ -81,6 +84,8 @@ const CASES: [string, string, Record<string, unknown>, unknown[], Record<string,
   ["standard-rag llm reranker", "standard-rag", { numQuestions: 2, reranker: "llm-pointwise", candidatesPerQuery: 3, k: 2 }, SYNTH, {}, true],
   ["golden-rag", "golden-rag", {}, SYNTH, {}, true],
   ["golden-rag + panel", "golden-rag", {}, SYNTH, { panel: "panel.yaml" }, true],
+  ["golden-rag + panel, no reference / no golden abstracts", "golden-rag", {}, NOREF, { panel: "panel.yaml" }, true],
+  ["feasibility + panel (a score is not judged)", "feasibility", { runs: 2 }, SYNTH, { panel: "panel.yaml" }, true],
   ["negated-rag llm", "negated-rag", { negator: "llm", fraction: 1 }, SYNTH, {}, true],
   ["perturbed-rag negate llm", "perturbed-rag", { op: "negate", negator: "llm" }, SYNTH, {}, true],
   ["perturbed-rag swap llm", "perturbed-rag", { op: "swap", extractor: "llm" }, SYNTH, {}, true],
