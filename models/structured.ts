@@ -211,6 +211,11 @@ export function conflictingAnswers(answer: string, schema: z.ZodType): string | 
   return `answer holds ${distinct.size} different valid answers (${shown.join(" | ")}); none is picked`;
 }
 
+/** Whether an error is {@link conflictingAnswers}'s (several different valid answers). */
+export function isConflictError(error: string): boolean {
+  return /\bdifferent valid answers\b/.test(error);
+}
+
 /** System instruction appended for `jsonMode`/`promptOnly` endpoints (our own words). */
 export function jsonInstruction(jsonSchema: Record<string, unknown>): ChatMessage {
   return {

@@ -48,13 +48,13 @@ describe("parsing what judges send", () => {
     const content =
       'My verdict: {"rationale": "same finding and direction", "scores": {"semantic_equivalence": 4}}\n' +
       'For reference, a reply looks like {"rationale": "opposite direction", "scores": {"semantic_equivalence": 0}}';
-    const j = await judge([{ content }], "promptOnly", 1);
+    const j = await judge([{ content }], "promptOnly", 2);
     const v = await j.score(input);
     expect(v.status).toBe("missing");
     expect(v.scores).toEqual({ semantic_equivalence: null });
     expect(v.raw).toBe(content);
     expect(v.error).toMatch(/2 different valid answers/);
-    // one re-ask (structuredRetries 1) naming the problem, then missing: 2 requests
+    // one re-ask (structuredRetries 1) naming the problem, then missing — no second whole-call attempt: 2 requests
     const reqs = server!.chatRequests();
     expect(reqs.length).toBe(2);
     expect(JSON.stringify(reqs[1].body.messages)).toMatch(/2 different valid answers/);
