@@ -1,50 +1,16 @@
 // The rating page of one rater (the token in the URL is the only credential). Tasks come
 // blinded from the server; each submit is stored at once, so the rater can stop and come back.
-//
-// Keyboard and screen-reader use: a skip link leads to the form; a progress bar and a "go to
-// task" field replace a button per task (a few Tab stops instead of one per task); status
-// messages are spoken from an aria-live region; after a save, focus moves to the next task's
-// heading. A save the server does not answer keeps the rater's input and is retried.
 import { h, setChildren, getJson } from "/static/common.js";
 
 const main = document.getElementById("main");
 const progress = document.getElementById("progress");
 const token = decodeURIComponent(location.pathname.split("/").pop());
-/** Retry delays (ms) of a save the server did not answer; the last one repeats. */
-const RETRY_MS = [1000, 2000, 4000, 8000, 15000];
-const UNREACHABLE = "not saved — the server cannot be reached; try again";
-
 let data = null;
 let current = 0;
-/** Unsaved input per task position: { scores, preference, comment } as the form holds it. */
-const drafts = new Map();
-/** A save waiting for the server: { position, body, attempt, timer }. */
-let pending = null;
-let shell = null;
-
-function buildShell() {
-  const bar = h("progress", { id: "progress-bar", max: "1", value: "0", "aria-label": "tasks rated" });
-  const gotoInput = h("input", { id: "goto-input", type: "number", min: "1", inputmode: "numeric", "aria-describedby": "goto-range" });
-  const gotoForm = h(
-    "form",
-    { id: "goto", class: "goto", novalidate: "novalidate", onsubmit: (e) => { e.preventDefault(); const n = Number(gotoInput.value); if (Number.isInteger(n) && n >= 1 && n <= data.tasks.length) go(n - 1, true); else say("error", `There is no task ${gotoInput.value}: choose 1 to ${data.tasks.length}.`); } },
-    h("label", { for: "goto-input" }, "Go to task "),
-    gotoInput,
-    h("span", { id: "goto-range", class: "muted" }, ""),
-    " ",
-    h("button", { type: "submit" }, "Go"),
-    " ",
-    h("button", { type: "button", id: "next-open", onclick: () => { const i = nextOpen(current); if (i !== -1) go(i, true); else say("ok", "Every task is rated."); } }, "Next unrated"),
-  );
-  const status = h("div", { id: "status", role: "status", "aria-live": "polite", "aria-atomic": "true" });
-  const task = h("div", { id: "task" });
-  setChildren(main, h("nav", { class: "task-nav", "aria-label": "tasks" }, h("div", { class: "progress-line" }, bar, h("span", { id: "progress-count" }, "")), gotoForm), status, task);
-  shell = { bar, gotoInput, status, task, range: document.getElementById("goto-range"), count: document.getElementById("progress-count") };
-}
+let message = null;
 
 async function load() {
   data = await getJson(`/api/rate/${encodeURIComponent(token)}`);
-  if (!shell) buildShell();
   const fromHash = Number(location.hash.replace("#", ""));
   if (fromHash >= 1 && fromHash <= data.tasks.length) current = fromHash - 1;
   else {
@@ -54,46 +20,17 @@ async function load() {
   render();
 }
 
-/** The first unrated task after `i` (wrapping), or -1. */
-function nextOpen(i) {
-  for (let k = 1; k <= data.tasks.length; k++) {
-    const j = (i + k) % data.tasks.length;
-    if (!data.tasks[j].rating) return j;
-  }
-  return -1;
-}
-
-/** Show a status message (spoken by screen readers through the live region). */
-function say(kind, text) {
-  setChildren(shell.status, text ? h("p", { class: kind, id: "message" }, text) : null);
-}
-
-function focusHeading() {
-  document.getElementById("task-title")?.focus();
-}
-
-function go(i, focus = false) {
+function go(i) {
   current = Math.max(0, Math.min(data.tasks.length - 1, i));
   location.hash = String(current + 1);
-  if (!pending) say(null, null);
+  message = null;
   render();
-  if (focus) focusHeading();
-}
-
-/** The form's current input for a task (what a draft or a save carries). */
-function readForm(form) {
-  const fd = new FormData(form);
-  const v = { comment: fd.get("comment") ?? "" };
-  if (data.form.mode === "pairwise") v.preference = fd.get("preference");
-  else v.scores = Object.fromEntries(data.form.dimensions.map((d) => [d.id, fd.get(`score-${d.id}`)]));
-  return v;
 }
 
 function scoreField(dim, saved) {
   const name = `score-${dim.id}`;
   const anchorsFor = (s) => dim.anchors.find((a) => a.score === s);
   const steps = dim.max - dim.min;
-  const same = (s) => saved !== undefined && saved !== null && saved !== "" && Number(saved) === s;
   if (dim.type === "binary" || steps <= 10) {
     const opts = [];
     for (let s = dim.max; s >= dim.min; s--) {
@@ -102,7 +39,7 @@ function scoreField(dim, saved) {
         h(
           "label",
           { class: "choice" },
-          h("input", { type: "radio", name, value: String(s), required: "required", checked: same(s) ? "checked" : null, "data-dim": dim.id }),
+          h("input", { type: "radio", name, value: String(s), required: "required", checked: saved === s ? "checked" : null, "data-dim": dim.id }),
           ` ${s}`,
           a ? h("span", { class: "anchor" }, ` — ${a.label}: ${a.description}`) : null,
         ),
@@ -115,110 +52,72 @@ function scoreField(dim, saved) {
     { class: "dimension", "data-dim": dim.id },
     h("legend", {}, `${dim.name} (${dim.min}–${dim.max})`),
     h("div", { class: "muted" }, dim.description),
-    h("input", { type: "number", name, min: dim.min, max: dim.max, step: 1, required: "required", value: saved ?? "", "data-dim": dim.id, "aria-label": `${dim.name} score` }),
+    h("input", { type: "number", name, min: dim.min, max: dim.max, step: 1, required: "required", value: saved ?? "", "data-dim": dim.id }),
     h("div", { class: "anchors" }, dim.anchors.map((a) => h("div", { class: "anchor" }, `${a.score} — ${a.label}: ${a.description}`))),
   );
-}
-
-/** True for a failure where the server did not answer (network down, proxy without a backend). */
-const unreachable = (err) => !err.status || err.status === 502 || err.status === 503 || err.status === 504;
-
-/** Send one save; on success reload and move on, on a dead server keep the input and retry. */
-async function submit(position, body) {
-  clearTimeout(pending?.timer);
-  const attempt = pending && pending.position === position ? pending.attempt : 0;
-  pending = null;
-  try {
-    await getJson(`/api/rate/${encodeURIComponent(token)}/${position}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  } catch (err) {
-    if (unreachable(err)) {
-      const delay = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
-      pending = { position, body, attempt: attempt + 1, timer: setTimeout(() => void submit(position, body), delay) };
-      say("error", `${UNREACHABLE} (task ${position}; retrying in ${Math.round(delay / 1000)} s — your input is kept on this page).`);
-      return;
-    }
-    say("error", err.status === 409 ? err.message : `not saved — ${err.message}`);
-    if (err.status === 409) {
-      drafts.delete(position);
-      const keep = current;
-      await load();
-      current = keep;
-      render();
-    }
-    return;
-  }
-  drafts.delete(position);
-  const stay = current !== position - 1; // the rater moved on while the save was retried
-  const keep = current;
-  await load();
-  current = keep;
-  if (!stay && !data.tasks[current].calibration) {
-    const next = data.tasks.findIndex((x, i) => i > current && !x.rating);
-    if (next !== -1) current = next;
-  }
-  location.hash = String(current + 1);
-  render();
-  say("ok", stay ? `Task ${position} saved.` : "Saved.");
-  if (!stay) focusHeading();
 }
 
 function render() {
   const done = data.tasks.filter((t) => t.rating).length;
   setChildren(progress, `${data.rater} · ${done} of ${data.tasks.length} rated`);
-  shell.bar.max = data.tasks.length;
-  shell.bar.value = done;
-  shell.bar.setAttribute("aria-valuetext", `${done} of ${data.tasks.length} tasks rated`);
-  shell.count.textContent = ` ${done} of ${data.tasks.length} rated · task ${current + 1} shown`;
-  shell.gotoInput.max = String(data.tasks.length);
-  shell.gotoInput.placeholder = String(current + 1);
-  shell.range.textContent = ` (1–${data.tasks.length})`;
   const t = data.tasks[current];
-  const draft = drafts.get(t.position);
-  const form = h("form", { id: "rating-form", "aria-labelledby": "task-title" });
+  const form = h("form", { id: "rating-form" });
   if (data.form.mode === "pairwise") {
-    const pref = draft ? draft.preference : t.rating?.preference;
     form.append(
       h(
         "fieldset",
         { class: "dimension" },
         h("legend", {}, "Which output agrees better with the reference?"),
-        ["A", "B", "tie"].map((p) => h("label", { class: "choice" }, h("input", { type: "radio", name: "preference", value: p, required: "required", checked: pref === p ? "checked" : null }), p === "tie" ? " no preference" : ` ${p}`)),
+        ["A", "B", "tie"].map((p) => h("label", { class: "choice" }, h("input", { type: "radio", name: "preference", value: p, required: "required", checked: t.rating?.preference === p ? "checked" : null }), p === "tie" ? " no preference" : ` ${p}`)),
       ),
     );
   } else {
-    data.form.dimensions.forEach((d) => form.append(scoreField(d, draft ? draft.scores?.[d.id] : t.rating?.scores?.[d.id])));
+    data.form.dimensions.forEach((d) => form.append(scoreField(d, t.rating?.scores?.[d.id])));
   }
   form.append(
-    h("label", { class: "comment" }, "Comment (optional)", h("textarea", { name: "comment", rows: 3 }, draft ? draft.comment : (t.rating?.comment ?? ""))),
+    h("label", { class: "comment" }, "Comment (optional)", h("textarea", { name: "comment", rows: 3 }, t.rating?.comment ?? "")),
     h("button", { type: "submit", id: "save" }, t.rating ? "Save change" : "Save rating"),
   );
-  form.addEventListener("input", () => drafts.set(t.position, readForm(form)));
-  form.addEventListener("change", () => drafts.set(t.position, readForm(form)));
-  form.addEventListener("submit", (e) => {
+  form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const v = readForm(form);
-    drafts.set(t.position, v);
-    say("ok", "Saving…");
-    void submit(t.position, { revision: t.rating?.revision ?? 0, ...v });
+    const fd = new FormData(form);
+    const body = { revision: t.rating?.revision ?? 0, comment: fd.get("comment") ?? "" };
+    if (data.form.mode === "pairwise") body.preference = fd.get("preference");
+    else body.scores = Object.fromEntries(data.form.dimensions.map((d) => [d.id, fd.get(`score-${d.id}`)]));
+    try {
+      await getJson(`/api/rate/${encodeURIComponent(token)}/${t.position}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      message = { kind: "ok", text: "Saved." };
+      const keep = current;
+      await load();
+      current = keep;
+      if (!data.tasks[current].calibration) {
+        const next = data.tasks.findIndex((x, i) => i > current && !x.rating);
+        if (next !== -1) current = next;
+      }
+      location.hash = String(current + 1);
+      render();
+    } catch (err) {
+      message = { kind: "error", text: err.message };
+      if (err.status === 409) {
+        const keep = current;
+        await load();
+        current = keep;
+      }
+      render();
+    }
   });
-  const reference = t.reference ?? (data.form.mode === "pairwise" ? "(no reference text)" : null);
   setChildren(
-    shell.task,
-    h("h2", { id: "task-title", tabindex: "-1" }, `Task ${t.position} of ${data.tasks.length}`, t.calibration ? h("span", { class: "badge" }, " calibration") : null, t.rating ? h("span", { class: "badge rated-badge" }, " rated") : null),
-    t.question ? h("section", {}, h("h3", {}, "Question"), h("div", { class: "text", id: "question" }, t.question)) : null,
-    t.source ? h("section", { class: "source" }, h("h3", {}, "Source"), h("div", { class: "text", id: "source" }, t.source)) : null,
-    reference ? h("section", { class: "reference" }, h("h3", {}, "Reference"), h("div", { class: "text", id: "reference" }, reference)) : null,
+    main,
+    h("nav", { class: "tasks" }, data.tasks.map((x, i) => h("button", { class: `task-dot${x.rating ? " rated" : ""}${i === current ? " current" : ""}`, title: `task ${i + 1}`, onclick: () => go(i) }, String(i + 1)))),
+    message ? h("p", { class: message.kind === "ok" ? "ok" : "error", id: "message" }, message.text) : null,
+    h("h2", { id: "task-title" }, `Task ${t.position} of ${data.tasks.length}`, t.calibration ? h("span", { class: "badge" }, " calibration") : null),
+    t.question ? h("section", {}, h("h4", {}, "Question"), h("div", { class: "text", id: "question" }, t.question)) : null,
+    h("section", { class: "reference" }, h("h4", {}, "Reference"), h("div", { class: "text", id: "reference" }, t.reference ?? "(no reference text)")),
     h("div", { class: "cells-side" }, t.outputs.map((o) => h("article", { class: "cell" }, h("h3", {}, o.label), h("div", { class: "text output" }, o.text)))),
-    t.referenceScores ? h("section", { class: "calibration", id: "calibration-reference" }, h("h3", {}, "Reference rating"), Object.entries(t.referenceScores).map(([k, v]) => h("div", {}, `${k}: ${v}`))) : null,
+    t.referenceScores ? h("section", { class: "calibration", id: "calibration-reference" }, h("h4", {}, "Reference rating"), Object.entries(t.referenceScores).map(([k, v]) => h("div", {}, `${k}: ${v}`))) : null,
     form,
-    h("p", { class: "pager" }, h("button", { id: "prev", disabled: current === 0 ? "disabled" : null, onclick: () => go(current - 1, true) }, "‹ previous"), " ", h("button", { id: "next", disabled: current + 1 >= data.tasks.length ? "disabled" : null, onclick: () => go(current + 1, true) }, "next ›")),
+    h("p", { class: "pager" }, h("button", { id: "prev", disabled: current === 0 ? "disabled" : null, onclick: () => go(current - 1) }, "‹ previous"), " ", h("button", { id: "next", disabled: current + 1 >= data.tasks.length ? "disabled" : null, onclick: () => go(current + 1) }, "next ›")),
   );
 }
 
-// the skip link (first Tab stop of the page) moves focus into the form's first field
-document.getElementById("skip-to-form").addEventListener("click", (e) => {
-  e.preventDefault();
-  document.querySelector("#rating-form input, #rating-form textarea, #rating-form button")?.focus();
-});
-window.addEventListener("online", () => { if (pending) void submit(pending.position, pending.body); });
-load().catch((err) => setChildren(main, h("p", { class: "error", role: "alert" }, `Error: ${err.message}`)));
+load().catch((err) => setChildren(main, h("p", { class: "error" }, `Error: ${err.message}`)));

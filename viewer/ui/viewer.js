@@ -5,8 +5,6 @@ import { h, setChildren, getJson, fmt, wordDiff } from "/static/common.js";
 
 const main = document.getElementById("main");
 let meta = null;
-/** The column whose sort button was pressed: focus returns to it once the table is redrawn. */
-let refocusSort = null;
 
 const FILTERS = ["run", "dataset", "model", "workflow", "params", "status", "judge"];
 
@@ -97,17 +95,7 @@ async function renderCells(params) {
     "tr",
     {},
     cols.map(([c, label]) =>
-      // a button inside the header (keyboard and screen readers reach it); aria-sort on the sorted column
-      h(
-        "th",
-        { class: "sortable", "data-col": c, scope: "col", "aria-sort": sort === c ? (dir === "asc" ? "ascending" : "descending") : null },
-        h(
-          "button",
-          { type: "button", class: "sort", title: `sort by ${c}`, onclick: () => { refocusSort = c; const p = new URLSearchParams(params); p.set("sort", c); p.set("dir", sort === c && dir === "asc" ? "desc" : "asc"); p.delete("page"); setHash("cells", p); } },
-          label,
-          sort === c ? h("span", { "aria-hidden": "true" }, dir === "asc" ? " ▲" : " ▼") : "",
-        ),
-      ),
+      h("th", { class: "sortable", "data-col": c, title: `sort by ${c}`, onclick: () => { const p = new URLSearchParams(params); p.set("sort", c); p.set("dir", sort === c && dir === "asc" ? "desc" : "asc"); p.delete("page"); setHash("cells", p); } }, label, sort === c ? (dir === "asc" ? " ▲" : " ▼") : ""),
     ),
   );
   const body = page.rows.map((r) =>
@@ -134,10 +122,6 @@ async function renderCells(params) {
       h("button", { id: "next", disabled: page.page + 1 >= pages ? "disabled" : null, onclick: () => update("page", String(page.page + 1)) }, "next ›"),
     ),
   );
-  if (refocusSort) {
-    main.querySelector(`th[data-col="${CSS.escape(refocusSort)}"] button`)?.focus();
-    refocusSort = null;
-  }
 }
 
 // ---------- item page ----------
