@@ -16,7 +16,7 @@ import { loadDataset } from "../corpus/datasets/registry.ts";
 import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
 import { loadCorpusArg, openCorpusSource, preparedCorpusPath } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
-import { createGeneratorModel, createChatModel } from "../models/registry.ts";
+import { createGeneratorModel, createChatModel, createEmbeddingClient } from "../models/registry.ts";
 import type { GeneratorModel } from "../models/types.ts";
 import { createRetriever, createReranker, RetrieverConfigSchema, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever, type RetrievalMode } from "../retrieval/registry.ts";
 import { describeEmbedder } from "../retrieval/embedders/registry.ts";
@@ -163,6 +163,7 @@ export function resourceIssues(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = p
       issues.push({ path: `models.${i}`, message: firstLine(e) });
     }
   });
+  issues.push(...pathAndEmbedderIssues(cfg, env));
   if (!cfg.panel) return issues;
   const where = `panel ${cfg.panel}`;
   let raw: unknown;
@@ -193,6 +194,50 @@ export function resourceIssues(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = p
   } catch (e) {
     issues.push({ path: "panel", message: `${where}: ${firstLine(e)}` });
   }
+  return issues;
+}
+
+/**
+ * Files, folders and retrieval endpoints a config names, checked before any call: the
+ * `retrieval.corpus` file (or local `lance:` folder; "bundled", `prepared:<name>` and remote store
+ * URIs are resolved later), the `promptDir` folder (a missing one would silently use the bundled
+ * prompts), and every OpenAI-compatible embedder the retrieval uses in a dense or hybrid mode
+ * (`retrieval.options.embedder`, `retrieval.settings.<name>.embedder`) and every
+ * `embedding-cosine@openai:…` metric: its endpoint must resolve (base URL, API key variable).
+ * @returns problems (path + message), empty when all is well.
+ */
+export function pathAndEmbedderIssues(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
+  const corpus = cfg.retrieval.corpus;
+  const remote = /^(s3|s3\+ddb|gs|az|abfss?):\/\//.test(corpus);
+  if (corpus !== "bundled" && !corpus.startsWith("prepared:") && !remote) {
+    const local = corpus.startsWith("lance:") ? corpus.slice("lance:".length) : corpus;
+    if (!/^[a-z0-9+]+:\/\//i.test(local) && !existsSync(local)) issues.push({ path: "retrieval.corpus", message: `${corpus}: no such ${corpus.startsWith("lance:") ? "corpus store folder" : "corpus file"} (relative paths are read from ${process.cwd()}); give a corpus JSONL written by \`medsynth corpus ingest\`, a store (lance:<folder>), prepared:<name> or "bundled"` });
+  }
+  if (cfg.promptDir && !existsSync(cfg.promptDir)) issues.push({ path: "promptDir", message: `${cfg.promptDir}: no such folder (the bundled prompts would be used instead of yours); fix the path or remove promptDir` });
+  const embedderIssue = (path: string, id: unknown) => {
+    if (typeof id !== "string" || !id.startsWith("openai:")) return;
+    const model = id.replace(/@\d+$/, "");
+    try {
+      createEmbeddingClient(model, { cache: false }, { env });
+    } catch (e) {
+      issues.push({ path, message: `embedder ${id}: ${firstLine(e)}` });
+    }
+  };
+  const baseMode = cfg.retrieval.mode;
+  const options = cfg.retrieval.options as { embedder?: unknown; mode?: unknown };
+  const usesDense = (mode: unknown, embedder: unknown) => (typeof mode === "string" ? mode : defaultRetrievalMode(typeof embedder === "string" ? embedder : DEFAULT_RETRIEVER_EMBEDDER_ID).mode) !== "bm25";
+  if (usesDense(baseMode ?? options.mode, options.embedder)) embedderIssue("retrieval.options.embedder", options.embedder);
+  for (const [name, setting] of Object.entries(cfg.retrieval.settings ?? {})) {
+    const st = setting as { embedder?: unknown; mode?: unknown };
+    const embedder = st.embedder ?? options.embedder;
+    if (usesDense(st.mode ?? baseMode ?? options.mode, embedder)) embedderIssue(`retrieval.settings.${name}.embedder`, embedder);
+  }
+  cfg.metrics.forEach((m, i) => {
+    const at = m.indexOf("@");
+    if (m.startsWith("embedding-cosine@")) embedderIssue(`metrics.${i}`, m.slice(at + 1));
+  });
   return issues;
 }
 
