@@ -95,8 +95,8 @@ export function estimateRun(config: ExperimentConfig, pending: Cell[], finished:
   const isLlm = new Map(config.models.map((m) => [m.label ?? m.id, m.id.startsWith("openai:")]));
   const idOf = new Map(config.models.map((m) => [m.label ?? m.id, m.id]));
   const endpointOf = new Map(config.models.map((m) => [m.label ?? m.id, (m.endpoint ?? {}) as { maxTokens?: number; structuredRetries?: number }]));
-  const envRetries = Number(process.env.MEDSYNTH_OPENAI_STRUCTURED_RETRIES);
-  const defaultRetries = Number.isInteger(envRetries) && envRetries >= 0 ? envRetries : 2;
+  // the endpoint schema's default (models/endpoint-config.ts) when a model does not set it
+  const defaultRetries = 2;
   const gen = { min: 0, max: 0, worst: 0 };
   const jud = { min: 0, max: 0, worst: 0 };
   const met = { min: 0, max: 0, worst: 0 };

@@ -109,11 +109,6 @@ export function metricLlmCalls(specs: readonly string[]): CallBounds {
   return n ? { min: 0, max: n, structured: n, retryCalls: n } : { min: 0, max: 0, structured: 0 };
 }
 
-/** The judge model ids of the `grounding:llm@<id>` specs (null entries: the record's own model). */
-export function metricJudgeModels(specs: readonly string[]): (string | null)[] {
-  return specs.filter(isLlmGroundingSpec).map((s) => (s.includes("@") ? s.slice(s.indexOf("@") + 1) : null));
-}
-
 /** True for `grounding:llm` and `grounding:llm@<model id>`. */
 const isLlmGroundingSpec = (s: string) => s === LLM_GROUNDING_SPEC || s.startsWith(`${LLM_GROUNDING_SPEC}@`);
 /** Specs computed here rather than through the reference-metric registry. */
