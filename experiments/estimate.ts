@@ -3,12 +3,16 @@
  * cell (generation with loop upper bounds, judges), and an estimated token count and cost from the
  * config's `prices`. Token counts are estimates (about 4 characters per token of the texts each
  * call carries, plus the prompt template; the output at `maxTokens` when set); the upper bound
- * assumes every loop runs to its limit and no answer is cached.
+ * assumes every loop runs to its limit and no answer is cached. Call counts come from the
+ * declarations of the workflows (`llmCalls`), their perturbations and the metrics
+ * (`metricLlmCalls`); tests/experiments/call-estimate.test.ts checks them against a server's log.
  */
 import type { ExperimentConfig } from "./config.ts";
 import type { Cell } from "./cells.ts";
 import type { RunnerItem } from "./runner.ts";
 import { getWorkflow } from "../graphs/registry.ts";
+import { NO_CALLS, worstCaseRequests, type CallBounds } from "../graphs/types.ts";
+import { metricLlmCalls } from "./metrics-stage.ts";
 
 /** Characters per token assumed by the estimate. */
 export const CHARS_PER_TOKEN = 4;
@@ -19,40 +23,21 @@ const DEFAULT_OUTPUT_TOKENS = 400;
 /** Output tokens of one judge verdict (rationale + scores). */
 const JUDGE_OUTPUT_TOKENS = 150;
 
-/** Model calls of one cell: at least (`min`) and at most (`max`, loops at their bound). */
-export interface CallBounds {
-  min: number;
-  max: number;
-}
+/** Model calls of one cell (see graphs/types.ts). */
+export type { CallBounds } from "../graphs/types.ts";
 
 /**
- * Generator calls of one cell of a workflow with its parameters.
- * @param p the cell's workflow parameters (defaults from the workflow's schema are applied).
+ * Generator calls of one cell, as its workflow declares them ({@link WorkflowDefinition.llmCalls}).
+ * @param p the cell's parameters (runner parameters `reranker`, `rerankTopN`, `retrieval` included;
+ *   the workflow's schema defaults are applied).
+ * @param passages golden abstracts of the item (0 when it has none: evidence workflows skip it).
  */
-export function generatorCalls(workflowId: string, p: Record<string, unknown>, llm: boolean): CallBounds {
+export function generatorCalls(workflowId: string, p: Record<string, unknown>, llm: boolean, passages = 0): CallBounds {
   const def = getWorkflow(workflowId);
   const { reranker, rerankTopN: _t, retrieval: _r, ...raw } = p;
-  const c = def.configSchema.safeParse(raw).data as Record<string, number | string | undefined> | undefined;
-  const n = (k: string, d: number) => (typeof c?.[k] === "number" ? (c[k] as number) : d);
-  if (!llm) return { min: 0, max: 0 };
-  switch (workflowId) {
-    case "pcot": {
-      const first = 1 + n("numQuestions", 5) + 2;
-      const round = 1 + n("numNewQuestions", 5) + 2;
-      return { min: first, max: first + n("maxIterations", 2) * round };
-    }
-    case "standard-rag": {
-      const base = 3;
-      const llmRerank = typeof reranker === "string" && reranker.startsWith("llm") ? n("numQueries", 5) * n("candidatesPerQuery", 20) : 0;
-      return { min: base + llmRerank, max: base + llmRerank };
-    }
-    case "negated-rag":
-      return c?.negator === "llm" ? { min: 1, max: 1 + 20 } : { min: 1, max: 1 };
-    case "feasibility":
-      return { min: n("runs", 3), max: n("runs", 3) };
-    default:
-      return { min: 1, max: 1 };
-  }
+  const parsed = def.configSchema.safeParse(raw);
+  if (!parsed.success) return NO_CALLS;
+  return def.llmCalls(parsed.data, { llm, passages, reranker: typeof reranker === "string" && reranker !== "none" ? reranker : null });
 }
 
 /** Characters of the texts a cell's calls carry (question, evidence, sections, study). */
@@ -67,21 +52,35 @@ function itemChars(item: RunnerItem): number {
   return s;
 }
 
+/** Calls of a run: fewest, most with usable answers, and worst case in requests. */
+export interface CallRange {
+  min: number;
+  max: number;
+  worst: number;
+}
+
 /** The estimate. */
 export interface RunEstimate {
   cells: number;
   /** Cells already finished in the output folder (not run again). */
   finished: number;
   pending: number;
-  generatorCalls: CallBounds;
-  judgeCalls: CallBounds;
+  /**
+   * Generator calls: `min` (loops end at once), `max` (every loop at its bound, every answer
+   * usable) and `worst` (requests with every structured answer re-asked `structuredRetries` times).
+   */
+  generatorCalls: CallRange;
+  /** Judge-panel calls: one per judge × rubric × repeat (`min` = `max`); `worst`: every attempt and re-ask used. */
+  judgeCalls: CallRange;
+  /** Calls of metrics that ask an LLM (`grounding:llm`), one per scored cell at most. */
+  metricCalls: CallRange;
   /** Estimated tokens (upper bound: every loop at its limit, every call made). */
   inputTokens: number;
   outputTokens: number;
   /** USD from `prices`; null when no model is priced. */
   costUsd: number | null;
   /** Per workflow: cells and calls per cell. */
-  perWorkflow: { workflow: string; params: string; cells: number; callsPerCell: CallBounds }[];
+  perWorkflow: { workflow: string; params: string; cells: number; callsPerCell: { min: number; max: number } }[];
   unpriced: string[];
 }
 
@@ -92,68 +91,81 @@ export interface RunEstimate {
  * @param judges judge calls per judged cell: `calls` (judges × rubrics × repeats), `maxAttempts`
  *   (whole-call attempts × structured re-asks), and the judge model ids.
  */
-export function estimateRun(config: ExperimentConfig, pending: Cell[], finished: number, items: Map<string, RunnerItem>, judges: { calls: number; maxAttempts: number; models: string[] } | null): RunEstimate {
+export function estimateRun(config: ExperimentConfig, pending: Cell[], finished: number, items: Map<string, RunnerItem>, judges: { calls: number; referenceCalls?: number; maxAttempts: number; models: string[] } | null): RunEstimate {
   const isLlm = new Map(config.models.map((m) => [m.label ?? m.id, m.id.startsWith("openai:")]));
   const idOf = new Map(config.models.map((m) => [m.label ?? m.id, m.id]));
-  const maxTokensOf = new Map(config.models.map((m) => [m.label ?? m.id, (m.endpoint as { maxTokens?: number } | undefined)?.maxTokens]));
-  let gMin = 0;
-  let gMax = 0;
-  let jMin = 0;
-  let jMax = 0;
+  const endpointOf = new Map(config.models.map((m) => [m.label ?? m.id, (m.endpoint ?? {}) as { maxTokens?: number; structuredRetries?: number }]));
+  // the endpoint schema's default (models/endpoint-config.ts) when a model does not set it
+  const defaultRetries = 2;
+  const gen = { min: 0, max: 0, worst: 0 };
+  const jud = { min: 0, max: 0, worst: 0 };
+  const met = { min: 0, max: 0, worst: 0 };
+  const metricPerCell = metricLlmCalls(config.metrics);
   let inTok = 0;
   let outTok = 0;
   let cost = 0;
   let priced = false;
   const unpriced = new Set<string>();
-  const per = new Map<string, { workflow: string; params: string; cells: number; callsPerCell: CallBounds }>();
+  const per = new Map<string, { workflow: string; params: string; cells: number; callsPerCell: { min: number; max: number } }>();
   for (const c of pending) {
     const modelKey = [...idOf.keys()].find((k) => c.model === k || c.model.startsWith(`${idOf.get(k)}#`)) ?? c.model;
     const id = idOf.get(modelKey) ?? c.model.split("#")[0];
     const llm = isLlm.get(modelKey) ?? id.startsWith("openai:");
-    const calls = generatorCalls(c.workflow, c.params, llm);
     const item = items.get(`${c.dataset}\u0000${c.itemId}`);
+    const passages = Array.isArray(item?.goldenDocs) ? (item.goldenDocs as unknown[]).length : 0;
+    const calls = generatorCalls(c.workflow, c.params, llm, passages);
+    const retries = endpointOf.get(modelKey)?.structuredRetries ?? defaultRetries;
     const ctxTokens = Math.ceil((item ? itemChars(item) : 0) / CHARS_PER_TOKEN) + TEMPLATE_TOKENS;
-    const outPer = maxTokensOf.get(modelKey) ?? DEFAULT_OUTPUT_TOKENS;
-    gMin += calls.min;
-    gMax += calls.max;
-    const gi = calls.max * ctxTokens;
-    const go = calls.max * outPer;
-    inTok += gi;
-    outTok += go;
-    const price = config.prices[id];
-    if (price) {
-      priced = true;
-      cost += (gi * price.input + go * price.output) / 1e6;
-    } else if (llm) unpriced.add(id);
+    const outPer = endpointOf.get(modelKey)?.maxTokens ?? DEFAULT_OUTPUT_TOKENS;
+    gen.min += calls.min;
+    gen.max += calls.max;
+    gen.worst += worstCaseRequests(calls, retries);
+    const charge = (inT: number, outT: number, modelId: string, isLlmModel: boolean) => {
+      inTok += inT;
+      outTok += outT;
+      const p = config.prices[modelId];
+      if (p) {
+        priced = true;
+        cost += (inT * p.input + outT * p.output) / 1e6;
+      } else if (isLlmModel) unpriced.add(modelId);
+    };
+    charge(calls.max * ctxTokens, calls.max * outPer, id, llm);
     const k = `${c.workflow}\u0000${JSON.stringify(c.params)}`;
-    const e = per.get(k) ?? { workflow: c.workflow, params: JSON.stringify(c.params), cells: 0, callsPerCell: calls };
+    const e = per.get(k) ?? { workflow: c.workflow, params: JSON.stringify(c.params), cells: 0, callsPerCell: { min: calls.min, max: calls.max } };
     e.cells++;
+    e.callsPerCell = { min: Math.min(e.callsPerCell.min, calls.min), max: Math.max(e.callsPerCell.max, calls.max) };
     per.set(k, e);
-    if (judges && judges.calls) {
-      jMin += judges.calls;
-      jMax += judges.calls * judges.maxAttempts;
-      const ji = judges.calls * judges.maxAttempts * (ctxTokens + Math.ceil(outPer / 1) + TEMPLATE_TOKENS);
-      const jo = judges.calls * judges.maxAttempts * JUDGE_OUTPUT_TOKENS;
-      inTok += ji;
-      outTok += jo;
+    // Metrics and judges score cells that produce text (a workflow without calls still may); a
+    // skipped item or a score output (feasibility) is neither scored nor judged.
+    if (calls.textOutput === false) continue;
+    if (metricPerCell.max) {
+      met.max += metricPerCell.max;
+      met.worst += worstCaseRequests(metricPerCell, retries);
+      const judgeModel = config.metrics.find((m) => m.startsWith("grounding:llm@"))?.split("@")[1] ?? id;
+      charge(metricPerCell.max * (ctxTokens + outPer + TEMPLATE_TOKENS), metricPerCell.max * JUDGE_OUTPUT_TOKENS, judgeModel, judgeModel.startsWith("openai:"));
+    }
+    // rubrics that compare with the reference make no call for an item without one
+    const hasReference = typeof item?.referenceConclusion === "string" && item.referenceConclusion.trim() !== "" && item.kind !== "rwe";
+    const judgeCalls = judges ? judges.calls - (hasReference ? 0 : (judges.referenceCalls ?? 0)) : 0;
+    if (judges && judgeCalls > 0) {
+      jud.min += judgeCalls;
+      jud.max += judgeCalls;
+      jud.worst += judgeCalls * judges.maxAttempts;
+      const ji = judgeCalls * judges.maxAttempts * (ctxTokens + outPer + TEMPLATE_TOKENS);
+      const jo = judgeCalls * judges.maxAttempts * JUDGE_OUTPUT_TOKENS;
       // judges are spread evenly over their models
-      for (const m of judges.models) {
-        const p = config.prices[m];
-        if (p) {
-          priced = true;
-          cost += ((ji * p.input + jo * p.output) / judges.models.length) / 1e6;
-        } else unpriced.add(m);
-      }
+      for (const m of judges.models) charge(ji / judges.models.length, jo / judges.models.length, m, true);
     }
   }
   return {
     cells: pending.length + finished,
     finished,
     pending: pending.length,
-    generatorCalls: { min: gMin, max: gMax },
-    judgeCalls: { min: jMin, max: jMax },
-    inputTokens: inTok,
-    outputTokens: outTok,
+    generatorCalls: gen,
+    judgeCalls: jud,
+    metricCalls: met,
+    inputTokens: Math.round(inTok),
+    outputTokens: Math.round(outTok),
     costUsd: priced ? cost : null,
     perWorkflow: [...per.values()],
     unpriced: [...unpriced].sort(),
@@ -165,7 +177,9 @@ export function formatEstimate(e: RunEstimate): string[] {
   const n = (x: number) => x.toLocaleString("en-US");
   const lines = [`estimate: ${n(e.cells)} cells (${n(e.pending)} to run, ${n(e.finished)} already finished)`];
   for (const w of e.perWorkflow) lines.push(`  ${w.workflow} ${w.params === "{}" ? "" : `${w.params} `}× ${n(w.cells)} cells: ${w.callsPerCell.min === w.callsPerCell.max ? w.callsPerCell.max : `${w.callsPerCell.min}–${w.callsPerCell.max}`} generator calls per cell`);
-  lines.push(`  generator calls: ${n(e.generatorCalls.min)}–${n(e.generatorCalls.max)}; judge calls: ${n(e.judgeCalls.min)}–${n(e.judgeCalls.max)} (upper bounds: every loop at its limit, every retry used, nothing cached)`);
+  const r = (c: CallRange) => `${c.min === c.max ? n(c.max) : `${n(c.min)}–${n(c.max)}`} (≤ ${n(c.worst)} requests with every re-ask)`;
+  lines.push(`  generator calls: ${r(e.generatorCalls)}; judge calls: ${r(e.judgeCalls)}${e.metricCalls.max ? `; metric judge calls: ${r(e.metricCalls)}` : ""}`);
+  lines.push(`  calls: at most ${n(e.generatorCalls.max + e.judgeCalls.max + e.metricCalls.max)} when every answer is usable (every loop at its limit, nothing cached); HTTP retries of failed requests come on top`);
   lines.push(`  tokens (upper bound, ~${CHARS_PER_TOKEN} characters per token): ${n(e.inputTokens)} in / ${n(e.outputTokens)} out; cost ${e.costUsd === null ? "not priced" : `≤ $${e.costUsd.toFixed(2)}`}${e.unpriced.length ? ` (not priced: ${e.unpriced.join(", ")})` : ""}`);
   return lines;
 }

@@ -33,6 +33,16 @@ export function failureReasonOf(r: Pick<RunRecord, "failureReason" | "error">): 
 }
 
 /**
+ * An error text shortened for a summary line or table cell: the middle is cut (marked "…"), never
+ * the end, where the errors put their advice (e.g. a truncation's limit and what to change).
+ */
+export function shortenError(text: string, max = 400): string {
+  if (text.length <= max) return text;
+  const head = Math.min(80, Math.floor(max / 4));
+  return `${text.slice(0, head)}…${text.slice(text.length - (max - head - 1))}`;
+}
+
+/**
  * Count failed records by reason, with the first error of each reason as an example.
  * @returns reason → `{count, example}`, largest count first.
  */

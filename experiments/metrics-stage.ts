@@ -19,6 +19,7 @@ import { lexicalGrounding, numericFidelity } from "../judges/metrics/grounding.t
 import { llmGrounding, LLM_GROUNDING_SPEC } from "../judges/metrics/grounding-llm.ts";
 import { createChatModel } from "../models/registry.ts";
 import type { CallInfo, ChatModel } from "../models/types.ts";
+import type { CallBounds } from "../graphs/types.ts";
 import type { RunRecord } from "./types.ts";
 
 const cache = new Map<string, Promise<Metric>>();
@@ -98,6 +99,16 @@ export function groundingMetrics(record: RunRecord): Record<string, number | nul
  */
 export { LLM_GROUNDING_SPEC };
 
+/**
+ * Model calls the metric specs make for one scored record (status ok, text output): `grounding:llm`
+ * asks its judge once (structured; a second whole call only when the first answer is unusable),
+ * every other metric none. Embedding requests of `embedding-cosine@openai:…` are not model calls.
+ */
+export function metricLlmCalls(specs: readonly string[]): CallBounds {
+  const n = specs.filter(isLlmGroundingSpec).length;
+  return n ? { min: 0, max: n, structured: n, retryCalls: n } : { min: 0, max: 0, structured: 0 };
+}
+
 /** True for `grounding:llm` and `grounding:llm@<model id>`. */
 const isLlmGroundingSpec = (s: string) => s === LLM_GROUNDING_SPEC || s.startsWith(`${LLM_GROUNDING_SPEC}@`);
 /** Specs computed here rather than through the reference-metric registry. */
@@ -121,6 +132,8 @@ export function validateMetricSpecs(specs: string[]): void {
 export interface MetricStageDeps {
   /** Build the chat model for a model id or label (default: `createChatModel(id)` with env settings for `openai:*`, null otherwise). */
   chatModel?: (id: string) => ChatModel | null;
+  /** Aborts the metric's model calls (the run was interrupted). */
+  signal?: AbortSignal;
 }
 
 const defaultChatModels = new Map<string, ChatModel>();
@@ -152,7 +165,7 @@ async function llmGroundingMetrics(record: RunRecord, spec: string, deps: Metric
     fail(`grounding:llm needs an LLM judge: the record's model ${judgeId} is not one; name one with grounding:llm@openai:<model>`);
     return [];
   }
-  const r = await llmGrounding(model, { output: record.output, evidence: g.passages, spans: [...g.spans, ...g.insertedSpans], question: typeof record.itemMeta.question === "string" ? record.itemMeta.question : null }, { repeat: record.repeat });
+  const r = await llmGrounding(model, { output: record.output, evidence: g.passages, spans: [...g.spans, ...g.insertedSpans], question: typeof record.itemMeta.question === "string" ? record.itemMeta.question : null }, { repeat: record.repeat, ...(deps.signal ? { signal: deps.signal } : {}) });
   if (r.status === "missing") {
     fail(`grounding:llm answer missing after ${r.attempts} attempt(s): ${r.error}${r.raw !== null ? `; raw: ${r.raw.slice(0, 400)}` : ""}`);
     return r.calls;
@@ -174,7 +187,8 @@ export async function computeRecordMetrics(record: RunRecord, specs: string[], d
   const notes: Record<string, string> = {};
   const labels: Record<string, string> = {};
   const calls: CallInfo[] = [];
-  if (!record.output) return { metrics, notes, labels, calls };
+  // Whitespace only is no output (as ""): no metric is computed for it.
+  if (!record.output?.trim()) return { metrics, notes, labels, calls };
   const gold = record.itemMeta.referenceAnswer;
   if (specs.includes("answer:lexical-direction") && typeof gold === "string") {
     const c = await lexical.classify({ conclusion: record.output, question: typeof record.itemMeta.question === "string" ? record.itemMeta.question : null });
@@ -188,7 +202,7 @@ export async function computeRecordMetrics(record: RunRecord, specs: string[], d
   }
   if (specs.includes(GROUNDING_METRIC_SPEC)) Object.assign(metrics, groundingMetrics(record));
   for (const spec of specs.filter(isLlmGroundingSpec)) calls.push(...(await llmGroundingMetrics(record, spec, deps, metrics, notes)));
-  if (!record.reference) return { metrics, notes, labels, calls };
+  if (!record.reference?.trim()) return { metrics, notes, labels, calls };
   for (const spec of specs) {
     if (isRecordSpec(spec)) continue;
     let metric: Metric;

@@ -16,7 +16,7 @@ import { buildSynthesisQrels, qrelsFromTopics, type Qrels, type QrelsTopic } fro
 import type { SynthesisTask } from "../corpus/types.ts";
 import { createRetriever } from "../retrieval/registry.ts";
 import { evaluateRun } from "../retrieval/eval/ir-metrics.ts";
-import { TREC_EXPORT_DEPTH, writeTrecQrels, writeTrecRun, type TrecRunEntry } from "../retrieval/eval/trec.ts";
+import { TREC_EXPORT_DEPTH, trecFilePaths, writeTrecQrels, writeTrecRun, type TrecRunEntry } from "../retrieval/eval/trec.ts";
 import type { ExperimentConfig } from "./config.ts";
 import type { RetrievalEvalRow } from "./report/build.ts";
 import { loadRetrievalCorpus } from "./wiring.ts";
@@ -62,7 +62,7 @@ export async function runRetrievalEval(config: ExperimentConfig, log: (l: string
     const covered = Object.values(qrels).reduce((a, rels) => a + Object.keys(rels).filter((d) => docIds.has(d)).length, 0);
     const total = Object.values(qrels).reduce((a, rels) => a + Object.keys(rels).length, 0);
     if (covered < total) log(`retrieval eval ${name}: ${total - covered} of ${total} relevant documents are not in the corpus (they count as misses)`);
-    writeTrecQrels(join(trecDir, `${name}.qrels`), qrels);
+    writeTrecQrels(trecFilePaths(trecDir, name, "").qrels, qrels);
     for (const mode of modes) {
       const retriever = await createRetriever({ ...config.retrieval.options, mode }, { docs, log });
       const run: Record<string, string[]> = {};
@@ -72,7 +72,7 @@ export async function runRetrievalEval(config: ExperimentConfig, log: (l: string
         run[q.id] = hits.map((h) => h.id);
         trec[q.id] = hits.map((h) => ({ id: h.id, score: h.score }));
       }
-      writeTrecRun(join(trecDir, `${name}.${mode}.run`), trec, `medsynth-${mode}`, depth);
+      writeTrecRun(trecFilePaths(trecDir, name, mode).run, trec, `medsynth-${mode}`, depth);
       const ev = evaluateRun(run, qrels, metrics);
       for (const k of ks) {
         rows.push({ dataset: name, mode, k, queries: ev.queries, recall: ev.mean[`recall@${k}`], precision: ev.mean[`precision@${k}`], ndcg: ev.mean[`ndcg@${k}`], mrrAtK: ev.mean[`mrr@${k}`], hit: ev.mean[`hit@${k}`], mrr: ev.mean.mrr, map: ev.mean.map });

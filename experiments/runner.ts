@@ -2,7 +2,9 @@
  * The experiment runner: expands the matrix (items × models × workflows × parameters × repeats),
  * runs cells with bounded concurrency, and appends each finished record to `results.jsonl` at once.
  * Re-running skips finished cells; `retryFailed` re-runs only failures; an abort (Ctrl-C) stops
- * scheduling, lets nothing half-finished into the results, and returns what was done.
+ * scheduling at once (the event loop gets a turn before every cell, so a signal is seen even when
+ * cells make no request), aborts the in-flight cells' model calls (generation, metrics, judges),
+ * lets nothing half-finished into the results, and returns what was done.
  *
  * Everything the runner needs from the other layers comes in through {@link RunnerDeps}, so the
  * runner is tested with scripted endpoints and small fakes; experiments/wiring.ts builds the real
@@ -20,7 +22,7 @@ import { latestEntries, newScanStats, ResultsWriter, type LatestEntry } from "..
 import { tryAcquireLock } from "../corpus/file-lock.ts";
 import type { JudgeScoreEntry, RunRecord } from "./types.ts";
 import type { CallInfo } from "../models/types.ts";
-import { totalsOfCalls, type UsageTotals } from "../models/usage.ts";
+import { tokensUnknown, totalsOfCalls, type UsageTotals } from "../models/usage.ts";
 import { runUsage, type RunUsage } from "./usage-summary.ts";
 import { failureReasonOf } from "./failures.ts";
 import type { RunnableWorkflow, WorkflowRunResult } from "../graphs/types.ts";
@@ -50,10 +52,10 @@ export interface RunnerDeps {
    * model × workflow × params, then reused for every item).
    */
   createWorkflow(model: ModelSelection, workflowId: string, params: Record<string, unknown>): Promise<RunnableWorkflow>;
-  /** Reference metrics of a finished record (called for every record with status "ok"). */
-  computeMetrics?(record: RunRecord, item: RunnerItem): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels?: Record<string, string>; /** Model calls a metric made (LLM grounding judge); counted as judge usage. */ calls?: CallInfo[] }>;
-  /** Judge a finished record with the panel; failures come back as `missing` entries. */
-  judge?(record: RunRecord, item: RunnerItem): Promise<{ scores: JudgeScoreEntry[]; calls: CallInfo[]; panel?: RunRecord["panel"] }>;
+  /** Reference metrics of a finished record (called for every record with status "ok"); `signal` aborts its model calls. */
+  computeMetrics?(record: RunRecord, item: RunnerItem, opts?: { signal?: AbortSignal }): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels?: Record<string, string>; /** Model calls a metric made (LLM grounding judge); counted as judge usage. */ calls?: CallInfo[] }>;
+  /** Judge a finished record with the panel; failures come back as `missing` entries; `signal` aborts its calls. */
+  judge?(record: RunRecord, item: RunnerItem, opts?: { signal?: AbortSignal }): Promise<{ scores: JudgeScoreEntry[]; calls: CallInfo[]; panel?: RunRecord["panel"] }>;
   /**
    * Check the config against the registries before anything runs or is written (model ids,
    * workflow parameters); throws an error naming the field (e.g. `workflows.1.params.k`).
@@ -93,9 +95,12 @@ export interface RunProgress {
   done: number;
   total: number;
   failed: number;
+  /** Tokens spent so far (known ones: a lower bound when `unknownUsageCalls` > 0). */
   inputTokens: number;
   outputTokens: number;
-  /** Cost in USD of the tokens spent (generator and judges) from `config.prices` (0 when no prices are given). */
+  /** Calls whose answer came without usage (their tokens are unknown, never counted as 0). */
+  unknownUsageCalls: number;
+  /** Cost in USD of the known tokens spent (generator and judges) from `config.prices` (0 when no prices are given). */
   costUsd: number;
   /** Judge verdicts given so far and how many are missing. */
   verdicts?: number;
@@ -151,6 +156,7 @@ export function sampleItems<T extends { id: string }>(items: T[], sel: { sample?
     .map((i) => pool[i]);
 }
 
+/** Usage of a cell's calls; tokens are null (unknown) when calls were made and none reported usage. */
 function sumCalls(calls: CallInfo[]) {
   let latencyMs = 0;
   let modelLatencyMs = 0;
@@ -158,7 +164,9 @@ function sumCalls(calls: CallInfo[]) {
     latencyMs += c.latencyMs;
     modelLatencyMs += c.cached ? (c.originalLatencyMs ?? c.latencyMs) : c.latencyMs;
   }
-  return { ...totalsOfCalls(calls), latencyMs, modelLatencyMs, cached: calls.length > 0 && calls.every((c) => c.cached) };
+  const t = totalsOfCalls(calls);
+  const unknown = tokensUnknown(t);
+  return { ...t, inputTokens: unknown ? null : t.inputTokens, outputTokens: unknown ? null : t.outputTokens, latencyMs, modelLatencyMs, cached: calls.length > 0 && calls.every((c) => c.cached) };
 }
 
 /** Judge usage per judge model. */
@@ -342,7 +350,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     return w;
   };
 
-  const progress: RunProgress = { done: 0, total: pending.length, failed: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  const progress: RunProgress = { done: 0, total: pending.length, failed: 0, inputTokens: 0, outputTokens: 0, unknownUsageCalls: 0, costUsd: 0 };
   let ran = 0;
   let skippedItems = 0;
   // Light copies of the records written now (no texts), for the usage summary.
@@ -354,6 +362,10 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
   const aborted = () => opts.signal?.aborted ?? false;
 
   const runCell = async (c: Cell): Promise<void> => {
+    // Give the event loop a turn before each cell: cells that make no request (extractive
+    // baselines) would otherwise run on microtasks alone and a SIGINT/SIGTERM would be handled
+    // only after the last cell.
+    await new Promise<void>((r) => setImmediate(r));
     if (aborted()) return;
     const item = itemIndex.get(`${c.dataset}\u0000${c.itemId}`)!;
     const kind = kindOf.get(c.dataset)!;
@@ -409,7 +421,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     const metricCalls: CallInfo[] = [];
     if (record.status === "ok" && outputKind !== "score" && deps.computeMetrics) {
       try {
-        const m = await deps.computeMetrics(record, item);
+        const m = await deps.computeMetrics(record, item, { signal: opts.signal });
         metricCalls.push(...(m.calls ?? []));
         if (Object.keys(m.metrics).length) record.metrics = m.metrics;
         if (Object.keys(m.notes).length) record.metricNotes = m.notes;
@@ -420,7 +432,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     }
     const judgeCalls = [...metricCalls];
     if (record.status === "ok" && outputKind === "text" && deps.judge) {
-      const j = await deps.judge(record, item);
+      const j = await deps.judge(record, item, { signal: opts.signal });
       record.judgeScores = j.scores;
       if (j.panel) record.panel = j.panel;
       judgeCalls.push(...j.calls);
@@ -446,8 +458,9 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     }
     written.push({ ...record, output: null, intermediate: {}, judgeScores: undefined, raw: undefined });
     const u = runUsage(written.slice(-1), config.prices, modelIdOf);
-    progress.inputTokens += u.total.inputTokens;
-    progress.outputTokens += u.total.outputTokens;
+    progress.inputTokens += u.total.inputTokens ?? 0;
+    progress.outputTokens += u.total.outputTokens ?? 0;
+    progress.unknownUsageCalls += u.total.unknownUsageCalls;
     progress.costUsd += u.total.costUsd ?? 0;
     progress.missingVerdicts = verdicts.missing;
     progress.verdicts = verdicts.total;

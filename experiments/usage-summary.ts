@@ -3,13 +3,21 @@
  * call bookkeeping and the config's `prices` (USD per 1M tokens). Used by the runner's summary
  * (`--json`, the plain log) and by the report, so every place shows the same numbers.
  */
-import { addTotals, costOf, emptyTotals, type TokenPrice, type UsageTotals } from "../models/usage.ts";
+import { addTotals, costOf, emptyTotals, formatCostUsd, formatTokenCount, tokensUnknown, type TokenPrice, type UsageTotals } from "../models/usage.ts";
 import type { RunRecord } from "./types.ts";
 
 /** Totals of one model (or of a role) with its cost. */
-export interface PricedTotals extends UsageTotals {
-  /** USD for the tokens spent; null when a model involved has no entry in `prices`. */
+export interface PricedTotals extends Omit<UsageTotals, "inputTokens" | "outputTokens"> {
+  /** Input tokens spent; null when unknown (calls were made and none reported usage). */
+  inputTokens: number | null;
+  outputTokens: number | null;
+  /** USD for the tokens spent; null when a model involved has no entry in `prices`, or when the tokens are unknown. */
   costUsd: number | null;
+}
+
+/** Spent tokens of priced totals as numbers (unknown counts as 0; see `unknownUsageCalls`). */
+function numeric(t: PricedTotals): UsageTotals {
+  return { ...t, inputTokens: t.inputTokens ?? 0, outputTokens: t.outputTokens ?? 0 };
 }
 
 /** One role (generator or judges): per model and in total. */
@@ -30,6 +38,7 @@ export interface RunUsage {
 type Prices = Record<string, TokenPrice>;
 
 function priced(t: UsageTotals, price: TokenPrice | undefined): PricedTotals {
+  if (tokensUnknown(t)) return { ...t, inputTokens: null, outputTokens: null, costUsd: null };
   return { ...t, costUsd: costOf(t, price) };
 }
 
@@ -40,12 +49,13 @@ function sumPriced(xs: PricedTotals[]): PricedTotals {
   let anyPriced = false;
   let anyCalls = false;
   for (const x of xs) {
-    t = addTotals(t, x);
+    t = addTotals(t, numeric(x));
     if (x.costUsd !== null) {
       cost += x.costUsd;
       anyPriced = true;
-    } else if (x.calls > 0) anyCalls = true;
+    } else if (x.calls > 0 && x.inputTokens !== null) anyCalls = true;
   }
+  if (tokensUnknown(t)) return { ...t, inputTokens: null, outputTokens: null, costUsd: null };
   return { ...t, costUsd: anyPriced || !anyCalls ? cost : null };
 }
 
@@ -76,6 +86,7 @@ export function runUsage(records: readonly RunRecord[], prices: Prices = {}, mod
   const judge = role(jud, prices);
   const used = new Set([...gen.keys(), ...jud.keys()].filter((m) => !m.startsWith("extractive:")));
   const unpriced = [...used].filter((m) => !prices[m] && ((gen.get(m)?.inputTokens ?? 0) + (jud.get(m)?.inputTokens ?? 0) + (gen.get(m)?.calls ?? 0) + (jud.get(m)?.calls ?? 0)) > 0).sort();
+  // records carry null tokens when unknown: addTotals counted them as 0 and unknownUsageCalls says so
   return { generator, judge, total: sumPriced([generator.total, judge.total]), unpriced };
 }
 
@@ -89,16 +100,27 @@ export function fmtCost(x: number | null): string {
   return x === null ? "not priced" : `$${x.toFixed(4)}`;
 }
 
+/** The cost of totals as shown: "$0.0123", "≥ $0.0123" (some usage unknown), "–" (all unknown), "not priced". */
+export function fmtTotalsCost(t: PricedTotals): string {
+  return formatCostUsd(t.costUsd, t.unknownUsageCalls, t.inputTokens === null);
+}
+
+/** Input / output tokens of totals as shown ({@link formatTokenCount}): exact, "≥ N (k calls unknown)" or "–". */
+export function fmtTokens(t: PricedTotals, which: "inputTokens" | "outputTokens"): string {
+  return formatTokenCount(t[which], t.unknownUsageCalls);
+}
+
 /**
  * One line of totals: spent tokens, cache hits apart, calls with unknown usage, cost.
  * E.g. `12 calls (14 requests), 3,200 in / 410 out tokens, 2 cache hits (600/80 tokens not spent), 1 call with unknown usage, $0.0123`.
  */
 export function formatTotals(t: PricedTotals): string {
-  const parts = [`${n(t.calls)} calls (${n(t.requests)} requests)`, `${n(t.inputTokens)} in / ${n(t.outputTokens)} out tokens`];
+  const tokens = t.inputTokens === null || t.outputTokens === null ? "tokens unknown" : `${t.unknownUsageCalls ? "≥ " : ""}${n(t.inputTokens)} in / ${t.unknownUsageCalls ? "≥ " : ""}${n(t.outputTokens)} out tokens`;
+  const parts = [`${n(t.calls)} calls (${n(t.requests)} requests)`, tokens];
   if (t.cachedCalls) parts.push(`${n(t.cachedCalls)} cache hits (${n(t.cachedInputTokens)} / ${n(t.cachedOutputTokens)} tokens not spent)`);
-  if (t.unknownUsageCalls) parts.push(`${n(t.unknownUsageCalls)} with unknown usage (tokens and cost are a lower bound)`);
+  if (t.unknownUsageCalls) parts.push(t.inputTokens === null ? `${n(t.unknownUsageCalls)} with unknown usage (the server sent none)` : `${n(t.unknownUsageCalls)} with unknown usage (tokens and cost are a lower bound)`);
   if (t.batchCalls) parts.push(`${n(t.batchCalls)} through Batch APIs (at the batch rate)`);
-  parts.push(fmtCost(t.costUsd));
+  parts.push(fmtTotalsCost(t));
   return parts.join(", ");
 }
 

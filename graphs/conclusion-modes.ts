@@ -20,7 +20,7 @@ import { chatStep, isExtractiveModel } from "./nodes/model-call.ts";
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, runGraph } from "./nodes/run-context.ts";
 import { countSentences, countWords } from "./nodes/text-stats.ts";
-import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+import { NO_CALLS, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
 
 /** The modes (A–D of the paper; the authors' three others by name). */
 export type ConclusionMode = "a" | "b" | "c" | "d" | "sentences" | "unrestricted" | "summary-unrestricted";
@@ -81,7 +81,7 @@ function makeDefinition(mode: ConclusionMode): WorkflowDefinition<"conclusion", 
           const r = deps.model.synthesize({ question: t.title ?? t.id, evidence, ...(targets.targetWords !== undefined ? { targetWords: targets.targetWords } : {}), ...(targets.targetSentences !== undefined ? { targetSentences: targets.targetSentences } : {}) });
           return { output: r.text, sentences: r.sentences };
         }
-        const vars: Record<string, string | number> = { title: t.title ?? "(no title)", abstract: formatSections(t) };
+        const vars: Record<string, string | number> = { title: t.title ?? "", abstract: formatSections(t) }; // no title → no "Title:" line (models/prompt-template.ts)
         if (targets.targetSentences !== undefined) vars.target_sentences = targets.targetSentences;
         if (targets.targetWords !== undefined) vars.target_words = targets.targetWords;
         return { output: await chatStep(getRunContext(c), deps.model, "write", prompt, vars) };
@@ -104,6 +104,8 @@ function makeDefinition(mode: ConclusionMode): WorkflowDefinition<"conclusion", 
     description: `MedConclusion mode ${mode.length === 1 ? mode.toUpperCase() : mode}: ${spec.formal ? "formal " : ""}${spec.kind}${spec.targets === "sentences-words" ? " with the reference's sentence/word counts and the abstract's style" : spec.targets === "sentences" ? " with the reference's sentence count" : spec.formal ? ", free length" : ", no restriction"}`,
     configSchema: ConclusionModeConfigSchema,
     create,
+    // one writing call (an extractive baseline selects sentences without a call)
+    llmCalls: (_c, i) => (i.llm ? { min: 1, max: 1, structured: 0 } : NO_CALLS),
   };
 }
 

@@ -20,10 +20,10 @@ import { isChatModel, isExtractiveModel, structuredStep } from "./nodes/model-ca
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, runGraph, skippedResult } from "./nodes/run-context.ts";
 import { checkEvidence, type EvidenceFinding } from "./perturb/evidence-checks.ts";
-import { applyPerturbations, createPerturbation, PERTURBATION_IDS } from "./perturb/registry.ts";
+import { applyPerturbations, createPerturbation, PERTURBATION_IDS, perturbationListCalls } from "./perturb/registry.ts";
 import type { PerturbationStep, PerturbedPassage } from "./perturb/types.ts";
 import { perturbationSpecs, PerturbedRagConfigSchema, retrieverSearch } from "./perturbed-rag.ts";
-import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+import { addCalls, NO_CALLS, SKIPPED_CELL, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const CRITIC_RAG_ID = "critic-rag";
@@ -118,4 +118,12 @@ export const criticRagWorkflow: WorkflowDefinition<"synthesis", typeof CriticRag
   description: "Critic-RAG (robustness): check the (optionally perturbed) evidence for conflicts, inconsistent numbers, retracted/implausible studies (rules + LLM) → exclude or abstain → synthesize",
   configSchema: CriticRagConfigSchema,
   create,
+  // operators (when `op` is set) + the LLM check (structured, when llmCritic) + synthesis (left out when the critic abstains)
+  llmCalls: (c, i) => {
+    if (i.passages === 0) return SKIPPED_CELL;
+    if (!i.llm) return NO_CALLS;
+    const ops = c.op ? perturbationListCalls(perturbationSpecs({ ...c, op: c.op }), i.passages, true) : NO_CALLS;
+    const check = c.llmCritic ? { min: 1, max: 1, structured: 1 } : NO_CALLS;
+    return addCalls(ops, check, { min: 0, max: 1, structured: 0 });
+  },
 };

@@ -13,7 +13,7 @@ import { docToPassage, formatEvidence } from "./nodes/evidence.ts";
 import { requireChatModel, structuredStep } from "./nodes/model-call.ts";
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, runGraph, skippedResult } from "./nodes/run-context.ts";
-import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+import { NO_CALLS, SKIPPED_CELL, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const FEASIBILITY_ID = "feasibility";
@@ -76,4 +76,6 @@ export const feasibilityWorkflow: WorkflowDefinition<"synthesis", typeof Feasibi
   description: "Feasibility check (MedMeta): reference conclusion + abstracts → 0–5 sufficiency, N runs averaged",
   configSchema: FeasibilityConfigSchema,
   create,
+  // `runs` structured ratings (items without a reference or golden abstracts are skipped; min 0)
+  llmCalls: (c, i) => (i.llm && i.passages > 0 ? { min: 0, max: c.runs, structured: c.runs, textOutput: false } : SKIPPED_CELL),
 };

@@ -11,7 +11,7 @@ import type { EvidencePassage } from "../models/types.ts";
 import { docToPassage, synthesizeFromEvidence, type SynthesisOutput } from "./nodes/evidence.ts";
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, runGraph, skippedResult } from "./nodes/run-context.ts";
-import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+import { NO_CALLS, SKIPPED_CELL, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const GOLDEN_RAG_ID = "golden-rag";
@@ -56,4 +56,6 @@ export const goldenRagWorkflow: WorkflowDefinition<"synthesis", typeof GoldenRag
   description: "Golden-RAG (MedMeta): question + the item's golden abstracts → synthesize",
   configSchema: GoldenRagConfigSchema,
   create,
+  // one synthesis call; items without golden abstracts are skipped before it
+  llmCalls: (_c, i) => (i.passages === 0 ? SKIPPED_CELL : i.llm ? { min: 1, max: 1, structured: 0 } : NO_CALLS),
 };

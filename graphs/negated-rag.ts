@@ -19,7 +19,7 @@ import { docToPassage, synthesizeFromEvidence, type SynthesisOutput } from "./no
 import { requireChatModel } from "./nodes/model-call.ts";
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, runGraph, skippedResult } from "./nodes/run-context.ts";
-import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+import { NO_CALLS, SKIPPED_CELL, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const NEGATED_RAG_ID = "negated-rag";
@@ -122,4 +122,11 @@ export const negatedRagWorkflow: WorkflowDefinition<"synthesis", typeof NegatedR
   description: "Negated-RAG (MedMeta): golden abstracts with findings negated (rule or LLM negator, fraction 0–1) → synthesize",
   configSchema: NegatedRagConfigSchema,
   create,
+  // the LLM negator rewrites round(fraction · n) abstracts, one call each; then one synthesis call
+  llmCalls: (c, i) => {
+    if (i.passages === 0) return SKIPPED_CELL;
+    if (!i.llm) return NO_CALLS;
+    const n = 1 + (c.negator === "llm" ? Math.round(c.fraction * i.passages) : 0);
+    return { min: n, max: n, structured: 0 };
+  },
 };

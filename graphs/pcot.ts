@@ -17,7 +17,7 @@ import { chatStep, requireChatModel, structuredStep } from "./nodes/model-call.t
 import { formatPlan, formatQuestions, makePlan, type ResearchPlan } from "./nodes/plan.ts";
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, runGraph } from "./nodes/run-context.ts";
-import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+import { NO_CALLS, type CallBounds, type CallCountInput, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const PCOT_ID = "pcot";
@@ -166,6 +166,18 @@ function stopReason(s: S, config: PcotConfig): "threshold" | "maxIterations" | n
   return null;
 }
 
+/**
+ * P-CoT's calls: plan + one answer per key question + draft + evaluate (structured: plan,
+ * evaluate), then per revision new questions + one answer each + revise + evaluate (structured:
+ * new questions, evaluate). `min`: the plan gives one question and the first draft passes.
+ */
+export function pcotCalls(c: PcotConfig, i: CallCountInput): CallBounds {
+  if (!i.llm) return NO_CALLS;
+  const first = 1 + c.numQuestions + 2;
+  const round = 1 + c.numNewQuestions + 2;
+  return { min: 4, max: first + c.maxIterations * round, structured: 2 + 2 * c.maxIterations };
+}
+
 /** P-CoT definition (task kind "synthesis"). */
 export const pcotWorkflow: WorkflowDefinition<"synthesis", typeof PcotConfigSchema> = {
   id: PCOT_ID,
@@ -173,4 +185,5 @@ export const pcotWorkflow: WorkflowDefinition<"synthesis", typeof PcotConfigSche
   description: "P-CoT (MedMeta): plan → answer key questions → draft → self-evaluate 0–5 → new questions → revise (bounded)",
   configSchema: PcotConfigSchema,
   create,
+  llmCalls: pcotCalls,
 };

@@ -16,9 +16,9 @@ import { docToPassage, synthesizeFromEvidence, type SynthesisOutput } from "./no
 import { isExtractiveModel } from "./nodes/model-call.ts";
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, runGraph, skippedResult } from "./nodes/run-context.ts";
-import { applyPerturbations, createPerturbation, PERTURBATION_IDS, type PerturbationSpec } from "./perturb/registry.ts";
+import { applyPerturbations, createPerturbation, PERTURBATION_IDS, perturbationListCalls, type PerturbationSpec } from "./perturb/registry.ts";
 import type { PerturbationContext, PerturbationStep, PerturbedPassage } from "./perturb/types.ts";
-import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+import { addCalls, NO_CALLS, SKIPPED_CELL, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const PERTURBED_RAG_ID = "perturbed-rag";
@@ -131,4 +131,6 @@ export const perturbedRagWorkflow: WorkflowDefinition<"synthesis", typeof Pertur
   description: "Perturbed-RAG (robustness): golden abstracts → evidence perturbations (negate, numeric, conflict, distract, retracted, swap; seeded, recorded) → synthesize",
   configSchema: PerturbedRagConfigSchema,
   create,
+  // the operators' calls (LLM negator / PICO extractor) on the golden passages, then one synthesis call
+  llmCalls: (c, i) => (i.passages === 0 ? SKIPPED_CELL : i.llm ? addCalls(perturbationListCalls(perturbationSpecs(c), i.passages, true), { min: 1, max: 1, structured: 0 }) : NO_CALLS),
 };

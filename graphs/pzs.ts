@@ -9,7 +9,7 @@ import type { SynthesisTask } from "../corpus/types.ts";
 import { chatStep, requireChatModel } from "./nodes/model-call.ts";
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, runGraph } from "./nodes/run-context.ts";
-import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+import { NO_CALLS, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const PZS_ID = "pzs";
@@ -47,4 +47,6 @@ export const pzsWorkflow: WorkflowDefinition<"synthesis", typeof PzsConfigSchema
   description: "P-ZS (MedMeta): conclusion from the title alone, parametric knowledge only",
   configSchema: PzsConfigSchema,
   create,
+  // one free-text call
+  llmCalls: (_c, i) => (i.llm ? { min: 1, max: 1, structured: 0 } : NO_CALLS),
 };

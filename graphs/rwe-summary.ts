@@ -22,7 +22,7 @@ import type { EvidencePassage } from "../models/types.ts";
 import { chatStep, isExtractiveModel } from "./nodes/model-call.ts";
 import { loadWorkflowPrompt, renderWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, runGraph } from "./nodes/run-context.ts";
-import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+import { NO_CALLS, type RunnableWorkflow, type WorkflowDefinition, type WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const RWE_SUMMARY_ID = "rwe-summary";
@@ -133,4 +133,6 @@ export const rweSummaryWorkflow: WorkflowDefinition<"rwe", typeof RweSummaryConf
   description: "RWE summary (RWESummary): structured RWE study (raw, unlabelled) → plain-English summary; design-specific instructions, p < 0.05 rule applied by the model, PSM note, two example summaries",
   configSchema: RweSummaryConfigSchema,
   create,
+  // one summary call (an extractive baseline selects sentences without a call)
+  llmCalls: (_c, i) => (i.llm ? { min: 1, max: 1, structured: 0 } : NO_CALLS),
 };

@@ -28,7 +28,7 @@ import { isExtractiveModel, requireChatModel, structuredStep } from "./nodes/mod
 import { formatPlan, makePlan, type ResearchPlan } from "./nodes/plan.ts";
 import { loadWorkflowPrompt } from "./nodes/prompts.ts";
 import { getRunContext, keepPartial, runGraph, StepFailure } from "./nodes/run-context.ts";
-import type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
+import type { CallBounds, CallCountInput, RunnableWorkflow, WorkflowDefinition, WorkflowDeps } from "./types.ts";
 
 /** Workflow id. */
 export const STANDARD_RAG_ID = "standard-rag";
@@ -37,14 +37,16 @@ export const STANDARD_RAG_ID = "standard-rag";
 export const StandardRagConfigSchema = z
   .object({
     /**
-     * Where the retrieval queries come from: "sub-questions" (default, MedMeta §3.2: the plan's
-     * key questions, as P-CoT generates them) or "keywords" (an extra LLM step writes `numQueries`
-     * keyword queries from the plan).
+     * Where the retrieval queries come from: "key-questions" (default, MedMeta §3.2: the research
+     * plan's key questions — the plan step P-CoT shares — used as the queries as they are; not the
+     * 2–3 sub-questions P-CoT's answer step raises, which Standard-RAG never generates) or
+     * "keywords" (an extra LLM step writes `numQueries` keyword queries from the plan).
+     * "sub-questions", the former name of "key-questions", is read as "key-questions".
      */
-    queryMode: z.enum(["sub-questions", "keywords"]).default("sub-questions"),
+    queryMode: z.preprocess((v) => (v === "sub-questions" ? "key-questions" : v), z.enum(["key-questions", "keywords"])).default("key-questions"),
     /** Search queries written by the keyword step (`queryMode: keywords` only). */
     numQueries: z.number().int().min(1).max(20).default(5),
-    /** Key questions asked by the plan step (the queries in `queryMode: sub-questions`). */
+    /** Key questions asked by the plan step (the queries in `queryMode: key-questions`). */
     numQuestions: z.number().int().min(1).max(20).default(5),
     /** Documents kept per query (paper: K = 5 or 10). */
     k: z.number().int().min(1).max(100).default(5),
@@ -216,7 +218,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
       return { plan };
     })
     .addNode("write_queries", async (s, c) => {
-      if (config.queryMode === "sub-questions") return { queries: s.plan.keyQuestions };
+      if (config.queryMode === "key-questions") return { queries: s.plan.keyQuestions };
       const r = await structuredStep(getRunContext(c), model!, "queries", p.queries, { topic: s.topic, plan: formatPlan(s.plan), num_queries: config.numQueries }, SearchQueriesSchema, "search_queries");
       const queries = r.queries.slice(0, config.numQueries);
       keepPartial(getRunContext(c), "queries", queries);
@@ -263,11 +265,28 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
   };
 }
 
+/**
+ * Standard-RAG's calls: the plan (structured), the keyword-query step (structured, `queryMode:
+ * keywords` only), one synthesis call; with an LLM reranker (`llm-pointwise…`) one structured
+ * call per candidate: queries × `candidatesPerQuery` at most. The extractive baseline makes none
+ * (it retrieves with the question); its reranker still calls an LLM reranker's model when one is
+ * configured. `min`: one query, no candidates.
+ */
+export function standardRagCalls(c: StandardRagConfig, i: CallCountInput): CallBounds {
+  const llmRerank = typeof i.reranker === "string" && i.reranker.startsWith("llm");
+  const queries = i.llm ? (c.queryMode === "keywords" ? c.numQueries : c.numQuestions) : 1;
+  const rerank = llmRerank ? queries * c.candidatesPerQuery : 0;
+  if (!i.llm) return { min: 0, max: rerank, structured: rerank };
+  const steps = c.queryMode === "keywords" ? 3 : 2;
+  return { min: steps, max: steps + rerank, structured: steps - 1 + rerank };
+}
+
 /** Standard-RAG definition (task kind "synthesis"). */
 export const standardRagWorkflow: WorkflowDefinition<"synthesis", typeof StandardRagConfigSchema> = {
   id: STANDARD_RAG_ID,
   taskKind: "synthesis",
-  description: "Standard-RAG (MedMeta): plan → sub-questions as queries (or N keyword queries) → Send fan-out retrieval (K per query, optional reranker) → merge with provenance → synthesize",
+  description: "Standard-RAG (MedMeta): plan → its key questions as queries (or N keyword queries) → Send fan-out retrieval (K per query, optional reranker) → merge with provenance → synthesize",
   configSchema: StandardRagConfigSchema,
   create,
+  llmCalls: standardRagCalls,
 };

@@ -64,6 +64,61 @@ export interface RunnableWorkflow<K extends WorkflowTaskKind = WorkflowTaskKind>
   run(task: WorkflowTask<K>, opts: { repeat: number; signal?: AbortSignal }): Promise<WorkflowRunResult>;
 }
 
+/**
+ * Model calls of one cell as a workflow, perturbation or metric declares them: `min` (loops end
+ * at once, a step may be left out), `max` (every loop at its bound, every answer usable) and
+ * `structured`, how many of the `max` calls ask for a structured answer — each of those may be
+ * re-asked up to the endpoint's `structuredRetries` times, which the estimate adds for its worst
+ * case. Cached answers are not subtracted (an upper bound).
+ */
+export interface CallBounds {
+  min: number;
+  max: number;
+  structured: number;
+  /**
+   * Whole structured calls made again only when an answer is unusable (e.g. the LLM grounding
+   * judge's second attempt); counted in the worst case only.
+   */
+  retryCalls?: number;
+  /**
+   * False when the cell gives no text to score or judge: the item is skipped (no golden
+   * abstracts) or the output is a score (feasibility). Absent: a text output.
+   */
+  textOutput?: boolean;
+}
+
+/** No model call and no text output (an item the workflow skips). */
+export const SKIPPED_CELL: CallBounds = Object.freeze({ min: 0, max: 0, structured: 0, textOutput: false });
+
+/**
+ * Requests of calls in the worst case: every structured answer re-asked `structuredRetries` times
+ * and every retry call made (HTTP retries of failed requests are not counted).
+ */
+export function worstCaseRequests(c: CallBounds, structuredRetries: number): number {
+  const retry = c.retryCalls ?? 0;
+  return c.max + retry + (c.structured + retry) * structuredRetries;
+}
+
+/** What a cell's call count depends on besides the workflow's own config. */
+export interface CallCountInput {
+  /** The generator is an LLM (an extractive baseline makes no model call). */
+  llm: boolean;
+  /** Golden abstracts of the item (0: the evidence-based workflows skip it without a call). */
+  passages: number;
+  /** The cell's `reranker` parameter (Standard-RAG), null when none. */
+  reranker: string | null;
+}
+
+/** `{min, max, structured}` sum of call bounds. */
+export function addCalls(...parts: CallBounds[]): CallBounds {
+  const sum = parts.reduce((a, b) => ({ min: a.min + b.min, max: a.max + b.max, structured: a.structured + b.structured, retryCalls: (a.retryCalls ?? 0) + (b.retryCalls ?? 0) }), { min: 0, max: 0, structured: 0, retryCalls: 0 });
+  const { retryCalls, ...rest } = sum;
+  return retryCalls ? sum : rest;
+}
+
+/** No model call. */
+export const NO_CALLS: CallBounds = Object.freeze({ min: 0, max: 0, structured: 0 });
+
 /** A workflow: id, zod config schema (`.strict()`, with defaults) and factory. */
 export interface WorkflowDefinition<K extends WorkflowTaskKind = WorkflowTaskKind, S extends z.ZodType = z.ZodType> {
   readonly id: string;
@@ -72,4 +127,10 @@ export interface WorkflowDefinition<K extends WorkflowTaskKind = WorkflowTaskKin
   readonly configSchema: S;
   /** @throws Error when deps lack what the workflow needs (e.g. an extractive model for P-ZS, no retriever for Standard-RAG). */
   create(deps: WorkflowDeps, config: z.input<S>): RunnableWorkflow<K>;
+  /**
+   * The model calls one cell makes (the run estimate's source; tests/experiments/call-estimate.test.ts
+   * checks it against a server's request count for every workflow).
+   * @param config the cell's parameters parsed by `configSchema` (defaults applied)
+   */
+  llmCalls(config: z.output<S>, input: CallCountInput): CallBounds;
 }

@@ -12,6 +12,7 @@
  * @see MedEvidence (med-evidence-abstract.jsonl: answer, evidence_certainty); MedMeta §2 (MedEvidence);
  *   Wang et al. 2023 (MSLR annotation study: effect direction −1/0/+1).
  */
+import { isConflictError } from "../models/structured.ts";
 import { z } from "zod";
 import type { CallInfo, ChatModel } from "../models/types.ts";
 import { mergeCalls } from "../models/usage.ts";
@@ -221,8 +222,10 @@ export function createLlmAnswerClassifier(config: LlmAnswerClassifierConfig, dep
           calls.push(res.call);
           if (res.ok) return { classifierId: LLM_ANSWER_CLASSIFIER_ID, label: res.value.answer, status: "ok", rationale: res.value.rationale, call: merged()! };
           error = res.error;
+          if (res.raw !== null) raw = res.raw;
+          // several different valid answers: none is picked (the call layer re-asked already)
+          if (isConflictError(res.error)) break;
           if (res.raw !== null) {
-            raw = res.raw;
             const rec = AnswerClassSchema.safeParse(extractJsonObject(res.raw));
             if (rec.success) return { classifierId: LLM_ANSWER_CLASSIFIER_ID, label: rec.data.answer, status: "ok", rationale: rec.data.rationale, call: merged()! };
           }

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { CallInfo, ChatMessage, ChatModel } from "../models/types.ts";
 import type { JudgeScoreEntry } from "../results/run-record.ts";
-import { extractJsonText, parseStructuredAnswer } from "../models/structured.ts";
+import { extractJsonText, isConflictError, parseStructuredAnswer } from "../models/structured.ts";
 import { mergeCalls } from "../models/usage.ts";
 import { loadPromptTemplate, renderPrompt, resolvePromptTemplate, type PromptTemplate } from "../models/prompt-template.ts";
 import { buildAnswerSchema, rubricPromptVariables, type Rubric, type RubricAnswer, type RubricInput } from "./rubric.ts";
@@ -227,6 +227,12 @@ export function createJudge(config: JudgeConfig, deps: { model: ChatModel; rubri
           calls.push(res.call);
           if (res.ok) return ok(repeat, attempt, res.value as RubricAnswer, merged()!, false);
           lastError = res.error;
+          // Several different valid verdicts in one answer: the call layer has re-asked already;
+          // asking the whole question again would only pick among guesses — the verdict is missing.
+          if (isConflictError(res.error)) {
+            if (res.raw !== null) lastRaw = res.raw;
+            return missing(repeat, attempt, lastError, lastRaw, merged());
+          }
           if (res.raw !== null) {
             lastRaw = res.raw;
             // A cut-off answer is kept raw and is not read: its scores may be unfinished.

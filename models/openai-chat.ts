@@ -201,6 +201,23 @@ export function endpointResources(id: string, config: EndpointConfig, options: M
 }
 
 /** A chat model on an OpenAI-compatible endpoint. Build it with {@link createOpenAIChatModel}. */
+
+/**
+ * What a cut-off answer (finish_reason "length") means and what to change: the output limit that
+ * was asked (`maxTokens`) against the output tokens the server produced. At the limit: raise
+ * maxTokens. Well below it: the server's own limit (its max output or context length, the prompt
+ * counting against it) cut the answer — raising maxTokens will not help. Without maxTokens: the
+ * server's default limit cut it.
+ * @param what "the answer" or `structured answer "<schema>"`
+ */
+export function truncationAdvice(what: string, maxTokens: number | undefined, outputTokens: number | undefined): string {
+  const n = (x: number) => x.toLocaleString("en-US");
+  const got = outputTokens === undefined ? "" : ` after ${n(outputTokens)} output tokens`;
+  if (maxTokens === undefined) return `${what} was cut off (finish_reason "length")${got} by the server's default output limit; no maxTokens was asked: set maxTokens on the endpoint (or the server's output limit)`;
+  if (outputTokens !== undefined && outputTokens < maxTokens * 0.9) return `${what} was cut off (finish_reason "length") at ${n(outputTokens)} of the ${n(maxTokens)} output tokens asked (maxTokens): the server's own limit (max output or context length, the prompt included) stopped it; raising maxTokens will not help: raise the server's limit or shorten the prompt`;
+  return `${what} hit the output limit (finish_reason "length") at maxTokens ${n(maxTokens)}${got}: raise maxTokens above ${n(maxTokens)}`;
+}
+
 export class OpenAIChatModel implements ChatModel {
   readonly kind = "llm" as const;
   /** Model name sent to the endpoint. */
@@ -355,7 +372,7 @@ export class OpenAIChatModel implements ChatModel {
         if (finish === "length") {
           // Cut off at maxTokens: the partial text is kept as `raw`, but it is not an answer
           // (never cached, never judged) unless the endpoint config accepts truncated answers.
-          return { ok: false, error: `${where}: truncated: the answer hit the output limit (finish_reason "length", maxTokens ${params.maxTokens ?? "endpoint default"}) after ${r.usage?.outputTokens ?? "?"} output tokens; raise maxTokens`, reason: "truncated", raw: text, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
+          return { ok: false, error: `${where}: truncated: ${truncationAdvice("the answer", params.maxTokens, r.usage?.outputTokens)}`, reason: "truncated", raw: text, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
         }
         return { ok: true, text, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
       },
@@ -434,7 +451,7 @@ export class OpenAIChatModel implements ChatModel {
           if (r.finishReason === "length") {
             // A cut-off answer is not re-asked (the same limit would cut it again): it fails with
             // its raw text kept, and is never cached.
-            return { ok: false, error: this.redact(`${this.id}: truncated: structured answer "${opts.schemaName}" hit the output limit (finish_reason "length", maxTokens ${params.maxTokens ?? "endpoint default"}); raise maxTokens`), reason: "truncated", raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v, finishReason: "length", ...(usageUnknown ? { usageUnknown } : {}) };
+            return { ok: false, error: this.redact(`${this.id}: truncated: ${truncationAdvice(`structured answer "${opts.schemaName}"`, params.maxTokens, r.usage?.outputTokens)}`), reason: "truncated", raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v, finishReason: "length", ...(usageUnknown ? { usageUnknown } : {}) };
           }
           const p = parseStructuredAnswer(raw, schema);
           if (p.ok) return { ok: true, text: raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v, ...(finishReason ? { finishReason } : {}), ...(usageUnknown ? { usageUnknown } : {}) };

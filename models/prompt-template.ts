@@ -138,6 +138,8 @@ export function resolvePromptTemplate(name: string, dirs: PromptDirs): PromptTem
 
 /**
  * Fill a template's placeholders (single pass: values are inserted literally, never re-expanded).
+ * A line that is only a label and a placeholder (`Title: {{title}}`) is left out when the value
+ * is empty or blank (an item without a title gets no `Title:` line).
  * @param vars a value for every declared variable.
  * @param opts.allowExtra accept supplied variables the template does not declare (default false: they are an error, catching typos).
  * @returns the chat messages.
@@ -155,11 +157,32 @@ export function renderPrompt(template: PromptTemplate, vars: PromptVars, opts: {
   }
   return template.messages.map((m) => ({
     role: m.role,
-    content: m.content.replace(PLACEHOLDER, (_all, name: string) => {
+    content: dropEmptyLabelLines(m.content, vars).replace(PLACEHOLDER, (_all, name: string) => {
       if (!template.variables.includes(name)) throw new Error(`Prompt template ${template.source} (${template.id}): placeholder {{${name}}} is not declared`);
       return String(vars[name]);
     }),
   }));
+}
+
+/** A template line that is only a short label and one placeholder: `Title: {{title}}`. */
+const LABEL_LINE = /^[^{}\n]{1,40}:[ \t]*\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}[ \t]*$/;
+
+/**
+ * Leave out the label lines (`Title: {{title}}`) whose value is empty or blank, with the blank
+ * line after them: an item without a title gets no `Title:` line, never a placeholder text.
+ */
+function dropEmptyLabelLines(content: string, vars: PromptVars): string {
+  const lines = content.split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const m = LABEL_LINE.exec(lines[i]);
+    if (m && m[1] in vars && String(vars[m[1]]).trim() === "") {
+      if (lines[i + 1] !== undefined && lines[i + 1].trim() === "" && (out.length === 0 || out[out.length - 1].trim() === "")) i++;
+      continue;
+    }
+    out.push(lines[i]);
+  }
+  return out.join("\n");
 }
 
 /**

@@ -149,11 +149,14 @@ function coerceNumericStrings(data: unknown, issues: readonly { code: string; pa
 /**
  * Parse and validate an answer against a zod schema: reasoning blocks removed, the last complete
  * JSON object taken ({@link extractJsonText}), numeric strings accepted where a number is expected.
- * Never fills in a value the answer did not give.
+ * An answer holding several different objects that each validate fails ({@link conflictingAnswers}):
+ * a verdict is never picked silently among them. Never fills in a value the answer did not give.
  * @param answer the model's text (or tool-call arguments).
  * @returns the typed value, or an error describing the JSON or schema problem (paths included).
  */
 export function parseStructuredAnswer<S extends z.ZodType>(answer: string, schema: S): ParseOutcome<z.infer<S>> {
+  const conflict = conflictingAnswers(answer, schema);
+  if (conflict) return { ok: false, error: conflict };
   const candidate = extractJsonText(answer);
   if (candidate === null) return { ok: false, error: "answer contains no JSON object" };
   let data: unknown;
@@ -170,6 +173,47 @@ export function parseStructuredAnswer<S extends z.ZodType>(answer: string, schem
   if (r.success) return { ok: true, value: r.data as z.infer<S> };
   const issues = r.error.issues.slice(0, 8).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
   return { ok: false, error: `answer does not match the schema: ${issues.join("; ")}` };
+}
+
+/** Validate parsed JSON against a schema, accepting numeric strings where numbers are expected. */
+function validateData<S extends z.ZodType>(data: unknown, schema: S): z.ZodSafeParseResult<z.infer<S>> {
+  let r = schema.safeParse(data);
+  if (!r.success) {
+    const fixed = coerceNumericStrings(data, r.error.issues as never);
+    if (fixed !== null) r = schema.safeParse(fixed);
+  }
+  return r as z.ZodSafeParseResult<z.infer<S>>;
+}
+
+/**
+ * Several different valid answers in one reply (e.g. a judge's own verdict and then a quoted
+ * example with other scores): which one the model meant cannot be known, so none is picked.
+ * Identical repeats are one answer.
+ * @returns the error naming how many different answers were found and their values (shortened), or null.
+ */
+export function conflictingAnswers(answer: string, schema: z.ZodType): string | null {
+  const distinct = new Map<string, number>();
+  for (const span of jsonObjectSpans(stripReasoning(answer))) {
+    let data: unknown;
+    try {
+      data = JSON.parse(span);
+    } catch {
+      continue;
+    }
+    const r = validateData(data, schema);
+    if (r.success) {
+      const k = JSON.stringify(r.data);
+      if (!distinct.has(k)) distinct.set(k, distinct.size);
+    }
+  }
+  if (distinct.size < 2) return null;
+  const shown = [...distinct.keys()].map((k) => (k.length > 120 ? `${k.slice(0, 117)}...` : k));
+  return `answer holds ${distinct.size} different valid answers (${shown.join(" | ")}); none is picked`;
+}
+
+/** Whether an error is {@link conflictingAnswers}'s (several different valid answers). */
+export function isConflictError(error: string): boolean {
+  return /\bdifferent valid answers\b/.test(error);
 }
 
 /** System instruction appended for `jsonMode`/`promptOnly` endpoints (our own words). */

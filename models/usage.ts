@@ -144,8 +144,8 @@ export function totalsOfCalls(calls: ReadonlyArray<CallInfo | undefined | null>)
   return t;
 }
 
-/** Field-wise sum of two {@link UsageTotals} (missing fields of old records count as 0). */
-export function addTotals(a: Partial<UsageTotals>, b: Partial<UsageTotals>): UsageTotals {
+/** Field-wise sum of two {@link UsageTotals} (missing fields of old records and unknown (null) tokens count as 0; `unknownUsageCalls` says how many calls are unknown). */
+export function addTotals(a: Partial<Record<keyof UsageTotals, number | null>>, b: Partial<Record<keyof UsageTotals, number | null>>): UsageTotals {
   const out = emptyTotals();
   for (const k of Object.keys(out) as (keyof UsageTotals)[]) out[k] = (a[k] ?? 0) + (b[k] ?? 0);
   return out;
@@ -157,6 +157,38 @@ export interface TokenPrice {
   output: number;
   batchInput?: number;
   batchOutput?: number;
+}
+
+/**
+ * Whether the tokens of a set of calls are unknown as a whole: some answer came without usage
+ * and no call reported any token (spent or cached). Records then carry `null` tokens, never 0.
+ */
+export function tokensUnknown(t: Pick<UsageTotals, "unknownUsageCalls"> & { inputTokens: number | null; outputTokens: number | null; cachedInputTokens?: number; cachedOutputTokens?: number }): boolean {
+  if (t.inputTokens === null || t.outputTokens === null) return true;
+  return t.unknownUsageCalls > 0 && t.inputTokens + t.outputTokens + (t.cachedInputTokens ?? 0) + (t.cachedOutputTokens ?? 0) === 0;
+}
+
+/**
+ * A token count as tables, progress lines and summaries show it: `"1,234"` when every call
+ * reported usage, `"≥ 1,234 (2 calls unknown)"` when some did not (the count is a lower bound),
+ * `"–"` when none did (`tokens` null, or 0 with unknown calls) — never a 0 standing for unknown.
+ * @param unknownCalls calls whose answer came without usage.
+ */
+export function formatTokenCount(tokens: number | null, unknownCalls: number): string {
+  const n = (x: number) => x.toLocaleString("en-US");
+  if (tokens === null || (unknownCalls > 0 && tokens === 0)) return unknownCalls > 0 ? `– (${n(unknownCalls)} call${unknownCalls === 1 ? "" : "s"} unknown)` : "–";
+  if (unknownCalls > 0) return `≥ ${n(tokens)} (${n(unknownCalls)} call${unknownCalls === 1 ? "" : "s"} unknown)`;
+  return n(tokens);
+}
+
+/**
+ * A cost as shown: `"$0.0123"`, `"≥ $0.0123"` when some calls' usage is unknown, `"–"` when all
+ * of it is, `"not priced"` without a price.
+ */
+export function formatCostUsd(cost: number | null, unknownCalls: number, allUnknown: boolean): string {
+  if (allUnknown) return "–";
+  if (cost === null) return "not priced";
+  return `${unknownCalls > 0 ? "≥ " : ""}$${cost.toFixed(4)}`;
 }
 
 /**

@@ -14,7 +14,8 @@
  * where it stopped when the file grew (appended cells); anything else (rewritten by `medsynth
  * judge`/`metrics`, truncated, other prices) → rebuilt. The file is read once, streamed.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openSqlite } from "./sqlite.ts";
 import { createHash, randomUUID } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -340,7 +341,7 @@ export function openCellIndex(resultsPath: string, opts: OpenCellIndexOptions = 
   const path = opts.indexPath ?? cellIndexPath(resultsPath);
   const st = statSync(resultsPath);
   const pricesKey = JSON.stringify(opts.prices ?? {});
-  let db: Database.Database | null = existsSync(path) ? new Database(path) : null;
+  let db: Database.Database | null = existsSync(path) ? openSqlite(path) : null;
   let meta = db ? readMeta(db) : null;
   let action: CellIndexInfo["action"] = "reused";
   const sameFile = (m: Meta) => {
@@ -351,7 +352,7 @@ export function openCellIndex(resultsPath: string, opts: OpenCellIndexOptions = 
   if (!db || !meta || !sameFile(meta)) {
     db?.close();
     for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(path + suffix, { force: true });
-    db = new Database(path);
+    db = openSqlite(path);
     createSchema(db);
     meta = null;
     action = "built";
@@ -389,5 +390,5 @@ export function openCellIndex(resultsPath: string, opts: OpenCellIndexOptions = 
 
 /** Open an index file for reading only (e.g. in a worker thread). */
 export function openCellIndexReadOnly(path: string): Database.Database {
-  return new Database(path, { readonly: true, fileMustExist: true });
+  return openSqlite(path, { readonly: true, fileMustExist: true });
 }

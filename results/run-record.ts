@@ -55,13 +55,16 @@ export interface RunRecord {
    * `unknownUsageCalls` the answers that came without usage). `latencyMs` is the wall-clock time of this run of the cell;
    * `modelLatencyMs` sums the model calls' generation times, using the original time for cache
    * hits (the inference time RWESummary compares; absent when the cell made no model call).
+   * `inputTokens` / `outputTokens` are null when calls were made and none reported usage
+   * (unknown, never 0); with some unknown they are a lower bound.
    */
-  generator: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number; cached: boolean; modelLatencyMs?: number } & Partial<UsageTotals>;
+  generator: { calls: number; inputTokens: number | null; outputTokens: number | null; latencyMs: number; cached: boolean; modelLatencyMs?: number } & Partial<Omit<UsageTotals, "inputTokens" | "outputTokens">>;
   /**
    * Judge bookkeeping (every attempt's tokens; `inputTokens`/`outputTokens` are spent tokens,
-   * cache hits in `cachedInputTokens`/`cachedOutputTokens`), split by judge model in `byModel`.
+   * cache hits in `cachedInputTokens`/`cachedOutputTokens`; null when no judge call reported usage),
+   * split by judge model in `byModel`.
    */
-  judge?: { calls: number; inputTokens: number; outputTokens: number; latencyMs: number; byModel?: Record<string, UsageTotals> } & Partial<UsageTotals>;
+  judge?: { calls: number; inputTokens: number | null; outputTokens: number | null; latencyMs: number; byModel?: Record<string, UsageTotals> } & Partial<Omit<UsageTotals, "inputTokens" | "outputTokens">>;
   judgeScores?: JudgeScoreEntry[];
   /**
    * The panel's aggregate per rubric and dimension under its policy (mean, median or majority):

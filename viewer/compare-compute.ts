@@ -6,7 +6,8 @@
  * every score column both cells have — and written in order to a cache database, from which pages
  * are read. Memory: two rows at a time.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openSqlite } from "../results/sqlite.ts";
 import { renameSync, rmSync } from "node:fs";
 import { scoreColumnsOf, sqlId } from "../results/cell-index.ts";
 
@@ -68,9 +69,9 @@ const cmp = (x: Side, y: Side): number => {
  * @returns the counts
  */
 export function computeComparison(indexA: string, indexB: string, cachePath: string, tmp = `${cachePath}.tmp-${process.pid}-${Date.now()}`): CompareCounts {
-  const a = new Database(indexA, { readonly: true, fileMustExist: true });
-  const b = new Database(indexB, { readonly: true, fileMustExist: true });
-  const out = new Database(tmp);
+  const a = openSqlite(indexA, { readonly: true, fileMustExist: true });
+  const b = openSqlite(indexB, { readonly: true, fileMustExist: true });
+  const out = openSqlite(tmp);
   try {
     out.pragma("journal_mode = OFF");
     out.pragma("synchronous = OFF");

@@ -8,7 +8,8 @@
  * thread, so the server keeps answering other requests meanwhile; its pairs are cached in a
  * SQLite file beside run A's index, and every page is read from that cache.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openSqlite } from "../results/sqlite.ts";
 import { createHash } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -158,7 +159,7 @@ export async function compareRuns(index: RunIndex, a: number, b: number, opts: C
   const path = await ensureComparison(index, a, b, opts.inline);
   const size = Math.min(Math.max(Math.trunc(opts.size ?? 50) || 50, 1), 500);
   const page = Math.max(Math.trunc(opts.page ?? 0) || 0, 0);
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = openSqlite(path, { readonly: true, fileMustExist: true });
   try {
     const counts = JSON.parse((db.prepare("SELECT v FROM meta WHERE k = 'counts'").get() as { v: string }).v) as CompareCounts;
     const col = opts.onlyDiffering ? "dseq" : "seq";

@@ -6,7 +6,8 @@
  * reads full records back from the results file by offset. Nothing holds a run's records in
  * memory, so a run of 10⁶ cells opens as fast as its index.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openSqlite } from "../results/sqlite.ts";
 import { closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { cellCost, judgeState, openCellIndex, paramsLabel, recordScores, scoreColumnsOf, sqlId, type JudgeState, type Prices } from "../results/cell-index.ts";
@@ -164,7 +165,7 @@ function facetsOf(db: Database.Database, runs: readonly IndexedRun[]): RunIndex[
 export function buildRunIndex(dirs: readonly string[], opts: { onProgress?: (run: number, cells: number, bytes: number) => void } = {}): RunIndex {
   const runs = dirs.map((d, i) => indexRun(d, i, opts.onProgress && ((c, b) => opts.onProgress?.(i, c, b))));
   const connect = () => {
-    const c = new Database(":memory:");
+    const c = openSqlite(":memory:");
     for (const r of runs) c.prepare(`ATTACH DATABASE ? AS r${r.index}`).run(r.indexPath);
     return c;
   };

@@ -7,6 +7,7 @@
  * medsynth metrics runs/x/results.jsonl [--metrics rouge,bleu,count-ratios] [--out scored.jsonl]
  * ```
  */
+import { tokensUnknown, totalsOfCalls } from "../../models/usage.ts";
 import { mergePanelSummary } from "../panel-summary.ts";
 import { closeSync, existsSync, openSync, rmSync } from "node:fs";
 import pLimit from "p-limit";
@@ -98,11 +99,17 @@ export async function runJudgeCommand(input: string, opts: JudgeCommandOptions):
     counts.judged++;
     if (!res.added.length && rec.panel) return rec;
     const j = rec.judge ?? { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0 };
+    // Tokens of answers without usage are unknown (null when no call reported any), never 0.
+    const added = totalsOfCalls(res.added.map((v) => v.call));
+    const unknownUsageCalls = (j.unknownUsageCalls ?? 0) + added.unknownUsageCalls;
+    const inputTokens = (j.inputTokens ?? 0) + res.usage.inputTokens;
+    const outputTokens = (j.outputTokens ?? 0) + res.usage.outputTokens;
+    const unknown = tokensUnknown({ unknownUsageCalls, inputTokens, outputTokens });
     const judgedRec: RunRecord = {
       ...rec,
       judgeScores: res.judgeScores,
       panel: mergePanelSummary(rec.panel, res.aggregate, panel.aggregation),
-      judge: { calls: j.calls + res.usage.calls, inputTokens: j.inputTokens + res.usage.inputTokens, outputTokens: j.outputTokens + res.usage.outputTokens, latencyMs: j.latencyMs + res.usage.latencyMs },
+      judge: { calls: j.calls + res.usage.calls, inputTokens: unknown ? null : inputTokens, outputTokens: unknown ? null : outputTokens, latencyMs: j.latencyMs + res.usage.latencyMs, ...(unknownUsageCalls ? { unknownUsageCalls } : {}) },
     };
     counts.newVerdicts += res.added.length;
     journal.append({ key: judgedRec.key, judgeScores: judgedRec.judgeScores, panel: judgedRec.panel, judge: judgedRec.judge } as unknown as RunRecord);
@@ -223,7 +230,7 @@ export interface MetricsCommandSummary {
 
 /**
  * Compute reference metrics (judges/metrics registry, through experiments/metrics-stage.ts) for
- * every record that has both an output and a reference; write `metrics` / `metricNotes` into the
+ * every record that has both an output and a reference (whitespace-only counts as none); write `metrics` / `metricNotes` into the
  * records and a new JSONL atomically.
  * @param specs metric ids (aliases: counts → count-ratios, cosine → embedding-cosine)
  * @throws Error listing valid ids for an unknown metric
@@ -246,7 +253,8 @@ export async function runMetricsCommand(input: string, opts: { metrics: string[]
   try {
     for (const { record: r } of resultRecords(input, stats)) {
       records++;
-      if (!r.output || !r.reference) {
+      // A whitespace-only output (or reference) is no text, as "" is: never scored 0 into the means.
+      if (!r.output?.trim() || !r.reference?.trim()) {
         skipped++;
         writer.write(r);
         continue;

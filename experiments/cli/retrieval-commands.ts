@@ -29,7 +29,7 @@ import { loadDataset } from "../../corpus/datasets/registry.ts";
 import { retractionTag, type CorpusDoc } from "../../corpus/types.ts";
 import { createChatModel } from "../../models/registry.ts";
 import { evaluateRun, type Qrels, type RunEvaluation } from "../../retrieval/eval/ir-metrics.ts";
-import { readTrecQrels, readTrecRun, TREC_EXPORT_DEPTH, writeTrecQrels, writeTrecRun, type TrecRun } from "../../retrieval/eval/trec.ts";
+import { readTrecQrels, readTrecRun, TREC_EXPORT_DEPTH, trecFilePaths, writeTrecQrels, writeTrecRun, type TrecRun } from "../../retrieval/eval/trec.ts";
 import { holm } from "../../judges/stats/multiple-testing.ts";
 import { pairedRandomizationTest, pairedTTest } from "../../judges/stats/paired-tests.ts";
 import { createReranker, createRetriever, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, RETRIEVAL_MODES, RetrieverConfigSchema, type BuiltRetriever, type RetrievalMode, type RetrieverConfigInput } from "../../retrieval/registry.ts";
@@ -372,10 +372,11 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
     const tag = `medsynth-${r.id}${reranker ? `-${reranker.id}` : ""}`.replace(/[^A-Za-z0-9_.:-]+/g, "_");
     if (o.trecOut) {
       mkdirSync(o.trecOut, { recursive: true });
-      const runFile = join(o.trecOut, configs.length === 1 ? "run.trec" : `run.${config.mode}.trec`);
-      writeTrecRun(runFile, run, tag, depth);
-      writeTrecQrels(join(o.trecOut, "qrels.trec"), qrels);
-      err(`wrote ${runFile} and ${join(o.trecOut, "qrels.trec")}`);
+      // the same layout as a run's trec/ folder (retrieval/eval/trec.ts trecFilePaths)
+      const files = trecFilePaths(o.trecOut, o.dataset, config.mode ?? "hybrid");
+      writeTrecRun(files.run, run, tag, depth);
+      writeTrecQrels(files.qrels, qrels);
+      err(`wrote ${files.run} and ${files.qrels}`);
     }
     results.push({ mode: config.mode as RetrievalMode, retriever: r.id, reranker: reranker?.id ?? null, config: r.config, msPerQuery: ms, ev });
   }

@@ -55,7 +55,7 @@ export function registerRetrievalCommands(program: Command): void {
     .option("--rerank-candidates <n>", "first-stage hits handed to the reranker", "50")
     .option("--chat-model <id>", "chat model for --rerank llm-pointwise (openai:<model>)")
     .option("--json", "print JSON (means, per-query values, settings; {modes, runs: [...]} for several modes)")
-    .option("--trec-out <dir>", "write run.trec (run.<mode>.trec for several modes) and qrels.trec there (for trec_eval / ranx)")
+    .option("--trec-out <dir>", "write <dataset>.<mode>.run per mode and <dataset>.qrels there, the layout of a run's trec/ folder (for trec_eval / ranx)")
     .option("--trec-depth <n>", `hits retrieved and written per query; uncut MRR and MAP read them all (default ${TREC_EXPORT_DEPTH}; with --rerank the largest --k)`)
     .action(async (o: EvalCliOptions) => {
       await (await impl()).runRetrievalEval(o);

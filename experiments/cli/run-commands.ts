@@ -25,12 +25,13 @@ import { mergeShards, shardDir, type ShardSpec } from "../shards.ts";
 import { parseShardCount, resolveShard } from "../shard-auto.ts";
 import { tableToMarkdown } from "../report/render.ts";
 import { formatRunUsage } from "../usage-summary.ts";
-import { failureSummary } from "../failures.ts";
+import { failureSummary, shortenError } from "../failures.ts";
 import { runExitCode } from "../exit-codes.ts";
 import { BatchCollector } from "../../models/batch-collector.ts";
 import { createHttpBatchApi } from "../../models/batch-api.ts";
 import { createFileBatchApi } from "../../models/batch-file-api.ts";
 import { resolveBatchSettings } from "../../models/batch-settings.ts";
+import { formatCostUsd, formatTokenCount } from "../../models/usage.ts";
 
 /** Options of `medsynth run`. */
 export interface RunCommandOptions {
@@ -190,7 +191,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     if (config.retrievalEval) log(`retrieval evaluation: ${retrieval.recomputed ? "computed" : "reused"} (${retrieval.rows.length} rows)`);
     const showBar = opts.progress !== false && !opts.json && process.stderr.isTTY;
     const bar = showBar
-      ? new cliProgress.SingleBar({ format: "{bar} {value}/{total} cells | ETA {eta_formatted} | failed {failed} | tokens {tokens} | ${cost}", hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
+      ? new cliProgress.SingleBar({ format: "{bar} {value}/{total} cells | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {cost}", hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
       : null;
     let started = false;
     let lastLog = 0;
@@ -204,7 +205,10 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
         if (!opts.json && p.pending.length) for (const l of formatEstimate(estimateRun(config, p.pending, p.finished, p.items, plan))) log(l);
       },
       onProgress: (p) => {
-        const payload = { failed: p.failed, tokens: p.inputTokens + p.outputTokens, cost: p.costUsd.toFixed(4) };
+        // Unknown usage is shown as unknown ("–", "≥ N (k calls unknown)"), never as 0 tokens / $0.
+        const spent = p.inputTokens + p.outputTokens;
+        const allUnknown = p.unknownUsageCalls > 0 && spent === 0;
+        const payload = { failed: p.failed, tokens: formatTokenCount(spent, p.unknownUsageCalls), cost: Object.keys(config.prices).length ? formatCostUsd(p.costUsd, p.unknownUsageCalls, allUnknown) : "not priced" };
         if (bar) {
           if (!started) {
             bar.start(p.total, 0, payload);
@@ -214,11 +218,13 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
         } else if (!opts.json && (Date.now() - lastLog > 5000 || p.done === p.total)) {
           lastLog = Date.now();
           const verdicts = p.verdicts ? `, ${p.missingVerdicts ?? 0} of ${p.verdicts} judge verdicts missing` : "";
-          log(`${p.done}/${p.total} cells, ${p.failed} failed${verdicts}, ${payload.tokens} tokens spent, $${payload.cost}`);
+          log(`${p.done}/${p.total} cells, ${p.failed} failed${verdicts}, tokens spent ${payload.tokens}, cost ${payload.cost}`);
         }
       },
     });
     bar?.stop();
+    // A signal that arrived while the last cells finished still means "interrupted".
+    if (ac.signal.aborted && !summary.aborted) summary.aborted = true;
     let report: string | null = null;
     if (shard) print(`shard ${shard.index}/${shard.count}: combine the ${shard.count} shard folders with \`medsynth merge ${config.output}/shard-*-of-${shard.count}\``);
     if (opts.report !== false && !summary.aborted && !shard) {
@@ -240,7 +246,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
       if (v.total) print(`judge verdicts: ${v.total - v.missing} of ${v.total} given, ${v.missing} missing${v.missing ? " (raw answers kept in results.jsonl)" : ""}`);
       if (stillFailed) {
         print(`${stillFailed} cell(s) failed, by reason:`);
-        for (const f of failures) print(`  ${f.reason}: ${f.count} (e.g. ${f.example.slice(0, 200)})`);
+        for (const f of failures) print(`  ${f.reason}: ${f.count} (e.g. ${shortenError(f.example)})`);
         print("fix the cause and re-run with --retry-failed");
       }
     }

@@ -14,11 +14,18 @@
  */
 import type { RunRecord } from "../types.ts";
 
-/** Label of a cell's configuration: workflow plus its parameters, e.g. `standard-rag k=5`. */
-export function variantLabel(r: Pick<RunRecord, "workflow" | "params">): string {
+/**
+ * Label of a cell's configuration as it ran: workflow plus its parameters, e.g. `standard-rag k=5`.
+ * A configured reranker that was not available (its model not in the local folder: the record's
+ * `intermediate.reranker` is null) is labelled `reranker=none (<id> unavailable)` — the report
+ * says what actually ran. `configured: true` gives the label of the config as written (used to
+ * pair cells across runs).
+ */
+export function variantLabel(r: Pick<RunRecord, "workflow" | "params"> & { intermediate?: RunRecord["intermediate"] }, opts: { configured?: boolean } = {}): string {
+  const ranWithout = !opts.configured && r.intermediate !== undefined && "reranker" in r.intermediate && r.intermediate.reranker === null;
   const ps = Object.entries(r.params)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, v]) => `${k}=${v}`);
+    .map(([k, v]) => (k === "reranker" && ranWithout && typeof v === "string" && v !== "none" ? `reranker=none (${v} unavailable)` : `${k}=${v}`));
   return ps.length ? `${r.workflow} ${ps.join(" ")}` : r.workflow;
 }
 

@@ -13,12 +13,12 @@ import { fmt, type ReportTable } from "./tables.ts";
 
 /** Identity of a cell independent of the run folder. */
 export function cellIdentity(r: RunRecord): string {
-  return [r.dataset, r.itemId, r.model, variantLabel(r), r.repeat].join("\u0000");
+  return [r.dataset, r.itemId, r.model, variantLabel(r, { configured: true }), r.repeat].join("\u0000");
 }
 
 /** Identity of a cell ignoring the model (to compare two models' runs item by item). */
 export function cellIdentityWithoutModel(r: RunRecord): string {
-  return [r.dataset, r.itemId, variantLabel(r), r.repeat].join("\u0000");
+  return [r.dataset, r.itemId, variantLabel(r, { configured: true }), r.repeat].join("\u0000");
 }
 
 /** One metric's comparison between run A and run B. */
@@ -45,7 +45,7 @@ export interface RunDelta {
  * differences, otherwise they are null.
  * @param groupOf the variant a record of run A belongs to (default: model + workflow variant).
  */
-export function compareRecords(a: RunRecord[], b: RunRecord[], identity: (r: RunRecord) => string = cellIdentity, groupOf: (r: RunRecord) => string = (r) => `${r.model} · ${variantLabel(r)}`): RunDelta[] {
+export function compareRecords(a: RunRecord[], b: RunRecord[], identity: (r: RunRecord) => string = cellIdentity, groupOf: (r: RunRecord) => string = (r) => `${r.model} · ${variantLabel(r, { configured: true })}`): RunDelta[] {
   const A = new Map(a.map((r) => [identity(r), { v: recordValues(r), g: groupOf(r) }]));
   const B = new Map(b.map((r) => [identity(r), recordValues(r)]));
   const cols = columnsOf([...a, ...b]).filter((c) => !c.includes("@"));

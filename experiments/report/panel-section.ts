@@ -65,7 +65,7 @@ export function panelSection(records: RunRecord[]): ReportSection | null {
     for (const dimension of dims) {
       try {
         const level = withScores.some((r) => r.judgeScores?.some((e) => e.rubricId === rubricId && Object.values(e.scores).some((v) => v !== null && v !== 0 && v !== 1))) ? "interval" : "nominal";
-        tables.push(diagnosticsTable(panelDiagnostics(withScores, { rubricId, dimension, level }, (r) => `${r.model} | ${variantLabel({ workflow: r.workflow, params: r.params ?? {} })}`)));
+        tables.push(diagnosticsTable(panelDiagnostics(withScores, { rubricId, dimension, level }, (r) => `${r.model} | ${variantLabel({ workflow: r.workflow, params: r.params ?? {}, intermediate: (r as { intermediate?: Record<string, unknown> }).intermediate })}`)));
       } catch (e) {
         tables.push({ id: `panel-${rubricId}-${dimension}`, title: `Panel diagnostics: ${rubricId}.${dimension}`, header: ["note"], rows: [[e instanceof Error ? e.message : String(e)]] });
       }

@@ -12,6 +12,7 @@
  */
 import { describe as describeSample, mean, pairedTTest, cohenDz, wilcoxonSignedRank, holm, isBinary, wilsonInterval } from "../../judges/stats/index.ts";
 import type { RunRecord } from "../types.ts";
+import { formatTokenCount } from "../../models/usage.ts";
 import { columnsOf, differencesVary, groupBy, matchesFilter, pairKey, recordValues, variantLabel } from "./columns.ts";
 
 /** One table of the report. `values` keeps the numbers behind the cells for tests and JSON. */
@@ -79,9 +80,12 @@ export function statusTable(records: RunRecord[]): ReportTable {
     const c = { ok: 0, failed: 0, skipped: 0 };
     for (const r of rs) c[r.status]++;
     const truncated = rs.filter((r) => r.status === "ok" && r.truncated === true).length;
-    const tokens = rs.reduce((a, r) => a + r.generator.inputTokens + r.generator.outputTokens, 0);
-    rows.push([model, variant, String(c.ok), ...(anyTruncated ? [String(truncated)] : []), String(c.failed), String(c.skipped), String(tokens)]);
-    values.push({ model, variant, ...c, ...(anyTruncated ? { truncated } : {}), tokens });
+    // Unknown usage (null tokens, or calls without usage) is shown as unknown, never as 0.
+    const known = rs.reduce((a, r) => a + (r.generator.inputTokens ?? 0) + (r.generator.outputTokens ?? 0), 0);
+    const unknownCalls = rs.reduce((a, r) => a + (r.generator.unknownUsageCalls ?? (r.generator.inputTokens === null && r.generator.calls ? r.generator.calls : 0)), 0);
+    const tokens = unknownCalls > 0 && known === 0 ? null : known;
+    rows.push([model, variant, String(c.ok), ...(anyTruncated ? [String(truncated)] : []), String(c.failed), String(c.skipped), formatTokenCount(tokens, unknownCalls)]);
+    values.push({ model, variant, ...c, ...(anyTruncated ? { truncated } : {}), tokens, ...(unknownCalls ? { unknownUsageCalls: unknownCalls } : {}) });
   }
   const header = ["model", "workflow", "ok", ...(anyTruncated ? ["ok, truncated"] : []), "failed", "skipped", "generator tokens"];
   const caption = anyTruncated
@@ -94,7 +98,7 @@ export function statusTable(records: RunRecord[]): ReportTable {
  * Mean ± 95 % CI of one column per model (rows) × workflow variant (columns) — MedMeta Table 2 shape.
  */
 export function modelByVariantTable(records: RunRecord[], column: string, id = `main-${column}`): ReportTable {
-  const variants = [...new Set(records.map(variantLabel))];
+  const variants = [...new Set(records.map((r) => variantLabel(r)))];
   const models = [...new Set(records.map((r) => r.model))];
   const rows: string[][] = [];
   const values: Record<string, unknown>[] = [];

@@ -4,8 +4,8 @@
  * reason, and how many judge verdicts are missing.
  */
 import type { RunRecord } from "../types.ts";
-import { runUsage, fmtCost, type PricedTotals } from "../usage-summary.ts";
-import { failureSummary } from "../failures.ts";
+import { runUsage, fmtTokens, fmtTotalsCost, type PricedTotals } from "../usage-summary.ts";
+import { failureSummary, shortenError } from "../failures.ts";
 import type { ReportTable } from "./tables.ts";
 import type { ReportSection } from "./render.ts";
 
@@ -14,7 +14,7 @@ function n(x: number): string {
 }
 
 function usageRow(role: string, model: string, t: PricedTotals): string[] {
-  return [role, model, n(t.calls), n(t.requests), n(t.inputTokens), n(t.outputTokens), t.cachedCalls ? `${n(t.cachedCalls)} (${n(t.cachedInputTokens)} / ${n(t.cachedOutputTokens)})` : "0", t.unknownUsageCalls ? `${n(t.unknownUsageCalls)} (unknown)` : "0", fmtCost(t.costUsd)];
+  return [role, model, n(t.calls), n(t.requests), fmtTokens(t, "inputTokens"), fmtTokens(t, "outputTokens"), t.cachedCalls ? `${n(t.cachedCalls)} (${n(t.cachedInputTokens)} / ${n(t.cachedOutputTokens)})` : "0", t.unknownUsageCalls ? `${n(t.unknownUsageCalls)} (unknown)` : "0", fmtTotalsCost(t)];
 }
 
 /**
@@ -58,7 +58,7 @@ export function usageSection(spent: readonly RunRecord[], latest: readonly RunRe
       title: "Failed cells by reason",
       caption: "Latest record of each cell; re-run with --retry-failed after fixing the cause.",
       header: ["reason", "cells", "example error"],
-      rows: failures.map((f) => [f.reason, String(f.count), f.example.slice(0, 240)]),
+      rows: failures.map((f) => [f.reason, String(f.count), shortenError(f.example)]),
       values: failures as unknown as Record<string, unknown>[],
     });
   }

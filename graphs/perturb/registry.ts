@@ -21,6 +21,7 @@ import { createNumericOp, NumericOpSchema } from "./numeric.ts";
 import { createRetractedOp, RetractedOpSchema } from "./retracted.ts";
 import { createSwapOp, SwapOpSchema } from "./swap.ts";
 import type { PerturbationContext, PerturbationOperator, PerturbationStep, PerturbedPassage } from "./types.ts";
+import { addCalls, NO_CALLS, type CallBounds } from "../types.ts";
 
 /** One perturbation in a config: `{op: <id>, strength, …op options}`. */
 export const PerturbationSpecSchema = z.discriminatedUnion("op", [NegateOpSchema, NumericOpSchema, ConflictOpSchema, DistractOpSchema, RetractedOpSchema, SwapOpSchema]);
@@ -56,6 +57,53 @@ export function createPerturbation(spec: PerturbationSpec, deps: PerturbationDep
     case "swap":
       return createSwapOp(s, deps);
   }
+}
+
+/**
+ * The model calls one operator makes on `passages` passages, and how many passages it hands on
+ * (the next operator's input). Only the LLM variants call: `negate` with `negator: "llm"` rewrites
+ * round(strength · n) abstracts (one call each); `swap` with `extractor: "llm"` extracts the
+ * element of each of its round(strength · n) passages and of up to `maxDonors` pool documents per
+ * passage (structured calls; fewer when a donor fits early or the passage has no such element).
+ * `conflict` adds round(strength · n) copies, `distract` and `retracted` (`mode: insert`)
+ * round(strength · n) documents.
+ * @param llm whether the workflow's generator is an LLM (the LLM variants refuse to run otherwise).
+ */
+export function perturbationCalls(spec: PerturbationSpec, passages: number, llm: boolean): { calls: CallBounds; passagesAfter: number } {
+  const s = PerturbationSpecSchema.parse(spec);
+  const share = (strength: number) => Math.round(Math.min(1, strength) * passages);
+  switch (s.op) {
+    case "negate": {
+      const n = llm && s.negator === "llm" ? share(s.strength) : 0;
+      return { calls: { min: n, max: n, structured: 0 }, passagesAfter: passages };
+    }
+    case "numeric":
+      return { calls: NO_CALLS, passagesAfter: passages };
+    case "conflict":
+      return { calls: NO_CALLS, passagesAfter: passages + share(s.strength) };
+    case "distract":
+      return { calls: NO_CALLS, passagesAfter: passages + Math.round(s.strength * passages) };
+    case "retracted":
+      return { calls: NO_CALLS, passagesAfter: s.mode === "insert" ? passages + Math.round(s.strength * passages) : passages };
+    case "swap": {
+      if (!llm || s.extractor !== "llm") return { calls: NO_CALLS, passagesAfter: passages };
+      const chosen = share(s.strength);
+      const max = chosen * (1 + (s.maxDonors ?? 5));
+      return { calls: { min: 0, max, structured: max }, passagesAfter: passages };
+    }
+  }
+}
+
+/** Calls of a list of operators applied in order to `passages` golden passages. */
+export function perturbationListCalls(specs: readonly PerturbationSpec[], passages: number, llm: boolean): CallBounds {
+  let n = passages;
+  const parts: CallBounds[] = [];
+  for (const spec of specs) {
+    const r = perturbationCalls(spec, n, llm);
+    parts.push(r.calls);
+    n = r.passagesAfter;
+  }
+  return addCalls(...parts);
 }
 
 /** sha256 (first 16 hex) of the evidence a workflow finally sees (ids, titles, texts, flags). */

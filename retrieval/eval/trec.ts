@@ -14,7 +14,19 @@
  * reads the trec_eval way.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Qrels } from "./ir-metrics.ts";
+
+/**
+ * The one TREC file layout of medsynth (`medsynth retrieval eval --trec-out <dir>` and the
+ * `<run>/trec/` folder of `medsynth run`): `<dir>/<dataset>.<mode>.run` per retrieval mode and
+ * `<dir>/<dataset>.qrels`; characters other than letters, digits, `.`, `_` and `-` in the dataset
+ * name (e.g. `beir:scifact`) become `_`.
+ */
+export function trecFilePaths(dir: string, dataset: string, mode: string): { run: string; qrels: string } {
+  const base = dataset.replace(/[^A-Za-z0-9._-]+/g, "_");
+  return { run: join(dir, `${base}.${mode.replace(/[^A-Za-z0-9._-]+/g, "_")}.run`), qrels: join(dir, `${base}.qrels`) };
+}
 
 /** Default number of hits per query written to TREC runs, so external tools compute uncut measures. */
 export const TREC_EXPORT_DEPTH = 100;

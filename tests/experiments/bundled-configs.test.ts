@@ -53,7 +53,7 @@ describe("bundled experiment configs", () => {
     expect(cfg.models.map((m) => m.id)).toEqual(["extractive:mmr"]);
     expect(cfg.panel).toBeUndefined();
   });
-  it("medmeta.yaml follows the paper: three judges with reasoning at T = 0, sub-questions as Standard-RAG queries", () => {
+  it("medmeta.yaml follows the paper: three judges with reasoning at T = 0, the plan's key questions as Standard-RAG queries", () => {
     const cfg = loadExperimentConfig(join(dir, "medmeta.yaml"), env);
     const panel = loadPanelConfig(cfg.panel!, env).config;
     expect(panel.judges.map((j) => j.model)).toEqual(["openai:judge-a", "openai:judge-b", "openai:judge-c"]);
@@ -61,7 +61,7 @@ describe("bundled experiment configs", () => {
     expect(loadPanelConfig(cfg.panel!, { ...env, MEDSYNTH_JUDGE_REASONING_EFFORT: "high" }).config.judges[0].params.reasoningEffort).toBe("high");
     const std = cfg.workflows.find((w) => w.id === "standard-rag")!;
     const { k: _k, reranker, ...params } = std.params as Record<string, unknown>;
-    expect(getWorkflow("standard-rag").configSchema.parse(params)).toMatchObject({ queryMode: "sub-questions", numQuestions: 5, candidatesPerQuery: 20 });
+    expect(getWorkflow("standard-rag").configSchema.parse(params)).toMatchObject({ queryMode: "key-questions", numQuestions: 5, candidatesPerQuery: 20 });
     // Reranking on by default (the paper reranks with a BGE cross-encoder), more candidates than K.
     expect(reranker).toBe("cross-encoder:Xenova/bge-reranker-base");
     expect(cfg.retrieval.corpus).toBe("prepared:medmeta");

@@ -139,7 +139,7 @@ describe("issue 13: faults end to end", () => {
     const before = server.requests.length;
     const lines: string[] = [];
     const est = await dryRunCommand(file, {}, (l) => lines.push(l));
-    expect(est).toMatchObject({ cells: 3, pending: 3, finished: 0, generatorCalls: { min: 3, max: 3 }, judgeCalls: { min: 6, max: 36 }, unpriced: ["openai:judge-b"] });
+    expect(est).toMatchObject({ cells: 3, pending: 3, finished: 0, generatorCalls: { min: 3, max: 3, worst: 3 }, judgeCalls: { min: 6, max: 6, worst: 36 }, metricCalls: { min: 0, max: 0, worst: 0 }, unpriced: ["openai:judge-b"] });
     // golden-rag: 1 call per cell at maxTokens 64 → 3 × 64 output tokens, plus 6 × 6 judge answers of 150
     expect(est.outputTokens).toBe(3 * 64 + 36 * 150);
     expect(est.costUsd).toBeGreaterThan(0);

@@ -86,7 +86,7 @@ describe("runner", () => {
     expect(r1).toHaveLength(6);
     expect(r1.find((r) => r.itemId === "q1" && r.params.k === 5)!.output).toBe("Answer 1 k=5");
     expect(r1.find((r) => r.itemId === "q2")!.error).toBe("endpoint down");
-    expect(r1[0].generator).toEqual({ calls: 1, requests: 1, cachedCalls: 0, inputTokens: 10, outputTokens: 3, cachedInputTokens: 0, cachedOutputTokens: 0, unknownUsageCalls: 0, latencyMs: 5, cached: false, modelLatencyMs: 5 });
+    expect(r1[0].generator).toEqual({ calls: 1, requests: 1, cachedCalls: 0, inputTokens: 10, outputTokens: 3, cachedInputTokens: 0, cachedOutputTokens: 0, unknownUsageCalls: 0, batchCalls: 0, batchInputTokens: 0, batchOutputTokens: 0, latencyMs: 5, cached: false, modelLatencyMs: 5 });
     expect(JSON.parse(readFileSync(join(out, "spec.json"), "utf8")).configHash).toBe(s1.configHash);
 
     state.calls.length = 0;

@@ -111,6 +111,23 @@ describe("llm-answer-classifier against a scripted server", () => {
   });
 });
 
+describe("llm-answer-classifier with two different valid answers in one reply (issue 25 item 8)", () => {
+  it("is missing with the reason and the raw answer, never the last label", async () => {
+    const content = 'Answer: {"rationale": "says lower", "answer": "lower"} — an example reply: {"rationale": "r", "answer": "higher"}';
+    const server = await startScriptedServer(() => ({ content }));
+    const cache = mkdtempSync(join(tmpdir(), "medsynth-clf-"));
+    try {
+      const model = createChatModel("openai:scripted-classifier", { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_NO_KEY", maxRetries: 0, structuredRetries: 1, structuredMethod: "promptOnly", cache: false }, { cacheDir: cache });
+      const r = await createLlmAnswerClassifier({ attempts: 3 }, { model }).classify({ conclusion: "Drainage lowered it.", question: "Higher or lower?" });
+      expect(r).toMatchObject({ label: null, status: "missing", raw: content });
+      expect(r.error).toMatch(/2 different valid answers/);
+      expect(server.chatRequests().length).toBe(2); // one re-ask, no further attempt
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("llm-answer-classifier counts every attempt's tokens (issue 13.2)", () => {
   it("garbage, then a valid answer: the call's tokens are the sum over the server's request log", async () => {
     const replies: ScriptedReply[] = [];

@@ -32,15 +32,37 @@ async function judge(script: ScriptedReply[], method: "jsonSchema" | "promptOnly
 }
 
 describe("parsing what judges send", () => {
-  it("strips <think> blocks and takes the LAST complete JSON object, not an example quoted early", async () => {
+  it("strips <think> blocks (an example quoted in the reasoning is not an answer) and reads the verdict after them", async () => {
     const content =
       '<think>The format is ```json\n{"rationale": "example", "scores": {"semantic_equivalence": 5}}\n``` — but here the finding differs in scope.</think>\n' +
-      'Earlier I considered {"rationale": "draft", "scores": {"semantic_equivalence": 2}} but on reflection:\n' +
+      'Earlier I considered {"rationale": "draft", "scores": {"semantic_equivalence": "two"}} but on reflection:\n' +
       '{"rationale": "same direction, narrower population", "scores": {"semantic_equivalence": 3}}';
     const j = await judge([{ content }], "promptOnly");
     const v = await j.score(input);
     expect(v).toMatchObject({ status: "ok", scores: { semantic_equivalence: 3 }, rationale: "same direction, narrower population", attempts: 1 });
     expect(server!.chatRequests().length).toBe(1);
+  });
+
+  it("issue 25 item 8: two different valid verdicts in one answer are missing with the reason and the raw text, never the last one", async () => {
+    // the judge's own verdict (4), then a quoted example of the format (0): the old parser recorded 0
+    const content =
+      'My verdict: {"rationale": "same finding and direction", "scores": {"semantic_equivalence": 4}}\n' +
+      'For reference, a reply looks like {"rationale": "opposite direction", "scores": {"semantic_equivalence": 0}}';
+    const j = await judge([{ content }], "promptOnly", 2);
+    const v = await j.score(input);
+    expect(v.status).toBe("missing");
+    expect(v.scores).toEqual({ semantic_equivalence: null });
+    expect(v.raw).toBe(content);
+    expect(v.error).toMatch(/2 different valid answers/);
+    // one re-ask (structuredRetries 1) naming the problem, then missing — no second whole-call attempt: 2 requests
+    const reqs = server!.chatRequests();
+    expect(reqs.length).toBe(2);
+    expect(JSON.stringify(reqs[1].body.messages)).toMatch(/2 different valid answers/);
+    // the same verdict given twice is one answer
+    const same = '{"rationale": "r", "scores": {"semantic_equivalence": 4}} again: {"rationale": "r", "scores": {"semantic_equivalence": 4}}';
+    await server!.close();
+    const j2 = await judge([{ content: same }], "promptOnly", 1);
+    expect(await j2.score(input)).toMatchObject({ status: "ok", scores: { semantic_equivalence: 4 } });
   });
 
   it("accepts an integer score given as a numeric string", async () => {
