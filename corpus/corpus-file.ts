@@ -12,7 +12,7 @@ import { isPubmedRecordLine } from "./datasets/jsonl.ts";
 import { readJsonl } from "./jsonl.ts";
 import { loadBundledCorpus } from "./bundled-corpus.ts";
 import { storeUriOf } from "./store/lance-store.ts";
-import type { RecordStore } from "./store/types.ts";
+import type { DocumentSource, RecordStore } from "./store/types.ts";
 import { preparedDataDir } from "./datasets/files.ts";
 
 /** Environment variable holding LanceDB storage options (a JSON object of strings) for corpus stores named by `--corpus`. */
@@ -82,9 +82,10 @@ export interface CorpusFileRead {
 }
 
 /**
- * Read a corpus JSONL (`.jsonl` or `.jsonl.gz`) whose lines are {@link CorpusDoc}s (`{id, title, text}`)
- * or {@link PubmedRecord}s (as written by `medsynth corpus ingest`, turned into docs by
- * {@link recordToCorpusDoc}; both kinds may be mixed). Malformed lines and deleted citations are
+ * Read a corpus JSONL (`.jsonl` or `.jsonl.gz`) whose lines are {@link CorpusDoc}s (`{id, title, text}`),
+ * {@link PubmedRecord}s (as written by `medsynth corpus ingest`, turned into docs by
+ * {@link recordToCorpusDoc}) or MedRAG corpus lines (`{id, title, content, contents}`, e.g. MedRAG's
+ * PubMed chunk files or `corpus rag-export`'s JSONL; {@link medragLineToDoc}); kinds may be mixed. Malformed lines and deleted citations are
  * skipped and counted; a repeated id keeps its first line and skips the rest (counted).
  * @throws Error naming the file when it does not exist.
  */
@@ -111,6 +112,13 @@ export async function readCorpusFile(path: string, label = "--corpus"): Promise<
         continue;
       }
       doc = recordToCorpusDoc(r.data);
+    } else if (isMedragLine(value)) {
+      const d = medragLineToDoc(value as Record<string, unknown>);
+      if (typeof d === "string") {
+        bad(`${where}: ${d}`);
+        continue;
+      }
+      doc = d;
     } else {
       const r = CorpusDocSchema.safeParse(value);
       if (!r.success) {
@@ -131,8 +139,62 @@ export async function readCorpusFile(path: string, label = "--corpus"): Promise<
   return out;
 }
 
+/**
+ * Whether a JSONL value is a MedRAG corpus line (`{id, title, content, contents}`, PubMed chunk
+ * files also carry `PMID`): an object with a string `content` or `contents` and no `text`.
+ */
+export function isMedragLine(value: unknown): boolean {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  return !("text" in v) && (typeof v.content === "string" || typeof v.contents === "string");
+}
+
+/**
+ * The {@link CorpusDoc} of a MedRAG corpus line: id = its `PMID` when present (MedRAG's PubMed
+ * chunk files since 02/2024: `id` is then a snippet id such as "pubmed23n0001_0"), else `id`;
+ * title = `title`; text = `content` (the abstract), or `contents` when there is no `content`.
+ * @returns the document, or a message naming the bad field.
+ */
+export function medragLineToDoc(v: Record<string, unknown>): CorpusDoc | string {
+  const rawId = v.PMID ?? v.pmid ?? v.id;
+  if ((typeof rawId !== "string" && typeof rawId !== "number") || String(rawId).trim() === "") return `MedRAG line: id (or PMID) must be a non-empty string or number`;
+  if (v.title !== undefined && typeof v.title !== "string") return `MedRAG line: title must be a string`;
+  const text = typeof v.content === "string" ? v.content : (v.contents as string);
+  return { id: String(rawId).trim(), title: (v.title as string | undefined) ?? "", text, source: "pubmed" };
+}
+
 function issueText(issue: z.core.$ZodIssue | undefined): string {
   return issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "schema mismatch";
+}
+
+/** A retrieval corpus as a command gets it: a streamed store, or documents in memory. */
+export interface RetrievalCorpus {
+  /** A corpus store (`lance:<uri>`, `s3://…`): never read whole here; engines stream it and fetch hits by id. */
+  source?: DocumentSource;
+  /** The documents, for every other corpus (bundled, JSONL, prepared). */
+  docs?: CorpusDoc[];
+  /** Number of documents. */
+  count: number;
+}
+
+/**
+ * Open the corpus named by `--corpus` for retrieval without materialising a store: a corpus store
+ * comes back as a {@link DocumentSource} (only its metadata and row count are read;
+ * `createRetriever` then picks its engine from the count and streams what it builds from); any
+ * other corpus is loaded by {@link loadCorpusArg}.
+ * @throws as {@link loadCorpusArg}; Error naming the store when it holds no document.
+ */
+export async function openRetrievalCorpus(corpus: string, log: (l: string) => void = (l) => console.error(l), label = "--corpus"): Promise<RetrievalCorpus> {
+  const source = preparedCorpusPath(corpus) ? null : await openCorpusSource(corpus);
+  if (source) {
+    const count = await source.count();
+    if (count === 0) throw new Error(`${label}: the corpus store ${corpus} holds no document`);
+    const lean = (source as { docsFromRagTable?: boolean }).docsFromRagTable ? ", documents from its lean RAG table" : "";
+    log(`corpus: store ${corpus}, ${count} docs (streamed${lean}; documents fetched by id for hits)`);
+    return { source, count };
+  }
+  const docs = await loadCorpusArg(corpus, log, label);
+  return { docs, count: docs.length };
 }
 
 /**

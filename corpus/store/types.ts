@@ -31,6 +31,12 @@ export interface DocumentSource {
   scanDocs(batchSize?: number): AsyncIterable<CorpusDoc[]>;
   /** Every id, in canonical order, in batches (reads only the id column where the store can). */
   ids(batchSize?: number): AsyncIterable<string[]>;
+  /**
+   * A digest that changes whenever the documents may have changed, computed WITHOUT reading them
+   * (the Lance store: from its manifest, counts and table version). Index caches are keyed by it;
+   * a source without it is fingerprinted by hashing every document (`fingerprintSource`).
+   */
+  fingerprint?(): Promise<string>;
 }
 
 /** A {@link DocumentSource} whose documents come from PubMed records. */

@@ -177,6 +177,8 @@ export interface IngestCliOptions {
   storageOption: Record<string, string>;
   jobs?: string;
   compression?: string;
+  /** `--version-retention`: how long superseded table versions are kept (default 0). */
+  versionRetention?: string;
   out?: string;
   clean: boolean;
   keepRetracted: boolean;
@@ -201,6 +203,8 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
   const { STORE_COMPRESSIONS } = await import("../../corpus/store/lance-store.ts");
   const compression = STORE_COMPRESSIONS.find((c) => c === (opts.compression ?? "none"));
   if (!compression) throw new Error(`--compression must be one of ${STORE_COMPRESSIONS.join(", ")}, got ${opts.compression}`);
+  const { parseRetention } = await import("../../corpus/store/lance-store.ts");
+  const versionRetentionSeconds = parseRetention(opts.versionRetention ?? "0");
   const { ingestToStore } = await import("../../corpus/ingest/run-ingest.ts");
   const bar = opts.progress && !opts.json && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | files {files} | {entries} entries | {rate} rec/s | ETA {eta_formatted}", stream: process.stderr, etaBuffer: 50 }, cliProgress.Presets.shades_classic)
@@ -211,6 +215,7 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
     clean: cleanOptionsOf(opts),
     jobs,
     compression,
+    versionRetentionSeconds,
     log: (l) => process.stderr.write(`${l}\n`),
     onFile: (r) => {
       if (r.status === "failed") process.stderr.write(`${bar ? "\n" : ""}error: ${r.error}\n`);
