@@ -21,7 +21,7 @@ import type { Schema } from "apache-arrow";
 import type { CorpusDoc, PubmedRecord } from "../types.ts";
 import { recordToCorpusDoc } from "../conclusion-task.ts";
 import type { DropReason, CleanResult } from "../clean.ts";
-import { DEFAULT_SCAN_BATCH, type RecordStore, type StoredRecord } from "./types.ts";
+import { DEFAULT_SCAN_BATCH, SCAN_BATCH_CHARS, type RecordStore, type StoredRecord } from "./types.ts";
 
 /** Where a store lives: a LanceDB URI plus storage options handed to LanceDB as they are. */
 export interface StoreLocation {
@@ -282,12 +282,15 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
   async function* scanColumns(cols: string[], batchSize: number): AsyncGenerator<Record<string, unknown>[]> {
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
     let pending: Record<string, unknown>[] = [];
+    let chars = 0;
     for await (const batch of table.query().where("kind = 'record'").select(cols)) {
       for (const r of batch.toArray() as Record<string, unknown>[]) {
         pending.push(r);
-        if (pending.length >= batchSize) {
+        if (typeof r.record === "string") chars += r.record.length;
+        if (pending.length >= batchSize || chars >= SCAN_BATCH_CHARS) {
           yield pending;
           pending = [];
+          chars = 0;
         }
       }
     }
@@ -296,12 +299,16 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
   async function* scanRag(batchSize: number): AsyncGenerator<CorpusDoc[]> {
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
     let pending: CorpusDoc[] = [];
+    let chars = 0;
     for await (const batch of rag!.query().select([...RAG_DOC_COLUMNS])) {
       for (const r of batch.toArray() as unknown as RagRow[]) {
-        pending.push(ragRowToDoc(r));
-        if (pending.length >= batchSize) {
+        const d = ragRowToDoc(r);
+        pending.push(d);
+        chars += d.text.length + d.title.length;
+        if (pending.length >= batchSize || chars >= SCAN_BATCH_CHARS) {
           yield pending;
           pending = [];
+          chars = 0;
         }
       }
     }

@@ -138,6 +138,13 @@ export function chooseAnnIndex(rows: number, dims: number): "ivf_flat" | "ivf_pq
   return rows * dims * 4 <= IVF_FLAT_MAX_VECTOR_BYTES ? "ivf_flat" : "ivf_pq";
 }
 
+/**
+ * An index build's pending rows are appended once their text reaches this many characters
+ * (16 Mi), whatever `writeRows` says: with long documents the rows held between appends stay a
+ * few tens of MB, so the build's heap is bounded by batch sizes, not by the corpus.
+ */
+export const WRITE_CHARS = 16 * 2 ** 20;
+
 /** Options shared by the builders. */
 export interface DiskEngineOptions {
   /** Info lines (build progress, recall); default console.error. */
@@ -315,13 +322,19 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
     const schema = new Schema([new Field("id", new Utf8(), false), new Field("content", new Utf8(), false)]);
     table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
     let pending: { id: string; content: string }[] = [];
+    let chars = 0;
     let n = 0;
     for await (const batch of source.scanDocs(cfg.scanBatch)) {
-      for (const d of batch) pending.push({ id: d.id, content: contentOf(d) });
+      for (const d of batch) {
+        const content = contentOf(d);
+        pending.push({ id: d.id, content });
+        chars += content.length;
+      }
       n += batch.length;
-      if (pending.length >= cfg.writeRows) {
+      if (pending.length >= cfg.writeRows || chars >= WRITE_CHARS) {
         await table.add(pending);
         pending = [];
+        chars = 0;
         log(`lance bm25: wrote ${n} docs`);
       }
     }
