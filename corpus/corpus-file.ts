@@ -3,7 +3,7 @@
  * (as written by `medsynth corpus ingest`), with malformed lines, deleted citations and repeated
  * ids skipped and counted; or the bundled corpus.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
 import { CorpusDocSchema, PubmedRecordSchema, type CorpusDoc } from "./types.ts";
@@ -90,7 +90,7 @@ export interface CorpusFileRead {
  * @throws Error naming the file when it does not exist.
  */
 export async function readCorpusFile(path: string, label = "--corpus"): Promise<CorpusFileRead> {
-  if (!existsSync(path)) throw new Error(`${label}: ${path} does not exist (use "bundled" or a corpus JSONL path)`);
+  if (!existsSync(path)) throw new Error(`${label}: ${path} does not exist (use "bundled", lance:<store> or a corpus JSONL path or folder of them)`);
   const out: CorpusFileRead = { docs: [], lines: 0, malformed: 0, firstMalformed: null, deleted: 0, duplicates: 0, firstDuplicate: null };
   const stats = { lines: 0, records: 0, skipped: 0 };
   const seen = new Set<string>();
@@ -98,42 +98,52 @@ export async function readCorpusFile(path: string, label = "--corpus"): Promise<
     out.malformed++;
     out.firstMalformed ??= msg;
   };
-  for await (const value of readJsonl<unknown>(path, { stats, onWarning: (w) => bad(w.message) })) {
-    const where = `${path}:${stats.lines}`;
-    let doc: CorpusDoc;
-    if (value && typeof value === "object" && !Array.isArray(value) && isPubmedRecordLine(value as Record<string, unknown>)) {
-      const r = PubmedRecordSchema.safeParse(value);
-      if (!r.success) {
-        bad(`${where}: PubmedRecord ${issueText(r.error.issues[0])}`);
+  // A folder (e.g. MedRAG's `chunk/` of PubMed files): its .jsonl / .jsonl.gz files in name order.
+  const files = statSync(path).isDirectory() ? readdirSync(path).filter((f) => /\.jsonl(\.gz)?$/.test(f)).sort().map((f) => join(path, f)) : [path];
+  if (files.length === 0) throw new Error(`${label}: ${path} is a folder without .jsonl / .jsonl.gz files`);
+  let linesBefore = 0;
+  for (const file of files) {
+    const fileStats = { lines: 0, records: 0, skipped: 0 };
+    for await (const value of readJsonl<unknown>(file, { stats: fileStats, onWarning: (w) => bad(w.message) })) {
+      stats.lines = linesBefore + fileStats.lines;
+      const where = `${file}:${fileStats.lines}`;
+      let doc: CorpusDoc;
+      if (value && typeof value === "object" && !Array.isArray(value) && isPubmedRecordLine(value as Record<string, unknown>)) {
+        const r = PubmedRecordSchema.safeParse(value);
+        if (!r.success) {
+          bad(`${where}: PubmedRecord ${issueText(r.error.issues[0])}`);
+          continue;
+        }
+        if (r.data.flags.deleted) {
+          out.deleted++;
+          continue;
+        }
+        doc = recordToCorpusDoc(r.data);
+      } else if (isMedragLine(value)) {
+        const d = medragLineToDoc(value as Record<string, unknown>);
+        if (typeof d === "string") {
+          bad(`${where}: ${d}`);
+          continue;
+        }
+        doc = d;
+      } else {
+        const r = CorpusDocSchema.safeParse(value);
+        if (!r.success) {
+          bad(`${where}: ${issueText(r.error.issues[0])} (expected a CorpusDoc {id, title, text}, a PubmedRecord or a MedRAG {id, title, content, contents} line)`);
+          continue;
+        }
+        doc = r.data;
+      }
+      if (seen.has(doc.id)) {
+        out.duplicates++;
+        out.firstDuplicate ??= doc.id;
         continue;
       }
-      if (r.data.flags.deleted) {
-        out.deleted++;
-        continue;
-      }
-      doc = recordToCorpusDoc(r.data);
-    } else if (isMedragLine(value)) {
-      const d = medragLineToDoc(value as Record<string, unknown>);
-      if (typeof d === "string") {
-        bad(`${where}: ${d}`);
-        continue;
-      }
-      doc = d;
-    } else {
-      const r = CorpusDocSchema.safeParse(value);
-      if (!r.success) {
-        bad(`${where}: ${issueText(r.error.issues[0])} (expected a CorpusDoc {id, title, text} or a PubmedRecord line)`);
-        continue;
-      }
-      doc = r.data;
+      seen.add(doc.id);
+      out.docs.push(doc);
     }
-    if (seen.has(doc.id)) {
-      out.duplicates++;
-      out.firstDuplicate ??= doc.id;
-      continue;
-    }
-    seen.add(doc.id);
-    out.docs.push(doc);
+    linesBefore += fileStats.lines;
+    stats.lines = linesBefore;
   }
   out.lines = stats.lines;
   return out;

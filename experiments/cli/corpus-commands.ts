@@ -117,6 +117,35 @@ export async function corpusExportCommand(opts: { store: string; storageOption: 
   console.log(`wrote ${n.toLocaleString("en-US")} records to ${opts.out}`);
 }
 
+/** Options of `corpus rag-export` (raw, from commander). */
+export interface RagExportCliOptions {
+  store: string;
+  storageOption: Record<string, string>;
+  out?: string;
+  /** false with `--no-table`. */
+  table: boolean;
+  versionRetention?: string;
+  json?: boolean;
+}
+
+/**
+ * `corpus rag-export`: the lean RAG corpus of a store (one snippet per PMID, MedRAG's fields) as
+ * the store's `rag` table (indexes over the store then build from it) and/or MedRAG JSONL
+ * (corpus/store/rag-table.ts).
+ */
+export async function corpusRagExportCommand(opts: RagExportCliOptions): Promise<void> {
+  const { parseRetention } = await import("../../corpus/store/lance-store.ts");
+  const retentionSeconds = parseRetention(opts.versionRetention ?? "0");
+  const { ragExport } = await import("../../corpus/store/rag-table.ts");
+  const rep = await ragExport(storeLocation(opts.store, opts.storageOption), { table: opts.table, jsonl: opts.out, retentionSeconds, log: (l) => process.stderr.write(`${l}\n`) });
+  if (opts.json) {
+    console.log(JSON.stringify({ store: opts.store, ...rep }, null, 2));
+    return;
+  }
+  const where = [rep.table ? `the store's rag table` : null, rep.jsonl].filter(Boolean).join(" and ");
+  console.log(`wrote ${rep.docs.toLocaleString("en-US")} snippets (one per PMID: id, title, content, contents) to ${where} in ${rep.seconds.toFixed(1)} s`);
+}
+
 /** `corpus stats`: counts of a JSONL corpus of PubMed records. */
 export async function corpusStatsCommand(path: string, opts: { json: boolean }): Promise<void> {
   const counts = emptyIngestCounts();
