@@ -18,9 +18,12 @@
  * - `medsynth retrieval score <run> <qrels> [--k 5,10] [--json]` scores an external TREC run
  *   with the same metrics (read the trec_eval way: score descending, then docno descending).
  *
- * Corpus: `bundled` (default: PubMedQA + MedEvidence sources + Cohen 2006, ~3.3k abstracts) or a
- * JSONL (.jsonl / .jsonl.gz) of {@link CorpusDoc} lines or PubmedRecord lines as written by
- * `medsynth corpus ingest` (malformed lines skipped and counted; a repeated id keeps the first line).
+ * Corpus: `bundled` (default: PubMedQA + MedEvidence sources + Cohen 2006, ~3.3k abstracts), a
+ * corpus store (`lance:<uri>`, `s3://…`: streamed, never loaded — the engine is chosen from its
+ * size, indexes are built from it in batches and keyed by its manifest fingerprint, hits are
+ * fetched by id; docs/pubmed-store.md) or a JSONL (.jsonl / .jsonl.gz, or a folder of them) of
+ * {@link CorpusDoc} lines, PubmedRecord lines as written by `medsynth corpus ingest` or MedRAG
+ * lines (malformed lines skipped and counted; a repeated id keeps the first line).
  * Bad options give one line per problem naming the option (`--fusion: expected one of rrf, weighted (got "foo")`).
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";

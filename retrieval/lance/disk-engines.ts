@@ -25,9 +25,11 @@
  * No whole-corpus structure is held in memory: documents are streamed in batches; the engines
  * answer with ids and scores; document text is fetched by id from the source for the hits only
  * (`getDocs`). Index tables live in a LanceDB database (`dir`: a folder or an object-storage URI)
- * and are named by the corpus fingerprint ({@link fingerprintSource}: the same SHA-256 as
- * {@link corpusContentHash}, streamed); a small `<table>_meta` table written last records what
- * was built (an interrupted build has no meta row and is rebuilt).
+ * and are named by the corpus fingerprint: the caller's (`createRetriever` passes a store's own
+ * manifest fingerprint, `DocumentSource.fingerprint`, which reads no document), else
+ * {@link fingerprintSource} (the same SHA-256 as {@link corpusContentHash}, streamed); a small
+ * `<table>_meta` table written last records what was built (an interrupted BM25 build has no
+ * meta row and is rebuilt; an interrupted vector build resumes, see {@link openOrBuildLanceAnn}).
  *
  * LanceDB and apache-arrow are imported on first use.
  */
@@ -406,7 +408,8 @@ export interface AnnSearchOptions {
 
 /**
  * Open the ANN table of (`source`, `embedder`) or build it: docs streamed from the source in
- * batches, embedded, written in `writeRows` appends, compacted, indexed (IVF-PQ by default,
+ * batches, embedded (batched, concurrent, resumable: `buildAnnVectors`), written in bounded
+ * appends, compacted, indexed (IVF-PQ by default,
  * cosine), then recall@10 of the index vs exact (flat) search measured on `sampleQueries` corpus
  * vectors (evenly spaced docs) and `nprobes` doubled until it reaches `targetRecall`; the
  * recall, nprobes and sample size are logged and stored in the `<table>_meta` row.
