@@ -4,9 +4,9 @@
  * card of `MedRAG/pubmed`): `id`, `title`, `content` (the abstract) and `contents` (title and
  * content joined, what MedRAG's BM25 indexes).
  *
- * Written as a Lance table `rag` inside the store (plus `year` and `retraction`, so documents read
- * back from it equal those parsed from the full records), and/or as JSONL with exactly MedRAG's
- * four fields. While the table is current (written from the store's present fingerprint, see
+ * Written as a Lance table `rag` inside the store (`id`, `title`, `content`, plus `year` and
+ * `retraction` so documents read back from it equal those parsed from the full records; `contents`
+ * is derived, not stored — {@link ragSchema}), and/or as JSONL with exactly MedRAG's four fields. While the table is current (written from the store's present fingerprint, see
  * `storeFingerprint`), the store reads documents from it — `scanDocs` for index builds and
  * `getDocs` for hits — instead of parsing each record's JSON; the full records stay in `records`.
  */
@@ -64,6 +64,46 @@ export interface RagExportReport {
   seconds: number;
 }
 
+/** Pending rows of the `rag` table, by column. */
+interface RagColumns {
+  id: string[];
+  title: string[];
+  content: string[];
+  year: (number | null)[];
+  retraction: (string | null)[];
+}
+
+function emptyColumns(): RagColumns {
+  return { id: [], title: [], content: [], year: [], retraction: [] };
+}
+
+/**
+ * Arrow schema of the `rag` table (LanceDB's own apache-arrow instance): `id`, `title`, `content`,
+ * `year`, `retraction`, zstd page compression on the text. MedRAG's `contents` is not stored —
+ * it is `medragContents(title, content)`, derived when a JSONL is written — so the lean table
+ * holds each abstract once.
+ */
+export function ragSchema() {
+  const { Field, Int32, Schema, Utf8 } = loadArrow();
+  const zstd = new Map([["lance-encoding:compression", "zstd"]]);
+  return new Schema([
+    new Field("id", new Utf8(), false, zstd), new Field("title", new Utf8(), false, zstd), new Field("content", new Utf8(), false, zstd),
+    new Field("year", new Int32(), true), new Field("retraction", new Utf8(), true),
+  ]);
+}
+
+/** An Arrow table of pending columns (appended as is: no per-row conversion by LanceDB). */
+function columnsToArrow(c: RagColumns) {
+  const { Int32, makeData, RecordBatch, Struct, Table, Utf8, vectorFromArray } = loadArrow();
+  const schema = ragSchema();
+  const children = [
+    vectorFromArray(c.id, new Utf8()), vectorFromArray(c.title, new Utf8()), vectorFromArray(c.content, new Utf8()),
+    vectorFromArray(c.year, new Int32()), vectorFromArray(c.retraction, new Utf8()),
+  ].map((v) => v.data[0]);
+  const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: c.id.length, nullCount: 0, children }));
+  return new Table(schema, [batch]);
+}
+
 /** Characters of pending rows appended to the table at once. */
 const APPEND_CHARS = 16 * 2 ** 20;
 
@@ -83,20 +123,15 @@ export async function ragExport(loc: StoreLocation, opts: RagExportOptions = {})
   const total = await store.count();
   let table: LanceDb.Table | null = null;
   if (wantTable) {
-    const { Field, Int32, Schema, Utf8 } = loadArrow();
-    const schema = new Schema([
-      new Field("id", new Utf8(), false), new Field("title", new Utf8(), false), new Field("content", new Utf8(), false), new Field("contents", new Utf8(), false),
-      new Field("year", new Int32(), true), new Field("retraction", new Utf8(), true),
-    ]);
-    table = await db.createEmptyTable(STORE_TABLES.rag, schema, { mode: "overwrite" });
+    table = await db.createEmptyTable(STORE_TABLES.rag, ragSchema(), { mode: "overwrite" });
   }
   const writer: JsonlWriter | null = opts.jsonl ? createJsonlWriter(opts.jsonl) : null;
-  let pending: Record<string, unknown>[] = [];
+  let pending: RagColumns = emptyColumns();
   let chars = 0;
   let n = 0;
   const flush = async () => {
-    if (table && pending.length) await table.add(pending);
-    pending = [];
+    if (table && pending.id.length) await table.add(columnsToArrow(pending));
+    pending = emptyColumns();
     chars = 0;
   };
   // Read the full records (not a possibly stale rag table) and derive each document once.
@@ -106,8 +141,12 @@ export async function ragExport(loc: StoreLocation, opts: RagExportOptions = {})
       const line = medragLineOf(doc);
       if (writer) await writer.write(line);
       if (table) {
-        pending.push({ ...line, year: doc.year ?? null, retraction: doc.retraction ?? null });
-        chars += line.contents.length + line.content.length;
+        pending.id.push(line.id);
+        pending.title.push(line.title);
+        pending.content.push(line.content);
+        pending.year.push(doc.year ?? null);
+        pending.retraction.push(doc.retraction ?? null);
+        chars += line.title.length + line.content.length;
       }
     }
     n += batch.length;

@@ -142,8 +142,8 @@ export async function corpusRagExportCommand(opts: RagExportCliOptions): Promise
     console.log(JSON.stringify({ store: opts.store, ...rep }, null, 2));
     return;
   }
-  const where = [rep.table ? `the store's rag table` : null, rep.jsonl].filter(Boolean).join(" and ");
-  console.log(`wrote ${rep.docs.toLocaleString("en-US")} snippets (one per PMID: id, title, content, contents) to ${where} in ${rep.seconds.toFixed(1)} s`);
+  const where = [rep.table ? `the store's rag table (id, title, content)` : null, rep.jsonl ? `${rep.jsonl} (id, title, content, contents)` : null].filter(Boolean).join(" and ");
+  console.log(`wrote ${rep.docs.toLocaleString("en-US")} snippets, one per PMID, to ${where} in ${rep.seconds.toFixed(1)} s`);
 }
 
 /** `corpus stats`: counts of a JSONL corpus of PubMed records. */

@@ -97,7 +97,7 @@ describe("corpus rag-export", () => {
     expect(runCli(["corpus", "ingest", join(dir, "in"), "--store", store, "--no-progress", "--json"]).status).toBe(0);
     const r = runCli(["corpus", "rag-export", "--store", store, "--out", join(dir, "rag.jsonl.gz"), "--no-table"]);
     expect(r.stderr).toBe("");
-    expect(r.stdout).toMatch(/wrote 2 snippets \(one per PMID: id, title, content, contents\) to .*rag\.jsonl\.gz/);
+    expect(r.stdout).toMatch(/wrote 2 snippets, one per PMID, to .*rag\.jsonl\.gz \(id, title, content, contents\) in/);
     const s = runCli(["search", "beta", "--corpus", join(dir, "rag.jsonl.gz"), "--k", "1", "--json"]);
     expect(s.status).toBe(0);
     expect((JSON.parse(s.stdout) as { pmid: string }[]).map((h) => h.pmid)).toEqual(["22"]);
