@@ -64,6 +64,14 @@ describe("corpus rag-export", () => {
     // The JSONL reads back (as a MedRAG corpus) into the same id, title and text.
     const read = await readCorpusFile(out);
     expect(read.docs.map((d) => [d.id, d.title, d.text])).toEqual(fromRecords.map((d) => [d.id, d.title, d.text]));
+
+    // A later ingest changes the store's fingerprint: the stale lean table is no longer read.
+    writeSet(join(dir, "in"), "b.xml", [{ pmid: "14", title: "Four trial." }]);
+    await ingestToStore([join(dir, "in")], { store: { uri }, clean: null, jobs: 1 });
+    const updated = await openLanceRecordStore({ uri });
+    expect(await updated.fingerprint()).not.toBe(fp);
+    expect(updated.docsFromRagTable).toBe(false);
+    expect((await allDocs(updated)).map((d) => d.id)).toEqual(["11", "12", "13", "14"]);
   }, 120_000);
 
   it("reads MedRAG's PubMed chunk lines (id + PMID, content, contents), a folder of chunk files, and names bad lines", async () => {
