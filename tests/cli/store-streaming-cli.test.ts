@@ -50,6 +50,15 @@ describe("CLI on a Lance corpus store, streaming", () => {
     expect(JSON.parse(again.stdout)).toEqual(hits);
   }, 300_000);
 
+  it(`retrieval eval on the store under a ${HEAP_MB} MB heap: the judged ids are looked up, not the corpus loaded`, () => {
+    const r = runCli(["retrieval", "eval", "--corpus", `lance:${store.uri}`, "--engine", "lance", "--disk-dir", join(dir, "idx"), "--mode", "bm25", "--dataset", "medevidence", "--k", "5", "--trec-depth", "5"], { env: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` } });
+    expect(r.stderr).not.toMatch(/heap out of memory/);
+    expect(r.status).toBe(0);
+    // MedEvidence's golden PMIDs are real ones: none is in this store.
+    expect(r.stderr).toMatch(/warning: (\d+) of \1 relevant \(query, doc\) pairs name docs absent from the corpus/);
+    expect(r.stdout).toMatch(/medevidence: \d+ queries, corpus 3000 docs, bm25-lance/);
+  }, 300_000);
+
   it("reopening reads no document: the index is keyed by the store's manifest fingerprint", async () => {
     const src = await openLanceRecordStore({ uri: store.uri });
     const fp = await src.fingerprint();
