@@ -3,7 +3,7 @@
  * (as written by `medsynth corpus ingest`), with malformed lines, deleted citations and repeated
  * ids skipped and counted; or the bundled corpus.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
 import { CorpusDocSchema, PubmedRecordSchema, type CorpusDoc } from "./types.ts";
@@ -12,7 +12,7 @@ import { isPubmedRecordLine } from "./datasets/jsonl.ts";
 import { readJsonl } from "./jsonl.ts";
 import { loadBundledCorpus } from "./bundled-corpus.ts";
 import { storeUriOf } from "./store/lance-store.ts";
-import type { RecordStore } from "./store/types.ts";
+import type { DocumentSource, RecordStore } from "./store/types.ts";
 import { preparedDataDir } from "./datasets/files.ts";
 
 /** Environment variable holding LanceDB storage options (a JSON object of strings) for corpus stores named by `--corpus`. */
@@ -82,14 +82,15 @@ export interface CorpusFileRead {
 }
 
 /**
- * Read a corpus JSONL (`.jsonl` or `.jsonl.gz`) whose lines are {@link CorpusDoc}s (`{id, title, text}`)
- * or {@link PubmedRecord}s (as written by `medsynth corpus ingest`, turned into docs by
- * {@link recordToCorpusDoc}; both kinds may be mixed). Malformed lines and deleted citations are
+ * Read a corpus JSONL (`.jsonl` or `.jsonl.gz`) whose lines are {@link CorpusDoc}s (`{id, title, text}`),
+ * {@link PubmedRecord}s (as written by `medsynth corpus ingest`, turned into docs by
+ * {@link recordToCorpusDoc}) or MedRAG corpus lines (`{id, title, content, contents}`, e.g. MedRAG's
+ * PubMed chunk files or `corpus rag-export`'s JSONL; {@link medragLineToDoc}); kinds may be mixed. Malformed lines and deleted citations are
  * skipped and counted; a repeated id keeps its first line and skips the rest (counted).
  * @throws Error naming the file when it does not exist.
  */
 export async function readCorpusFile(path: string, label = "--corpus"): Promise<CorpusFileRead> {
-  if (!existsSync(path)) throw new Error(`${label}: ${path} does not exist (use "bundled" or a corpus JSONL path)`);
+  if (!existsSync(path)) throw new Error(`${label}: ${path} does not exist (use "bundled", lance:<store> or a corpus JSONL path or folder of them)`);
   const out: CorpusFileRead = { docs: [], lines: 0, malformed: 0, firstMalformed: null, deleted: 0, duplicates: 0, firstDuplicate: null };
   const stats = { lines: 0, records: 0, skipped: 0 };
   const seen = new Set<string>();
@@ -97,42 +98,113 @@ export async function readCorpusFile(path: string, label = "--corpus"): Promise<
     out.malformed++;
     out.firstMalformed ??= msg;
   };
-  for await (const value of readJsonl<unknown>(path, { stats, onWarning: (w) => bad(w.message) })) {
-    const where = `${path}:${stats.lines}`;
-    let doc: CorpusDoc;
-    if (value && typeof value === "object" && !Array.isArray(value) && isPubmedRecordLine(value as Record<string, unknown>)) {
-      const r = PubmedRecordSchema.safeParse(value);
-      if (!r.success) {
-        bad(`${where}: PubmedRecord ${issueText(r.error.issues[0])}`);
+  // A folder (e.g. MedRAG's `chunk/` of PubMed files): its .jsonl / .jsonl.gz files in name order.
+  const files = statSync(path).isDirectory() ? readdirSync(path).filter((f) => /\.jsonl(\.gz)?$/.test(f)).sort().map((f) => join(path, f)) : [path];
+  if (files.length === 0) throw new Error(`${label}: ${path} is a folder without .jsonl / .jsonl.gz files`);
+  let linesBefore = 0;
+  for (const file of files) {
+    const fileStats = { lines: 0, records: 0, skipped: 0 };
+    for await (const value of readJsonl<unknown>(file, { stats: fileStats, onWarning: (w) => bad(w.message) })) {
+      stats.lines = linesBefore + fileStats.lines;
+      const where = `${file}:${fileStats.lines}`;
+      let doc: CorpusDoc;
+      if (value && typeof value === "object" && !Array.isArray(value) && isPubmedRecordLine(value as Record<string, unknown>)) {
+        const r = PubmedRecordSchema.safeParse(value);
+        if (!r.success) {
+          bad(`${where}: PubmedRecord ${issueText(r.error.issues[0])}`);
+          continue;
+        }
+        if (r.data.flags.deleted) {
+          out.deleted++;
+          continue;
+        }
+        doc = recordToCorpusDoc(r.data);
+      } else if (isMedragLine(value)) {
+        const d = medragLineToDoc(value as Record<string, unknown>);
+        if (typeof d === "string") {
+          bad(`${where}: ${d}`);
+          continue;
+        }
+        doc = d;
+      } else {
+        const r = CorpusDocSchema.safeParse(value);
+        if (!r.success) {
+          bad(`${where}: ${issueText(r.error.issues[0])} (expected a CorpusDoc {id, title, text}, a PubmedRecord or a MedRAG {id, title, content, contents} line)`);
+          continue;
+        }
+        doc = r.data;
+      }
+      if (seen.has(doc.id)) {
+        out.duplicates++;
+        out.firstDuplicate ??= doc.id;
         continue;
       }
-      if (r.data.flags.deleted) {
-        out.deleted++;
-        continue;
-      }
-      doc = recordToCorpusDoc(r.data);
-    } else {
-      const r = CorpusDocSchema.safeParse(value);
-      if (!r.success) {
-        bad(`${where}: ${issueText(r.error.issues[0])} (expected a CorpusDoc {id, title, text} or a PubmedRecord line)`);
-        continue;
-      }
-      doc = r.data;
+      seen.add(doc.id);
+      out.docs.push(doc);
     }
-    if (seen.has(doc.id)) {
-      out.duplicates++;
-      out.firstDuplicate ??= doc.id;
-      continue;
-    }
-    seen.add(doc.id);
-    out.docs.push(doc);
+    linesBefore += fileStats.lines;
+    stats.lines = linesBefore;
   }
   out.lines = stats.lines;
   return out;
 }
 
+/**
+ * Whether a JSONL value is a MedRAG corpus line (`{id, title, content, contents}`, PubMed chunk
+ * files also carry `PMID`): an object with a string `content` or `contents` and no `text`.
+ */
+export function isMedragLine(value: unknown): boolean {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  return !("text" in v) && (typeof v.content === "string" || typeof v.contents === "string");
+}
+
+/**
+ * The {@link CorpusDoc} of a MedRAG corpus line: id = its `PMID` when present (MedRAG's PubMed
+ * chunk files since 02/2024: `id` is then a snippet id such as "pubmed23n0001_0"), else `id`;
+ * title = `title`; text = `content` (the abstract), or `contents` when there is no `content`.
+ * @returns the document, or a message naming the bad field.
+ */
+export function medragLineToDoc(v: Record<string, unknown>): CorpusDoc | string {
+  const rawId = v.PMID ?? v.pmid ?? v.id;
+  if ((typeof rawId !== "string" && typeof rawId !== "number") || String(rawId).trim() === "") return `MedRAG line: id (or PMID) must be a non-empty string or number`;
+  if (v.title !== undefined && typeof v.title !== "string") return `MedRAG line: title must be a string`;
+  const text = typeof v.content === "string" ? v.content : (v.contents as string);
+  return { id: String(rawId).trim(), title: (v.title as string | undefined) ?? "", text, source: "pubmed" };
+}
+
 function issueText(issue: z.core.$ZodIssue | undefined): string {
   return issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "schema mismatch";
+}
+
+/** A retrieval corpus as a command gets it: a streamed store, or documents in memory. */
+export interface RetrievalCorpus {
+  /** A corpus store (`lance:<uri>`, `s3://…`): never read whole here; engines stream it and fetch hits by id. */
+  source?: DocumentSource;
+  /** The documents, for every other corpus (bundled, JSONL, prepared). */
+  docs?: CorpusDoc[];
+  /** Number of documents. */
+  count: number;
+}
+
+/**
+ * Open the corpus named by `--corpus` for retrieval without materialising a store: a corpus store
+ * comes back as a {@link DocumentSource} (only its metadata and row count are read;
+ * `createRetriever` then picks its engine from the count and streams what it builds from); any
+ * other corpus is loaded by {@link loadCorpusArg}.
+ * @throws as {@link loadCorpusArg}; Error naming the store when it holds no document.
+ */
+export async function openRetrievalCorpus(corpus: string, log: (l: string) => void = (l) => console.error(l), label = "--corpus"): Promise<RetrievalCorpus> {
+  const source = preparedCorpusPath(corpus) ? null : await openCorpusSource(corpus);
+  if (source) {
+    const count = await source.count();
+    if (count === 0) throw new Error(`${label}: the corpus store ${corpus} holds no document`);
+    const lean = (source as { docsFromRagTable?: boolean }).docsFromRagTable ? ", documents from its lean RAG table" : "";
+    log(`corpus: store ${corpus}, ${count} docs (streamed${lean}; documents fetched by id for hits)`);
+    return { source, count };
+  }
+  const docs = await loadCorpusArg(corpus, log, label);
+  return { docs, count: docs.length };
 }
 
 /**

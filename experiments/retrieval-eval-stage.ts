@@ -19,7 +19,7 @@ import { evaluateRun } from "../retrieval/eval/ir-metrics.ts";
 import { TREC_EXPORT_DEPTH, trecFilePaths, writeTrecQrels, writeTrecRun, type TrecRunEntry } from "../retrieval/eval/trec.ts";
 import type { ExperimentConfig } from "./config.ts";
 import type { RetrievalEvalRow } from "./report/build.ts";
-import { loadRetrievalCorpus } from "./wiring.ts";
+import { corpusDepsOf, openRunRetrievalCorpus } from "./wiring.ts";
 
 /** Queries and qrels of a dataset: synthesis tasks (question → golden PMIDs) or qrels topics. */
 export async function queriesOf(name: string): Promise<{ queries: { id: string; text: string }[]; qrels: Qrels }> {
@@ -47,7 +47,7 @@ export async function runRetrievalEval(config: ExperimentConfig, log: (l: string
     const prev = JSON.parse(readFileSync(path, "utf8")) as { hash?: string; rows?: RetrievalEvalRow[] };
     if (prev.hash === hash && prev.rows) return { rows: prev.rows, recomputed: false };
   }
-  const docs = await loadRetrievalCorpus(config.retrieval);
+  const corpus = await openRunRetrievalCorpus(config.retrieval, log);
   const ks = [...new Set(config.retrievalEval.k)].sort((a, b) => a - b);
   const modes = [...new Set(config.retrievalEval.modes)];
   const kMax = Math.max(...ks);
@@ -58,13 +58,15 @@ export async function runRetrievalEval(config: ExperimentConfig, log: (l: string
   mkdirSync(trecDir, { recursive: true });
   for (const name of config.retrievalEval.datasets) {
     const { queries, qrels } = await queriesOf(name);
-    const docIds = new Set(docs.map((d) => d.id));
+    // A store is asked for the judged ids only (never read whole).
+    const judged = [...new Set(Object.values(qrels).flatMap((rels) => Object.keys(rels)))];
+    const docIds = corpus.source ? new Set((await corpus.source.getDocs(judged)).keys()) : new Set(corpus.docs!.map((d) => d.id));
     const covered = Object.values(qrels).reduce((a, rels) => a + Object.keys(rels).filter((d) => docIds.has(d)).length, 0);
     const total = Object.values(qrels).reduce((a, rels) => a + Object.keys(rels).length, 0);
     if (covered < total) log(`retrieval eval ${name}: ${total - covered} of ${total} relevant documents are not in the corpus (they count as misses)`);
     writeTrecQrels(trecFilePaths(trecDir, name, "").qrels, qrels);
     for (const mode of modes) {
-      const retriever = await createRetriever({ ...config.retrieval.options, mode }, { docs, log });
+      const retriever = await createRetriever({ ...config.retrieval.options, mode }, { ...corpusDepsOf(corpus), log });
       const run: Record<string, string[]> = {};
       const trec: Record<string, TrecRunEntry[]> = {};
       for (const q of queries) {

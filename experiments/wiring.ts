@@ -14,7 +14,7 @@ import { formatStudyRaw } from "../graphs/rwe-summary.ts";
 import { formatSections } from "../graphs/conclusion-modes.ts";
 import { loadDataset } from "../corpus/datasets/registry.ts";
 import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
-import { loadCorpusArg, openCorpusSource, preparedCorpusPath } from "../corpus/corpus-file.ts";
+import { loadCorpusArg, openCorpusSource, openRetrievalCorpus, preparedCorpusPath, type RetrievalCorpus } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel, createEmbeddingClient } from "../models/registry.ts";
 import type { ModelFactoryOptions } from "../models/openai-chat.ts";
@@ -61,6 +61,25 @@ export async function loadRetrievalCorpus(settings: Pick<RetrievalSettings, "cor
   const noiseConfig = { noiseCount: settings.noise.noiseCount, seed: String(settings.noise.seed) };
   if (source) return (await buildNoiseCorpusFromSource(golden, source, noiseConfig)).docs;
   return buildNoiseCorpus(golden, pool as CorpusDoc[], noiseConfig).docs;
+}
+
+/**
+ * The retrieval corpus of a run as retrievers take it: a corpus store (`lance:<uri>`, `s3://…`)
+ * without `retrieval.noise` stays a streamed source (engine chosen from its size, documents
+ * fetched by id for hits; never read whole here); everything else is {@link loadRetrievalCorpus}.
+ */
+export async function openRunRetrievalCorpus(settings: Pick<RetrievalSettings, "corpus" | "noise">, log: (l: string) => void = (l) => console.error(l)): Promise<RetrievalCorpus> {
+  if (!settings.noise && !preparedCorpusPath(settings.corpus)) {
+    const c = await openRetrievalCorpus(settings.corpus, log, "retrieval.corpus");
+    if (c.source) return c;
+  }
+  const docs = await loadRetrievalCorpus(settings);
+  return { docs, count: docs.length };
+}
+
+/** `createRetriever`'s corpus deps for a {@link RetrievalCorpus}. */
+export function corpusDepsOf(c: RetrievalCorpus): { docs: CorpusDoc[] } | { source: NonNullable<RetrievalCorpus["source"]> } {
+  return c.source ? { source: c.source } : { docs: c.docs! };
 }
 
 /**
@@ -366,10 +385,10 @@ export function resolvedRetrievalMode(settings: ExperimentConfig["retrieval"], l
 /** Shared, lazily built retriever of a run. */
 export function retrieverFactory(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l)): () => Promise<BuiltRetriever> {
   return once(async () => {
-    const docs = await loadRetrievalCorpus(config.retrieval);
+    const corpus = await openRunRetrievalCorpus(config.retrieval, log);
     const mode = resolvedRetrievalMode(config.retrieval, log);
-    log(`retrieval corpus: ${docs.length} documents (${config.retrieval.corpus}); building ${mode} index`);
-    return createRetriever({ mode, ...config.retrieval.options }, { docs, log });
+    log(`retrieval corpus: ${corpus.count} documents (${config.retrieval.corpus}); building ${mode} index`);
+    return createRetriever({ mode, ...config.retrieval.options }, { ...corpusDepsOf(corpus), log });
   });
 }
 
@@ -382,6 +401,7 @@ export function retrieverFactory(config: ExperimentConfig, log: (l: string) => v
 export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l), modelOptions: ModelFactoryOptions = {}): RunnerDeps {
   const retriever = retrieverFactory(config, log);
   const retrievalDocs = once(() => loadRetrievalCorpus(config.retrieval));
+  const retrievalCorpus = once(() => openRunRetrievalCorpus(config.retrieval, log));
   // One retriever per named retrieval setting (`params.retrieval`), built on first use over the shared corpus.
   const namedRetrievers = new Map<string, Promise<BuiltRetriever>>();
   const retrieverFor = (name: string): Promise<BuiltRetriever> => {
@@ -389,7 +409,7 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
     if (!p) {
       const setting = config.retrieval.settings?.[name];
       if (!setting) throw new Error(`params.retrieval: unknown retrieval setting "${name}"; settings: ${Object.keys(config.retrieval.settings ?? {}).join(", ")}`);
-      p = retrievalDocs().then((docs) => createRetriever({ mode: resolvedRetrievalMode(config.retrieval), ...config.retrieval.options, ...setting }, { docs, log }));
+      p = retrievalCorpus().then((corpus) => createRetriever({ mode: resolvedRetrievalMode(config.retrieval), ...config.retrieval.options, ...setting }, { ...corpusDepsOf(corpus), log }));
       namedRetrievers.set(name, p);
     }
     return p;

@@ -22,9 +22,10 @@ import type { Bm25Engine } from "./bm25/params.ts";
 import { createDenseRetriever } from "./dense/dense-retriever.ts";
 import { LanceStoreConfigSchema, openOrBuildDenseStore, type DenseStore } from "./dense/lancedb-store.ts";
 import { corpusContentHash } from "./content-hash.ts";
-import { DiskIndexConfigSchema, type LanceBm25Engine } from "./lance/disk-engines.ts";
+import { DiskIndexConfigSchema } from "./lance/disk-engines.ts";
 import { DiskBm25ConfigSchema } from "./bm25/disk-retriever.ts";
 import type { DiskBm25 } from "./bm25/disk-engine.ts";
+import type { RankedItem } from "./fusion.ts";
 import { createEmbedder, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, type EmbedderOptions } from "./embedders/registry.ts";
 import { RRF_K } from "./fusion.ts";
 import { createHybridRetriever, createLanceHybridRetriever } from "./hybrid.ts";
@@ -67,6 +68,8 @@ export const RetrieverConfigSchema = z
     disk: DiskIndexConfigSchema.prefault({}),
     /** `engine: disk`: medsynth's own on-disk BM25 (folder, page cache, build run size); see docs/bm25-on-disk.md. */
     bm25Disk: DiskBm25ConfigSchema.prefault({}),
+    /** On-disk BM25 engine of engine `lance` (an id of {@link DISK_BM25_ENGINES}; default `lance-fts`). */
+    diskBm25: z.string().min(1).default("lance-fts"),
   })
   .strict();
 /**
@@ -102,6 +105,33 @@ export function chooseEngine(engine: "auto" | "memory" | "lance" | "disk", docCo
   return docCount >= threshold ? "lance" : "memory";
 }
 
+/**
+ * What an on-disk BM25 engine gives the retriever: ranked ids and BM25 scores, no documents (they
+ * are fetched by id from the source for the returned hits only).
+ */
+export interface DiskBm25Engine {
+  readonly id: string;
+  /** Facts of the index (engine name, doc count, where it lives, whether this call built it). */
+  readonly info: { readonly engine: string; readonly docCount: number; readonly built: boolean };
+  /** Ranked ids and scores, best first. */
+  searchIds(query: string, k: number): Promise<RankedItem[]>;
+}
+
+/** Opens (or builds, streaming the source in batches) an on-disk BM25 index of `source`. */
+export type DiskBm25Opener = (source: DocumentSource, config: RetrieverConfig, opts: { log?: (line: string) => void; fingerprint: string }) => Promise<DiskBm25Engine>;
+
+/**
+ * THE selection point of the on-disk BM25 engine (config `diskBm25`), used whenever engine
+ * `lance` is chosen ({@link chooseEngine}: forced, or a corpus of ≥ {@link DISK_ENGINE_THRESHOLD}
+ * documents — every CLI command and run over a `lance:` store goes through here). Another
+ * on-disk engine plugs in by adding an entry: it receives the source (stream it with
+ * `scanDocs`, never hold it), the parsed retriever config and the corpus fingerprint (the
+ * store's manifest fingerprint: key the index by it).
+ */
+export const DISK_BM25_ENGINES: Record<string, DiskBm25Opener> = {
+  "lance-fts": async (source, config, opts) => (await import("./lance/disk-engines.ts")).openOrBuildLanceBm25(source, config.disk, opts),
+};
+
 /** Docs used to fit a corpus-fitted embedder (SIF word frequencies, common component) when the corpus is not in memory: the first 50,000 of the store. */
 export const DISK_FIT_SAMPLE = 50_000;
 
@@ -132,9 +162,9 @@ export interface BuiltRetriever extends Retriever {
   /** Engine family used (see {@link chooseEngine}); `disk` = `lance` with medsynth's own on-disk BM25. */
   readonly engine: "memory" | "lance" | "disk";
   readonly bm25?: Bm25Engine;
-  /** The on-disk BM25 engine (engine `lance`). */
-  readonly diskBm25?: LanceBm25Engine;
-  /** medsynth's on-disk BM25 engine (engine `disk`). */
+  /** The on-disk BM25 engine (engine `lance`; {@link DISK_BM25_ENGINES}). */
+  readonly diskBm25?: DiskBm25Engine;
+  /** medsynth's own on-disk BM25 engine (engine `disk`; docs/bm25-on-disk.md). */
   readonly bm25Disk?: DiskBm25;
   readonly embedder?: Embedder;
   readonly store?: DenseStore;
@@ -209,9 +239,10 @@ async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps): P
   const disk = await import("./lance/disk-engines.ts");
   const { createMemoryDocumentSource } = await import("../corpus/store/memory-store.ts");
   const source = deps.source ?? createMemoryDocumentSource(deps.docs!);
-  const fingerprint = deps.docs ? corpusContentHash(deps.docs) : (await disk.fingerprintSource(source, cfg.disk.scanBatch)).hash;
+  // A store fingerprints itself from its manifest (no document read); other sources are hashed.
+  const fingerprint = deps.docs ? corpusContentHash(deps.docs) : source.fingerprint ? await source.fingerprint() : (await disk.fingerprintSource(source, cfg.disk.scanBatch)).hash;
   const opts = { log: deps.log, fingerprint };
-  let diskBm25: LanceBm25Engine | undefined;
+  let diskBm25: DiskBm25Engine | undefined;
   let bm25Disk: DiskBm25 | undefined;
   let embedder: Embedder | undefined;
   let store: DenseStore | undefined;
@@ -220,7 +251,11 @@ async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps): P
     const { openOrBuildDiskBm25 } = await import("./bm25/disk-retriever.ts");
     const params = { k1: cfg.bm25.k1, b: cfg.bm25.b, fieldWeights: cfg.bm25.fieldWeights };
     bm25Disk = (await openOrBuildDiskBm25(deps.docs ?? source, cfg.bm25Disk, { fingerprint, params, log: deps.log })).engine;
-  } else if (cfg.mode !== "dense") diskBm25 = await disk.openOrBuildLanceBm25(source, cfg.disk, opts);
+  } else if (cfg.mode !== "dense") {
+    const openBm25 = DISK_BM25_ENGINES[cfg.diskBm25];
+    if (!openBm25) throw new Error(`diskBm25: unknown on-disk BM25 engine "${cfg.diskBm25}"; valid ids: ${Object.keys(DISK_BM25_ENGINES).join(", ")}`);
+    diskBm25 = await openBm25(source, cfg, opts);
+  }
   if (cfg.mode !== "bm25") {
     let fitDocs = deps.docs;
     if (!fitDocs && !deps.embedder) {

@@ -3,7 +3,8 @@
  * batches, straight from the Arrow buffers into fixed-size typed arrays, `dedup.ts`), apply
  * PubMed's update semantics and the kept-set cleaning rules ({@link resolveKeyColumns}, same
  * result as `resolveRows`), delete every row that is not part of the final corpus, compact the
- * table (`optimize`), index `pmid` (B-tree) and record the counts in the store's metadata.
+ * table (`optimize`), index `pmid` (B-tree), record the counts in the store's metadata and remove
+ * the superseded versions of every table (all but the last, or those inside a retention window).
  *
  * Memory: ~47 B per row plus ≤ 36 B per de-duplicated record, held in the main thread during
  * finalisation (~80 MB at 1 M rows, ~2 GB at the 38 M-entry baseline; see `dedup.ts`) — never the
@@ -15,7 +16,7 @@
  * before the delete markers, so a finalisation killed half-way gives the same result when re-run.
  */
 import type * as LanceDb from "@lancedb/lancedb";
-import { loadLancedb, STORE_TABLES, writeStoreMeta, type StoreMeta } from "../store/lance-store.ts";
+import { cleanupOldVersions, loadLancedb, STORE_TABLES, writeStoreMeta, type StoreMeta } from "../store/lance-store.ts";
 import type { RowKeys, RowKind } from "./rows.ts";
 import type { DropReason, UpdateReport } from "../clean.ts";
 import { dropReasonIndex, hashUtf8, pmidNumber, resolveKeyColumns, RowKeyColumns } from "./dedup.ts";
@@ -136,9 +137,12 @@ async function keptKeywordDrops(table: LanceDb.Table, c: RowKeyColumns, keep: Ui
  * @param onPhase - receives each phase's wall seconds.
  * @param onUpdates - receives what the update semantics did over the rows present, PMIDs named
  *   (deleted records, deletes of unknown PMIDs, superseded entries).
+ * @param retentionSeconds - superseded versions of the store's tables younger than this are kept
+ *   (default 0: only the final version is left, so the store's disk ≈ its data;
+ *   {@link cleanupOldVersions}).
  * @returns the new metadata (finalised, with counts).
  */
-export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onMemory?: (bytes: number) => void, onPhase?: (phase: string, seconds: number) => void, onUpdates?: (updates: UpdateReport) => void): Promise<StoreMeta> {
+export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onMemory?: (bytes: number) => void, onPhase?: (phase: string, seconds: number) => void, onUpdates?: (updates: UpdateReport) => void, retentionSeconds = 0): Promise<StoreMeta> {
   let t = performance.now();
   const phase = (name: string) => {
     const now = performance.now();
@@ -182,5 +186,7 @@ export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onM
   const next: StoreMeta = { ...meta, finalized: true, counts: { kept: res.kept, dropped: res.dropped, keywordsDropped, seen: res.seen, deleteEntries: res.updates.deleteEntries, deleteOfUnknown: res.updates.deleteOfUnknown.length } };
   await writeStoreMeta(db, next);
   phase("finalize: meta");
+  await cleanupOldVersions(db, retentionSeconds);
+  phase("finalize: cleanup versions");
   return next;
 }

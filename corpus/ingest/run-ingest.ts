@@ -67,6 +67,11 @@ export interface IngestToStoreOptions {
   batchChars?: number;
   /** Skip the finalisation (tests and benches that time the pool alone). */
   skipFinalize?: boolean;
+  /**
+   * Seconds during which superseded table versions are kept after finalisation (default 0: only
+   * the final version remains; see `cleanupOldVersions` in corpus/store/lance-store.ts).
+   */
+  versionRetentionSeconds?: number;
   onProgress?: (p: IngestProgress) => void;
   /** A worker committed `rows` rows of file `fileIndex`. */
   onBatch?: (b: { fileIndex: number; rows: number }) => void;
@@ -335,7 +340,7 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
     metaAfter = await finalizeStore(db, metaAfter, (b) => (finalizeKeyBytes = b), (name, s) => {
       phaseSeconds[name] = s;
       if (trace) process.stderr.write(`TRACE phase ${name} done\n`);
-    }, (u) => (updates = u));
+    }, (u) => (updates = u), options.versionRetentionSeconds ?? 0);
     t = performance.now();
   }
   if (trace) clearInterval(trace);

@@ -21,7 +21,7 @@ import type { Schema } from "apache-arrow";
 import type { CorpusDoc, PubmedRecord } from "../types.ts";
 import { recordToCorpusDoc } from "../conclusion-task.ts";
 import type { DropReason, CleanResult } from "../clean.ts";
-import { DEFAULT_SCAN_BATCH, type RecordStore, type StoredRecord } from "./types.ts";
+import { DEFAULT_SCAN_BATCH, SCAN_BATCH_CHARS, type RecordStore, type StoredRecord } from "./types.ts";
 
 /** Where a store lives: a LanceDB URI plus storage options handed to LanceDB as they are. */
 export interface StoreLocation {
@@ -34,8 +34,8 @@ export interface StoreLocation {
 /** The connect function used (LanceDB's own unless a test injects one). */
 export type ConnectFn = (uri: string, options: { storageOptions?: Record<string, string> }) => Promise<LanceDb.Connection>;
 
-/** Table names. */
-export const STORE_TABLES = { records: "records", manifest: "manifest", meta: "store_meta" } as const;
+/** Table names (`rag`: the lean RAG corpus written by `corpus rag-export`, `rag-table.ts`). */
+export const STORE_TABLES = { records: "records", manifest: "manifest", meta: "store_meta", rag: "rag" } as const;
 
 /** Format version written in {@link StoreMeta}. */
 export const STORE_FORMAT = 1;
@@ -53,6 +53,11 @@ export interface StoreMeta {
    * stores finalised before they were recorded), or null.
    */
   counts: { kept: number; dropped: Record<DropReason, number>; keywordsDropped: CleanResult["keywordsDropped"]; seen: number; deleteEntries?: number; deleteOfUnknown?: number } | null;
+  /**
+   * The lean RAG table (`rag`), when `corpus rag-export` wrote one: the store fingerprint it was
+   * written from (it is used only while that still is the store's fingerprint) and its row count.
+   */
+  rag?: { fingerprint: string; docs: number } | null;
 }
 
 /**
@@ -133,6 +138,45 @@ export async function writeStoreMeta(db: LanceDb.Connection, meta: StoreMeta): P
 }
 
 /**
+ * Parse a version-retention window: seconds as a number, or a number with a unit `s`, `m`, `h`,
+ * `d` (`"0"`, `"90s"`, `"30m"`, `"2h"`, `"7d"`).
+ * @returns seconds (≥ 0).
+ * @throws Error naming `label` on anything else.
+ */
+export function parseRetention(s: string, label = "--version-retention"): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$/.exec(s);
+  if (!m) throw new Error(`${label}: expected seconds or a duration such as 0, 90s, 30m, 2h, 7d (got "${s}")`);
+  const unit = { "": 1, s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as "" | "s" | "m" | "h" | "d"];
+  return Number(m[1]) * unit;
+}
+
+/**
+ * Remove the superseded versions of every table of a store's database (LanceDB `optimize` with
+ * `cleanupOlderThan` = now − `retentionSeconds`): every append, delete, merge and overwrite
+ * leaves a version whose data files stay on disk until cleaned (issue 26 measured 8.7 GB on disk
+ * for 4.5 GB of data after an ingest). The current version of each table is always kept; with
+ * `retentionSeconds` 0 it is the only one left, so disk ≈ data. Files of unfinished transactions
+ * younger than 7 days are left (LanceDB's `deleteUnverified: false`), so a concurrent writer is
+ * never broken.
+ * @param db - the store's connection.
+ * @param retentionSeconds - versions younger than this are kept (default 0).
+ * @param tables - tables to clean (default: all of the database).
+ * @returns versions removed, per table.
+ */
+export async function cleanupOldVersions(db: LanceDb.Connection, retentionSeconds = 0, tables?: readonly string[]): Promise<Record<string, number>> {
+  if (!(retentionSeconds >= 0)) throw new Error(`version retention must be ≥ 0 seconds, got ${retentionSeconds}`);
+  const names = tables ?? (await db.tableNames());
+  const out: Record<string, number> = {};
+  const olderThan = new Date(Date.now() - retentionSeconds * 1000);
+  for (const name of names) {
+    const table = await db.openTable(name);
+    const stats = await table.optimize({ cleanupOlderThan: olderThan });
+    out[name] = Number(stats.prune?.oldVersionsRemoved ?? 0);
+  }
+  return out;
+}
+
+/**
  * The differences between two sets of cleaning options, as text ("language: eng → null"), or
  * null when they are equal. Null options mean "not cleaned".
  */
@@ -154,9 +198,58 @@ export interface LanceRecordStore extends RecordStore {
   readonly meta: StoreMeta;
   /** Records (or documents) read from the table by `get*` and `scan*` calls. */
   readonly counters: { fetched: number };
+  /** The store's fingerprint ({@link storeFingerprint}: manifest, counts, table version; no document is read). */
+  fingerprint(): Promise<string>;
+  /** True when documents are read from the lean `rag` table (current for this store) rather than parsed from the records. */
+  readonly docsFromRagTable: boolean;
+}
+
+/**
+ * Fingerprint of a finalised store from what it records about itself, without reading a
+ * document: SHA-256 (hex) over the format, the cleaning options, the finalisation counts, every
+ * manifest entry (file, SHA-256 and size of the input, status, entries, records, deletions, in
+ * input order) and the version of the `records` table. Equal stores built from the same input
+ * files agree; any ingest that changes the records commits a new table version and so changes it.
+ * Cost: one read of the manifest table (one row per input file) — the same at 10 k or 38 M
+ * records, where hashing every document's text (`fingerprintSource`) grows with the corpus
+ * (issue 26: 46 s at 990 k docs).
+ * @param db - the store's connection.
+ * @param meta - its metadata.
+ */
+export async function storeFingerprint(db: LanceDb.Connection, meta: StoreMeta): Promise<string> {
+  const names = await tableNames(db);
+  const manifest = names.has(STORE_TABLES.manifest) ? ((await (await db.openTable(STORE_TABLES.manifest)).query().select(["json"]).toArray()) as { json: string }[]) : [];
+  const entries = manifest
+    .map((r) => JSON.parse(r.json) as { file: string; fileIndex: number; sha256: string; bytes: number; status: string; entries: number; records: number; deletes: number })
+    .sort((a, b) => a.fileIndex - b.fileIndex)
+    .map((e) => [e.file, e.fileIndex, e.sha256, e.bytes, e.status, e.entries, e.records, e.deletes]);
+  const version = names.has(STORE_TABLES.records) ? await (await db.openTable(STORE_TABLES.records)).version() : null;
+  const { createHash } = await import("node:crypto");
+  return createHash("sha256")
+    .update(JSON.stringify({ kind: "medsynth-store-fingerprint-v1", format: meta.format, clean: meta.clean, counts: meta.counts, entries, version }))
+    .digest("hex");
 }
 
 type Row = { pmid: string; sourceFile: string; record: string };
+
+/** Columns of the lean `rag` table read back as documents. */
+export const RAG_DOC_COLUMNS = ["id", "title", "content", "year", "retraction"] as const;
+
+/** A row of the lean `rag` table as read (see `rag-table.ts`). */
+export interface RagRow {
+  id: string;
+  title: string;
+  content: string;
+  year: number | null;
+  retraction: string | null;
+}
+
+/** The {@link CorpusDoc} of a `rag` row: equal to `recordToCorpusDoc` of the record it was written from. */
+export function ragRowToDoc(r: RagRow): CorpusDoc {
+  const doc: CorpusDoc = { id: String(r.id), title: r.title, text: r.content, year: r.year ?? null, source: "pubmed" };
+  if (r.retraction === "retracted" || r.retraction === "notice") doc.retraction = r.retraction;
+  return doc;
+}
 
 function rowToStored(r: Row): StoredRecord {
   return { record: JSON.parse(r.record) as PubmedRecord, sourceFile: r.sourceFile };
@@ -175,6 +268,10 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
   if (!meta.finalized) throw new Error(`${loc.uri}: the corpus store's ingest is unfinished (files failed or an ingest was interrupted); re-run \`medsynth corpus ingest … --store ${loc.uri}\` to finish it`);
   const table = await db.openTable(STORE_TABLES.records);
   const counters = { fetched: 0 };
+  let fingerprint: string | null = null;
+  const fingerprintOnce = async () => (fingerprint ??= await storeFingerprint(db, meta));
+  // The lean RAG table serves documents when it was written from this very store state.
+  const rag = meta.rag && (await tableNames(db)).has(STORE_TABLES.rag) && meta.rag.fingerprint === (await fingerprintOnce()) ? await db.openTable(STORE_TABLES.rag) : null;
   const getRows = async (ids: readonly string[]): Promise<Map<string, StoredRecord>> => {
     const unique = [...new Set(ids)];
     const out = new Map<string, StoredRecord>();
@@ -189,12 +286,33 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
   async function* scanColumns(cols: string[], batchSize: number): AsyncGenerator<Record<string, unknown>[]> {
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
     let pending: Record<string, unknown>[] = [];
+    let chars = 0;
     for await (const batch of table.query().where("kind = 'record'").select(cols)) {
       for (const r of batch.toArray() as Record<string, unknown>[]) {
         pending.push(r);
-        if (pending.length >= batchSize) {
+        if (typeof r.record === "string") chars += r.record.length;
+        if (pending.length >= batchSize || chars >= SCAN_BATCH_CHARS) {
           yield pending;
           pending = [];
+          chars = 0;
+        }
+      }
+    }
+    if (pending.length) yield pending;
+  }
+  async function* scanRag(batchSize: number): AsyncGenerator<CorpusDoc[]> {
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
+    let pending: CorpusDoc[] = [];
+    let chars = 0;
+    for await (const batch of rag!.query().select([...RAG_DOC_COLUMNS])) {
+      for (const r of batch.toArray() as unknown as RagRow[]) {
+        const d = ragRowToDoc(r);
+        pending.push(d);
+        chars += d.text.length + d.title.length;
+        if (pending.length >= batchSize || chars >= SCAN_BATCH_CHARS) {
+          yield pending;
+          pending = [];
+          chars = 0;
         }
       }
     }
@@ -203,11 +321,23 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
   return {
     meta,
     counters,
+    fingerprint: fingerprintOnce,
+    docsFromRagTable: rag !== null,
     async count() {
       return table.countRows("kind = 'record'");
     },
     getRecords: getRows,
     async getDocs(ids) {
+      if (rag) {
+        const unique = [...new Set(ids)];
+        const out = new Map<string, CorpusDoc>();
+        for (let i = 0; i < unique.length; i += 500) {
+          const rows = (await rag.query().where(`id IN (${unique.slice(i, i + 500).map(sqlString).join(", ")})`).select([...RAG_DOC_COLUMNS]).toArray()) as RagRow[];
+          for (const r of rows) out.set(r.id, ragRowToDoc(r));
+        }
+        counters.fetched += out.size;
+        return out;
+      }
       const recs = await getRows(ids);
       return new Map<string, CorpusDoc>([...recs].map(([id, r]) => [id, recordToCorpusDoc(r.record)]));
     },
@@ -218,6 +348,13 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
       }
     },
     async *scanDocs(batchSize = DEFAULT_SCAN_BATCH) {
+      if (rag) {
+        for await (const docs of scanRag(batchSize)) {
+          counters.fetched += docs.length;
+          yield docs;
+        }
+        return;
+      }
       for await (const rows of scanColumns(["pmid", "sourceFile", "record"], batchSize)) {
         counters.fetched += rows.length;
         yield rows.map((r) => recordToCorpusDoc(rowToStored(r as Row).record));

@@ -27,10 +27,19 @@ export interface DocumentSource {
    * @param ids - document ids (PMIDs for PubMed stores); repeats are fetched once.
    */
   getDocs(ids: readonly string[]): Promise<Map<string, CorpusDoc>>;
-  /** Every document, in canonical order, in batches of at most `batchSize` (default 1,000). */
+  /**
+   * Every document, in canonical order, in batches of at most `batchSize` (default 1,000); a store
+   * may end a batch earlier to bound its memory ({@link SCAN_BATCH_CHARS}).
+   */
   scanDocs(batchSize?: number): AsyncIterable<CorpusDoc[]>;
   /** Every id, in canonical order, in batches (reads only the id column where the store can). */
   ids(batchSize?: number): AsyncIterable<string[]>;
+  /**
+   * A digest that changes whenever the documents may have changed, computed WITHOUT reading them
+   * (the Lance store: from its manifest, counts and table version). Index caches are keyed by it;
+   * a source without it is fingerprinted by hashing every document (`fingerprintSource`).
+   */
+  fingerprint?(): Promise<string>;
 }
 
 /** A {@link DocumentSource} whose documents come from PubMed records. */
@@ -43,3 +52,10 @@ export interface RecordStore extends DocumentSource {
 
 /** Default batch size of the `scan*` methods. */
 export const DEFAULT_SCAN_BATCH = 1000;
+
+/**
+ * A store's `scan*` batch also ends once its rows hold this many characters of text (record JSON
+ * or document text): 8 Mi chars, so a batch of long abstracts stays a few tens of MB whatever
+ * `batchSize` a caller asks for (batches may be shorter than `batchSize`, never longer).
+ */
+export const SCAN_BATCH_CHARS = 8 * 2 ** 20;

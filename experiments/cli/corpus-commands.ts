@@ -147,6 +147,35 @@ export async function corpusExportCommand(opts: { store: string; storageOption: 
   console.log(`wrote ${n.toLocaleString("en-US")} records to ${opts.out}`);
 }
 
+/** Options of `corpus rag-export` (raw, from commander). */
+export interface RagExportCliOptions {
+  store: string;
+  storageOption: Record<string, string>;
+  out?: string;
+  /** false with `--no-table`. */
+  table: boolean;
+  versionRetention?: string;
+  json?: boolean;
+}
+
+/**
+ * `corpus rag-export`: the lean RAG corpus of a store (one snippet per PMID, MedRAG's fields) as
+ * the store's `rag` table (indexes over the store then build from it) and/or MedRAG JSONL
+ * (corpus/store/rag-table.ts).
+ */
+export async function corpusRagExportCommand(opts: RagExportCliOptions): Promise<void> {
+  const { parseRetention } = await import("../../corpus/store/lance-store.ts");
+  const retentionSeconds = parseRetention(opts.versionRetention ?? "0");
+  const { ragExport } = await import("../../corpus/store/rag-table.ts");
+  const rep = await ragExport(storeLocation(opts.store, opts.storageOption), { table: opts.table, jsonl: opts.out, retentionSeconds, log: (l) => process.stderr.write(`${l}\n`) });
+  if (opts.json) {
+    console.log(JSON.stringify({ store: opts.store, ...rep }, null, 2));
+    return;
+  }
+  const where = [rep.table ? `the store's rag table (id, title, content)` : null, rep.jsonl ? `${rep.jsonl} (id, title, content, contents)` : null].filter(Boolean).join(" and ");
+  console.log(`wrote ${rep.docs.toLocaleString("en-US")} snippets, one per PMID, to ${where} in ${rep.seconds.toFixed(1)} s`);
+}
+
 /** `corpus stats`: counts of a JSONL corpus of PubMed records. */
 export async function corpusStatsCommand(path: string, opts: { json: boolean }): Promise<void> {
   const counts = emptyIngestCounts();
@@ -207,6 +236,8 @@ export interface IngestCliOptions {
   storageOption: Record<string, string>;
   jobs?: string;
   compression?: string;
+  /** `--version-retention`: how long superseded table versions are kept (default 0). */
+  versionRetention?: string;
   out?: string;
   clean: boolean;
   keepRetracted: boolean;
@@ -231,6 +262,8 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
   const { STORE_COMPRESSIONS } = await import("../../corpus/store/lance-store.ts");
   const compression = STORE_COMPRESSIONS.find((c) => c === (opts.compression ?? "none"));
   if (!compression) throw new Error(`--compression must be one of ${STORE_COMPRESSIONS.join(", ")}, got ${opts.compression}`);
+  const { parseRetention } = await import("../../corpus/store/lance-store.ts");
+  const versionRetentionSeconds = parseRetention(opts.versionRetention ?? "0");
   const { ingestToStore } = await import("../../corpus/ingest/run-ingest.ts");
   const bar = opts.progress && !opts.json && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | files {files} | {entries} entries | {rate} rec/s | ETA {eta_formatted}", stream: process.stderr, etaBuffer: 50 }, cliProgress.Presets.shades_classic)
@@ -241,6 +274,7 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
     clean: cleanOptionsOf(opts),
     jobs,
     compression,
+    versionRetentionSeconds,
     log: (l) => process.stderr.write(`${l}\n`),
     onFile: (r) => {
       if (r.status === "failed") process.stderr.write(`${bar ? "\n" : ""}error: ${r.error}\n`);

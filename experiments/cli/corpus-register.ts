@@ -4,7 +4,7 @@
  * LanceDB store, E-utilities client) when the command runs, so `--help` stays fast.
  */
 import type { Command } from "commander";
-import type { IngestCliOptions } from "./corpus-commands.ts";
+import type { IngestCliOptions, RagExportCliOptions } from "./corpus-commands.ts";
 
 /** commander collector for repeatable `key=value` options (`--storage-option`). @throws Error naming the option on a value without `=`. */
 export function collectKeyValue(value: string, previous: Record<string, string>): Record<string, string> {
@@ -15,7 +15,7 @@ export function collectKeyValue(value: string, previous: Record<string, string>)
 
 const impl = () => import("./corpus-commands.ts");
 
-/** Register `corpus ingest|export|stats|fetch`. */
+/** Register `corpus ingest|export|rag-export|stats|fetch`. */
 export function registerCorpusCommands(program: Command): void {
   const corpus = program.command("corpus").description("PubMed XML ingest, corpus statistics and E-utilities fetch");
 
@@ -27,6 +27,7 @@ export function registerCorpusCommands(program: Command): void {
     .option("--storage-option <key=value>", "LanceDB storage option for --store (repeatable), e.g. aws_endpoint=http://127.0.0.1:9000", collectKeyValue, {} as Record<string, string>)
     .option("--jobs <n>", "worker threads for --store (default: number of cores)")
     .option("--compression <c>", "page compression of a new --store's records: none (default, fastest ingest), lz4 or zstd (~2.4× smaller), lance-default")
+    .option("--version-retention <duration>", "with --store: keep superseded table versions this long after finalisation (seconds or 30m, 2h, 7d; default 0: only the final version stays, disk ≈ data)")
     .option("--out <file>", "output JSONL (.jsonl or .jsonl.gz), one thread, kept records held until the end with --clean")
     .option("--clean", "apply MedConclusion §3.1.1 cleaning (English, ≥3 segments, a conclusion, dedupe; retracted papers and retraction notices dropped) and print drop counts", false)
     .option("--keep-retracted", "with --clean: keep retracted papers and retraction notices", false)
@@ -41,6 +42,17 @@ export function registerCorpusCommands(program: Command): void {
     .option("--storage-option <key=value>", "LanceDB storage option (repeatable)", collectKeyValue, {} as Record<string, string>)
     .requiredOption("--out <file>", "output JSONL (.jsonl or .jsonl.gz)")
     .action(async (opts: { store: string; storageOption: Record<string, string>; out: string }) => (await impl()).corpusExportCommand(opts));
+
+  corpus
+    .command("rag-export")
+    .description("Write the lean RAG corpus of a store — one snippet per PMID, title + abstract, MedRAG's fields id, title, content, contents — as the store's rag table (indexes then build from it) and/or JSONL")
+    .requiredOption("--store <uri>", "Lance corpus store (folder or object-storage URI)")
+    .option("--storage-option <key=value>", "LanceDB storage option (repeatable)", collectKeyValue, {} as Record<string, string>)
+    .option("--out <file>", "also write MedRAG JSONL (.jsonl or .jsonl.gz)")
+    .option("--no-table", "do not write the rag table into the store (JSONL only)")
+    .option("--version-retention <duration>", "keep superseded versions of the rag table this long (default 0)")
+    .option("--json", "print the report as JSON", false)
+    .action(async (opts: RagExportCliOptions) => (await impl()).corpusRagExportCommand(opts));
 
   corpus
     .command("stats")

@@ -18,7 +18,8 @@ import { getDataset } from "../../corpus/datasets/registry.ts";
 import type { LoadedDataset } from "../../corpus/datasets/loaded-dataset.ts";
 import { JSONL_DATASET, JSONL_TASK_KINDS } from "../../corpus/datasets/jsonl.ts";
 import { formatZodIssues, valueAt } from "./zod-format.ts";
-import { loadCorpusArg } from "../../corpus/corpus-file.ts";
+import { openRetrievalCorpus } from "../../corpus/corpus-file.ts";
+import type { DocumentSource } from "../../corpus/store/types.ts";
 import { checkDatasetOptions } from "./datasets-commands.ts";
 import { createGeneratorModel, isChatModel } from "../../models/registry.ts";
 import { summarizeUsage } from "../../models/usage.ts";
@@ -101,7 +102,8 @@ export async function runGenerate(opts: GenerateOptions, print: (line: string) =
   const items = ds.items.slice(0, limit) as { id: string; goldenDocs?: CorpusDoc[] }[];
   if (isRag) {
     const corpus = opts.corpus ?? "bundled";
-    let docs: CorpusDoc[];
+    let docs: CorpusDoc[] = [];
+    let source: DocumentSource | undefined;
     if (corpus === "dataset") {
       const byId = new Map<string, CorpusDoc>();
       for (const d of ds.docs ?? (ds.items as { goldenDocs?: CorpusDoc[] }[]).flatMap((t) => t.goldenDocs ?? [])) if (!byId.has(d.id)) byId.set(d.id, d);
@@ -109,11 +111,14 @@ export async function runGenerate(opts: GenerateOptions, print: (line: string) =
       docs = [...byId.values()];
       log(`# corpus: dataset ${opts.dataset}, ${docs.length} docs`);
     } else {
-      docs = await loadCorpusArg(corpus, (l) => log(`# ${l}`));
+      // A corpus store stays on disk (streamed; hits come with their documents fetched by id).
+      const opened = await openRetrievalCorpus(corpus, (l) => log(`# ${l}`));
+      source = opened.source;
+      docs = opened.docs ?? [];
     }
     const byId = new Map(docs.map((d) => [d.id, d]));
-    deps.retriever = await createRetriever({ mode: opts.retrieval as RetrievalMode }, { docs, log: (l) => log(`# ${l}`) });
-    deps.getDoc = (id) => byId.get(id);
+    deps.retriever = await createRetriever({ mode: opts.retrieval as RetrievalMode }, { ...(source ? { source } : { docs }), log: (l) => log(`# ${l}`) });
+    if (!source) deps.getDoc = (id) => byId.get(id);
     if (opts.reranker) deps.reranker = await createReranker(opts.reranker, isChatModel(model) ? { chatModel: model } : {});
   }
   const wf = def.create(deps, config as never);

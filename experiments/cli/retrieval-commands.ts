@@ -18,9 +18,12 @@
  * - `medsynth retrieval score <run> <qrels> [--k 5,10] [--json]` scores an external TREC run
  *   with the same metrics (read the trec_eval way: score descending, then docno descending).
  *
- * Corpus: `bundled` (default: PubMedQA + MedEvidence sources + Cohen 2006, ~3.3k abstracts) or a
- * JSONL (.jsonl / .jsonl.gz) of {@link CorpusDoc} lines or PubmedRecord lines as written by
- * `medsynth corpus ingest` (malformed lines skipped and counted; a repeated id keeps the first line).
+ * Corpus: `bundled` (default: PubMedQA + MedEvidence sources + Cohen 2006, ~3.3k abstracts), a
+ * corpus store (`lance:<uri>`, `s3://…`: streamed, never loaded — the engine is chosen from its
+ * size, indexes are built from it in batches and keyed by its manifest fingerprint, hits are
+ * fetched by id; docs/pubmed-store.md) or a JSONL (.jsonl / .jsonl.gz, or a folder of them) of
+ * {@link CorpusDoc} lines, PubmedRecord lines as written by `medsynth corpus ingest` or MedRAG
+ * lines (malformed lines skipped and counted; a repeated id keeps the first line).
  * Bad options give one line per problem naming the option (`--fusion: expected one of rrf, weighted (got "foo")`).
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
@@ -38,7 +41,7 @@ import type { SearchHit } from "../../retrieval/types.ts";
 export { readCorpusFile, loadCorpusArg, type CorpusFileRead } from "../../corpus/corpus-file.ts";
 export { formatZodIssues, valueAt } from "./zod-format.ts";
 import { formatZodIssues, valueAt } from "./zod-format.ts";
-import { loadCorpusArg } from "../../corpus/corpus-file.ts";
+import { openRetrievalCorpus, type RetrievalCorpus } from "../../corpus/corpus-file.ts";
 
 /**
  * Parse `--k` of `retrieval eval`: positive integers separated by commas; repeats are dropped
@@ -87,6 +90,12 @@ export interface RetrievalCliOptions {
   index: string;
   storeDir?: string;
   candidates: string;
+  /** `--engine`: auto (by corpus size) | memory | lance (on-disk). */
+  engine?: string;
+  /** `--disk-dir`: LanceDB folder/URI of the on-disk indexes. */
+  diskDir?: string;
+  /** `--ann`: on-disk ANN index (auto | ivf_pq | ivf_flat | hnsw_sq). */
+  ann?: string;
 }
 
 /** CLI option (flag and raw value) behind each retriever-config path. */
@@ -98,6 +107,9 @@ const OPTION_OF_PATH: Record<string, { flag: string; key: keyof RetrievalCliOpti
   candidates: { flag: "--candidates", key: "candidates" },
   "dense.index": { flag: "--index", key: "index" },
   "dense.dir": { flag: "--store-dir", key: "storeDir" },
+  engine: { flag: "--engine", key: "engine" },
+  "disk.dir": { flag: "--disk-dir", key: "diskDir" },
+  "disk.ann.index": { flag: "--ann", key: "ann" },
 };
 
 /**
@@ -113,6 +125,8 @@ export function retrieverConfig(o: Partial<RetrievalCliOptions>, mode: Retrieval
     ...(o.fusion !== undefined ? { fusion: o.fusion as "rrf" | "weighted" } : {}),
     ...(o.candidates !== undefined ? { candidates: o.candidates.trim() === "" ? NaN : Number(o.candidates) } : {}),
     dense: { ...(o.index !== undefined ? { index: o.index as "none" | "hnsw_sq" | "ivf_pq" } : {}), ...(o.storeDir ? { dir: o.storeDir } : {}) },
+    ...(o.engine !== undefined ? { engine: o.engine as "auto" } : {}),
+    ...(o.diskDir !== undefined || o.ann !== undefined ? { disk: { ...(o.diskDir ? { dir: o.diskDir } : {}), ...(o.ann !== undefined ? { ann: { index: o.ann as "auto" } } : {}) } } : {}),
   };
   const r = RetrieverConfigSchema.safeParse(config);
   if (!r.success) {
@@ -186,8 +200,8 @@ export async function runSearch(query: string, o: SearchCliOptions, out: (l: str
   const chosen = modeOrDefault(o);
   const config = retrieverConfig(o, parseModes(chosen.mode, false)[0]);
   if (chosen.note) err(chosen.note);
-  const docs = await loadCorpusArg(o.corpus, err);
-  const r = await createRetriever(config, { docs, log: err });
+  const corpus = await openRetrievalCorpus(o.corpus, err);
+  const r = await createRetriever(config, { ...corpusDeps(corpus), log: err });
   const reranker = await buildRerankerArg(o.rerank, o.chatModel);
   const failures: RerankFailures = { failed: 0, total: 0, firstError: null };
   const hits = await searchOnce(r, reranker, query, k, rerankCandidates, failures);
@@ -204,6 +218,11 @@ export async function runSearch(query: string, o: SearchCliOptions, out: (l: str
   const widths = header.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i].length)));
   for (const row of [header, ...rows]) out(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join("  "));
   return hits;
+}
+
+/** The corpus as `createRetriever` takes it: the store streamed (`source`), or the documents. */
+function corpusDeps(c: RetrievalCorpus): { docs: CorpusDoc[] } | { source: NonNullable<RetrievalCorpus["source"]> } {
+  return c.source ? { source: c.source } : { docs: c.docs! };
 }
 
 /**
@@ -348,9 +367,10 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
   const ownCorpus = o.corpus === "dataset" || (o.dataset.startsWith("beir:") && o.corpus === "bundled");
   if (ownCorpus && !ds.docs?.length) throw new Error(`--corpus dataset: ${o.dataset} carries no documents`);
   if (ownCorpus) err(`corpus: the ${ds.docs!.length} documents of ${o.dataset}`);
-  const docs = ownCorpus ? ds.docs! : await loadCorpusArg(o.corpus, err);
-  const inCorpus = new Set(docs.map((d) => d.id));
+  const corpus: RetrievalCorpus = ownCorpus ? { docs: ds.docs!, count: ds.docs!.length } : await openRetrievalCorpus(o.corpus, err);
   const judged = Object.values(qrels).flatMap((r) => Object.keys(r).filter((id) => r[id] > 0));
+  // A store is asked for the judged ids only (never read whole).
+  const inCorpus = corpus.source ? new Set((await corpus.source.getDocs(judged)).keys()) : new Set(corpus.docs!.map((d) => d.id));
   const missing = judged.filter((id) => !inCorpus.has(id)).length;
   if (missing) err(`warning: ${missing} of ${judged.length} relevant (query, doc) pairs name docs absent from the corpus (they count as misses)`);
   const reranker = await buildRerankerArg(o.rerank, o.chatModel);
@@ -360,7 +380,7 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
   const metrics = evalMetricNames(ks);
   const results: ModeEvaluation[] = [];
   for (const config of configs) {
-    const r = await createRetriever(config, { docs, log: err });
+    const r = await createRetriever(config, { ...corpusDeps(corpus), log: err });
     const run: TrecRun = {};
     const failures: RerankFailures = { failed: 0, total: 0, firstError: null };
     const t0 = performance.now();
@@ -383,12 +403,12 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
   const cmpMetrics = [`recall@${Math.max(...ks)}`, `ndcg@${Math.max(...ks)}`, `mrr@${Math.max(...ks)}`, "map"];
   const comparisons = compareRuns(results.map((x) => ({ label: x.mode, perQuery: x.ev.perQuery })), cmpMetrics);
   if (o.json) {
-    const one = (x: (typeof results)[number]) => ({ dataset: o.dataset, retriever: x.retriever, reranker: x.reranker, config: x.config, corpusDocs: docs.length, queries: x.ev.queries, depth, msPerQuery: x.msPerQuery, mean: x.ev.mean, perQuery: x.ev.perQuery });
+    const one = (x: (typeof results)[number]) => ({ dataset: o.dataset, retriever: x.retriever, reranker: x.reranker, config: x.config, corpusDocs: corpus.count, queries: x.ev.queries, depth, msPerQuery: x.msPerQuery, mean: x.ev.mean, perQuery: x.ev.perQuery });
     out(JSON.stringify(results.length === 1 ? one(results[0]) : { dataset: o.dataset, modes, runs: results.map(one), comparisons }, null, 2));
     return results;
   }
   for (const x of results) {
-    out(`${o.dataset}: ${x.ev.queries} queries, corpus ${docs.length} docs, ${x.retriever}${x.reranker ? ` → ${x.reranker}` : ""}, ${x.msPerQuery.toFixed(1)} ms/query, ${depth} hits/query`);
+    out(`${o.dataset}: ${x.ev.queries} queries, corpus ${corpus.count} docs, ${x.retriever}${x.reranker ? ` → ${x.reranker}` : ""}, ${x.msPerQuery.toFixed(1)} ms/query, ${depth} hits/query`);
     for (const l of formatEvaluation(x.ev, ks)) out(l);
   }
   if (comparisons.length) {
@@ -422,16 +442,41 @@ export function runRetrievalScore(runPath: string, qrelsPath: string, o: { k: st
   return ev;
 }
 
-/** `index build`: build (or find cached) the BM25 index and the dense LanceDB table of a corpus and print what they hold. */
-export async function indexBuildCommand(o: { corpus: string; embedder: string; bm25Engine: string; index: string; storeDir?: string }): Promise<void> {
-  const config = retrieverConfig(o, "hybrid");
-  const docs = await loadCorpusArg(o.corpus);
+/** Options of `index build` (raw strings from commander). */
+export interface IndexBuildCliOptions {
+  corpus: string;
+  embedder: string;
+  bm25Engine: string;
+  index: string;
+  storeDir?: string;
+  engine?: string;
+  diskDir?: string;
+  ann?: string;
+  /** `--mode`: which indexes (bm25 | dense | hybrid = both; default hybrid). */
+  mode?: string;
+}
+
+/**
+ * `index build`: build (or find cached) the BM25 index and the dense table of a corpus and print
+ * what they hold. A corpus store is streamed: below the on-disk threshold (or `--engine memory`)
+ * the in-memory engines, else the on-disk ones (LanceDB full-text BM25 and an IVF ANN table with
+ * its measured recall@10), built from the store in batches.
+ * @param out stdout line sink; @param err stderr line sink.
+ */
+export async function indexBuildCommand(o: IndexBuildCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<BuiltRetriever> {
+  const config = retrieverConfig(o, parseModes(o.mode ?? "hybrid", false)[0]);
+  const corpus = await openRetrievalCorpus(o.corpus, err);
   const t0 = performance.now();
-  const r = await createRetriever(config, { docs });
-  const s = r.store!;
-  if (r.bm25Disk) console.log(`bm25: disk, ${r.bm25Disk.info.docCount} docs, ${r.bm25Disk.info.segments} segment(s) in ${r.bm25Disk.info.dir}`);
-  else console.log(`bm25: ${r.bm25!.info.engine}, ${r.bm25!.info.docCount} docs, ${r.bm25!.info.vocabSize} terms`);
-  console.log(`dense: table ${s.tableName} in ${s.dir} (${s.built ? "built" : "already built"}; ${s.docCount} docs, ${s.embedderId}, ${s.dims}-d; ${s.index === "none" ? "exact search" : `${s.index}, recall@10 vs exact ${s.annRecallAt10?.toFixed(3)}`})`);
-  console.log(`corpus hash: ${s.corpusHash}`);
-  console.log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const r = await createRetriever(config, { ...corpusDeps(corpus), log: err });
+  if (r.bm25) out(`bm25: ${r.bm25.info.engine}, ${r.bm25.info.docCount} docs, ${r.bm25.info.vocabSize} terms`);
+  if (r.bm25Disk) out(`bm25: disk, ${r.bm25Disk.info.docCount} docs, ${r.bm25Disk.info.segments} segment(s) in ${r.bm25Disk.info.dir}`);
+  if (r.diskBm25) out(`bm25: ${r.diskBm25.info.engine} (on disk), ${r.diskBm25.info.docCount} docs (${r.diskBm25.info.built ? "built" : "already built"})`);
+  const s = r.store;
+  if (s) {
+    const recall = s.annRecallAt10 === null || s.annRecallAt10 === undefined ? "" : `, recall@10 vs exact ${s.annRecallAt10.toFixed(3)}`;
+    out(`dense: table ${s.tableName} in ${s.dir} (${s.built ? "built" : "already built"}; ${s.docCount} docs, ${s.embedderId}, ${s.dims}-d; ${s.index === "none" ? "exact search" : `${s.index}${recall}`})`);
+    out(`corpus hash: ${s.corpusHash}`);
+  }
+  out(`engine: ${r.engine}; done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return r;
 }

@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import { TREC_EXPORT_DEPTH } from "../../retrieval/eval/trec.ts";
-import type { EvalCliOptions, SearchCliOptions } from "./retrieval-commands.ts";
+import type { EvalCliOptions, IndexBuildCliOptions, SearchCliOptions } from "./retrieval-commands.ts";
 import { HELP_DEFAULT_RETRIEVER_EMBEDDER_ID, HELP_EMBEDDER_IDS, HELP_RERANKER_IDS, HELP_RETRIEVAL_MODES } from "./help-ids.ts";
 
 const impl = () => import("./retrieval-commands.ts");
@@ -14,13 +14,16 @@ const impl = () => import("./retrieval-commands.ts");
 function addRetrieverOptions(cmd: Command, multiMode = false): Command {
   return cmd
     .option("--mode <mode>", `${multiMode ? `retrieval mode(s), comma-separated: ${HELP_RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${HELP_RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder)`)
-    .option("--corpus <corpus>", "bundled | dataset (retrieval eval: the dataset's own documents) | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text} or `corpus ingest` PubmedRecord lines)", "bundled")
+    .option("--corpus <corpus>", "bundled | dataset (retrieval eval: the dataset's own documents) | lance:<store> (a corpus store, streamed) | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text}, `corpus ingest` PubmedRecord or MedRAG {id,title,content,contents} lines)", "bundled")
     .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--bm25-engine <engine>", "fast | wink | disk (medsynth's on-disk BM25)", "fast")
     .option("--fusion <fusion>", "hybrid fusion: rrf | weighted", "rrf")
     .option("--candidates <n>", "hits per component before fusion", "100")
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
-    .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)");
+    .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)")
+    .option("--engine <engine>", "auto (in memory below 250,000 docs, on-disk LanceDB engines from there) | memory | lance")
+    .option("--disk-dir <dir>", "LanceDB folder or URI of the on-disk indexes (default <cache>/lancedb-disk)")
+    .option("--ann <kind>", "on-disk ANN index: auto | ivf_pq | ivf_flat | hnsw_sq");
 }
 
 /** Register `index build`, `search`, `retrieval eval`, `retrieval sweep` and `retrieval score` on the program. */
@@ -29,12 +32,18 @@ export function registerRetrievalCommands(program: Command): void {
   index
     .command("build")
     .description("Build or find the cached BM25 index and dense table for a corpus")
-    .option("--corpus <corpus>", "bundled | path to a corpus JSONL (CorpusDoc or `corpus ingest` PubmedRecord lines)", "bundled")
+    .option("--corpus <corpus>", "bundled | lance:<store> (a corpus store, streamed) | path to a corpus JSONL (CorpusDoc, `corpus ingest` PubmedRecord or MedRAG lines)", "bundled")
+    .option("--mode <mode>", "indexes to build: bm25 | dense | hybrid (both)", "hybrid")
     .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--bm25-engine <engine>", "fast | wink | disk (medsynth's on-disk BM25)", "fast")
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
     .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)")
-    .action(async (o: { corpus: string; embedder: string; bm25Engine: string; index: string; storeDir?: string }) => (await impl()).indexBuildCommand(o));
+    .option("--engine <engine>", "auto (in memory below 250,000 docs, on-disk LanceDB engines from there) | memory | lance")
+    .option("--disk-dir <dir>", "LanceDB folder or URI of the on-disk indexes (default <cache>/lancedb-disk)")
+    .option("--ann <kind>", "on-disk ANN index: auto | ivf_pq | ivf_flat | hnsw_sq")
+    .action(async (o: IndexBuildCliOptions) => {
+      await (await impl()).indexBuildCommand(o);
+    });
 
   addRetrieverOptions(program.command("search").description("Search the corpus and print PMID, title and per-retriever scores").argument("<query>", "query text"))
     .option("--k <k>", "number of hits", "10")

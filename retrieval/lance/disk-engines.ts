@@ -25,9 +25,11 @@
  * No whole-corpus structure is held in memory: documents are streamed in batches; the engines
  * answer with ids and scores; document text is fetched by id from the source for the hits only
  * (`getDocs`). Index tables live in a LanceDB database (`dir`: a folder or an object-storage URI)
- * and are named by the corpus fingerprint ({@link fingerprintSource}: the same SHA-256 as
- * {@link corpusContentHash}, streamed); a small `<table>_meta` table written last records what
- * was built (an interrupted build has no meta row and is rebuilt).
+ * and are named by the corpus fingerprint: the caller's (`createRetriever` passes a store's own
+ * manifest fingerprint, `DocumentSource.fingerprint`, which reads no document), else
+ * {@link fingerprintSource} (the same SHA-256 as {@link corpusContentHash}, streamed); a small
+ * `<table>_meta` table written last records what was built (an interrupted BM25 build has no
+ * meta row and is rebuilt; an interrupted vector build resumes, see {@link openOrBuildLanceAnn}).
  *
  * LanceDB and apache-arrow are imported on first use.
  */
@@ -101,6 +103,12 @@ export const DiskIndexConfigSchema = z
         numPartitions: z.number().int().positive().optional(),
         /** Corpus vectors used as queries to measure recall@10. */
         sampleQueries: z.number().int().positive().default(100),
+        /** Texts per embedder call while building. */
+        embedBatch: z.number().int().positive().default(256),
+        /** Embedder calls in flight while building (raise it for an embeddings endpoint / GPU server). */
+        concurrency: z.number().int().positive().default(1),
+        /** Retries of a failed embedder call (exponential backoff from 0.5 s) before the build stops; a rerun resumes. */
+        retries: z.number().int().min(0).default(3),
       })
       .strict()
       .prefault({}),
@@ -137,6 +145,13 @@ export const IVF_FLAT_MAX_VECTOR_BYTES = 2 ** 30;
 export function chooseAnnIndex(rows: number, dims: number): "ivf_flat" | "ivf_pq" {
   return rows * dims * 4 <= IVF_FLAT_MAX_VECTOR_BYTES ? "ivf_flat" : "ivf_pq";
 }
+
+/**
+ * An index build's pending rows are appended once their text reaches this many characters
+ * (16 Mi), whatever `writeRows` says: with long documents the rows held between appends stay a
+ * few tens of MB, so the build's heap is bounded by batch sizes, not by the corpus.
+ */
+export const WRITE_CHARS = 16 * 2 ** 20;
 
 /** Options shared by the builders. */
 export interface DiskEngineOptions {
@@ -315,13 +330,19 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
     const schema = new Schema([new Field("id", new Utf8(), false), new Field("content", new Utf8(), false)]);
     table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
     let pending: { id: string; content: string }[] = [];
+    let chars = 0;
     let n = 0;
     for await (const batch of source.scanDocs(cfg.scanBatch)) {
-      for (const d of batch) pending.push({ id: d.id, content: contentOf(d) });
+      for (const d of batch) {
+        const content = contentOf(d);
+        pending.push({ id: d.id, content });
+        chars += content.length;
+      }
       n += batch.length;
-      if (pending.length >= cfg.writeRows) {
+      if (pending.length >= cfg.writeRows || chars >= WRITE_CHARS) {
         await table.add(pending);
         pending = [];
+        chars = 0;
         log(`lance bm25: wrote ${n} docs`);
       }
     }
@@ -387,7 +408,8 @@ export interface AnnSearchOptions {
 
 /**
  * Open the ANN table of (`source`, `embedder`) or build it: docs streamed from the source in
- * batches, embedded, written in `writeRows` appends, compacted, indexed (IVF-PQ by default,
+ * batches, embedded (batched, concurrent, resumable: `buildAnnVectors`), written in bounded
+ * appends, compacted, indexed (IVF-PQ by default,
  * cosine), then recall@10 of the index vs exact (flat) search measured on `sampleQueries` corpus
  * vectors (evenly spaced docs) and `nprobes` doubled until it reaches `targetRecall`; the
  * recall, nprobes and sample size are logged and stored in the `<table>_meta` row.
@@ -419,49 +441,11 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   } else if (cfg.mode === "open") {
     throw new Error(`lance ann: no built ${indexKind} index ${tableName} for embedder ${embedder.id} in ${dir} (mode "open" never builds; use "open-or-build")`);
   } else {
-    const t0 = performance.now();
-    const arrow = await import("apache-arrow");
-    const total = await source.count();
-    if (total < 256) throw new Error(`lance ann: an ${indexKind} index needs at least 256 docs (the source has ${total}); use exact kNN (engine "memory")`);
-    const schema = new arrow.Schema([
-      new arrow.Field("id", new arrow.Utf8(), false),
-      new arrow.Field("vector", new arrow.FixedSizeList(dims, new arrow.Field("item", new arrow.Float32(), true)), false),
-    ]);
-    table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
-    const unmatchable: string[] = [];
-    // Recall sample: the vectors of evenly spaced docs, kept while streaming (no second pass).
-    const sampleN = Math.min(cfg.ann.sampleQueries, total);
-    const samplePos = new Set(Array.from({ length: sampleN }, (_, i) => Math.floor((i * total) / sampleN)));
-    let ids: string[] = [];
-    let vecs: Float32Array[] = [];
-    let n = 0;
-    const flush = async () => {
-      if (ids.length === 0) return;
-      // Plain rows (LanceDB converts them against the table schema; an Arrow table built here with
-      // this package's apache-arrow is refused by LanceDB's sanitiser as a different schema).
-      await table.add(ids.map((id, i) => ({ id, vector: Array.from(vecs[i]) })));
-      ids = [];
-      vecs = [];
-    };
-    for await (const batch of source.scanDocs(cfg.scanBatch)) {
-      const contents = batch.map(contentOf);
-      const out = await embedder.embed(contents);
-      if (out.length !== batch.length) throw new Error(`embedder ${embedder.id} returned ${out.length} vectors for ${batch.length} texts`);
-      batch.forEach((d, i) => {
-        if (out[i].length !== dims) throw new Error(`embedder ${embedder.id} returned a ${out[i].length}-d vector for doc ${d.id}, expected ${dims}`);
-        if (!hasAnalyzableTerm(contents[i])) unmatchable.push(d.id);
-        else if (samplePos.has(n + i) && out[i].some((x) => x !== 0)) sampleVectors.push(out[i]);
-        ids.push(d.id);
-        vecs.push(out[i]);
-      });
-      n += batch.length;
-      if (ids.length >= cfg.writeRows) {
-        await flush();
-        log(`lance ann: embedded and wrote ${n}/${total} docs`);
-      }
-    }
-    await flush();
-    await table.optimize();
+    const built0 = await buildAnnVectors(db, tableName, source, embedder, cfg, log, fp);
+    table = built0.table;
+    const n = built0.rows;
+    const unmatchable = built0.unmatchable;
+    sampleVectors.push(...built0.sampleVectors);
     const numPartitions = cfg.ann.numPartitions ?? Math.max(1, Math.round(Math.sqrt(n)));
     const idx =
       indexKind === "ivf_pq"
@@ -546,6 +530,8 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     m.recallMethod = "duplicates-left-out";
     m.buildSeconds = (performance.now() - buildStart) / 1000;
     await writeMeta(db, tableName, m);
+    // The build is complete: its resume marker goes (a kill before this point resumes the build).
+    if ((await db.tableNames()).includes(`${tableName}_build`)) await db.dropTable(`${tableName}_build`);
     log(
       `lance ann: ${m.index} recall@10 vs exact search = ${recall.toFixed(3)} on ${queries.length} corpus vectors as queries, their duplicates left out (nprobes ${nprobes}/${m.numPartitions}, refineFactor ${m.refineFactor}; target ${m.targetRecall})${recall < m.targetRecall! ? " — BELOW TARGET" : ""}`,
     );
@@ -566,6 +552,131 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     search: (vector, k, sopts = {}) =>
       k <= 0 ? Promise.resolve([]) : sopts.exact ? exactSearch(vector, Math.floor(k)) : annSearch(vector, Math.floor(k), sopts.nprobes ?? cfg.ann.searchNprobes ?? m.nprobes!, sopts.refineFactor),
   };
+}
+
+/** What {@link buildAnnVectors} wrote. */
+interface AnnVectors {
+  table: LanceDb.Table;
+  rows: number;
+  unmatchable: string[];
+  /** Vectors of the evenly spaced recall-sample docs (non-zero, matchable). */
+  sampleVectors: Float32Array[];
+}
+
+/** Floats held between appends at most (8 Mi: 32 MB as Float32, a few times that as JS rows). */
+const PENDING_FLOATS = 8 * 2 ** 20;
+
+/**
+ * Embed every doc of `source` into `<tableName>` (id + vector), the build step of
+ * {@link openOrBuildLanceAnn}:
+ * - batched and concurrent: each scan batch is cut into `ann.embedBatch` texts, up to
+ *   `ann.concurrency` embedder calls in flight (an OpenAI-compatible endpoint, a TEI server);
+ *   a failed call is retried `ann.retries` times with exponential backoff, then the build stops
+ *   with the error (what was appended stays);
+ * - resumable: appends follow the source's canonical order, one commit each, and a
+ *   `<table>_build` row records the fingerprint and embedder; a rerun after a crash or a kill
+ *   finds the table with R rows, skips the first R docs of the scan without embedding them and
+ *   continues (a table from another corpus or embedder is replaced);
+ * - bounded: pending rows are appended every `writeRows` rows or {@link PENDING_FLOATS} floats;
+ * - progress: one line per append (docs, rate, ETA).
+ */
+async function buildAnnVectors(db: LanceDb.Connection, tableName: string, source: DocumentSource, embedder: Embedder, cfg: DiskIndexConfig, log: (l: string) => void, fp: string): Promise<AnnVectors> {
+  const arrow = await import("apache-arrow");
+  const dims = embedder.dims;
+  const total = await source.count();
+  if (total < 256) throw new Error(`lance ann: an IVF index needs at least 256 docs (the source has ${total}); use exact kNN (engine "memory")`);
+  const marker = JSON.stringify({ fingerprint: fp, embedderId: embedder.id, dims, info: embedder.info ?? null });
+  const names = new Set(await db.tableNames());
+  let table: LanceDb.Table | null = null;
+  let done = 0;
+  if (cfg.mode !== "rebuild" && names.has(tableName) && names.has(`${tableName}_build`)) {
+    const rows = (await (await db.openTable(`${tableName}_build`)).query().toArray()) as { json: string }[];
+    if (rows[0]?.json === marker) {
+      table = await db.openTable(tableName);
+      done = await table.countRows();
+      if (done > 0) log(`lance ann: resuming ${tableName}: ${done}/${total} docs already embedded`);
+    }
+  }
+  if (!table) {
+    const schema = new arrow.Schema([
+      new arrow.Field("id", new arrow.Utf8(), false),
+      new arrow.Field("vector", new arrow.FixedSizeList(dims, new arrow.Field("item", new arrow.Float32(), true)), false),
+    ]);
+    table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
+    await db.createTable(`${tableName}_build`, [{ json: marker }], { mode: "overwrite" });
+  }
+  const t = table;
+  const unmatchable: string[] = [];
+  const sampleN = Math.min(cfg.ann.sampleQueries, total);
+  const samplePos = new Set(Array.from({ length: sampleN }, (_, i) => Math.floor((i * total) / sampleN)));
+  const sampleIds: string[] = [];
+  const { embedBatch, concurrency, retries } = cfg.ann;
+  const embedWithRetry = async (texts: string[]): Promise<Float32Array[]> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const out = await embedder.embed(texts);
+        if (out.length !== texts.length) throw new Error(`embedder ${embedder.id} returned ${out.length} vectors for ${texts.length} texts`);
+        return out;
+      } catch (err) {
+        if (attempt >= retries) throw err;
+        await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+      }
+    }
+  };
+  const maxPending = Math.max(1, Math.min(cfg.writeRows, Math.floor(PENDING_FLOATS / dims)));
+  let ids: string[] = [];
+  let vecs: Float32Array[] = [];
+  const flush = async () => {
+    if (ids.length === 0) return;
+    // Plain rows (LanceDB converts them against the table schema).
+    await t.add(ids.map((id, i) => ({ id, vector: Array.from(vecs[i]) })));
+    ids = [];
+    vecs = [];
+  };
+  const t0 = performance.now();
+  let n = 0;
+  let embedded = 0;
+  for await (const batch of source.scanDocs(cfg.scanBatch)) {
+    const contents = batch.map(contentOf);
+    batch.forEach((d, i) => {
+      if (!hasAnalyzableTerm(contents[i])) unmatchable.push(d.id);
+      else if (samplePos.has(n + i)) sampleIds.push(d.id);
+    });
+    // Docs already in the table (a resumed build) are not embedded again.
+    const from = Math.min(batch.length, Math.max(0, done - n));
+    const todo = contents.slice(from);
+    const chunks: string[][] = [];
+    for (let i = 0; i < todo.length; i += embedBatch) chunks.push(todo.slice(i, i + embedBatch));
+    const out: Float32Array[] = [];
+    for (let i = 0; i < chunks.length; i += concurrency) out.push(...(await Promise.all(chunks.slice(i, i + concurrency).map(embedWithRetry))).flat());
+    for (let j = 0; j < out.length; j++) {
+      const d = batch[from + j];
+      if (out[j].length !== dims) throw new Error(`embedder ${embedder.id} returned a ${out[j].length}-d vector for doc ${d.id}, expected ${dims}`);
+      ids.push(d.id);
+      vecs.push(out[j]);
+      if (ids.length >= maxPending) await flush();
+    }
+    n += batch.length;
+    embedded += out.length;
+    if (out.length) {
+      const rate = embedded / Math.max(1e-3, (performance.now() - t0) / 1000);
+      log(`lance ann: embedded ${n}/${total} docs (${Math.round(rate)} docs/s, ETA ${Math.round((total - n) / Math.max(rate, 1e-9))} s)`);
+    }
+  }
+  await flush();
+  await t.optimize();
+  // Sample vectors read back from the table (they may have been written by an earlier, resumed run).
+  const sampleVectors: Float32Array[] = [];
+  for (let i = 0; i < sampleIds.length; i += 500) {
+    const chunk = sampleIds.slice(i, i + 500);
+    const rows = (await t.query().where(`id IN (${chunk.map((id) => `'${id.replace(/'/g, "''")}'`).join(", ")})`).select(["id", "vector"]).toArray()) as { id: string; vector: { toArray(): Float32Array } }[];
+    const byId = new Map(rows.map((r) => [String(r.id), Float32Array.from(r.vector.toArray())]));
+    for (const id of chunk) {
+      const v = byId.get(id);
+      if (v && v.some((x) => x !== 0)) sampleVectors.push(v);
+    }
+  }
+  return { table: t, rows: n, unmatchable, sampleVectors };
 }
 
 /** Cosine from which a corpus vector counts as a duplicate of a sample query in the build's recall check. */

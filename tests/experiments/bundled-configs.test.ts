@@ -6,14 +6,27 @@ import { loadPanelConfig } from "../../judges/panel.ts";
 import { getWorkflow } from "../../graphs/registry.ts";
 import { datasetNames } from "../../corpus/datasets/registry.ts";
 import { validateMetricSpecs } from "../../experiments/metrics-stage.ts";
+import { RetrieverConfigSchema } from "../../retrieval/registry.ts";
 
 const dir = resolve(__dirname, "../../experiments/configs");
 const env = { MEDSYNTH_JUDGE_BASE_URL: "http://127.0.0.1:9/v1", MEDSYNTH_JUDGE_MODEL: "judge-a", MEDSYNTH_JUDGE_MODEL_2: "judge-b", MEDSYNTH_JUDGE_MODEL_3: "judge-c", MEDCONCLUSION_HF_PATH: "/data/medconclusion-30k.parquet" };
 
 describe("bundled experiment configs", () => {
   const files = readdirSync(dir).filter((f) => f.endsWith(".yaml") && f !== "judge-validation.yaml");
-  it("include demo, medmeta, medconclusion, robustness, rwesummary and the three paper protocols", () => {
-    expect(files.sort()).toEqual(["demo.yaml", "medconclusion.yaml", "medmeta.yaml", "paper-medconclusion.yaml", "paper-medmeta.yaml", "paper-rwesummary.yaml", "robustness.yaml", "rwesummary.yaml"]);
+  it("include demo, medmeta, medconclusion, pubmed-rag, robustness, rwesummary and the three paper protocols", () => {
+    expect(files.sort()).toEqual(["demo.yaml", "medconclusion.yaml", "medmeta.yaml", "paper-medconclusion.yaml", "paper-medmeta.yaml", "paper-rwesummary.yaml", "pubmed-rag.yaml", "robustness.yaml", "rwesummary.yaml"]);
+  });
+  it("pubmed-rag.yaml: Standard-RAG with BM25 and hybrid settings over a lance: corpus store, retriever options valid", () => {
+    const cfg = loadExperimentConfig(join(dir, "pubmed-rag.yaml"), {});
+    expect(cfg.retrieval.corpus).toBe("lance:runs/pubmed-store");
+    expect(loadExperimentConfig(join(dir, "pubmed-rag.yaml"), { MEDSYNTH_PUBMED_STORE: "/data/pubmed" }).retrieval.corpus).toBe("lance:/data/pubmed");
+    expect(cfg.workflows.map((w) => [w.id, (w.params as { retrieval: string[] }).retrieval])).toEqual([["standard-rag", ["bm25", "hybrid"]]]);
+    for (const [name, setting] of Object.entries(cfg.retrieval.settings!)) {
+      const parsed = RetrieverConfigSchema.parse({ ...cfg.retrieval.options, ...setting });
+      expect(parsed.mode).toBe(name);
+      expect(parsed.disk.ann.index).toBe("ivf_pq");
+      expect(parsed.engine).toBe("auto");
+    }
   });
   it.each([
     ["paper-medmeta.yaml", "medmeta", ["Gemini Flash 2.5", "O4 Mini", "MedGemma 27B", "Gemma 27B", "Qwen3 8B", "Qwen3 8B (reasoning)", "Qwen3 8B-DeepSeek"], ["gemini-2.5-pro", "o4-mini", "qwen3-235b"]],
