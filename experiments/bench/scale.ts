@@ -32,6 +32,7 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import type { CorpusDoc } from "../../corpus/types.ts";
 import { peakRss } from "./bench-helpers.ts";
 import { describeModel, generateSyntheticPubmed, loadModel, type SyntheticModel } from "./synthetic-pubmed.ts";
 
@@ -211,7 +212,7 @@ async function vsBm25s(store: string, queries: string[], rounds: number, minSeco
   const { buildFastBm25 } = await import("../../retrieval/bm25/fast-engine.ts");
   const src = await openCorpusSource(`lance:${store}`);
   if (!src) return { error: na("store did not open") };
-  const docs = [];
+  const docs: CorpusDoc[] = [];
   for await (const b of src.scanDocs(16_384)) docs.push(...b);
   const docsFile = join(work, "bm25s-docs.jsonl");
   const qFile = join(work, "bm25s-queries.json");

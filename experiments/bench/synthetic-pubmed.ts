@@ -374,7 +374,7 @@ export async function fitRealStatistics(seed = 1): Promise<RealStatistics> {
   // Structure, from the XML records.
   const withAbstract = records.filter((r) => r.abstract.length > 0);
   const structured = withAbstract.filter((r) => r.abstract.length >= 2 && r.abstract.every((s) => s.label));
-  const structuredLayouts = structured.map((r) => r.abstract.map((s) => ({ label: s.label!, category: s.category ?? null, words: wordTokens(s.text).length })));
+  const structuredLayouts = structured.map((r) => r.abstract.map((s) => ({ label: s.label!, category: s.nlmCategory ?? null, words: wordTokens(s.text).length })));
   const unstructuredWords = [...withAbstract.filter((r) => !structured.includes(r)).map((r) => wordTokens(r.abstract.map((s) => s.text).join(" ")).length), ...docs.filter((d) => d.source?.startsWith("cohen2006")).map((d) => wordTokens(d.text).length)];
   const meshDescriptors: Array<[string, string]> = [];
   const meshUi = await meshUiMap(xmlFiles);
