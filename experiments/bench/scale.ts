@@ -10,7 +10,7 @@
  *   process builds the index (wall s, peak RSS; index bytes = what it added to the cache; bytes per
  *   posting when the engine's posting count is readable), then 3 new processes (reopen + 1 query:
  *   wall s, peak RSS) and `medsynth retrieval eval --mode bm25` (mean ms/query over 284 queries);
- * - the query process (`scale-query-child.ts`: what `search` runs, timed inside): reopen s, cold
+ * - the query process (`scale-query-child.mjs` on dist/: what `search` runs, timed inside): reopen s, cold
  *   first query ms, warm p50/p95 over 283 queries, query RSS — for bm25, dense and hybrid;
  * - dense: `medsynth index build --corpus lance:<store> --index ivf_pq` (wall s, peak RSS,
  *   recall@10 vs exact as the command prints it), dense and hybrid p50 from the query process;
@@ -53,8 +53,8 @@ export const HOOKS = {
   diskBm25Args: null as string[] | null,
   /** Extra options of `index build` for the dense index measured (IVF-PQ in LanceDB). */
   denseIndexArgs: ["--index", "ivf_pq"],
-  /** The query process (`scale-query-child.ts`, see its `cliRetriever` hook): mirrors `medsynth search`. */
-  queryChild: fileURLToPath(new URL("./scale-query-child.ts", import.meta.url)),
+  /** The query process (`scale-query-child.mjs` on dist/, see its `cliRetriever` hook): mirrors `medsynth search`. */
+  queryChild: fileURLToPath(new URL("./scale-query-child.mjs", import.meta.url)),
 };
 
 /** Targets of issue 26 (this 2-core / 24 GB machine), printed beside the figures. */
@@ -68,6 +68,8 @@ interface CliRun {
   wallS: number;
   /** Peak RSS of the command's process (GNU time %M), bytes. */
   rss: number | null;
+  /** CPU seconds (user + system) of the command, all its threads: less sensitive than wall time to other load on a shared machine. */
+  cpuS: number | null;
   stdout: string;
   stderr: string;
   timedOut: boolean;
@@ -81,7 +83,7 @@ function runCli(args: string[], env: Record<string, string>, timeoutMs: number):
 function runTimed(argv: string[], env: Record<string, string>, timeoutMs: number): Promise<CliRun> {
   const hasTime = existsSync("/usr/bin/time");
   const cmd = hasTime ? "/usr/bin/time" : argv[0];
-  const args = hasTime ? ["-f", "__SCALE_TIME__ %e %M", ...argv] : argv.slice(1);
+  const args = hasTime ? ["-f", "__SCALE_TIME__ %e %M %U %S", ...argv] : argv.slice(1);
   const t0 = performance.now();
   return new Promise((res) => {
     const child = spawn(cmd, args, { env: { ...process.env, LANCEDB_LOG: "error", ...env }, stdio: ["ignore", "pipe", "pipe"] });
@@ -96,9 +98,9 @@ function runTimed(argv: string[], env: Record<string, string>, timeoutMs: number
     }, timeoutMs);
     child.on("close", (code) => {
       clearTimeout(timer);
-      const m = /__SCALE_TIME__ ([\d.]+) (\d+)\s*$/.exec(stderr);
+      const m = /__SCALE_TIME__ ([\d.]+) (\d+) ([\d.]+) ([\d.]+)\s*$/.exec(stderr);
       const wallS = (performance.now() - t0) / 1000;
-      res({ code, wallS: m ? Number(m[1]) : wallS, rss: m ? Number(m[2]) * 1024 : null, stdout, stderr: stderr.replace(/__SCALE_TIME__.*$/s, ""), timedOut });
+      res({ code, wallS: m ? Number(m[1]) : wallS, rss: m ? Number(m[2]) * 1024 : null, cpuS: m ? Number(m[3]) + Number(m[4]) : null, stdout, stderr: stderr.replace(/__SCALE_TIME__.*$/s, ""), timedOut });
     });
   });
 }
@@ -158,7 +160,7 @@ interface ChildOut {
 }
 
 async function queryChild(store: string, mode: string, queriesFile: string, cache: string, index: string, timeoutMs: number): Promise<ChildOut | string> {
-  const r = await runTimed([process.execPath, "--import", "tsx", HOOKS.queryChild, `lance:${store}`, mode, queriesFile, index], { MEDSYNTH_CACHE_DIR: cache }, timeoutMs);
+  const r = await runTimed([process.execPath, HOOKS.queryChild, `lance:${store}`, mode, queriesFile, index], { MEDSYNTH_CACHE_DIR: cache }, timeoutMs);
   const f = failure(r, `query process (${mode})`);
   if (f) return f;
   return JSON.parse(r.stdout.trim().split("\n").pop()!) as ChildOut;
@@ -309,13 +311,14 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
   const ingFail = failure(ing, "corpus ingest");
   out.ingestS = ingFail ?? ing.wallS;
   out.ingestPeakRss = ingFail ?? ing.rss;
+  out.ingestCpuS = ingFail ?? ing.cpuS;
   if (ingFail) {
     log(`ingest: ${ingFail}`);
     return out;
   }
   out.storeDiskBytes = duBytes(store);
   out.storeLiveBytes = await liveBytes(store);
-  log(`ingest: ${s1(ing.wallS)}, peak RSS ${gb(ing.rss)}; store ${gb(out.storeDiskBytes as number)} on disk, ${gb(out.storeLiveBytes as Fig)} live`);
+  log(`ingest: ${s1(ing.wallS)} (CPU ${s1(ing.cpuS)}), peak RSS ${gb(ing.rss)}; store ${gb(out.storeDiskBytes as number)} on disk, ${gb(out.storeLiveBytes as Fig)} live`);
   // 3. BM25 through `search`: first process builds, then new processes reopen.
   const q = o.queries;
   const first = await runCli(["search", "--mode", "bm25", "--corpus", `lance:${store}`, q[0]], env, o.timeoutMs);
@@ -323,22 +326,24 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
   out.bm25Engine = firstFail ?? (/^(\S+): \d+ hit/m.exec(first.stdout)?.[1] ?? "?");
   out.bm25BuildS = firstFail ?? first.wallS;
   out.bm25BuildPeakRss = firstFail ?? first.rss;
+  out.bm25BuildCpuS = firstFail ?? first.cpuS;
   out.bm25IndexBytes = firstFail ?? duBytes(cache);
   const postings = await postingCount(cache);
   out.bm25Postings = postings;
   out.bm25BytesPerPosting = typeof postings === "number" && typeof out.bm25IndexBytes === "number" ? out.bm25IndexBytes / postings : typeof postings === "string" ? postings : na("no index");
-  log(`BM25 (${out.bm25Engine}): first search process (load + build + 1 query) ${s1(out.bm25BuildS as Fig)}, peak RSS ${gb(out.bm25BuildPeakRss as Fig)}; index ${mb(out.bm25IndexBytes as Fig)}, ${typeof out.bm25BytesPerPosting === "number" ? out.bm25BytesPerPosting.toFixed(2) : out.bm25BytesPerPosting} bytes/posting`);
+  log(`BM25 (${out.bm25Engine}): first search process (load + build + 1 query) ${s1(out.bm25BuildS as Fig)} (CPU ${s1(out.bm25BuildCpuS as Fig)}), peak RSS ${gb(out.bm25BuildPeakRss as Fig)}; index ${mb(out.bm25IndexBytes as Fig)}, ${typeof out.bm25BytesPerPosting === "number" ? out.bm25BytesPerPosting.toFixed(2) : out.bm25BytesPerPosting} bytes/posting`);
   if (!firstFail) {
     const reopen: CliRun[] = [];
     for (const qq of q.slice(1, 4)) reopen.push(await runCli(["search", "--mode", "bm25", "--corpus", `lance:${store}`, qq], env, o.timeoutMs));
     const bad = reopen.map((r) => failure(r, "search")).find((x) => x);
     out.cliSearchProcessS = bad ?? median(reopen.map((r) => r.wallS));
     out.cliSearchPeakRss = bad ?? Math.max(...reopen.map((r) => r.rss ?? 0));
+    out.cliSearchCpuS = bad ?? median(reopen.map((r) => r.cpuS ?? NaN));
     const ev = await runCli(["retrieval", "eval", "--mode", "bm25", "--corpus", `lance:${store}`, "--dataset", "medevidence", "--k", "10", "--trec-depth", "10", "--json"], env, o.timeoutMs);
     const evFail = failure(ev, "retrieval eval");
     out.cliEvalMsPerQuery = evFail ?? (JSON.parse(ev.stdout) as { msPerQuery: number }).msPerQuery;
     out.cliEvalPeakRss = evFail ?? ev.rss;
-    log(`BM25 CLI: new \`search\` process (reopen + 1 query) ${s1(out.cliSearchProcessS as Fig)} median of 3, peak RSS ${gb(out.cliSearchPeakRss as Fig)}; \`retrieval eval\` ${ms(out.cliEvalMsPerQuery as Fig)}/query (mean, 284 queries), peak RSS ${gb(out.cliEvalPeakRss as Fig)}`);
+    log(`BM25 CLI: new \`search\` process (reopen + 1 query) ${s1(out.cliSearchProcessS as Fig)} (CPU ${s1(out.cliSearchCpuS as Fig)}) median of 3, peak RSS ${gb(out.cliSearchPeakRss as Fig)}; \`retrieval eval\` ${ms(out.cliEvalMsPerQuery as Fig)}/query (mean, 284 queries), peak RSS ${gb(out.cliEvalPeakRss as Fig)}`);
     const c = await queryChild(store, "bm25", o.queriesFile, cache, "none", o.timeoutMs);
     if (typeof c === "string") out.bm25Query = c;
     else {
@@ -358,9 +363,10 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
     const bf = failure(b, "index build");
     out.denseBuildS = bf ?? b.wallS;
     out.denseBuildPeakRss = bf ?? b.rss;
+    out.denseBuildCpuS = bf ?? b.cpuS;
     const rec = /recall@10 vs exact ([\d.]+)/.exec(b.stdout);
     out.denseRecall10 = bf ?? (rec ? Number(rec[1]) : na(/exact search/.test(b.stdout) ? "exact search, no ANN index built" : "not printed by index build"));
-    log(`dense: \`index build ${HOOKS.denseIndexArgs.join(" ")}\` ${s1(out.denseBuildS as Fig)} (BM25 already cached), peak RSS ${gb(out.denseBuildPeakRss as Fig)}, recall@10 vs exact ${out.denseRecall10}`);
+    log(`dense: \`index build ${HOOKS.denseIndexArgs.join(" ")}\` ${s1(out.denseBuildS as Fig)} (CPU ${s1(out.denseBuildCpuS as Fig)}; BM25 already cached), peak RSS ${gb(out.denseBuildPeakRss as Fig)}, recall@10 vs exact ${out.denseRecall10}`);
     if (!bf) {
       const index = HOOKS.denseIndexArgs[HOOKS.denseIndexArgs.indexOf("--index") + 1] ?? "none";
       for (const mode of ["dense", "hybrid"]) {
