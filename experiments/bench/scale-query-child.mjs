@@ -3,8 +3,8 @@
 // loader. It does what `search` does — cliRetriever below: the corpus named by `--corpus`, the
 // retriever config the CLI builds from its default options — then answers every query of a JSON
 // list once, timing each, and prints one JSON line:
-//   {openS, firstMs, p50, p95, mean, queries, rssAfterOpen, peakRss, engine, id}  (s, ms, bytes)
-// openS is the reopen cost (load/open the corpus and the cached indexes), firstMs the cold first
+//   {openS, openCpuS, firstMs, p50, p95, mean, queries, rssAfterOpen, peakRss, engine, id}  (s, ms, bytes)
+// openS is the reopen cost (load/open the corpus and the cached indexes; openCpuS its CPU seconds), firstMs the cold first
 // query of the process, p50/p95 are over the warm queries after it; peakRss is VmHWM.
 // Usage: node scale-query-child.mjs <corpus> <mode> <queries.json> [dense index]
 // (MEDSYNTH_CACHE_DIR chooses the cache, as for the CLI).
@@ -36,8 +36,11 @@ const [corpus, mode, queriesPath, index = "none"] = process.argv.slice(2);
 process.env.LANCEDB_LOG ??= "error";
 const queries = JSON.parse(readFileSync(queriesPath, "utf8"));
 const t0 = performance.now();
+const c0 = process.cpuUsage();
 const r = await cliRetriever(corpus, mode, index);
 const openS = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(c0);
+const openCpuS = (cpu.user + cpu.system) / 1e6;
 const rssAfterOpen = peakRss();
 const f0 = performance.now();
 await r.search(queries[0], 10);
@@ -51,5 +54,5 @@ for (const q of queries.slice(1)) {
 lat.sort((a, b) => a - b);
 const pct = (p) => lat[Math.min(lat.length - 1, Math.max(0, Math.ceil((p / 100) * lat.length) - 1))];
 const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
-console.log(JSON.stringify({ openS, firstMs, p50: pct(50), p95: pct(95), mean, queries: lat.length, rssAfterOpen, peakRss: peakRss(), engine: r.engine, id: r.id }));
+console.log(JSON.stringify({ openS, openCpuS, firstMs, p50: pct(50), p95: pct(95), mean, queries: lat.length, rssAfterOpen, peakRss: peakRss(), engine: r.engine, id: r.id }));
 process.exit(0);

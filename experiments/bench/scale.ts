@@ -149,6 +149,8 @@ async function postingCount(cache: string): Promise<Fig> {
 
 interface ChildOut {
   openS: number;
+  /** CPU seconds of the reopen (absent from older children). */
+  openCpuS?: number;
   firstMs: number;
   p50: number;
   p95: number;
@@ -347,8 +349,8 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
     const c = await queryChild(store, "bm25", o.queriesFile, cache, "none", o.timeoutMs);
     if (typeof c === "string") out.bm25Query = c;
     else {
-      Object.assign(out, { reopenS: c.openS, bm25ColdFirstMs: c.firstMs, bm25WarmP50Ms: c.p50, bm25WarmP95Ms: c.p95, bm25QueryPeakRss: c.peakRss });
-      log(`BM25 query process (${c.id}, engine ${c.engine}): reopen ${s1(c.openS)}, cold first query ${ms(c.firstMs)}, warm p50 ${ms(c.p50)} p95 ${ms(c.p95)} (${c.queries} queries), peak RSS ${gb(c.peakRss)}`);
+      Object.assign(out, { reopenS: c.openS, reopenCpuS: c.openCpuS ?? null, bm25ColdFirstMs: c.firstMs, bm25WarmP50Ms: c.p50, bm25WarmP95Ms: c.p95, bm25QueryPeakRss: c.peakRss });
+      log(`BM25 query process (${c.id}, engine ${c.engine}): reopen ${s1(c.openS)} (CPU ${s1(c.openCpuS ?? null)}), cold first query ${ms(c.firstMs)}, warm p50 ${ms(c.p50)} p95 ${ms(c.p95)} (${c.queries} queries), peak RSS ${gb(c.peakRss)}`);
     }
   }
   if (o.diskBm25) {
