@@ -427,7 +427,10 @@ function printSummary(results: SizeResult[]): Record<string, unknown> {
     const v = r.vsBm25s as Record<string, unknown> | string;
     if (typeof v === "string") lines.push(`vs bm25s: ${v}`);
     else if (v.error) lines.push(`vs bm25s: ${v.error}`);
-    else lines.push(`in-memory BM25 vs real bm25s: ${(v.ratioCpu as number).toFixed(2)}× CPU q/s (${(v.ratioWall as number).toFixed(2)}× wall; ours ${(v.oursCpuQps as number).toFixed(0)}, bm25s ${(v.bm25sCpuQps as number).toFixed(0)}) (≥ ${TARGETS.vsBm25s}: ${mark((v.ratioCpu as number) >= TARGETS.vsBm25s)}); bm25s peak RSS ${gb(v.bm25sPeakRss as number)}, build ${s1(v.bm25sBuildS as number)} vs ours ${s1(v.oursBuildS as number)}`);
+    else {
+      lines.push(`in-memory BM25 vs real bm25s: ${(v.ratioCpu as number).toFixed(2)}× CPU q/s (${(v.ratioWall as number).toFixed(2)}× wall; ours ${(v.oursCpuQps as number).toFixed(0)}, bm25s ${(v.bm25sCpuQps as number).toFixed(0)}) (≥ ${TARGETS.vsBm25s}: ${mark((v.ratioCpu as number) >= TARGETS.vsBm25s)}); bm25s peak RSS ${gb(v.bm25sPeakRss as number)}, build ${s1(v.bm25sBuildS as number)} vs ours ${s1(v.oursBuildS as number)}`);
+      if (qr !== null) lines.push(`query RSS: our query process ${gb(qr)} (engine ${r.bm25Engine}, the CLI's path) vs bm25s ${gb(v.bm25sPeakRss as number)}: ${mark(qr <= (v.bm25sPeakRss as number))}`);
+    }
     console.log(`${n.toLocaleString("en")} docs:`);
     for (const l of lines) console.log(`  ${l}`);
   }
