@@ -26,7 +26,7 @@
  *   [--timeout-min 30] [--keep]`. Needs `dist/` (run `node scripts/build.mjs` after changing code).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { cpus, loadavg, totalmem, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -220,7 +220,10 @@ async function vsBm25s(store: string, queries: string[], rounds: number, minSeco
   for await (const b of src.scanDocs(16_384)) docs.push(...b);
   const docsFile = join(work, "bm25s-docs.jsonl");
   const qFile = join(work, "bm25s-queries.json");
-  writeFileSync(docsFile, docs.map((d) => JSON.stringify(`${d.title} ${d.text}`)).join("\n") + "\n");
+  // In chunks: at 1 M docs the whole file is longer than V8's longest string.
+  const fd = openSync(docsFile, "w");
+  for (let i = 0; i < docs.length; i += 10_000) writeSync(fd, docs.slice(i, i + 10_000).map((d) => JSON.stringify(`${d.title} ${d.text}`) + "\n").join(""));
+  closeSync(fd);
   writeFileSync(qFile, JSON.stringify(queries));
   const rss0 = peakRss();
   const b0 = performance.now();
