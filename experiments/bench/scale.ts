@@ -23,7 +23,8 @@
  *
  * Usage: `nice -n 10 npx tsx experiments/bench/scale.ts --docs 25000,100000 [--json out.json]
  *   [--work dir] [--rounds 3] [--min-seconds 1] [--no-dense] [--no-bm25s] [--bm25s-max 1000000]
- *   [--timeout-min 30] [--keep]`. Needs `dist/` (run `node scripts/build.mjs` after changing code).
+ *   [--timeout-min 30] [--keep] [--natural]`; `--natural` adds the same bm25s comparison on the real
+ *   bundled abstracts (3.3 k, no copies) as a reference row. Needs `dist/` (run `node scripts/build.mjs` after changing code).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
@@ -213,11 +214,16 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 /** In-memory BM25 (ours) vs the real bm25s at one size: same docs from the store, interleaved rounds. */
 async function vsBm25s(store: string, queries: string[], rounds: number, minSeconds: number, work: string): Promise<Record<string, Fig | number[]>> {
   const { openCorpusSource } = await import("../../corpus/corpus-file.ts");
-  const { buildFastBm25 } = await import("../../retrieval/bm25/fast-engine.ts");
   const src = await openCorpusSource(`lance:${store}`);
   if (!src) return { error: na("store did not open") };
   const docs: CorpusDoc[] = [];
   for await (const b of src.scanDocs(16_384)) docs.push(...b);
+  return vsBm25sOn(docs, queries, rounds, minSeconds, work);
+}
+
+/** {@link vsBm25s} on documents in memory (also used for the real bundled corpus, `--natural`). */
+async function vsBm25sOn(docs: CorpusDoc[], queries: string[], rounds: number, minSeconds: number, work: string): Promise<Record<string, Fig | number[]>> {
+  const { buildFastBm25 } = await import("../../retrieval/bm25/fast-engine.ts");
   const docsFile = join(work, "bm25s-docs.jsonl");
   const qFile = join(work, "bm25s-queries.json");
   // In chunks: at 1 M docs the whole file is longer than V8's longest string.
@@ -465,6 +471,7 @@ async function main(): Promise<void> {
       "timeout-min": { type: "string", default: "30" },
       seed: { type: "string", default: "1" },
       keep: { type: "boolean", default: false },
+      natural: { type: "boolean", default: false },
     },
   });
   const sizes = values.docs.split(",").map((s) => Number(s.trim()));
@@ -484,9 +491,19 @@ async function main(): Promise<void> {
   const queriesFile = join(work, "queries.json");
   writeFileSync(queriesFile, JSON.stringify(queries));
   const help = parseFlagHelp();
+  let naturalRow: Record<string, unknown> | null = null;
   console.log(`queries: the ${queries.length} MedEvidence questions (real questions over a synthetic corpus: relevance is not measured, only cost)`);
   console.log(`CLI: ${BIN}; on-disk BM25 option: ${help.diskBm25 ? help.diskBm25.join(" ") : "none found"}; \`--corpus lance:\` named in search --help: ${help.lanceInHelp}`);
   console.log("");
+  if (values.natural) {
+    // Reference row: the real bundled abstracts (PubMedQA, MedEvidence sources, Cohen 2006), no copies.
+    const { loadBundledCorpus } = await import("../../corpus/bundled-corpus.ts");
+    const { docs } = await loadBundledCorpus({ cache: true });
+    const v = await vsBm25sOn(docs, queries, Math.max(3, Number(values.rounds)), Number(values["min-seconds"]), work);
+    naturalRow = v;
+    if (v.error) console.log(`[natural] vs bm25s: ${v.error}`);
+    else console.log(`[natural] in-memory BM25 vs real bm25s on the ${v.docs} REAL bundled abstracts (no copies): ours ${(v.oursCpuQps as number).toFixed(0)} q/s CPU, bm25s ${(v.bm25sCpuQps as number).toFixed(0)} → ${(v.ratioCpu as number).toFixed(2)}× CPU [${(v.cpuRatios as number[]).map((x) => x.toFixed(2)).join(", ")}], ${(v.ratioWall as number).toFixed(2)}× wall; bm25s peak RSS ${gb(v.bm25sPeakRss as number)}`);
+  }
   const results: SizeResult[] = [];
   for (const n of sizes) {
     results.push(await measureSize(n, model, { work, queries, queriesFile, rounds: Math.max(3, Number(values.rounds)), minSeconds: Number(values["min-seconds"]), dense: !values["no-dense"], bm25s: !values["no-bm25s"], bm25sMax: Number(values["bm25s-max"]), timeoutMs: Number(values["timeout-min"]) * 60_000, diskBm25: help.diskBm25, seed }));
@@ -495,7 +512,7 @@ async function main(): Promise<void> {
   const bm25sOom = printSummary(results);
   if (values.json) {
     const s = model.stats;
-    writeFileSync(values.json, JSON.stringify({ synthetic: true, node: process.version, cpus: cpus().length, memory: totalmem(), model: { provenance: s.provenance, heaps: s.heaps, zipf: model.zipf, copyProbability: model.copyProbability }, results, bm25sOom }, null, 2) + "\n");
+    writeFileSync(values.json, JSON.stringify({ synthetic: true, node: process.version, cpus: cpus().length, memory: totalmem(), model: { provenance: s.provenance, heaps: s.heaps, zipf: model.zipf, copyProbability: model.copyProbability }, results, bm25sOom, naturalVsBm25s: naturalRow }, null, 2) + "\n");
     console.log(`wrote ${values.json}`);
   }
   if (!values.keep) for (const n of sizes) rmSync(join(work, `n${n}`, "store"), { recursive: true, force: true });
