@@ -474,7 +474,7 @@ async function main(): Promise<void> {
       natural: { type: "boolean", default: false },
     },
   });
-  const sizes = values.docs.split(",").map((s) => Number(s.trim()));
+  const sizes = values.docs === "none" ? [] : values.docs.split(",").map((s) => Number(s.trim()));
   if (sizes.some((s) => !Number.isInteger(s) || s <= 0)) throw new Error(`--docs must be comma-separated positive integers (got "${values.docs}")`);
   if (!existsSync(join(ROOT, "dist"))) throw new Error("dist/ is missing: run `node scripts/build.mjs` first (the bench runs the compiled CLI, bin/medsynth.js)");
   const work = resolve(values.work ?? join(tmpdir(), "medsynth-scale"));
