@@ -31,11 +31,11 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { cpus, loadavg, totalmem, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { peakRss } from "./bench-helpers.ts";
-import { describeModel, generateSyntheticPubmed, loadModel, type SyntheticModel } from "./synthetic-pubmed.ts";
+import { describeModel, GENERATOR_VERSION, generateSyntheticPubmed, loadModel, type SyntheticModel } from "./synthetic-pubmed.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "medsynth.js");
@@ -221,8 +221,12 @@ async function vsBm25s(store: string, queries: string[], rounds: number, minSeco
   return vsBm25sOn(docs, queries, rounds, minSeconds, work);
 }
 
-/** {@link vsBm25s} on documents in memory (also used for the real bundled corpus, `--natural`). */
-async function vsBm25sOn(docs: CorpusDoc[], queries: string[], rounds: number, minSeconds: number, work: string): Promise<Record<string, Fig | number[]>> {
+/**
+ * {@link vsBm25s} on documents in memory (also used for the real bundled corpus, `--natural`): our
+ * fast engine built in this process, the real bm25s in its own, `rounds` interleaved rounds of ≥
+ * `minSeconds` each; per-round CPU and wall q/s ratios and their medians, build s, bm25s peak RSS.
+ */
+export async function vsBm25sOn(docs: CorpusDoc[], queries: string[], rounds: number, minSeconds: number, work: string): Promise<Record<string, Fig | number[]>> {
   const { buildFastBm25 } = await import("../../retrieval/bm25/fast-engine.ts");
   const docsFile = join(work, "bm25s-docs.jsonl");
   const qFile = join(work, "bm25s-queries.json");
@@ -305,11 +309,11 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
   const log = (l: string) => console.log(`[${n}] ${l}`);
   // 1. Synthetic XML (reused when the folder already holds this size and seed).
   const manifest = join(xml, "SYNTHETIC.json");
-  const prior = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, "utf8")) as { entries: number; seed: number }) : null;
-  if (!prior || prior.entries !== n || prior.seed !== o.seed) {
+  const prior = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, "utf8")) as { entries: number; seed: number; generatorVersion?: number }) : null;
+  if (!prior || prior.entries !== n || prior.seed !== o.seed || prior.generatorVersion !== GENERATOR_VERSION) {
     rmSync(xml, { recursive: true, force: true });
     const g = await generateSyntheticPubmed(model, { outDir: xml, entries: n, seed: o.seed });
-    writeFileSync(manifest, JSON.stringify({ synthetic: true, entries: n, seed: o.seed, seconds: g.seconds, deletes: g.deletes, words: g.words }) + "\n");
+    writeFileSync(manifest, JSON.stringify({ synthetic: true, generatorVersion: GENERATOR_VERSION, entries: n, seed: o.seed, seconds: g.seconds, deletes: g.deletes, words: g.words }) + "\n");
     out.generateS = g.seconds;
     out.deletes = g.deletes;
     out.xmlBytes = duBytes(xml);
@@ -518,7 +522,9 @@ async function main(): Promise<void> {
   if (!values.keep) for (const n of sizes) rmSync(join(work, `n${n}`, "store"), { recursive: true, force: true });
 }
 
-main().catch((e) => {
-  console.error(e instanceof Error ? e.stack : e);
-  process.exit(1);
-});
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  main().catch((e) => {
+    console.error(e instanceof Error ? e.stack : e);
+    process.exit(1);
+  });
+}

@@ -11,11 +11,13 @@
  * MEDLINE slice for structure, MeSH, languages, dates), see {@link fitRealStatistics}:
  * - vocabulary growth: Heaps' law V(N) = K·N^β fitted by least squares on log V vs log N over the
  *   real token stream (lower-cased runs of letters/digits, documents in a seeded random order);
- * - term frequencies: a Zipf–Mandelbrot law over an unbounded rank space, P(rank ≥ x) =
- *   ((x+q)/(1+q))^−(α−1), whose (α, q) are chosen so that its expected vocabulary curve follows
- *   the fitted Heaps law from 10^4 to 10^10 tokens ({@link fitZipfMandelbrot}); new words keep
- *   appearing, so the vocabulary grows with N as real PubMed's does. Rank r maps to the r-th most
- *   frequent real word while there are real words (count ≥ 2), then to invented syllable words;
+ * - term frequencies: the real words seen ≥ 10 times keep their real frequencies (so frequent
+ *   words, most query terms among them, have real posting-list lengths); rarer ranks come from a
+ *   Zipf–Mandelbrot tail over an unbounded rank space, P(rank ≥ x) = ((x+q)/(1+q))^−(α−1), whose
+ *   (α, q) are chosen so that head + tail follow the fitted Heaps law from 10^4 to 10^10 tokens
+ *   ({@link buildModel}, {@link fitZipfMandelbrot}); new words keep appearing, so the vocabulary
+ *   grows with N as real PubMed's does. Rank r maps to the r-th most frequent real word while there
+ *   are real words (count ≥ 2), then to invented syllable words;
  * - burstiness: a content word (rank > 200) repeats an earlier content word of the same abstract
  *   with the probability that reproduces the real within-abstract repeat rate;
  * - title / section / unstructured abstract lengths, structured-abstract layouts (labels,
@@ -41,6 +43,8 @@ import { parseArgs } from "node:util";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { createGzip } from "node:zlib";
 
+/** Version of the generator's model, written to `SYNTHETIC.json` (a bench regenerates files of another version). */
+export const GENERATOR_VERSION = 2;
 /** First synthetic PMID (real PMIDs are below 42 M in 2025). */
 export const SYNTHETIC_PMID_BASE = 50_000_001;
 /** Crossref's test DOI prefix: no real article has it. */
@@ -215,6 +219,8 @@ export interface RealStatistics {
   heaps: Omit<HeapsFit, "points">;
   /** Real words by descending count (count ≥ 2): rank r → headWords[r − 1]. */
   headWords: string[];
+  /** Counts of {@link headWords} in the real token stream (same order). */
+  headCounts: number[];
   /** Share of content-word tokens (rank > 200) of an abstract that repeat an earlier one of the same abstract. */
   repeatRate: number;
   /** Words per title (one value per real title). */
@@ -253,6 +259,13 @@ export interface RealStatistics {
 /** The generator's model: the real statistics plus the fitted Zipf–Mandelbrot sampler and the repeat probability. */
 export interface SyntheticModel {
   stats: RealStatistics;
+  /**
+   * Ranks 1…headSize are drawn with their real relative frequencies (count / real tokens; words
+   * seen ≥ {@link HEAD_MIN_COUNT} times), together `headMass` of all draws; the rest are headSize +
+   * a draw of the Zipf–Mandelbrot tail `zipf`.
+   */
+  headSize: number;
+  headMass: number;
   zipf: ZipfFit;
   /** Probability that a content-word draw copies an earlier content word of the same abstract. */
   copyProbability: number;
@@ -266,7 +279,8 @@ export interface SyntheticModel {
  * Cohen 2006 abstracts) plus 754 records of the 146 `pubmed-xml` files (metapub and Biopython
  * fixtures, medline16n0902) — 3,997 abstracts, 1,037,646 tokens, 28,314 distinct words, Heaps R²
  * 0.995. Only scalars are stored: the empirical lists fall back to coarse defaults
- * ({@link storedStatistics}) and every word is invented.
+ * ({@link storedStatistics}), every word is invented, and the Zipf–Mandelbrot law (fitted to the
+ * Heaps line alone, v1 of the model) covers every rank — its head is flatter than real text's.
  */
 export const STORED_FIT = {
   heaps: { K: 7.436, beta: 0.6065 },
@@ -391,6 +405,7 @@ export async function fitRealStatistics(seed = 1): Promise<RealStatistics> {
     abstracts: tokenDocs.length,
     heaps: { K: heaps.K, beta: heaps.beta, r2: heaps.r2, tokens: heaps.tokens, vocabulary: heaps.vocabulary },
     headWords,
+    headCounts: headWords.map((w) => counts.get(w)!),
     repeatRate: repeats / content,
     titleWords: titles.map((t) => wordTokens(t).length).filter((n) => n > 0),
     unstructuredWords: unstructuredWords.filter((n) => n > 0),
@@ -442,6 +457,7 @@ export function storedStatistics(): RealStatistics {
     abstracts: 0,
     heaps: { K: STORED_FIT.heaps.K, beta: STORED_FIT.heaps.beta, r2: NaN, tokens: 0, vocabulary: 0 },
     headWords: [],
+    headCounts: [],
     repeatRate: STORED_FIT.repeatRate,
     titleWords: [6, 8, 10, 11, 12, 13, 14, 15, 16, 18, 20, 24],
     unstructuredWords: [90, 120, 150, 170, 190, 210, 230, 250, 280, 320],
@@ -464,36 +480,59 @@ export function storedStatistics(): RealStatistics {
 
 /** The model from {@link STORED_FIT} alone (no fitting, no data mirror). */
 export function storedModel(): SyntheticModel {
-  return { stats: storedStatistics(), zipf: { ...STORED_FIT.zipf }, copyProbability: STORED_FIT.copyProbability, contentShare: STORED_FIT.contentShare };
+  return { stats: storedStatistics(), headSize: 0, headMass: 0, zipf: { ...STORED_FIT.zipf }, copyProbability: STORED_FIT.copyProbability, contentShare: STORED_FIT.contentShare };
+}
+
+/** Real words seen at least this often (in ~1 M real tokens) keep their real frequency; rarer ranks come from the fitted tail. */
+export const HEAD_MIN_COUNT = 10;
+
+/** Expected distinct ranks among the head after `m` draws of the mixture: Σ_{r ≤ H} 1 − (1 − p_r)^m. */
+function expectedHeadVocabulary(m: number, probs: Float64Array): number {
+  let v = 0;
+  for (let i = 0; i < probs.length; i++) v += -Math.expm1(m * Math.log1p(-probs[i]));
+  return v;
 }
 
 /**
- * Build the generator's model from real statistics. The copy probability p makes the simulated
- * within-abstract repeat rate of content words equal the real one (repeat = iid + (1 − iid)·p, iid
- * measured at p = 0); then the Zipf–Mandelbrot sampler is refitted to the Heaps line K'·N^β with K'
- * corrected twice by the ratio of the simulated vocabulary (5,000 abstracts with copies, ~1 M
- * draws) to K·N^β, since copies add no new words.
+ * Build the generator's model from real statistics. Ranks 1…H (real words seen ≥
+ * {@link HEAD_MIN_COUNT} times) are drawn with their real frequencies, so frequent words — most
+ * query terms — have their real posting-list lengths. The tail (H + Zipf–Mandelbrot ranks) is fitted
+ * so that head + tail follow the Heaps line: the tail's expected vocabulary after (1 − head mass)·N
+ * draws must be K·N^β minus the head's expected vocabulary after N draws. The copy probability p
+ * makes the simulated within-abstract repeat rate of content words equal the real one (repeat =
+ * iid + (1 − iid)·p, iid measured at p = 0); K is then corrected twice by the ratio of the simulated
+ * vocabulary (5,000 abstracts with copies, ~1 M draws) to K·N^β, since copies add no new words.
  */
 export function buildModel(stats: RealStatistics): SyntheticModel {
   const { K, beta } = stats.heaps;
-  let zipf = fitZipfMandelbrot((m) => K * m ** beta);
-  const iid = simulateAbstracts(stats, zipf, 0);
-  const copyProbability = Math.min(0.9, Math.max(0, (stats.repeatRate - iid.repeatRate) / (1 - iid.repeatRate)));
+  const total = stats.heaps.tokens;
+  let headSize = 0;
+  while (headSize < stats.headCounts.length && stats.headCounts[headSize] >= HEAD_MIN_COUNT) headSize++;
+  const probs = Float64Array.from(stats.headCounts.slice(0, headSize), (c) => c / total);
+  const headMass = probs.reduce((a, b) => a + b, 0);
+  const fitTail = (k: number) =>
+    fitZipfMandelbrot((mt) => {
+      const m = mt / (1 - headMass);
+      return Math.max(1, k * m ** beta - expectedHeadVocabulary(m, probs));
+    });
+  let model: SyntheticModel = { stats, headSize, headMass, zipf: fitTail(K), copyProbability: 0, contentShare: 0 };
+  const iid = simulateAbstracts(model);
+  model.copyProbability = Math.min(0.9, Math.max(0, (stats.repeatRate - iid.repeatRate) / (1 - iid.repeatRate)));
   let k2 = K;
   let sim = iid;
   for (let pass = 0; pass < 2; pass++) {
-    sim = simulateAbstracts(stats, zipf, copyProbability);
+    sim = simulateAbstracts(model);
     k2 /= sim.vocabulary / (K * sim.draws ** beta);
-    const kk = k2;
-    zipf = fitZipfMandelbrot((m) => kk * m ** beta);
+    model = { ...model, zipf: fitTail(k2) };
   }
-  return { stats, zipf, copyProbability, contentShare: sim.contentShare };
+  return { ...model, contentShare: sim.contentShare };
 }
 
 /** Ranks drawn as {@link EntryWriter} draws them for 5,000 unstructured abstracts (seeded): repeat rate, content share, draws and distinct ranks. */
-function simulateAbstracts(stats: RealStatistics, zipf: ZipfFit, copyP: number): { repeatRate: number; contentShare: number; draws: number; vocabulary: number } {
+function simulateAbstracts(model: SyntheticModel): { repeatRate: number; contentShare: number; draws: number; vocabulary: number } {
+  const { stats, copyProbability: copyP } = model;
   const rng = seededRng(99);
-  const sampler = new ZipfSampler(zipf.alpha, zipf.q, rng);
+  const sampler = new RankSampler(model, rng);
   let content = 0;
   let repeats = 0;
   let draws = 0;
@@ -535,6 +574,35 @@ export class ZipfSampler {
     const u = 1 - this.rng(); // (0, 1]
     const x = Math.floor((1 + this.q) * Math.exp(this.e * Math.log(u)) - this.q);
     return x < 1 ? 1 : x > 1e15 ? 1e15 : x;
+  }
+}
+
+/** Ranks of the model: the real head by its real frequencies (binary search in the cumulative shares), else headSize + a Zipf–Mandelbrot tail rank. */
+export class RankSampler {
+  private readonly cum: Float64Array;
+  private readonly tail: ZipfSampler;
+  constructor(
+    private readonly model: Pick<SyntheticModel, "stats" | "headSize" | "headMass" | "zipf">,
+    private readonly rng: () => number,
+  ) {
+    const total = model.stats.heaps.tokens;
+    this.cum = new Float64Array(model.headSize);
+    let c = 0;
+    for (let i = 0; i < model.headSize; i++) this.cum[i] = c += model.stats.headCounts[i] / total;
+    this.tail = new ZipfSampler(model.zipf.alpha, model.zipf.q, rng);
+  }
+  next(): number {
+    const u = this.rng();
+    if (u >= this.model.headMass) return this.model.headSize + this.tail.next();
+    const cum = this.cum;
+    let lo = 0;
+    let hi = cum.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cum[mid] > u) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo + 1;
   }
 }
 
@@ -583,7 +651,7 @@ export interface FileResult {
 /** Generates the entries of one file from the model (one PRNG per file). */
 class EntryWriter {
   private readonly rng: () => number;
-  private readonly sampler: ZipfSampler;
+  private readonly sampler: RankSampler;
   private readonly head: string[];
   private readonly invented = new Map<number, string>();
   words = 0;
@@ -594,7 +662,7 @@ class EntryWriter {
     fileIndex: number,
   ) {
     this.rng = seededRng(seed, fileIndex, 26);
-    this.sampler = new ZipfSampler(model.zipf.alpha, model.zipf.q, this.rng);
+    this.sampler = new RankSampler(model, this.rng);
     this.head = model.stats.headWords;
   }
 
@@ -876,7 +944,7 @@ export function describeModel(m: SyntheticModel): string[] {
     "SYNTHETIC PubMed: every record is invented (PMIDs from 50,000,001, DOIs 10.5555/synth.<pmid>); statistics fitted on real abstracts, not real citations.",
     `  fitted on: ${s.provenance}`,
     `  Heaps' law on ${s.heaps.tokens.toLocaleString("en")} real tokens of ${s.abstracts} abstracts: V = ${f(s.heaps.K, 2)}·N^${f(s.heaps.beta)} (R² ${f(s.heaps.r2, 4)}; ${s.heaps.vocabulary} distinct words)`,
-    `  Zipf–Mandelbrot sampler: α ${f(m.zipf.alpha, 2)}, q ${f(m.zipf.q, 2)} (expected vocabulary vs the Heaps line, 10^4–10^10 tokens: rms log error ${f(m.zipf.rmsLogError, 4)}); ${s.headWords.length} real words (count ≥ 2) for the top ranks, invented words beyond`,
+    `  term frequencies: the ${m.headSize} real words seen ≥ ${HEAD_MIN_COUNT} times keep their real frequencies (${f(m.headMass)} of all draws${s.headWords.length ? `; "${s.headWords[0]}" ${f(s.headCounts[0] / s.heaps.tokens)}` : ""}); the tail is Zipf–Mandelbrot α ${f(m.zipf.alpha, 2)}, q ${f(m.zipf.q, 2)} fitted so that head + tail follow the Heaps line from 10^4 to 10^10 tokens (rms log error ${f(m.zipf.rmsLogError, 4)}); ${s.headWords.length} real words (count ≥ 2) for the top ranks, invented words beyond`,
     `  within-abstract repeats of content words: real ${f(s.repeatRate)} → copy probability ${f(m.copyProbability)} (content draws ${f(m.contentShare)} of all)`,
     `  records without abstract ${f(s.noAbstractShare)}; structured ${f(s.structuredShare)} of abstracts (${s.structuredLayouts.length} real layouts); words: title ${f(mean(s.titleWords), 1)}, unstructured abstract ${f(mean(s.unstructuredWords), 1)}, sentence ${f(mean(s.sentenceWords), 1)} (means)`,
     `  languages ${[...langs.entries()].sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${f(n / s.languages.length)}`).join(", ")}; MeSH per record ${f(mean(s.meshCounts), 1)} (${new Set(s.meshDescriptors.map((d) => d[0])).size} descriptors); years ${Math.min(...s.years)}–${Math.max(...s.years)}`,
@@ -915,7 +983,7 @@ async function cli(): Promise<void> {
     gzipLevel: Number(values["gzip-level"]),
     log,
   });
-  const summary = { synthetic: true, entries: r.entries, deletes: r.deletes, files: r.files.length, words: r.words, seconds: r.seconds, heaps: model.stats.heaps, zipf: model.zipf, copyProbability: model.copyProbability, provenance: model.stats.provenance, seed };
+  const summary = { synthetic: true, generatorVersion: GENERATOR_VERSION, entries: r.entries, deletes: r.deletes, files: r.files.length, words: r.words, seconds: r.seconds, heaps: model.stats.heaps, zipf: model.zipf, copyProbability: model.copyProbability, provenance: model.stats.provenance, seed };
   writeFileSync(join(values.out, "SYNTHETIC.json"), JSON.stringify(summary, null, 2) + "\n");
   if (values.json) console.log(JSON.stringify(summary, null, 2));
   else console.log(`wrote ${r.entries.toLocaleString("en")} SYNTHETIC entries (${r.deletes} deleted again) in ${r.files.length} file(s) to ${values.out} in ${r.seconds.toFixed(1)} s (${(r.entries / r.seconds).toFixed(0)} entries/s, ${r.words.toLocaleString("en")} words)`);
