@@ -118,6 +118,24 @@ describe("synthetic PubMed generator (real-data fit, 3 files of 1,000 entries)",
     expect(h.vocabulary / (K * h.tokens ** beta)).toBeLessThan(1.08);
   });
 
+  it("keeps the real frequencies of frequent words (the 20 most frequent real words within 10 %)", () => {
+    const counts = new Map<string, number>();
+    let n = 0;
+    for (const r of records) {
+      if (r.flags.deleted) continue;
+      for (const t of wordTokens(`${r.title} ${r.abstract.map((x) => x.text).join(" ")}`)) {
+        counts.set(t, (counts.get(t) ?? 0) + 1);
+        n++;
+      }
+    }
+    const s = model.stats;
+    for (let i = 0; i < 20; i++) {
+      const real = s.headCounts[i] / s.heaps.tokens;
+      const synthetic = (counts.get(s.headWords[i]) ?? 0) / n;
+      expect(Math.abs(synthetic / real - 1), s.headWords[i]).toBeLessThan(0.1);
+    }
+  });
+
   it("is deterministic: a file depends on (seed, file index) only; another seed gives other text", async () => {
     await generateSyntheticPubmed(model, { outDir: join(dir, "b"), entries: 1000, perFile: 1000, seed: 1, jobs: 1, deleteShare: 0.002 });
     await generateSyntheticPubmed(model, { outDir: join(dir, "c"), entries: 1000, perFile: 1000, seed: 2, jobs: 1, deleteShare: 0.002 });
