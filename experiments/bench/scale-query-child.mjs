@@ -1,0 +1,58 @@
+// Query process of experiments/bench/scale.ts. Plain JavaScript on purpose: it imports the
+// compiled CLI code in dist/ (what `medsynth search` runs), not the TypeScript sources through a
+// loader. It does what `search` does — cliRetriever below: the corpus named by `--corpus`, the
+// retriever config the CLI builds from its default options — then answers every query of a JSON
+// list once, timing each, and prints one JSON line:
+//   {openS, openCpuS, firstMs, p50, p95, mean, queries, rssAfterOpen, peakRss, engine, id}  (s, ms, bytes)
+// openS is the reopen cost (load/open the corpus and the cached indexes; openCpuS its CPU seconds), firstMs the cold first
+// query of the process, p50/p95 are over the warm queries after it; peakRss is VmHWM.
+// Usage: node scale-query-child.mjs <corpus> <mode> <queries.json> [dense index]
+// (MEDSYNTH_CACHE_DIR chooses the cache, as for the CLI).
+import { readFileSync } from "node:fs";
+
+const dist = new URL("../../dist/", import.meta.url);
+
+function peakRss() {
+  const m = /VmHWM:\s*(\d+)\s*kB/.exec(readFileSync("/proc/self/status", "utf8"));
+  return m ? Number(m[1]) * 1024 : process.resourceUsage().maxRSS * 1024;
+}
+
+/**
+ * HOOK (issue 26 item 2): the retriever `medsynth search --corpus <corpus> --mode <mode>` builds.
+ * Today the CLI (runSearch in experiments/cli/retrieval-commands.ts) loads the corpus with
+ * loadCorpusArg and hands `docs` to createRetriever; once the CLI streams from the store
+ * (h-store), mirror its new call here (e.g. `{ source }` from openCorpusSource).
+ */
+async function cliRetriever(corpus, mode, index) {
+  const { loadCorpusArg } = await import(new URL("corpus/corpus-file.js", dist).href);
+  const { retrieverConfig } = await import(new URL("experiments/cli/retrieval-commands.js", dist).href);
+  const { createRetriever, DEFAULT_RETRIEVER_EMBEDDER_ID } = await import(new URL("retrieval/registry.js", dist).href);
+  const config = retrieverConfig({ embedder: DEFAULT_RETRIEVER_EMBEDDER_ID, bm25Engine: "fast", fusion: "rrf", candidates: "100", index }, mode);
+  const docs = await loadCorpusArg(corpus, () => {});
+  return createRetriever(config, { docs, log: () => {} });
+}
+
+const [corpus, mode, queriesPath, index = "none"] = process.argv.slice(2);
+process.env.LANCEDB_LOG ??= "error";
+const queries = JSON.parse(readFileSync(queriesPath, "utf8"));
+const t0 = performance.now();
+const c0 = process.cpuUsage();
+const r = await cliRetriever(corpus, mode, index);
+const openS = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(c0);
+const openCpuS = (cpu.user + cpu.system) / 1e6;
+const rssAfterOpen = peakRss();
+const f0 = performance.now();
+await r.search(queries[0], 10);
+const firstMs = performance.now() - f0;
+const lat = [];
+for (const q of queries.slice(1)) {
+  const s = performance.now();
+  await r.search(q, 10);
+  lat.push(performance.now() - s);
+}
+lat.sort((a, b) => a - b);
+const pct = (p) => lat[Math.min(lat.length - 1, Math.max(0, Math.ceil((p / 100) * lat.length) - 1))];
+const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
+console.log(JSON.stringify({ openS, openCpuS, firstMs, p50: pct(50), p95: pct(95), mean, queries: lat.length, rssAfterOpen, peakRss: peakRss(), engine: r.engine, id: r.id }));
+process.exit(0);
