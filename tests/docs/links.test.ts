@@ -43,7 +43,7 @@ function proseLines(markdown: string, stripCode = true): Array<[number, string]>
 }
 
 /** The links of `markdown` that are not URLs (`http:`, `https:`, `mailto:`), with their lines. */
-export function relativeLinks(markdown: string): DocLink[] {
+function relativeLinks(markdown: string): DocLink[] {
   const links: DocLink[] = [];
   for (const [line, text] of proseLines(markdown)) {
     for (const m of text.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
@@ -57,7 +57,7 @@ export function relativeLinks(markdown: string): DocLink[] {
  * GitHub's id of a heading: markup (code ticks, emphasis, link syntax) dropped, lowercased,
  * every character but letters, digits, spaces, `-` and `_` removed, spaces turned into `-`.
  */
-export function headingSlug(heading: string): string {
+function headingSlug(heading: string): string {
   return heading
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
     .replace(/[`*]/g, "")
@@ -68,7 +68,7 @@ export function headingSlug(heading: string): string {
 }
 
 /** The heading ids of `markdown` (repeated headings get `-1`, `-2` … as on GitHub). */
-export function headingIds(markdown: string): Set<string> {
+function headingIds(markdown: string): Set<string> {
   const ids = new Set<string>();
   const seen = new Map<string, number>();
   for (const [, text] of proseLines(markdown, false)) {
@@ -83,7 +83,7 @@ export function headingIds(markdown: string): Set<string> {
 }
 
 /** The broken links of the Markdown file `file` (absolute), as `file:line: target (why)`. */
-export function brokenLinks(file: string, markdown: string): string[] {
+function brokenLinks(file: string, markdown: string): string[] {
   const broken: string[] = [];
   const name = relative(ROOT, file);
   for (const { line, target } of relativeLinks(markdown)) {
