@@ -1,5 +1,5 @@
 /**
- * Exit codes of `medsynth run` (documented in the README and in `medsynth run --help`).
+ * Exit codes of `medsynth run` (documented in docs/llm-endpoints.md and in `medsynth run --help`).
  */
 
 /** Every cell ran (or was already finished) and no cell is failed; judges, when configured, gave verdicts. */

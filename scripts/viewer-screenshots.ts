@@ -1,5 +1,5 @@
 /**
- * Screenshots of the viewer for the README: the cell table, an item page (Negated-RAG diff and
+ * Screenshots of the viewer for the README and docs/viewer.md: the cell table, an item page (Negated-RAG diff and
  * evidence) and the rating form, taken in headless Chromium (Debian package, playwright-core).
  *
  * Usage: `npx tsx scripts/viewer-screenshots.ts <run-dir> [out-dir=docs] [item-id]`

@@ -73,7 +73,7 @@ export function registerRetrievalCommands(program: Command): void {
   retrieval
     .command("sweep")
     .description("Grid over retriever settings (BM25 k1/b, fusion, weights, normalisation, RRF k, candidates, reranker and depth) on a qrels dataset: recall/nDCG/MRR@K with bootstrap CIs, recall-vs-K curves, paired tests against a baseline, dev/test or k-fold tuning; writes a results folder")
-    .argument("<config>", "sweep config (YAML or JSON); see README \"Tuning retrieval\"")
+    .argument("<config>", "sweep config (YAML or JSON); see docs/retrieval.md \"Tuning retrieval\"")
     .option("--out <dir>", "results folder (default: the config's output, else sweep-<name>)")
     .action(async (configPath: string, o: { out?: string }) => {
       await (await import("../sweep/command.ts")).runSweepCommand(configPath, o);

@@ -74,11 +74,11 @@ describe("prompts without placeholders", () => {
 });
 
 describe("docs agree with behaviour", () => {
-  it("Standard-RAG's queries are the plan's key questions, and the README says so", () => {
+  it("Standard-RAG's queries are the plan's key questions, and the configs guide says so", () => {
     const schema = getWorkflow("standard-rag").configSchema;
     expect((schema.parse({}) as { queryMode: string }).queryMode).toBe("key-questions");
     expect((schema.parse({ queryMode: "sub-questions" }) as { queryMode: string }).queryMode).toBe("key-questions");
-    const row = readFileSync(resolve(__dirname, "../../README.md"), "utf8").split("\n").find((l) => l.startsWith("| `standard-rag` |"))!;
+    const row = readFileSync(resolve(__dirname, "../../docs/experiment-configs.md"), "utf8").split("\n").find((l) => l.startsWith("| `standard-rag` |"))!;
     expect(row).toMatch(/key questions as the queries \(`queryMode: key-questions`/);
     expect(row).not.toMatch(/the paper's P-CoT sub-questions/);
   });
