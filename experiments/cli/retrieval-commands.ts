@@ -27,7 +27,6 @@
  * Bad options give one line per problem naming the option (`--fusion: expected one of rrf, weighted (got "foo")`).
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { loadDataset } from "../../corpus/datasets/registry.ts";
 import { retractionTag, type CorpusDoc } from "../../corpus/types.ts";
 import { createChatModel } from "../../models/registry.ts";
