@@ -149,7 +149,7 @@ function coerceNumericStrings(data: unknown, issues: readonly { code: string; pa
 /**
  * Parse and validate an answer against a zod schema: reasoning blocks removed, the last complete
  * JSON object taken ({@link extractJsonText}), numeric strings accepted where a number is expected.
- * An answer holding several different objects that each validate fails ({@link conflictingAnswers}):
+ * An answer holding several different objects that each validate fails (`conflictingAnswers`):
  * a verdict is never picked silently among them. Never fills in a value the answer did not give.
  * @param answer the model's text (or tool-call arguments).
  * @returns the typed value, or an error describing the JSON or schema problem (paths included).
@@ -211,7 +211,7 @@ export function conflictingAnswers(answer: string, schema: z.ZodType): string | 
   return `answer holds ${distinct.size} different valid answers (${shown.join(" | ")}); none is picked`;
 }
 
-/** Whether an error is {@link conflictingAnswers}'s (several different valid answers). */
+/** Whether an error is `conflictingAnswers`'s (several different valid answers). */
 export function isConflictError(error: string): boolean {
   return /\bdifferent valid answers\b/.test(error);
 }

@@ -52,6 +52,11 @@ export function describeOsError(err: unknown): string | null {
   if (!(err instanceof Error)) return null;
   const e = err as NodeJS.ErrnoException & { dest?: string };
   if (typeof e.code !== "string" || typeof e.syscall !== "string" || !/^E[A-Z]+$/.test(e.code)) return null;
+  if (e.syscall === "listen") {
+    const where = (e as { address?: string; port?: number }).port !== undefined ? `${(e as { address?: string }).address ?? "127.0.0.1"}:${(e as { port?: number }).port}` : "the address";
+    if (e.code === "EADDRINUSE") return `cannot listen on ${where}: the port is in use (another medsynth view/annotate?); pass --port <free port> or --port 0 for any free one (EADDRINUSE)`;
+    return `cannot listen on ${where}: ${CAUSES[e.code] ?? e.message} (${e.code})`;
+  }
   const cause = CAUSES[e.code] ?? e.message.replace(/^E[A-Z]+: /, "").replace(/, \w+ '.*$/, "");
   const path = e.syscall === "rename" && e.dest ? e.dest : e.path;
   return `${verbOf(e.syscall)} ${path ?? "(a file)"}: ${cause} (${e.code})`;

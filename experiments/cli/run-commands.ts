@@ -107,6 +107,7 @@ export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, 
   const shard = shardOf(opts, (l) => console.error(l));
   const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed, ...(shard !== undefined ? { shard } : {}) });
   const est = estimateRun(config, plan.pending, plan.finished, plan.items, judgePlan(config));
+  if (opts.batchRetry !== undefined && opts.batchRetry !== "online" && opts.batchRetry !== "batch") throw new Error(`--batch-retry: expected online or batch, got ${JSON.stringify(opts.batchRetry)}`);
   const batched = opts.batch === true ? "every chat call" : configBatches(config) ? "the calls of endpoints with `batch: true`" : null;
   if (opts.json) print(JSON.stringify(batched ? { ...est, batch: batched } : est, null, 2));
   else {
@@ -179,7 +180,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     ac.signal.addEventListener("abort", () => session.abandon(), { once: true });
     const deps = createRunnerDeps(config, log, { batch });
     // In batch mode every pending cell runs at once, so each wave holds every cell's next call.
-    const batching = opts.batch === true || configBatches(config);
+    const batching = opts.batch === true || opts.exportBatches === true || configBatches(config);
     deps.validate?.(config);
     // A sharded run evaluates retrieval once, in shard 1 (merge carries it over).
     const retrieval =

@@ -33,6 +33,11 @@ const record: RunRecord = {
 };
 
 describe("OS errors name the file and the cause", () => {
+  it("a port in use (listen EADDRINUSE) says so and names --port, not a file", () => {
+    const e = Object.assign(new Error("listen EADDRINUSE: address already in use 127.0.0.1:8765"), { code: "EADDRINUSE", syscall: "listen", address: "127.0.0.1", port: 8765 });
+    expect(describeOsError(e)).toBe("cannot listen on 127.0.0.1:8765: the port is in use (another medsynth view/annotate?); pass --port <free port> or --port 0 for any free one (EADDRINUSE)");
+  });
+
   it("read-only file system, full disk, permission denied: path, words and code", () => {
     expect(describeOsError(sysErr("EROFS", "open", "/mnt/ro/out/results.jsonl"))).toBe("cannot read or open /mnt/ro/out/results.jsonl: read-only file system (EROFS)");
     expect(describeOsError(sysErr("ENOSPC", "write", "/data/run/results.jsonl"))).toBe("cannot write /data/run/results.jsonl: no space left on the device (ENOSPC)");

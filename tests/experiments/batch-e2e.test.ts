@@ -56,6 +56,11 @@ function cli(args: string[], cache: string): Promise<{ status: number | null; st
 const records = (run: string) => readFileSync(join(dir, run, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
 
 describe("medsynth run --batch", () => {
+  it("--dry-run refuses an invalid --batch-retry, naming the option", async () => {
+    const { dryRunCommand } = await import("../../experiments/cli/run-commands.ts");
+    await expect(dryRunCommand(join(dir, "batch.yaml"), { batch: true, batchRetry: "foo" }, () => {})).rejects.toThrow(/--batch-retry: expected online or batch, got "foo"/);
+  });
+
   it("kill -9 mid-poll, re-run: re-attached, nothing resubmitted, the same requests and results as online", async () => {
     const online = await cli(["run", join(dir, "online.yaml"), "--no-progress", "--no-report"], "cache-online");
     expect(online.status, online.stderr).toBe(0);
@@ -109,6 +114,11 @@ describe("medsynth run --batch", () => {
         break;
       }
       expect(exp.stdout).toMatch(/wave written: \d+ request file\(s\)/);
+      if (wave === 1) {
+        // Every pending cell runs at once in a batch run: the first wave holds more generation requests than the config's concurrency (2).
+        const genLines = pending.map((f) => readFileSync(join(dirOf, f), "utf8").trim().split("\n")).flat().length;
+        expect(genLines).toBeGreaterThan(2);
+      }
       // Stand-in for `vllm run-batch -i <file> -o <out>`: the same responder answers each line.
       const outs: string[] = [];
       for (const f of pending) {
