@@ -417,7 +417,9 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
   const panel = once(async (): Promise<Panel | null> => {
     if (!config.panel) return null;
     const { config: pc, baseDir } = loadPanelConfig(config.panel);
-    return createPanel(pc, { baseDir, modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }, modelOptions) });
+    // In a batch run the Batch API, not this process, bounds the requests: every cell's verdicts go into the wave.
+    const batching = modelOptions.batch !== undefined && (modelOptions.batch.all || Object.values(pc.endpoints ?? {}).some((e) => (e as { batch?: unknown }).batch === true));
+    return createPanel(pc, { baseDir, modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }, modelOptions), ...(batching ? { concurrency: Number.POSITIVE_INFINITY } : {}) });
   });
   const panelDir = config.panel ? dirname(config.panel) : null;
   const warnedMetrics = new Set<string>();

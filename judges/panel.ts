@@ -293,7 +293,7 @@ const repeatOf = (e: JudgeScoreEntry) => (e as Partial<JudgeVerdict>).repeat ?? 
  * @param deps `modelFor` builds each judge's chat model; `baseDir` resolves relative rubric/template paths
  * @throws Error for an invalid config, an unknown rubric, or `majority` with a non-binary rubric
  */
-export function createPanel(config: PanelConfig | ParsedPanelConfig, deps: { modelFor: JudgeModelFactory; baseDir?: string; rubrics?: Rubric[] }): Panel {
+export function createPanel(config: PanelConfig | ParsedPanelConfig, deps: { modelFor: JudgeModelFactory; baseDir?: string; rubrics?: Rubric[]; /** Judge calls in flight at once, overriding the panel's `concurrency` (a batch run: unbounded, so a wave holds every cell's verdicts). */ concurrency?: number }): Panel {
   const cfg = parsePanelConfig(config);
   const baseDir = deps.baseDir ?? process.cwd();
   const refs = Array.isArray(cfg.rubric) ? cfg.rubric : [cfg.rubric];
@@ -313,7 +313,7 @@ export function createPanel(config: PanelConfig | ParsedPanelConfig, deps: { mod
     }
   }
   const judgeIds = cfg.judges.map((j) => j.id);
-  const limit = pLimit(cfg.concurrency);
+  const limit = pLimit(deps.concurrency ?? cfg.concurrency);
 
   const judgeInput: Panel["judgeInput"] = async (input, opts = {}) => {
     const done = new Set((opts.done ?? []).map((e) => `${e.judgeId}\u0000${e.rubricId}\u0000${repeatOf(e)}`));

@@ -82,6 +82,8 @@ describe("medsynth run --batch", () => {
     // The generation batch (before the kill), then the verdict wave: one batch per judge model (more if a wave is cut by the quiet time on a loaded machine).
     expect(server.batches[0].lines.map((l) => l.body.model)).toEqual(Array(5).fill("gen-model"));
     for (const b of server.batches) expect(new Set(b.lines.map((l) => l.body.model)).size).toBe(1);
+    // The verdict wave holds every cell's verdicts (the panel's concurrency of 4 does not cap it): 5 per judge model.
+    expect(server.batches.slice(1).map((b) => b.lines.length)).toEqual([5, 5, 5]);
     expect(server.batchLines).toHaveLength(20);
     expect([...server.submissions().values()].every((n) => n === 1)).toBe(true);
     expect(server.onlineBodies).toHaveLength(20); // the online run's only
