@@ -27,9 +27,13 @@
  * are non-essential: only blocks holding candidates are decoded for them. Every decision keeps a
  * 1e-6 relative margin and the survivors are scored with the exact expression in query order.
  *
- * Resident memory: per document 8 bytes (norm) + 1 bit (mask); per term ~12 bytes + its UTF-8 + a
- * hash slot; the page cache (`pageCacheMiB`, default 256); per query the block records of its
- * terms (16 bytes per 64 postings). Not safe for concurrent use from several threads.
+ * Opening reads `index.json` and the segments' headers only (v2: the term hash table, per-term
+ * arrays and live totals are persisted at build / update / merge); vocabulary, per-term arrays and
+ * doc lengths are read on demand through the page cache. Resident memory: per document up to 8
+ * bytes (norms, filled a page of 1,024 docs at a time as documents are scored) + 1 bit (mask, only
+ * for masked segments, read at open with 4 bytes per term of masked postings); the page cache
+ * (`pageCacheMiB`, default 256); per query the block records of its terms (16 bytes per 64
+ * postings). Not safe for concurrent use from several threads.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
