@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildDiskBm25, openDiskBm25 } from "../../retrieval/bm25/disk-engine.ts";
+import { diskIo } from "../../retrieval/bm25/disk-segment.ts";
 import { buildFastBm25 } from "../../retrieval/bm25/fast-engine.ts";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { mulberry32, ZipfWords, zipfDocs, zipfQuery } from "../../tests/helpers/zipf-docs.ts";
@@ -78,9 +79,12 @@ function childQuery(dir: string, nq: number, pageCacheMiB: number, out: string):
   const words = new ZipfWords();
   const qs = queries(words, nq);
   const rssBefore = peakRss();
+  const io0 = diskIo.bytesRead;
   const t0 = performance.now();
   const e = openDiskBm25(dir, { pageCacheMiB });
   const openMs = performance.now() - t0;
+  const openBytes = diskIo.bytesRead - io0;
+  let firstQueryBytes = -1;
   const rssOpen = peakRss();
   const lat: number[] = [];
   const hits: [string, number][][] = [];
@@ -88,8 +92,10 @@ function childQuery(dir: string, nq: number, pageCacheMiB: number, out: string):
   let postings = 0;
   for (const q of qs) {
     const s = performance.now();
+    const io1 = diskIo.bytesRead;
     const h = e.searchSync(q, 10);
     lat.push(performance.now() - s);
+    if (firstQueryBytes < 0) firstQueryBytes = diskIo.bytesRead - io1;
     hits.push(h.map((x) => [x.id, x.score]));
     decoded += e.lastStats.decoded;
     postings += e.lastStats.postings;
@@ -113,6 +119,8 @@ function childQuery(dir: string, nq: number, pageCacheMiB: number, out: string):
   const ws = [...warm].sort((a, b) => a - b);
   return {
     openMs,
+    openBytes,
+    firstQueryBytes,
     coldFirstMs: cold,
     firstPass: { p50: pct(sorted, 50), p95: pct(sorted, 95), mean: lat.reduce((a, b) => a + b, 0) / lat.length },
     warm: { p50: pct(ws, 50), p95: pct(ws, 95), mean: warm.reduce((a, b) => a + b, 0) / warm.length, qps: 1000 / (warm.reduce((a, b) => a + b, 0) / warm.length) },
@@ -179,7 +187,7 @@ async function main(): Promise<void> {
   const diskHits = join(dir, "..", `bm25-disk-hits-${process.pid}.json`);
   const query = runChild(["child-query", dir, String(nq), String(pageCache), diskHits], 4096);
   console.log(
-    `query: open ${query.openMs.toFixed(0)} ms; cold first query ${query.coldFirstMs.toFixed(1)} ms; first pass p50 ${query.firstPass.p50.toFixed(1)} / p95 ${query.firstPass.p95.toFixed(1)} ms; warm p50 ${query.warm.p50.toFixed(1)} / p95 ${query.warm.p95.toFixed(1)} ms (${query.warm.qps.toFixed(0)} q/s; CPU per query p50 ${query.warmCpu.p50.toFixed(1)} / p95 ${query.warmCpu.p95.toFixed(1)} / mean ${query.warmCpu.mean.toFixed(1)} ms); decoded ${(100 * query.decodedShare).toFixed(1)}% of the lists' postings; peak RSS ${gib(query.peakRss)} (after open ${gib(query.rssOpen)}, page cache ${gib(query.pageCacheResident)})`,
+    `query: open ${query.openMs.toFixed(0)} ms (${query.openBytes} B read); cold first query ${query.coldFirstMs.toFixed(1)} ms (${(query.firstQueryBytes / 1024).toFixed(0)} KiB read); first pass p50 ${query.firstPass.p50.toFixed(1)} / p95 ${query.firstPass.p95.toFixed(1)} ms; warm p50 ${query.warm.p50.toFixed(1)} / p95 ${query.warm.p95.toFixed(1)} ms (${query.warm.qps.toFixed(0)} q/s; CPU per query p50 ${query.warmCpu.p50.toFixed(1)} / p95 ${query.warmCpu.p95.toFixed(1)} / mean ${query.warmCpu.mean.toFixed(1)} ms); decoded ${(100 * query.decodedShare).toFixed(1)}% of the lists' postings; peak RSS ${gib(query.peakRss)} (after open ${gib(query.rssOpen)}, page cache ${gib(query.pageCacheResident)})`,
   );
   const summary: Record<string, unknown> = { docs, queries: nq, build, query };
   if (process.argv.includes("--exact")) {

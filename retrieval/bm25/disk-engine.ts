@@ -27,9 +27,13 @@
  * are non-essential: only blocks holding candidates are decoded for them. Every decision keeps a
  * 1e-6 relative margin and the survivors are scored with the exact expression in query order.
  *
- * Resident memory: per document 8 bytes (norm) + 1 bit (mask); per term ~12 bytes + its UTF-8 + a
- * hash slot; the page cache (`pageCacheMiB`, default 256); per query the block records of its
- * terms (16 bytes per 64 postings). Not safe for concurrent use from several threads.
+ * Opening reads `index.json` and the segments' headers only (v2: the term hash table, per-term
+ * arrays and live totals are persisted at build / update / merge); vocabulary, per-term arrays and
+ * doc lengths are read on demand through the page cache. Resident memory: per document up to 8
+ * bytes (norms, filled a page of 1,024 docs at a time as documents are scored) + 1 bit (mask, only
+ * for masked segments, read at open with 4 bytes per term of masked postings); the page cache
+ * (`pageCacheMiB`, default 256); per query the block records of its terms (16 bytes per 64
+ * postings). Not safe for concurrent use from several threads.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -37,13 +41,13 @@ import type { CorpusDoc } from "../../corpus/types.ts";
 import { defaultAnalyzer, type Analyzer } from "../analyzer.ts";
 import type { SearchHit } from "../types.ts";
 import { buildSegment, mergeSegments, writeJsonAtomic, type SegmentBuildOptions } from "./disk-build.ts";
-import { BLOCK, PageCache, readRaw, SegmentReader, type TermBlocks } from "./disk-segment.ts";
+import { BLOCK, diskIo, NORM_PAGE, NORM_SHIFT, PageCache, readRaw, SegmentReader, type TermBlocks } from "./disk-segment.ts";
 import { parseBm25Params, type Bm25Params } from "./params-core.ts";
 
 /** Retriever id of the on-disk engine. */
 export const DISK_BM25_ID = "bm25-disk";
-/** Format tag of `index.json`. */
-export const DISK_BM25_FORMAT = "medsynth-bm25-disk-v1";
+/** Format tag of `index.json` (v2: live totals in the manifest, v2 segments; v1 indexes are refused). */
+export const DISK_BM25_FORMAT = "medsynth-bm25-disk-v2";
 /** Documents per window of the document-at-a-time search. */
 const WINDOW = 4096;
 /** Relative safety margin of every pruning decision (as the fast engine). */
@@ -69,6 +73,10 @@ export interface DiskIndexManifest {
   /** Bumped by every update and merge (names new masks and segments). */
   generation: number;
   segments: DiskSegmentEntry[];
+  /** Live documents (all segments, masks applied). */
+  liveDocs: number;
+  /** Sum of the live doc lengths in index order (float64; avgdl = liveLength / liveDocs at open). */
+  liveLength: number;
 }
 
 /** Facts of an opened on-disk index. */
@@ -119,11 +127,13 @@ export function readDiskManifest(dir: string): DiskIndexManifest | null {
   if (!existsSync(path)) return null;
   let m: DiskIndexManifest;
   try {
-    m = JSON.parse(readFileSync(path, "utf8"));
+    const text = readFileSync(path, "utf8");
+    diskIo.bytesRead += Buffer.byteLength(text);
+    m = JSON.parse(text);
   } catch (e) {
     throw new Error(`on-disk BM25: cannot read ${path} (${(e as Error).message}); delete the folder to rebuild`);
   }
-  if (m.format !== DISK_BM25_FORMAT) throw new Error(`on-disk BM25: ${path} has format ${JSON.stringify(m.format)}, expected ${DISK_BM25_FORMAT}`);
+  if (m.format !== DISK_BM25_FORMAT) throw new Error(`on-disk BM25: the index in ${dir} has format ${JSON.stringify(m.format)}, expected ${DISK_BM25_FORMAT}; delete the folder ${dir} and rebuild the index`);
   return m;
 }
 
@@ -140,7 +150,7 @@ export async function buildDiskBm25(dir: string, docs: DocStream, opts: DiskBuil
   const analyzer = opts.analyzer ?? defaultAnalyzer;
   const name = segName(0);
   const header = await buildSegment(join(dir, name), asBatches(docs), { params, analyzer, runPostings: opts.runPostings, log: opts.log, afterRun: opts.afterRun });
-  const manifest: DiskIndexManifest = { format: DISK_BM25_FORMAT, params, analyzerId: analyzer.id, generation: 0, segments: [{ name, docCount: header.docCount, deleted: 0, mask: null }] };
+  const manifest: DiskIndexManifest = { format: DISK_BM25_FORMAT, params, analyzerId: analyzer.id, generation: 0, segments: [{ name, docCount: header.docCount, deleted: 0, mask: null }], liveDocs: header.docCount, liveLength: header.totalLen };
   writeJsonAtomic(join(dir, "index.json"), manifest);
   return manifest;
 }
@@ -206,13 +216,36 @@ export async function addDiskBm25Segment(dir: string, docs: DocStream, deleteIds
     seg.close();
   }
   added.close();
-  cache.close();
   if (header.docCount > 0) segments.push({ name, docCount: header.docCount, deleted: 0, mask: null });
   else rmSync(join(dir, name), { recursive: true, force: true });
-  const next: DiskIndexManifest = { ...m, generation: gen, segments };
+  const live = liveTotals(dir, segments, cache);
+  cache.close();
+  const next: DiskIndexManifest = { ...m, generation: gen, segments, liveDocs: live.docs, liveLength: live.length };
   writeJsonAtomic(join(dir, "index.json"), next);
   removeStaleFiles(dir, next);
   return next;
+}
+
+/**
+ * Live documents and the sum of their lengths in index order (segment order, then doc order;
+ * masked docs skipped) — the expression and order of the fast engine's avgdl. Reads every
+ * segment's lengths (8 bytes per doc): run at update time so that opening does not.
+ */
+function liveTotals(dir: string, segments: readonly DiskSegmentEntry[], cache: PageCache): { docs: number; length: number } {
+  let docs = 0;
+  let length = 0;
+  for (const e of segments) {
+    const seg = new SegmentReader(join(dir, e.name), cache);
+    const mask = e.mask ? readRaw(join(dir, e.name, `${e.mask}.bits`), Uint8Array, Math.ceil(e.docCount / 8)) : null;
+    const dl = seg.readDocLen();
+    for (let d = 0; d < dl.length; d++) {
+      if (mask && (mask[d >>> 3] & (1 << (d & 7))) !== 0) continue;
+      length += dl[d];
+      docs++;
+    }
+    seg.close();
+  }
+  return { docs, length };
 }
 
 /** Adds to df[t] the postings of the docs `fresh` (ascending) in each term t's list (blocks not spanning one of them are skipped). */
@@ -276,7 +309,7 @@ export function mergeDiskBm25Segments(dir: string): DiskIndexManifest {
   const header = mergeSegments(join(dir, name), inputs, m.params, m.analyzerId);
   for (const i of inputs) i.seg.close();
   cache.close();
-  const next: DiskIndexManifest = { ...m, generation: gen, segments: header.docCount > 0 ? [{ name, docCount: header.docCount, deleted: 0, mask: null }] : [] };
+  const next: DiskIndexManifest = { ...m, generation: gen, segments: header.docCount > 0 ? [{ name, docCount: header.docCount, deleted: 0, mask: null }] : [], liveDocs: header.docCount, liveLength: header.docCount > 0 ? header.totalLen : 0 };
   writeJsonAtomic(join(dir, "index.json"), next);
   removeStaleFiles(dir, next);
   return next;
@@ -307,7 +340,10 @@ interface OpenSegment {
   base: number;
   mask: Uint8Array | null;
   maskDf: Int32Array | null;
+  /** k1·(1 − b + b·dl/avgdl) per doc, filled a page of {@link NORM_PAGE} docs at a time ({@link ensureNorm}). */
   norm: Float64Array;
+  /** normPage[p] = 1 when docs [p·NORM_PAGE, (p+1)·NORM_PAGE) have their norms. */
+  normPage: Uint8Array;
   /** max(1, avgdl_live / avgdl_segment): scales its stored block maxima into bounds. */
   scale: number;
 }
@@ -322,6 +358,10 @@ export class DiskBm25 {
   private readonly segs: OpenSegment[];
   private readonly n: number;
   private readonly k1p1: number;
+  private readonly k1: number;
+  private readonly b: number;
+  private readonly avgdl: number;
+  private readonly dlBuf = new Float64Array(NORM_PAGE);
   /** Window buffers, reused across queries (see {@link QueryState}). */
   private imp = new Float64Array(WINDOW * 8);
   private readonly acc = new Float64Array(WINDOW);
@@ -339,37 +379,53 @@ export class DiskBm25 {
     this.cache = cache;
     const { k1, b } = manifest.params;
     this.k1p1 = k1 + 1;
-    // Live count and total length in index order (the fast engine's expression and order).
+    // Live count and total length in index order: persisted by build / update / merge, so that
+    // opening reads no per-document data; norms are computed per page on first use.
     const segs: OpenSegment[] = [];
-    const lens: Float64Array[] = [];
-    let n = 0;
-    let total = 0;
     let base = 0;
     let deleted = 0;
+    const n = manifest.liveDocs;
+    const avgdl = n > 0 ? manifest.liveLength / n : 0;
     for (const e of manifest.segments) {
       const seg = new SegmentReader(join(dir, e.name), cache);
       if (seg.header.analyzerId !== manifest.analyzerId) throw new Error(`on-disk BM25: segment ${e.name} of ${dir} has analyzer ${seg.header.analyzerId}`);
       const mask = readMask(dir, e, seg.header.vocabSize);
-      const dl = seg.readDocLen();
-      for (let d = 0; d < dl.length; d++) {
-        if (mask && (mask.bits[d >>> 3] & (1 << (d & 7))) !== 0) continue;
-        total += dl[d];
-        n++;
-      }
-      lens.push(dl);
-      segs.push({ seg, base, mask: mask?.bits ?? null, maskDf: mask?.df ?? null, norm: dl, scale: 1 });
+      const scale = seg.header.avgdl > 0 ? Math.max(1, avgdl / seg.header.avgdl) : 1;
+      segs.push({ seg, base, mask: mask?.bits ?? null, maskDf: mask?.df ?? null, norm: new Float64Array(seg.docCount), normPage: new Uint8Array(Math.ceil(seg.docCount / NORM_PAGE)), scale });
       base += seg.docCount;
       deleted += e.deleted;
     }
-    const avgdl = n > 0 ? total / n : 0;
-    for (const s of segs) {
-      const norm = s.norm;
-      for (let d = 0; d < norm.length; d++) norm[d] = k1 * (1 - b + (avgdl > 0 ? (b * norm[d]) / avgdl : 0));
-      s.scale = s.seg.header.avgdl > 0 ? Math.max(1, avgdl / s.seg.header.avgdl) : 1;
-    }
+    this.k1 = k1;
+    this.b = b;
+    this.avgdl = avgdl;
     this.segs = segs;
     this.n = n;
     this.info = { engine: "disk", docCount: n, avgDocLength: avgdl, params: manifest.params, analyzerId: manifest.analyzerId, dir, segments: segs.length, deleted };
+  }
+
+  /** Fills the norms of page p of segment os: the fast engine's expression over its doc lengths. */
+  private loadNormPage(os: OpenSegment, p: number): void {
+    const from = p * NORM_PAGE;
+    const cnt = Math.min(NORM_PAGE, os.seg.docCount - from);
+    const dl = this.dlBuf;
+    os.seg.readDocLens(from, cnt, dl);
+    const { k1, b, avgdl } = this;
+    const norm = os.norm;
+    for (let i = 0; i < cnt; i++) norm[from + i] = k1 * (1 - b + (avgdl > 0 ? (b * dl[i]) / avgdl : 0));
+    os.normPage[p] = 1;
+  }
+
+  /** Makes sure the norms of the docs of docs[0..n) are loaded (docs ascending). */
+  private ensureNorm(os: OpenSegment, docs: Int32Array, n: number): void {
+    const pages = os.normPage;
+    let last = -1;
+    for (let i = 0; i < n; i++) {
+      const p = docs[i] >>> NORM_SHIFT;
+      if (p !== last) {
+        if (pages[p] === 0) this.loadNormPage(os, p);
+        last = p;
+      }
+    }
   }
 
   /** The query's distinct terms (order of first occurrence) with their counts. */
@@ -410,7 +466,7 @@ export class DiskBm25 {
       for (const s of this.segs) {
         const t = s.seg.termId(terms[i]);
         ids.push(t);
-        if (t >= 0) df += s.seg.df[t] - (s.maskDf ? s.maskDf[t] : 0);
+        if (t >= 0) df += s.seg.termDf(t) - (s.maskDf ? s.maskDf[t] : 0);
       }
       if (df === 0) continue;
       qTerms.push(ids);
@@ -429,7 +485,7 @@ export class DiskBm25 {
         const t = qTerms[i][si];
         if (t < 0) continue;
         lists.push(newList(i, this.segs[si].seg.termBlocks(t), qCount[i] * qIdf[i] * this.segs[si].scale));
-        st.postings += this.segs[si].seg.df[t];
+        st.postings += this.segs[si].seg.termDf(t);
       }
       if (lists.length) this.searchSegment(this.segs[si], lists, q, heap);
     }
@@ -447,7 +503,7 @@ export class DiskBm25 {
 
   /** Windowed block-max MaxScore over one segment (see the module doc). */
   private searchSegment(os: OpenSegment, lists: List[], q: QueryState, heap: Heap): void {
-    const { seg, norm, mask, base: gbase } = os;
+    const { seg, norm, mask, normPage, base: gbase } = os;
     const { m, idf, count, imp, acc, bits, cand, touched } = q;
     const k1p1 = this.k1p1;
     const nl = lists.length;
@@ -534,6 +590,7 @@ export class DiskBm25 {
             if (d < base) continue;
             if (d >= wend) break;
             if (mask !== null && (mask[d >>> 3] & (1 << (d & 7))) !== 0) continue;
+            if (normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
             const x = d - base;
             const tf = tt[p];
             const v = (w * (tf * k1p1)) / (tf + norm[d]);
@@ -579,6 +636,7 @@ export class DiskBm25 {
             decodedJ = j;
             p = 0;
           }
+          if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
           const dd = L.docs;
           while (p < cnt && dd[p] < d) p++;
           if (p < cnt && dd[p] === d) {
@@ -671,6 +729,7 @@ export class DiskBm25 {
     const cands: { d: number; v: number }[] = [];
     for (let h = 0; h < hs; h++) {
       const cnt = seg.decode(tb, hb[h], docs, tfs);
+      this.ensureNorm(os, docs, cnt);
       for (let p = 0; p < cnt; p++) {
         const d = docs[p];
         if (mask !== null && (mask[d >>> 3] & (1 << (d & 7))) !== 0) continue;
@@ -695,6 +754,7 @@ export class DiskBm25 {
         }
         if (lo >= ptb.nb || ptb.first[lo] > d) continue;
         const cnt = seg.decode(ptb, lo, docs, tfs);
+        if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
         for (let p = 0; p < cnt; p++) {
           if (docs[p] !== d) continue;
           const tf = tfs[p];

@@ -7,9 +7,9 @@
  * - `header.json`: format tag, doc / term / posting / block counts, BM25 params, analyzer id, tf
  *   coding, the segment's own average doc length `avgdl` (the block maxima's reference).
  * - `terms.utf8` + `terms.ends` (float64 per term): the vocabulary as a UTF-8 string table, in term-id
- *   order (first appearance in the segment); looked up by {@link TermTable} (resident).
+ *   order (first appearance in the segment); read through the page cache on lookup.
  * - `df.i32` (per term: postings), `post-start.f64` (per term + 1: byte offset of its postings in
- *   `postings.bin`) — resident, 12 bytes per term.
+ *   `postings.bin`) — read through the page cache per query term (v1 held them resident).
  * - `blocks.bin`: per block of {@link BLOCK} postings (term t's blocks are numbered from
  *   Σ_{u<t} ⌈df_u/64⌉), 16 bytes: first doc (int32), last doc (int32), the block maximum (float32,
  *   rounded up) of tf·(k1+1)/(tf + k1·(1 − b + b·dl/avgdl_seg)) — the impact without idf under
@@ -17,8 +17,16 @@
  * - `postings.bin`: per block, the doc gaps after the first doc as LEB128 varints, then the tfs:
  *   varints when the field weights are integers (tf integral), else float32 (the in-memory engine's
  *   float32 tf, same rounding). ~1.5–2.5 bytes per posting on PubMed-like text.
+ * - `terms.hash` (v2): the vocabulary's open-addressing hash table as built by {@link TermTable}
+ *   (`hashSlots` int32 slots, term id + 1, 0 = free, linear probing on {@link hashString}), so a
+ *   lookup is a few positioned reads and opening reads no per-term data.
+ * - `block-start.f64` (v2, per term + 1): first block number of each term (Σ ⌈df/64⌉ before it).
  * - `doc-len.f64` (per doc: field-weighted length), `ids.utf8` + `ids.ends` (float64 per doc): read
- *   at open (lengths, in chunks) and per hit (ids, two positioned reads).
+ *   lazily — lengths in pages of {@link NORM_PAGE} docs the first time a posting of one of them is
+ *   scored, ids per hit (two positioned reads).
+ *
+ * Opening a segment reads `header.json` only (and `fstat`s its files): nothing proportional to its
+ * documents or terms ({@link diskIo} counts the bytes read, for tests and benches).
  *
  * The block maximum depends on avgdl, which changes when segments are added or documents masked:
  * with avgdl' the live average, every impact of the block is ≤ idf · max · max(1, avgdl'/avgdl_seg)
@@ -28,10 +36,17 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Bm25Params } from "./params-core.ts";
-import { TermTable } from "./term-table.ts";
+import { equalsBytes, hashBytes, hashString } from "./term-table.ts";
 
-/** Format tag of a segment's `header.json`. */
-export const DISK_SEGMENT_FORMAT = "medsynth-bm25-disk-segment-v1";
+/** Format tag of a segment's `header.json` (v2: persisted term hash table and block starts). */
+export const DISK_SEGMENT_FORMAT = "medsynth-bm25-disk-segment-v2";
+/** log2 of {@link NORM_PAGE}. */
+export const NORM_SHIFT = 10;
+/** Documents per lazily read page of doc lengths (8 KiB of `doc-len.f64`). */
+export const NORM_PAGE = 1 << NORM_SHIFT;
+
+/** Bytes read from index files by this process (header, pages, raw arrays, ids, lengths); for tests and benches. */
+export const diskIo = { bytesRead: 0 };
 /** Postings per block (the unit of decoding and of the block-max index). */
 export const BLOCK = 64;
 /** Bytes per block record in `blocks.bin`. */
@@ -52,6 +67,10 @@ export interface SegmentHeader {
   tfCoding: "varint" | "float32";
   /** Mean field-weighted doc length of this segment (its block maxima's reference). */
   avgdl: number;
+  /** Sum of the doc lengths in doc order (float64, the engine's summation order). */
+  totalLen: number;
+  /** Slots of `terms.hash` (a power of two ≥ 2 × vocabSize, ≥ 16). */
+  hashSlots: number;
 }
 
 /** Rounds a non-negative float64 up to a float32 (as the in-memory engine's block maxima). */
@@ -174,6 +193,7 @@ export class FileScanner {
     while (this.end < n) {
       const got = readSync(this.fd, this.buf, this.end, this.buf.length - this.end, this.filePos);
       if (got === 0) throw new Error(`${this.path}: ended early at byte ${this.filePos} (truncated file)`);
+      diskIo.bytesRead += got;
       this.end += got;
       this.filePos += got;
     }
@@ -255,6 +275,7 @@ export function readRaw<T extends Int32Array | Float64Array | Uint8Array>(path: 
     for (let off = 0; off < size; ) {
       const n = readSync(fd, bytes, off, Math.min(1 << 28, size - off), off);
       if (n === 0) throw new Error(`on-disk BM25: ${path} ended early`);
+      diskIo.bytesRead += n;
       off += n;
     }
   } finally {
@@ -328,6 +349,7 @@ export class PageCache {
       for (let off = 0; off < len; ) {
         const n = readSync(this.fds[f], buf, off, len - off, pos + off);
         if (n === 0) throw new Error(`on-disk BM25: short read at byte ${pos + off} of file #${f}`);
+        diskIo.bytesRead += n;
         off += n;
       }
       // Second-chance eviction in insertion order: a page read again since it was queued goes round once more.
@@ -477,7 +499,9 @@ export class SegmentWriter {
   private readonly blocks: FileAppender;
   private readonly df: FileAppender;
   private readonly postStart: FileAppender;
+  private readonly blockStart: FileAppender;
   private readonly norm: Float64Array;
+  private readonly totalLen: number;
   private readonly k1p1: number;
   private readonly float: boolean;
   private bDocs = new Int32Array(BLOCK);
@@ -505,6 +529,7 @@ export class SegmentWriter {
     const n = docLen.length;
     let total = 0;
     for (let d = 0; d < n; d++) total += docLen[d];
+    this.totalLen = total;
     const avgdl = (this.avgdl = n > 0 ? total / n : 0);
     const { k1, b } = params;
     this.norm = new Float64Array(n);
@@ -515,6 +540,7 @@ export class SegmentWriter {
     this.blocks = new FileAppender(join(dir, "blocks.bin"));
     this.df = new FileAppender(join(dir, "df.i32"));
     this.postStart = new FileAppender(join(dir, "post-start.f64"));
+    this.blockStart = new FileAppender(join(dir, "block-start.f64"));
   }
 
   beginTerm(): void {
@@ -522,6 +548,7 @@ export class SegmentWriter {
     this.lastDoc = -1;
     this.termStart = this.postings.position;
     this.postStart.writeFloat64(this.termStart);
+    this.blockStart.writeFloat64(this.blockCount);
   }
 
   /** Adds postings docs[i], tfs[i] for i in [0, n) (docs ascending, after the term's previous ones). */
@@ -577,7 +604,9 @@ export class SegmentWriter {
    */
   finish(analyzerId: string): SegmentHeader {
     this.postStart.writeFloat64(this.postings.position);
-    for (const f of [this.postings, this.blocks, this.df, this.postStart]) f.close();
+    this.blockStart.writeFloat64(this.blockCount);
+    for (const f of [this.postings, this.blocks, this.df, this.postStart, this.blockStart]) f.close();
+    const hashSlots = writeTermHash(this.dir, this.terms);
     const header: SegmentHeader = {
       format: DISK_SEGMENT_FORMAT,
       docCount: this.norm.length,
@@ -589,10 +618,35 @@ export class SegmentWriter {
       analyzerId,
       tfCoding: this.float ? "float32" : "varint",
       avgdl: this.avgdl,
+      totalLen: this.totalLen,
+      hashSlots,
     };
     writeFileSync(join(this.dir, "header.json"), JSON.stringify(header, null, 1) + "\n");
     return header;
   }
+}
+
+/**
+ * Writes `terms.hash` of a segment folder from its `terms.utf8` / `terms.ends` (`v` terms): the
+ * slots {@link TermTable} builds (term id + 1 at the first free slot from hash & (slots − 1)).
+ * Memory: the vocabulary and the slots (build time only).
+ * @returns the slot count.
+ */
+function writeTermHash(dir: string, v: number): number {
+  const ends = readRaw(join(dir, "terms.ends"), Float64Array, v);
+  const bytes = readRaw(join(dir, "terms.utf8"), Uint8Array, v > 0 ? ends[v - 1] : 0);
+  let cap = 16;
+  while (cap < 2 * v) cap *= 2;
+  const slots = new Int32Array(cap);
+  const mask = cap - 1;
+  for (let t = 0, start = 0; t < v; t++) {
+    let slot = hashBytes(bytes, start, ends[t]) & mask;
+    while (slots[slot] !== 0) slot = (slot + 1) & mask;
+    slots[slot] = t + 1;
+    start = ends[t];
+  }
+  writeFileSync(join(dir, "terms.hash"), new Uint8Array(slots.buffer));
+  return cap;
 }
 
 /** Tf coding for `params`: varints when both field weights are integers, else float32. */
@@ -617,26 +671,30 @@ export interface TermBlocks {
 }
 
 /**
- * An opened segment: vocabulary and per-term arrays resident (≈ 12 bytes + the term's UTF-8 per
- * term), block records and postings read through the shared {@link PageCache}.
+ * An opened segment: only `header.json` is read at open; the term hash table, per-term arrays,
+ * block records and postings are read on demand through the shared {@link PageCache}, doc
+ * lengths in pages of {@link NORM_PAGE} docs ({@link readDocLens}).
  */
 export class SegmentReader {
   readonly header: SegmentHeader;
-  readonly table: TermTable;
-  readonly df: Int32Array;
-  readonly postStart: Float64Array;
-  /** First block number of each term (V + 1 entries). */
-  readonly blockStart: Float64Array;
   private readonly fBlocks: number;
   private readonly fPostings: number;
+  private readonly fHash: number;
+  private readonly fTerms: number;
+  private readonly fTermEnds: number;
+  private readonly fDf: number;
+  private readonly fPostStart: number;
+  private readonly fBlockStart: number;
+  private readonly fDocLen: number;
+  private readonly hashMask: number;
   readonly float: boolean;
   private idFds: number[] | null = null;
 
   /**
    * @param dir the segment folder.
-   * @param cache the page cache its block records and postings are read through.
-   * @throws Error naming the folder when `header.json` is missing or another format, or a file's
-   *   size disagrees with the header.
+   * @param cache the page cache its files are read through.
+   * @throws Error naming the folder when `header.json` is missing or another format (a v1 segment:
+   *   rebuild), or a file's size disagrees with the header.
    */
   constructor(
     readonly dir: string,
@@ -644,26 +702,35 @@ export class SegmentReader {
   ) {
     let header: SegmentHeader;
     try {
-      header = JSON.parse(readFileSync(join(dir, "header.json"), "utf8"));
+      const text = readFileSync(join(dir, "header.json"), "utf8");
+      diskIo.bytesRead += Buffer.byteLength(text);
+      header = JSON.parse(text);
     } catch (e) {
       throw new Error(`on-disk BM25: cannot read ${join(dir, "header.json")} (${(e as Error).message}); the segment is unfinished or corrupt`);
     }
-    if (header.format !== DISK_SEGMENT_FORMAT) throw new Error(`on-disk BM25: ${dir} has format ${JSON.stringify(header.format)}, expected ${DISK_SEGMENT_FORMAT}`);
+    if (header.format !== DISK_SEGMENT_FORMAT) throw new Error(`on-disk BM25: ${dir} has format ${JSON.stringify(header.format)}, expected ${DISK_SEGMENT_FORMAT}; delete the index folder and rebuild it`);
     this.header = header;
     const v = header.vocabSize;
-    const termEnds = readRaw(join(dir, "terms.ends"), Float64Array, v);
-    const termBytes = readRaw(join(dir, "terms.utf8"), Uint8Array, v > 0 ? termEnds[v - 1] : 0);
-    this.table = new TermTable(termBytes, termEnds);
-    this.df = readRaw(join(dir, "df.i32"), Int32Array, v);
-    this.postStart = readRaw(join(dir, "post-start.f64"), Float64Array, v + 1);
-    this.blockStart = new Float64Array(v + 1);
-    for (let t = 0; t < v; t++) this.blockStart[t + 1] = this.blockStart[t] + Math.ceil(this.df[t] / BLOCK);
-    if (this.blockStart[v] !== header.blocks) throw new Error(`on-disk BM25: ${dir} is corrupt (block count ${this.blockStart[v]} vs header ${header.blocks})`);
-    this.fBlocks = cache.addFile(join(dir, "blocks.bin"));
-    this.fPostings = cache.addFile(join(dir, "postings.bin"));
-    if (cache.size(this.fBlocks) !== header.blocks * BLOCK_RECORD || cache.size(this.fPostings) !== header.postingBytes) {
-      throw new Error(`on-disk BM25: ${dir} is corrupt (blocks.bin / postings.bin sizes disagree with header.json)`);
-    }
+    const file = (name: string, bytes: number): number => {
+      let f: number;
+      try {
+        f = cache.addFile(join(dir, name));
+      } catch (e) {
+        throw new Error(`on-disk BM25: ${join(dir, name)} is missing (${(e as Error).message})`);
+      }
+      if (cache.size(f) !== bytes) throw new Error(`on-disk BM25: ${join(dir, name)} has ${cache.size(f)} bytes, expected ${bytes}; the index is corrupt`);
+      return f;
+    };
+    this.fBlocks = file("blocks.bin", header.blocks * BLOCK_RECORD);
+    this.fPostings = file("postings.bin", header.postingBytes);
+    this.fHash = file("terms.hash", header.hashSlots * 4);
+    this.fTermEnds = file("terms.ends", v * 8);
+    this.fTerms = cache.addFile(join(dir, "terms.utf8"));
+    this.fDf = file("df.i32", v * 4);
+    this.fPostStart = file("post-start.f64", (v + 1) * 8);
+    this.fBlockStart = file("block-start.f64", (v + 1) * 8);
+    this.fDocLen = file("doc-len.f64", header.docCount * 8);
+    this.hashMask = header.hashSlots - 1;
     this.float = header.tfCoding === "float32";
   }
 
@@ -671,15 +738,40 @@ export class SegmentReader {
     return this.header.docCount;
   }
 
-  /** Term id of `term` in this segment, or -1. */
+  private i32(f: number, i: number): number {
+    const b = this.cache.locate(f, i * 4, 4) as Buffer;
+    return b.readInt32LE(this.cache.at);
+  }
+
+  private f64(f: number, i: number): number {
+    const b = this.cache.locate(f, i * 8, 8) as Buffer;
+    return b.readDoubleLE(this.cache.at);
+  }
+
+  /** Term id of `term` in this segment, or -1 (probes `terms.hash`, compares with `terms.utf8`). */
   termId(term: string): number {
-    return this.table.get(term);
+    const mask = this.hashMask;
+    for (let slot = hashString(term) & mask; ; slot = (slot + 1) & mask) {
+      const v = this.i32(this.fHash, slot);
+      if (v === 0) return -1;
+      const t = v - 1;
+      const s0 = t > 0 ? this.f64(this.fTermEnds, t - 1) : 0;
+      const s1 = this.f64(this.fTermEnds, t);
+      const bytes = this.cache.locate(this.fTerms, s0, s1 - s0);
+      const at = this.cache.at;
+      if (equalsBytes(term, bytes, at, at + (s1 - s0))) return t;
+    }
+  }
+
+  /** Postings of term t (its document frequency in this segment). */
+  termDf(t: number): number {
+    return this.i32(this.fDf, t);
   }
 
   /** Term t's block records (one positioned read of ⌈df/64⌉ × 16 bytes through the cache). */
   termBlocks(t: number): TermBlocks {
-    const b0 = this.blockStart[t];
-    const nb = this.blockStart[t + 1] - b0;
+    const b0 = this.f64(this.fBlockStart, t);
+    const nb = this.f64(this.fBlockStart, t + 1) - b0;
     const raw = new ArrayBuffer(nb * BLOCK_RECORD);
     this.cache.readInto(this.fBlocks, b0 * BLOCK_RECORD, nb * BLOCK_RECORD, new Uint8Array(raw), 0);
     const i32 = new Int32Array(raw);
@@ -690,7 +782,7 @@ export class SegmentReader {
     const max = new Float32Array(nb);
     const len = new Uint32Array(nb);
     const pos = new Float64Array(nb);
-    let at = this.postStart[t];
+    let at = this.f64(this.fPostStart, t);
     for (let j = 0; j < nb; j++) {
       first[j] = i32[4 * j];
       last[j] = i32[4 * j + 1];
@@ -699,7 +791,7 @@ export class SegmentReader {
       pos[j] = at;
       at += len[j];
     }
-    return { nb, df: this.df[t], first, last, max, pos, len };
+    return { nb, df: this.termDf(t), first, last, max, pos, len };
   }
 
   /** Decodes block j of a term (given its {@link TermBlocks}) into outDocs / outTf; returns its posting count. */
@@ -710,7 +802,12 @@ export class SegmentReader {
     return n;
   }
 
-  /** The segment's doc lengths (read in full: 8 bytes per doc; at open and when merging). */
+  /** Copies the lengths of docs [from, from + n) into out[0..n) (through the page cache). */
+  readDocLens(from: number, n: number, out: Float64Array): void {
+    this.cache.readInto(this.fDocLen, from * 8, n * 8, new Uint8Array(out.buffer, out.byteOffset, n * 8), 0);
+  }
+
+  /** The segment's doc lengths (read in full: 8 bytes per doc; when merging and updating). */
   readDocLen(): Float64Array {
     return readRaw(join(this.dir, "doc-len.f64"), Float64Array, this.docCount);
   }
@@ -762,6 +859,7 @@ export class SegmentReader {
     }
     const b = Buffer.alloc(end - start);
     if (end > start) readSync(this.idFds[1], b, 0, end - start, start);
+    diskIo.bytesRead += (d === 0 ? 8 : 16) + (end - start);
     return b.toString("utf8");
   }
 

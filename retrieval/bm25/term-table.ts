@@ -28,15 +28,15 @@ function finish(h: number): number {
 
 const FNV_OFFSET = 0x811c9dc5 | 0;
 
-/** Hash of a string's UTF-16 code units (the same value {@link hashBytes} gives for its UTF-8). */
-function hashString(s: string): number {
+/** Hash of a string's UTF-16 code units (the same value {@link hashBytes} gives for its UTF-8); int32, the slot key of {@link TermTable} and of the on-disk `terms.hash`. */
+export function hashString(s: string): number {
   let h = FNV_OFFSET;
   for (let i = 0; i < s.length; i++) h = step(h, s.charCodeAt(i));
   return finish(h);
 }
 
-/** Hash of the UTF-16 code units of the UTF-8 bytes [start, end) (valid UTF-8 assumed). */
-function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+/** Hash of the UTF-16 code units of the UTF-8 bytes [start, end) (valid UTF-8 assumed); equals {@link hashString} of the decoded string. */
+export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   let h = FNV_OFFSET;
   for (let i = start; i < end; ) {
     const b0 = bytes[i];
@@ -60,7 +60,7 @@ function hashBytes(bytes: Uint8Array, start: number, end: number): number {
 }
 
 /** Whether the UTF-8 bytes [start, end) encode exactly the code units of `s`. */
-function equalsBytes(s: string, bytes: Uint8Array, start: number, end: number): boolean {
+export function equalsBytes(s: string, bytes: Uint8Array, start: number, end: number): boolean {
   let j = 0;
   const n = s.length;
   for (let i = start; i < end; ) {

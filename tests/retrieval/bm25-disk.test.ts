@@ -7,7 +7,7 @@
  * within its bound.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
@@ -15,6 +15,7 @@ import { loadDataset } from "../../corpus/datasets/registry.ts";
 import type { CorpusDoc, SynthesisTask } from "../../corpus/types.ts";
 import { buildFastBm25, type FastBm25 } from "../../retrieval/bm25/fast-engine.ts";
 import { addDiskBm25Segment, buildDiskBm25, mergeDiskBm25Segments, openDiskBm25, readDiskManifest, type DiskBm25 } from "../../retrieval/bm25/disk-engine.ts";
+import { diskIo } from "../../retrieval/bm25/disk-segment.ts";
 import { mulberry32, ZipfWords, zipfDocs, zipfQuery } from "../helpers/zipf-docs.ts";
 
 let root = "";
@@ -128,5 +129,30 @@ describe("on-disk BM25 = in-memory fast engine (bit-identical top-k)", () => {
     expect(disk.cache.residentBytes).toBeLessThanOrEqual(0.5 * 2 ** 20);
     expect(disk.cache.stats.misses).toBeGreaterThan(8); // pages were evicted and read again
     disk.close();
+  });
+
+  it("opening reads only headers: the bytes read at open do not grow with the corpus (2,000 vs 12,000 docs)", async () => {
+    const small = join(root, "open-small");
+    await buildDiskBm25(small, synth.slice(0, 2000), { runPostings: 100_000 });
+    const openBytes = (dir: string) => {
+      const before = diskIo.bytesRead;
+      const e = openDiskBm25(dir);
+      const read = diskIo.bytesRead - before;
+      e.close();
+      return read;
+    };
+    const a = openBytes(small);
+    const b = openBytes(join(root, "synth")); // 12,000 docs, built above
+    // index.json + header.json only (~0.6 KiB); v1 read 8 B per doc + ~20 B per term at open.
+    expect(a).toBeLessThan(2048);
+    expect(b).toBeLessThan(2048);
+    expect(Math.abs(a - b)).toBeLessThan(64);
+  });
+
+  it("an index in the v1 format is refused with a message naming the folder and saying to rebuild", () => {
+    const dir = join(root, "v1");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "index.json"), JSON.stringify({ format: "medsynth-bm25-disk-v1", params: {}, analyzerId: "x", generation: 0, segments: [] }));
+    expect(() => openDiskBm25(dir)).toThrow(`the index in ${dir} has format "medsynth-bm25-disk-v1", expected medsynth-bm25-disk-v2; delete the folder ${dir} and rebuild the index`);
   });
 });
