@@ -300,65 +300,31 @@ export async function runExperiment(config: ExperimentConfig, deps: RunnerDeps, 
   }
 }
 
+/**
+ * The body of {@link runExperiment} once the output folder is locked, as a list of steps: keep a
+ * changed spec, load the cells, write spec/cells/env, read what is finished, run the pending
+ * cells, summarise.
+ */
 async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOptions, log: (l: string) => void, outputDir: string): Promise<RunSummary> {
   const hash = configHash(config);
   const specPath = join(outputDir, "spec.json");
-  if (existsSync(specPath)) {
-    try {
-      const prev = JSON.parse(readFileSync(specPath, "utf8")) as { configHash?: string };
-      if (prev.configHash && prev.configHash !== hash) {
-        copyFileSync(specPath, join(outputDir, `spec.${prev.configHash.slice(0, 12)}.json`));
-        log(`note: config changed since the last run in ${outputDir} (previous spec kept as spec.${prev.configHash.slice(0, 12)}.json); finished cells with identical settings are reused`);
-      }
-    } catch {
-      /* unreadable old spec: overwritten below */
-    }
-  }
-
+  keepChangedSpec(specPath, hash, outputDir, log);
 
   const { cells: matrix, itemIndex, kindOf, modelByKey, warnings } = await loadCells(config, deps, log);
   const cells = opts.shard ? selectShard(matrix, opts.shard) : matrix;
-  // The spec and its cells are written once the config has loaded its items: the report covers
-  // exactly these cells, even when the folder holds records of earlier configs.
-  const shard = opts.shard ? { shard: opts.shard } : {};
-  writeFileSync(specPath, JSON.stringify({ configHash: hash, config, ...shard }, null, 2) + "\n");
-  writeFileSync(join(outputDir, "cells.json"), JSON.stringify({ configHash: hash, keys: cells.map((c) => c.key), ...(opts.shard ? { ...shard, matrixCells: matrix.length } : {}) }) + "\n");
-
-  const env = deps.environment ? await deps.environment() : {};
-  writeFileSync(join(outputDir, "env.json"), JSON.stringify({ configHash: hash, node: process.version, platform: `${process.platform}-${process.arch}`, seed: config.seed, models: config.models.map((m) => m.id), ...env }, null, 2) + "\n");
+  writeSpecAndCells(specPath, outputDir, hash, config, cells, matrix.length, opts.shard);
+  await writeEnvironment(outputDir, hash, config, deps);
 
   const resultsPath = join(outputDir, "results.jsonl");
-  // one streamed pass keeping only each key's latest status (never the records themselves)
-  const existing = newScanStats();
-  const latest = latestEntries(resultsPath, existing, { repair: true });
-  if (existing.truncatedTail) log(`warning: ${resultsPath}: cut off an unfinished last line (a crash mid-write); that cell will run again`);
-  if (existing.malformedLines.length) log(`warning: ${resultsPath}: skipped malformed lines ${existing.malformedLines.join(", ")}`);
+  const { existing, latest } = readFinished(resultsPath, log);
   const pending = pendingCells(cells, latest, opts.retryFailed);
   const skippedFinished = cells.length - pending.length;
   opts.onPlan?.({ pending, finished: skippedFinished, items: itemIndex });
 
   const writer = new ResultsWriter(resultsPath);
   const limit = pLimit(config.concurrency);
-  const workflowCache = new Map<string, Promise<RunnableWorkflow>>();
-  const getWorkflow = (c: Cell) => {
-    const k = JSON.stringify([c.model, c.workflow, c.params]);
-    let w = workflowCache.get(k);
-    if (!w) {
-      w = deps.createWorkflow(modelByKey.get(c.model)!, c.workflow, c.params);
-      workflowCache.set(k, w);
-    }
-    return w;
-  };
-
-  const progress: RunProgress = { done: 0, total: pending.length, failed: 0, inputTokens: 0, outputTokens: 0, unknownUsageCalls: 0, costUsd: 0 };
-  let ran = 0;
-  let skippedItems = 0;
-  // Light copies of the records written now (no texts), for the usage summary.
-  const written: RunRecord[] = [];
-  const failuresByReason: Record<string, number> = {};
-  const verdicts = { total: 0, missing: 0 };
-  const idByLabel = new Map(config.models.map((m) => [m.label ?? m.id, m.id]));
-  const modelIdOf = (r: RunRecord) => idByLabel.get(r.model) ?? r.model;
+  const getWorkflow = workflowCache(deps, modelByKey);
+  const tally = new RunTally(pending.length, config);
   const aborted = () => opts.signal?.aborted ?? false;
 
   const runCell = async (c: Cell): Promise<void> => {
@@ -371,101 +337,15 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     const kind = kindOf.get(c.dataset)!;
     const model = modelByKey.get(c.model)!;
     const startedAt = new Date().toISOString();
-    let result: WorkflowRunResult;
-    let outputKind: "text" | "score" = "text";
-    try {
-      const wf = await getWorkflow(c);
-      outputKind = wf.outputKind ?? "text";
-      result = await wf.run(item as never, { repeat: c.repeat, signal: opts.signal });
-    } catch (e) {
-      result = { status: "failed", output: null, error: e instanceof Error ? e.message : String(e), intermediate: {}, calls: [], latencyMs: 0 };
-    }
+    const { result, outputKind } = await runWorkflowOf(c, item, getWorkflow, opts.signal);
     if (aborted()) return; // an interrupted cell is not a finished cell
-    if (result.status === "ok" && (result.output === null || result.output.trim() === "")) {
-      // An empty answer is an endpoint failure, not an output: never scored, never silently left out.
-      result = { ...result, status: "failed", output: null, error: "the model returned an empty answer", failureReason: "empty" };
-    }
-    const record: RunRecord = {
-      key: c.key,
-      itemId: c.itemId,
-      dataset: c.dataset,
-      taskKind: kind as RunRecord["taskKind"],
-      model: model.label ?? model.id,
-      workflow: c.workflow,
-      params: c.params,
-      repeat: c.repeat,
-      status: result.status,
-      output: result.output,
-      ...(result.status === "ok" && result.calls.some((call) => call.finishReason === "length") ? { truncated: true as const } : {}),
-      ...(result.error ? { error: result.error } : {}),
-      ...(result.status === "failed" && result.failureReason ? { failureReason: result.failureReason } : {}),
-      ...(result.raw ? { raw: result.raw } : {}),
-      reference: referenceOf(item, kind),
-      itemMeta: metaOf(item),
-      intermediate: result.intermediate,
-      generator: (() => {
-        const { latencyMs: _l, modelLatencyMs, cached, ...g } = sumCalls(result.calls);
-        return { ...g, latencyMs: result.latencyMs, cached, ...(result.calls.length ? { modelLatencyMs } : {}) };
-      })(),
-      startedAt,
-      finishedAt: startedAt,
-    };
-    if (record.status === "ok" && outputKind === "score") {
-      // A score output (feasibility) is a measurement, not prose: it is reported as a metric
-      // and neither compared with the reference text nor judged.
-      const v = Number(record.output);
-      record.outputKind = "score";
-      record.metrics = { [`${c.workflow}_score`]: Number.isFinite(v) ? v : null };
-      if (!Number.isFinite(v)) record.metricNotes = { [`${c.workflow}_score`]: `output is not a number: ${JSON.stringify(record.output)}` };
-    }
-    const metricCalls: CallInfo[] = [];
-    if (record.status === "ok" && outputKind !== "score" && deps.computeMetrics) {
-      try {
-        const m = await deps.computeMetrics(record, item, { signal: opts.signal });
-        metricCalls.push(...(m.calls ?? []));
-        if (Object.keys(m.metrics).length) record.metrics = m.metrics;
-        if (Object.keys(m.notes).length) record.metricNotes = m.notes;
-        if (m.labels && Object.keys(m.labels).length) record.labels = m.labels;
-      } catch (e) {
-        record.metricNotes = { _error: e instanceof Error ? e.message : String(e) };
-      }
-    }
-    const judgeCalls = [...metricCalls];
-    if (record.status === "ok" && outputKind === "text" && deps.judge) {
-      const j = await deps.judge(record, item, { signal: opts.signal });
-      record.judgeScores = j.scores;
-      if (j.panel) record.panel = j.panel;
-      judgeCalls.push(...j.calls);
-    }
-    if (judgeCalls.length || (record.status === "ok" && outputKind === "text" && deps.judge)) {
-      const { cached: _c, modelLatencyMs: _m, ...s } = sumCalls(judgeCalls);
-      record.judge = { ...s, byModel: judgeByModel(judgeCalls) };
-    }
+    const record = recordOf(c, item, kind, model, result, startedAt);
+    await scoreRecord(record, item, outputKind, c.workflow, deps, opts.signal);
     if (aborted()) return;
     record.finishedAt = new Date().toISOString();
     writer.append(record);
-    ran++;
-    if (record.status === "failed") progress.failed++;
-    if (record.status === "skipped") skippedItems++;
-    progress.done++;
-    if (record.status === "failed") {
-      const reason = failureReasonOf(record);
-      failuresByReason[reason] = (failuresByReason[reason] ?? 0) + 1;
-    }
-    for (const v of record.judgeScores ?? []) {
-      verdicts.total++;
-      if (v.status === "missing") verdicts.missing++;
-    }
-    written.push({ ...record, output: null, intermediate: {}, judgeScores: undefined, raw: undefined });
-    const u = runUsage(written.slice(-1), config.prices, modelIdOf);
-    progress.inputTokens += u.total.inputTokens ?? 0;
-    progress.outputTokens += u.total.outputTokens ?? 0;
-    progress.unknownUsageCalls += u.total.unknownUsageCalls;
-    progress.costUsd += u.total.costUsd ?? 0;
-    progress.missingVerdicts = verdicts.missing;
-    progress.verdicts = verdicts.total;
-    progress.last = record;
-    opts.onProgress?.({ ...progress });
+    const snapshot = tally.add(record);
+    opts.onProgress?.(snapshot);
   };
 
   await Promise.all(pending.map((c) => limit(() => runCell(c))));
@@ -476,14 +356,206 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     configHash: hash,
     totalCells: cells.length,
     skippedFinished,
-    ran,
-    failed: progress.failed,
-    skippedItems,
+    ran: tally.ran,
+    failed: tally.progress.failed,
+    skippedItems: tally.skippedItems,
     aborted: aborted(),
     malformedLines: existing.malformedLines,
     warnings,
-    usage: runUsage(written, config.prices, modelIdOf),
-    failuresByReason,
-    judgeVerdicts: verdicts,
+    usage: tally.usage(),
+    failuresByReason: tally.failuresByReason,
+    judgeVerdicts: tally.verdicts,
   };
+}
+
+/** Step: when the folder's spec.json has another config hash, keep it as `spec.<hash12>.json` and say so. */
+function keepChangedSpec(specPath: string, hash: string, outputDir: string, log: (l: string) => void): void {
+  if (!existsSync(specPath)) return;
+  try {
+    const prev = JSON.parse(readFileSync(specPath, "utf8")) as { configHash?: string };
+    if (prev.configHash && prev.configHash !== hash) {
+      copyFileSync(specPath, join(outputDir, `spec.${prev.configHash.slice(0, 12)}.json`));
+      log(`note: config changed since the last run in ${outputDir} (previous spec kept as spec.${prev.configHash.slice(0, 12)}.json); finished cells with identical settings are reused`);
+    }
+  } catch {
+    /* unreadable old spec: overwritten below */
+  }
+}
+
+/**
+ * Step: write spec.json and cells.json. They are written once the config has loaded its items:
+ * the report covers exactly these cells, even when the folder holds records of earlier configs.
+ */
+function writeSpecAndCells(specPath: string, outputDir: string, hash: string, config: ExperimentConfig, cells: Cell[], matrixCells: number, shardSpec: ShardSpec | undefined): void {
+  const shard = shardSpec ? { shard: shardSpec } : {};
+  writeFileSync(specPath, JSON.stringify({ configHash: hash, config, ...shard }, null, 2) + "\n");
+  writeFileSync(join(outputDir, "cells.json"), JSON.stringify({ configHash: hash, keys: cells.map((c) => c.key), ...(shardSpec ? { ...shard, matrixCells } : {}) }) + "\n");
+}
+
+/** Step: write env.json (config hash, Node, platform, seed, model ids and the deps' environment). */
+async function writeEnvironment(outputDir: string, hash: string, config: ExperimentConfig, deps: RunnerDeps): Promise<void> {
+  const env = deps.environment ? await deps.environment() : {};
+  writeFileSync(join(outputDir, "env.json"), JSON.stringify({ configHash: hash, node: process.version, platform: `${process.platform}-${process.arch}`, seed: config.seed, models: config.models.map((m) => m.id), ...env }, null, 2) + "\n");
+}
+
+/** Step: one streamed pass over results.jsonl keeping only each key's latest status (never the records themselves); repairs a cut-off tail. */
+function readFinished(resultsPath: string, log: (l: string) => void): { existing: ReturnType<typeof newScanStats>; latest: Map<string, LatestEntry> } {
+  const existing = newScanStats();
+  const latest = latestEntries(resultsPath, existing, { repair: true });
+  if (existing.truncatedTail) log(`warning: ${resultsPath}: cut off an unfinished last line (a crash mid-write); that cell will run again`);
+  if (existing.malformedLines.length) log(`warning: ${resultsPath}: skipped malformed lines ${existing.malformedLines.join(", ")}`);
+  return { existing, latest };
+}
+
+/** One runnable workflow per distinct model × workflow × params, built on first use and shared. */
+function workflowCache(deps: RunnerDeps, modelByKey: Map<string, ModelSelection>): (c: Cell) => Promise<RunnableWorkflow> {
+  const cache = new Map<string, Promise<RunnableWorkflow>>();
+  return (c: Cell) => {
+    const k = JSON.stringify([c.model, c.workflow, c.params]);
+    let w = cache.get(k);
+    if (!w) {
+      w = deps.createWorkflow(modelByKey.get(c.model)!, c.workflow, c.params);
+      cache.set(k, w);
+    }
+    return w;
+  };
+}
+
+/** Step of a cell: run its workflow on the item; a throw becomes a failed result, an empty answer a failed one (reason `empty`). */
+async function runWorkflowOf(c: Cell, item: RunnerItem, getWorkflow: (c: Cell) => Promise<RunnableWorkflow>, signal: AbortSignal | undefined): Promise<{ result: WorkflowRunResult; outputKind: "text" | "score" }> {
+  let result: WorkflowRunResult;
+  let outputKind: "text" | "score" = "text";
+  try {
+    const wf = await getWorkflow(c);
+    outputKind = wf.outputKind ?? "text";
+    result = await wf.run(item as never, { repeat: c.repeat, signal });
+  } catch (e) {
+    result = { status: "failed", output: null, error: e instanceof Error ? e.message : String(e), intermediate: {}, calls: [], latencyMs: 0 };
+  }
+  if (result.status === "ok" && (result.output === null || result.output.trim() === "")) {
+    // An empty answer is an endpoint failure, not an output: never scored, never silently left out.
+    result = { ...result, status: "failed", output: null, error: "the model returned an empty answer", failureReason: "empty" };
+  }
+  return { result, outputKind };
+}
+
+/** Step of a cell: the run record of a workflow result (no metrics or judge scores yet; `finishedAt` is set when written). */
+function recordOf(c: Cell, item: RunnerItem, kind: string, model: ModelSelection, result: WorkflowRunResult, startedAt: string): RunRecord {
+  return {
+    key: c.key,
+    itemId: c.itemId,
+    dataset: c.dataset,
+    taskKind: kind as RunRecord["taskKind"],
+    model: model.label ?? model.id,
+    workflow: c.workflow,
+    params: c.params,
+    repeat: c.repeat,
+    status: result.status,
+    output: result.output,
+    ...(result.status === "ok" && result.calls.some((call) => call.finishReason === "length") ? { truncated: true as const } : {}),
+    ...(result.error ? { error: result.error } : {}),
+    ...(result.status === "failed" && result.failureReason ? { failureReason: result.failureReason } : {}),
+    ...(result.raw ? { raw: result.raw } : {}),
+    reference: referenceOf(item, kind),
+    itemMeta: metaOf(item),
+    intermediate: result.intermediate,
+    generator: (() => {
+      const { latencyMs: _l, modelLatencyMs, cached, ...g } = sumCalls(result.calls);
+      return { ...g, latencyMs: result.latencyMs, cached, ...(result.calls.length ? { modelLatencyMs } : {}) };
+    })(),
+    startedAt,
+    finishedAt: startedAt,
+  };
+}
+
+/**
+ * Step of a cell: score an ok record in place. A score output (feasibility) is a metric; a text
+ * output gets reference metrics (a throw becomes `metricNotes._error`) and the judge panel; the
+ * model calls of metrics and judges are summed into `record.judge`.
+ */
+async function scoreRecord(record: RunRecord, item: RunnerItem, outputKind: "text" | "score", workflow: string, deps: RunnerDeps, signal: AbortSignal | undefined): Promise<void> {
+  if (record.status === "ok" && outputKind === "score") {
+    // A score output (feasibility) is a measurement, not prose: it is reported as a metric
+    // and neither compared with the reference text nor judged.
+    const v = Number(record.output);
+    record.outputKind = "score";
+    record.metrics = { [`${workflow}_score`]: Number.isFinite(v) ? v : null };
+    if (!Number.isFinite(v)) record.metricNotes = { [`${workflow}_score`]: `output is not a number: ${JSON.stringify(record.output)}` };
+  }
+  const metricCalls: CallInfo[] = [];
+  if (record.status === "ok" && outputKind !== "score" && deps.computeMetrics) {
+    try {
+      const m = await deps.computeMetrics(record, item, { signal });
+      metricCalls.push(...(m.calls ?? []));
+      if (Object.keys(m.metrics).length) record.metrics = m.metrics;
+      if (Object.keys(m.notes).length) record.metricNotes = m.notes;
+      if (m.labels && Object.keys(m.labels).length) record.labels = m.labels;
+    } catch (e) {
+      record.metricNotes = { _error: e instanceof Error ? e.message : String(e) };
+    }
+  }
+  const judgeCalls = [...metricCalls];
+  if (record.status === "ok" && outputKind === "text" && deps.judge) {
+    const j = await deps.judge(record, item, { signal });
+    record.judgeScores = j.scores;
+    if (j.panel) record.panel = j.panel;
+    judgeCalls.push(...j.calls);
+  }
+  if (judgeCalls.length || (record.status === "ok" && outputKind === "text" && deps.judge)) {
+    const { cached: _c, modelLatencyMs: _m, ...s } = sumCalls(judgeCalls);
+    record.judge = { ...s, byModel: judgeByModel(judgeCalls) };
+  }
+}
+
+/** Running counts of the records written in this invocation: progress, failures by reason, verdicts, usage. */
+class RunTally {
+  readonly progress: RunProgress;
+  ran = 0;
+  skippedItems = 0;
+  readonly failuresByReason: Record<string, number> = {};
+  readonly verdicts = { total: 0, missing: 0 };
+  /** Light copies of the records written now (no texts), for the usage summary. */
+  private readonly written: RunRecord[] = [];
+  private readonly modelIdOf: (r: RunRecord) => string;
+
+  constructor(
+    total: number,
+    private readonly config: ExperimentConfig,
+  ) {
+    this.progress = { done: 0, total, failed: 0, inputTokens: 0, outputTokens: 0, unknownUsageCalls: 0, costUsd: 0 };
+    const idByLabel = new Map(config.models.map((m) => [m.label ?? m.id, m.id]));
+    this.modelIdOf = (r: RunRecord) => idByLabel.get(r.model) ?? r.model;
+  }
+
+  /** Count a written record; returns a snapshot of the progress for `onProgress`. */
+  add(record: RunRecord): RunProgress {
+    const progress = this.progress;
+    this.ran++;
+    if (record.status === "failed") progress.failed++;
+    if (record.status === "skipped") this.skippedItems++;
+    progress.done++;
+    if (record.status === "failed") {
+      const reason = failureReasonOf(record);
+      this.failuresByReason[reason] = (this.failuresByReason[reason] ?? 0) + 1;
+    }
+    for (const v of record.judgeScores ?? []) {
+      this.verdicts.total++;
+      if (v.status === "missing") this.verdicts.missing++;
+    }
+    this.written.push({ ...record, output: null, intermediate: {}, judgeScores: undefined, raw: undefined });
+    const u = runUsage(this.written.slice(-1), this.config.prices, this.modelIdOf);
+    progress.inputTokens += u.total.inputTokens ?? 0;
+    progress.outputTokens += u.total.outputTokens ?? 0;
+    progress.unknownUsageCalls += u.total.unknownUsageCalls;
+    progress.costUsd += u.total.costUsd ?? 0;
+    progress.missingVerdicts = this.verdicts.missing;
+    progress.verdicts = this.verdicts.total;
+    progress.last = record;
+    return { ...progress };
+  }
+
+  /** Tokens and cost of every record written in this invocation. */
+  usage(): RunUsage {
+    return runUsage(this.written, this.config.prices, this.modelIdOf);
+  }
 }

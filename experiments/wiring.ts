@@ -31,7 +31,7 @@ import { resolveRubric } from "../judges/rubric.ts";
 import { readConfigValue } from "../models/config-file.ts";
 import { unsetEnvReferences } from "../models/env-interpolation.ts";
 import type { ChatModel } from "../models/types.ts";
-import type { ExperimentConfig, RetrievalSettings } from "./config.ts";
+import type { DatasetSelection, ExperimentConfig, RetrievalSettings } from "./config.ts";
 import type { LoadedItems, RunnerDeps, RunnerItem } from "./runner.ts";
 import { computeRecordMetrics, validateMetricSpecs } from "./metrics-stage.ts";
 import { mergePanelSummary } from "./panel-summary.ts";
@@ -399,33 +399,102 @@ export function retrieverFactory(config: ExperimentConfig, log: (l: string) => v
  *   the run's batch session.
  */
 export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l), modelOptions: ModelFactoryOptions = {}): RunnerDeps {
-  const retriever = retrieverFactory(config, log);
-  const retrievalDocs = once(() => loadRetrievalCorpus(config.retrieval));
+  const sources: RetrievalSources = {
+    retriever: retrieverFactory(config, log),
+    retrievalDocs: once(() => loadRetrievalCorpus(config.retrieval)),
+    retrieverFor: namedRetrievers(config, log),
+    rerankerFor: rerankerCache(log),
+  };
+  const panel = panelLoader(config, modelOptions);
+  const panelDir = config.panel ? dirname(config.panel) : null;
+  const computeMetrics = metricsOfRun(config, log, modelOptions);
+  return {
+    loadItems: loadRunnerItems,
+    workflowKind(id) {
+      return getWorkflow(id).taskKind;
+    },
+    validate(cfg) {
+      validateAgainstRegistries(cfg);
+    },
+    async createWorkflow(modelSel, workflowId, params) {
+      const def = getWorkflow(workflowId);
+      const { reranker: _r, rerankTopN: _t, retrieval: _v, ...wfParams } = params as Record<string, unknown>;
+      const model = createGeneratorModel(modelSel.id, (modelSel.endpoint ?? {}) as never, modelOptions);
+      const deps: WorkflowDeps = { model, promptDir: config.promptDir };
+      await attachRetrieval(deps, config, workflowId, params, model, sources);
+      return def.create(deps, wfParams);
+    },
+    computeMetrics,
+    ...(config.panel
+      ? {
+          async judge(record, item, opts) {
+            const p = (await panel())!;
+            if (typeof record.intermediate.source !== "string") record.intermediate = { ...record.intermediate, source: sourceTextOf(item, record.taskKind) };
+            const res = await p.judgeRecord(record, opts?.signal ? { signal: opts.signal } : {});
+            return { scores: res.judgeScores, calls: res.added.map((v) => v.call).filter((c): c is NonNullable<typeof c> => !!c), panel: mergePanelSummary(record.panel, res.aggregate, p.aggregation) };
+          },
+        }
+      : {}),
+    async environment() {
+      return runEnvironment(config, panelDir);
+    },
+  };
+}
+
+/** What a workflow may retrieve from, each built on first use and shared by the run. */
+interface RetrievalSources {
+  /** The run's default retriever. */
+  retriever: () => Promise<BuiltRetriever>;
+  /** The retrieval corpus as documents (random distractors, retracted inserts, swaps). */
+  retrievalDocs: () => ReturnType<typeof loadRetrievalCorpus>;
+  /** The retriever of a named retrieval setting (`params.retrieval`). */
+  retrieverFor: (name: string) => Promise<BuiltRetriever>;
+  /** A reranker by id (a missing local cross-encoder resolves to null). */
+  rerankerFor: (id: string, model: GeneratorModel) => Promise<Reranker | null>;
+}
+
+/** Step: load a dataset's items for the runner; a dataset of another task kind is an error naming it. */
+async function loadRunnerItems(sel: DatasetSelection): Promise<LoadedItems> {
+  const ds = await loadDataset(sel.name, sel.options);
+  if (ds.taskKind !== "synthesis" && ds.taskKind !== "conclusion" && ds.taskKind !== "rwe") {
+    throw new Error(`datasets: "${sel.name}" holds ${ds.taskKind}, not generation tasks; use it in retrievalEval or judge validation instead`);
+  }
+  const warnings = [...ds.warnings];
+  if (ds.skipped.count) warnings.push(`skipped ${ds.skipped.count} malformed records (${JSON.stringify(ds.skipped.reasons)})`);
+  return { dataset: sel.name, taskKind: ds.taskKind, items: ds.items as RunnerItem[], warnings };
+}
+
+/** One retriever per named retrieval setting (`params.retrieval`), built on first use over the shared corpus. */
+function namedRetrievers(config: ExperimentConfig, log: (l: string) => void): (name: string) => Promise<BuiltRetriever> {
   const retrievalCorpus = once(() => openRunRetrievalCorpus(config.retrieval, log));
-  // One retriever per named retrieval setting (`params.retrieval`), built on first use over the shared corpus.
-  const namedRetrievers = new Map<string, Promise<BuiltRetriever>>();
-  const retrieverFor = (name: string): Promise<BuiltRetriever> => {
-    let p = namedRetrievers.get(name);
+  const cache = new Map<string, Promise<BuiltRetriever>>();
+  return (name: string): Promise<BuiltRetriever> => {
+    let p = cache.get(name);
     if (!p) {
       const setting = config.retrieval.settings?.[name];
       if (!setting) throw new Error(`params.retrieval: unknown retrieval setting "${name}"; settings: ${Object.keys(config.retrieval.settings ?? {}).join(", ")}`);
       p = retrievalCorpus().then((corpus) => createRetriever({ mode: resolvedRetrievalMode(config.retrieval), ...config.retrieval.options, ...setting }, { ...corpusDepsOf(corpus), log }));
-      namedRetrievers.set(name, p);
+      cache.set(name, p);
     }
     return p;
   };
-  const panel = once(async (): Promise<Panel | null> => {
+}
+
+/** The judge panel of the config (null without one), loaded on first use. */
+function panelLoader(config: ExperimentConfig, modelOptions: ModelFactoryOptions): () => Promise<Panel | null> {
+  return once(async (): Promise<Panel | null> => {
     if (!config.panel) return null;
     const { config: pc, baseDir } = loadPanelConfig(config.panel);
     // In a batch run the Batch API, not this process, bounds the requests: every cell's verdicts go into the wave.
     const batching = modelOptions.batch !== undefined && (modelOptions.batch.all || Object.values(pc.endpoints ?? {}).some((e) => (e as { batch?: unknown }).batch === true));
     return createPanel(pc, { baseDir, modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }, modelOptions), ...(batching ? { concurrency: Number.POSITIVE_INFINITY } : {}) });
   });
-  const panelDir = config.panel ? dirname(config.panel) : null;
-  const warnedMetrics = new Set<string>();
-  // grounding:llm judges: a configured model (by label or id) with its endpoint, else an openai:* id with env settings.
+}
+
+/** grounding:llm judges: a configured model (by label or id) with its endpoint, else an openai:* id with env settings; one per id. */
+function metricModelCache(config: ExperimentConfig, modelOptions: ModelFactoryOptions): (id: string) => ChatModel | null {
   const metricModels = new Map<string, ChatModel | null>();
-  const metricChatModel = (id: string): ChatModel | null => {
+  return (id: string): ChatModel | null => {
     if (!metricModels.has(id)) {
       const sel = config.models.find((m) => (m.label ?? m.id) === id || m.id === id);
       const modelId = sel?.id ?? id;
@@ -433,9 +502,12 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
     }
     return metricModels.get(id)!;
   };
-  // One cross-encoder per id for the run (loaded once); a missing local model resolves to null, said once.
+}
+
+/** One cross-encoder per id for the run (loaded once); a missing local model resolves to null, said once. */
+function rerankerCache(log: (l: string) => void): (id: string, model: GeneratorModel) => Promise<Reranker | null> {
   const crossEncoders = new Map<string, Promise<Reranker | null>>();
-  const rerankerFor = (id: string, model: GeneratorModel): Promise<Reranker | null> => {
+  return (id: string, model: GeneratorModel): Promise<Reranker | null> => {
     if (!isCrossEncoderId(id)) return createReranker(id, id.startsWith("llm") ? { chatModel: model.kind === "llm" ? model : undefined } : {});
     let p = crossEncoders.get(id);
     if (!p) {
@@ -448,70 +520,52 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
     }
     return p;
   };
-  return {
-    async loadItems(sel): Promise<LoadedItems> {
-      const ds = await loadDataset(sel.name, sel.options);
-      if (ds.taskKind !== "synthesis" && ds.taskKind !== "conclusion" && ds.taskKind !== "rwe") {
-        throw new Error(`datasets: "${sel.name}" holds ${ds.taskKind}, not generation tasks; use it in retrievalEval or judge validation instead`);
-      }
-      const warnings = [...ds.warnings];
-      if (ds.skipped.count) warnings.push(`skipped ${ds.skipped.count} malformed records (${JSON.stringify(ds.skipped.reasons)})`);
-      return { dataset: sel.name, taskKind: ds.taskKind, items: ds.items as RunnerItem[], warnings };
-    },
-    workflowKind(id) {
-      return getWorkflow(id).taskKind;
-    },
-    validate(cfg) {
-      validateAgainstRegistries(cfg);
-    },
-    async createWorkflow(modelSel, workflowId, params) {
-      const def = getWorkflow(workflowId);
-      const { reranker, rerankTopN: _t, retrieval, ...wfParams } = params as Record<string, unknown>;
-      const model = createGeneratorModel(modelSel.id, (modelSel.endpoint ?? {}) as never, modelOptions);
-      const deps: WorkflowDeps = { model, promptDir: config.promptDir };
-      const retrievalIssue = retrievalParamIssue(config, workflowId, retrieval);
-      if (retrievalIssue) throw new Error(`workflows.${workflowId}.params.retrieval: ${retrievalIssue}`);
-      if (workflowId === "standard-rag") {
-        deps.retriever = typeof retrieval === "string" ? await retrieverFor(retrieval) : await retriever();
-        if (typeof reranker === "string" && reranker !== "none") {
-          const r = await rerankerFor(reranker, model);
-          if (r) deps.reranker = r;
-        }
-      } else if (workflowId === "perturbed-rag" || workflowId === "critic-rag") {
-        const p = params as { op?: string; source?: string; mode?: string; also?: string };
-        const ops = `${p.op ?? ""},${p.also ?? ""}`;
-        if (/distract/.test(ops)) deps.retriever = await retriever();
-        if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert") || /swap/.test(ops)) deps.corpus = await retrievalDocs();
-        if (reranker !== undefined) throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
-      } else if (reranker !== undefined) {
-        throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
-      }
-      return def.create(deps, wfParams);
-    },
-    async computeMetrics(record, _item, opts) {
-      const m = await computeRecordMetrics(record, config.metrics, { chatModel: metricChatModel, ...(opts?.signal ? { signal: opts.signal } : {}) });
-      for (const [name, note] of Object.entries(m.notes)) {
-        if (warnedMetrics.has(name)) continue;
-        warnedMetrics.add(name);
-        log(`warning: metric ${name} not computed: ${note}`);
-      }
-      return m;
-    },
-    ...(config.panel
-      ? {
-          async judge(record, item, opts) {
-            const p = (await panel())!;
-            if (typeof record.intermediate.source !== "string") record.intermediate = { ...record.intermediate, source: sourceTextOf(item, record.taskKind) };
-            const res = await p.judgeRecord(record, opts?.signal ? { signal: opts.signal } : {});
-            return { scores: res.judgeScores, calls: res.added.map((v) => v.call).filter((c): c is NonNullable<typeof c> => !!c), panel: mergePanelSummary(record.panel, res.aggregate, p.aggregation) };
-          },
-        }
-      : {}),
-    async environment() {
-      const corpus = resolveCorpusSetting(config.retrieval.corpus);
-      const embedderId = (config.retrieval.options as { embedder?: unknown } | undefined)?.embedder;
-      const embedder = describeEmbedder(typeof embedderId === "string" ? embedderId : DEFAULT_RETRIEVER_EMBEDDER_ID);
-      return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, retrievalCorpusUsed: corpus.corpus, retrievalCorpusNote: corpus.note, rerankers: rerankerAvailability(config), embedder, panel: config.panel ?? null, panelDir };
-    },
+}
+
+/**
+ * Step of createWorkflow: give a workflow the retriever, reranker and corpus its parameters ask
+ * for. @throws naming `workflows.<id>.params.retrieval|reranker` when a workflow may not take them.
+ */
+async function attachRetrieval(deps: WorkflowDeps, config: ExperimentConfig, workflowId: string, params: Record<string, unknown>, model: GeneratorModel, sources: RetrievalSources): Promise<void> {
+  const { reranker, retrieval } = params;
+  const retrievalIssue = retrievalParamIssue(config, workflowId, retrieval);
+  if (retrievalIssue) throw new Error(`workflows.${workflowId}.params.retrieval: ${retrievalIssue}`);
+  if (workflowId === "standard-rag") {
+    deps.retriever = typeof retrieval === "string" ? await sources.retrieverFor(retrieval) : await sources.retriever();
+    if (typeof reranker === "string" && reranker !== "none") {
+      const r = await sources.rerankerFor(reranker, model);
+      if (r) deps.reranker = r;
+    }
+  } else if (workflowId === "perturbed-rag" || workflowId === "critic-rag") {
+    const p = params as { op?: string; source?: string; mode?: string; also?: string };
+    const ops = `${p.op ?? ""},${p.also ?? ""}`;
+    if (/distract/.test(ops)) deps.retriever = await sources.retriever();
+    if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert") || /swap/.test(ops)) deps.corpus = await sources.retrievalDocs();
+    if (reranker !== undefined) throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
+  } else if (reranker !== undefined) {
+    throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
+  }
+}
+
+/** Reference metrics of a record; a metric that could not be computed is warned about once per run. */
+function metricsOfRun(config: ExperimentConfig, log: (l: string) => void, modelOptions: ModelFactoryOptions): NonNullable<RunnerDeps["computeMetrics"]> {
+  const metricChatModel = metricModelCache(config, modelOptions);
+  const warnedMetrics = new Set<string>();
+  return async (record, _item, opts) => {
+    const m = await computeRecordMetrics(record, config.metrics, { chatModel: metricChatModel, ...(opts?.signal ? { signal: opts.signal } : {}) });
+    for (const [name, note] of Object.entries(m.notes)) {
+      if (warnedMetrics.has(name)) continue;
+      warnedMetrics.add(name);
+      log(`warning: metric ${name} not computed: ${note}`);
+    }
+    return m;
   };
+}
+
+/** The run's environment for env.json: commit, packages, workflows, retrieval corpus and embedder, rerankers, panel. */
+function runEnvironment(config: ExperimentConfig, panelDir: string | null): Record<string, unknown> {
+  const corpus = resolveCorpusSetting(config.retrieval.corpus);
+  const embedderId = (config.retrieval.options as { embedder?: unknown } | undefined)?.embedder;
+  const embedder = describeEmbedder(typeof embedderId === "string" ? embedderId : DEFAULT_RETRIEVER_EMBEDDER_ID);
+  return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, retrievalCorpusUsed: corpus.corpus, retrievalCorpusNote: corpus.note, rerankers: rerankerAvailability(config), embedder, panel: config.panel ?? null, panelDir };
 }

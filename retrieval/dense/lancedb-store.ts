@@ -77,6 +77,8 @@ export const LanceStoreConfigSchema = z
   .strict();
 /** What a caller may pass for {@link LanceStoreConfigSchema} (keys with defaults are optional). */
 export type LanceStoreConfig = z.input<typeof LanceStoreConfigSchema>;
+/** {@link LanceStoreConfig} with defaults applied. */
+type LanceStoreConfigParsed = z.output<typeof LanceStoreConfigSchema>;
 
 /** One nearest neighbour: `score` is the cosine similarity (higher = closer). */
 export interface VectorHit {
@@ -184,86 +186,138 @@ export async function openOrBuildDenseStore(
   const lancedb = await loadLanceDb();
   const db = await lancedb.connect(dir);
   const names = await db.tableNames();
-  let table: LanceDb.Table | null = null;
-  let built = false;
-  let unmatchable: Set<string> | undefined;
-  if (names.includes(tableName) && cfg.mode === "open-or-build") {
-    table = await db.openTable(tableName);
-    const meta = (await table.schema()).metadata;
-    const gotEmb = meta.get(LANCE_META.embedderId);
-    const gotHash = meta.get(LANCE_META.corpusHash);
-    const gotDims = Number(meta.get(LANCE_META.dims));
-    const where = `LanceDB table ${JSON.stringify(tableName)} in ${dir}`;
-    if (gotEmb !== embedder.id) {
-      throw new Error(`${where} was built with embedder ${JSON.stringify(gotEmb ?? null)}, not the requested ${JSON.stringify(embedder.id)}; use another table name or mode "rebuild"`);
-    }
-    if (gotHash !== corpusHash) {
-      throw new Error(`${where} was built from corpus ${gotHash ?? "(unknown)"}, not the requested corpus ${corpusHash} (${docs.length} docs); use another table name or mode "rebuild"`);
-    }
-    if (gotDims !== embedder.dims) {
-      throw new Error(`${where} holds ${gotDims}-d vectors but embedder ${embedder.id} gives ${embedder.dims}-d; use mode "rebuild"`);
-    }
-    const un = meta.get(LANCE_META.unmatchable);
-    if (un !== undefined) unmatchable = new Set(JSON.parse(un) as string[]);
-    const gotInfo = meta.get(LANCE_META.embedderInfo);
-    const wantInfo = embedder.info ? JSON.stringify(embedder.info) : undefined;
-    if (gotInfo !== undefined && wantInfo !== undefined && gotInfo !== wantInfo) {
-      throw new Error(`${where} was built with embedder settings ${gotInfo}, not ${wantInfo}; use another table name or mode "rebuild"`);
-    }
-  } else {
-    const ids = new Set<string>();
-    for (const [i, d] of docs.entries()) {
-      if (ids.has(d.id)) throw new Error(`dense store: duplicate doc id ${JSON.stringify(d.id)} at position ${i}`);
-      ids.add(d.id);
-    }
-    const meta = new Map<string, string>([
-      [LANCE_META.embedderId, embedder.id],
-      [LANCE_META.corpusHash, corpusHash],
-      [LANCE_META.dims, String(embedder.dims)],
-      [LANCE_META.docCount, String(docs.length)],
-      [LANCE_META.content, CONTENT_RECIPE],
-      [LANCE_META.unmatchable, JSON.stringify([...(unmatchable = unmatchableIds(docs))])],
-      ...(embedder.info ? [[LANCE_META.embedderInfo, JSON.stringify(embedder.info)] as [string, string]] : []),
-    ]);
-    const schema = await vectorSchema(embedder.dims, meta);
-    const t0 = Date.now();
-    table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
-    // Rows go to LanceDB in large appends (one fragment and one version each), then compacted.
-    let pending: { id: string; content: string; vector: number[] }[] = [];
-    for (let s = 0; s < docs.length; s += cfg.batchSize) {
-      const batch = docs.slice(s, s + cfg.batchSize);
-      const contents = batch.map(docContent);
-      const vecs = await embedder.embed(contents);
-      if (vecs.length !== batch.length) throw new Error(`embedder ${embedder.id} returned ${vecs.length} vectors for ${batch.length} texts`);
-      const rows = batch.map((d, i) => {
-        if (vecs[i].length !== embedder.dims) throw new Error(`embedder ${embedder.id} returned a ${vecs[i].length}-d vector for doc ${d.id}, expected ${embedder.dims}`);
-        return { id: d.id, content: contents[i], vector: Array.from(vecs[i]) };
-      });
-      pending.push(...rows);
-      if (pending.length >= WRITE_ROWS) {
-        await table.add(pending);
-        pending = [];
-      }
-      if (docs.length > 5 * cfg.batchSize && (s / cfg.batchSize) % 10 === 0) log(`dense index: embedded ${Math.min(s + cfg.batchSize, docs.length)}/${docs.length}`);
-    }
-    if (pending.length) await table.add(pending);
-    await table.optimize();
-    built = true;
-    log(`dense index: built table ${tableName} (${docs.length} docs, ${embedder.id}, ${embedder.dims}-d) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const reuse = names.includes(tableName) && cfg.mode === "open-or-build";
+  const { table, built, unmatchable } = reuse
+    ? await openCheckedTable(db, tableName, dir, embedder, corpusHash, docs.length)
+    : await buildDenseTable(db, tableName, docs, embedder, corpusHash, cfg.batchSize, log);
+  const ann = await ensureAnnIndex(lancedb, table, tableName, dir, cfg, built, docs.length, embedder.dims, log);
+  const index = ann.index;
+  let annRecallAt10 = ann.annRecallAt10;
+  const search = denseSearch(table, tableName, index, cfg);
+  if (index !== "none" && annRecallAt10 === null) {
+    annRecallAt10 = await measureAnnRecall(table, docs.length, search);
+    writeFileSync(sidecarPath(dir, tableName), JSON.stringify({ index, recallAt10: annRecallAt10, measuredOn: Math.min(100, docs.length) }));
+    log(`dense index: ${index} recall@10 vs exact search = ${annRecallAt10.toFixed(3)} (on ${Math.min(100, docs.length)} corpus vectors as queries)`);
   }
+  return {
+    table,
+    tableName,
+    dir,
+    embedderId: embedder.id,
+    corpusHash,
+    dims: embedder.dims,
+    docCount: docs.length,
+    built,
+    index,
+    annRecallAt10,
+    ...(unmatchable ? { unmatchable } : {}),
+    search,
+  };
+}
 
+/** A table opened or built by {@link openOrBuildDenseStore}'s first step. */
+interface DenseTable {
+  table: LanceDb.Table;
+  built: boolean;
+  unmatchable: Set<string> | undefined;
+}
+
+/**
+ * Step: open an existing table and check it was built from this corpus with this embedder.
+ * @throws naming the table when the embedder id, corpus hash, dims or embedder settings differ.
+ */
+async function openCheckedTable(db: LanceDb.Connection, tableName: string, dir: string, embedder: Embedder, corpusHash: string, docCount: number): Promise<DenseTable> {
+  const table = await db.openTable(tableName);
+  let unmatchable: Set<string> | undefined;
+  const meta = (await table.schema()).metadata;
+  const gotEmb = meta.get(LANCE_META.embedderId);
+  const gotHash = meta.get(LANCE_META.corpusHash);
+  const gotDims = Number(meta.get(LANCE_META.dims));
+  const where = `LanceDB table ${JSON.stringify(tableName)} in ${dir}`;
+  if (gotEmb !== embedder.id) {
+    throw new Error(`${where} was built with embedder ${JSON.stringify(gotEmb ?? null)}, not the requested ${JSON.stringify(embedder.id)}; use another table name or mode "rebuild"`);
+  }
+  if (gotHash !== corpusHash) {
+    throw new Error(`${where} was built from corpus ${gotHash ?? "(unknown)"}, not the requested corpus ${corpusHash} (${docCount} docs); use another table name or mode "rebuild"`);
+  }
+  if (gotDims !== embedder.dims) {
+    throw new Error(`${where} holds ${gotDims}-d vectors but embedder ${embedder.id} gives ${embedder.dims}-d; use mode "rebuild"`);
+  }
+  const un = meta.get(LANCE_META.unmatchable);
+  if (un !== undefined) unmatchable = new Set(JSON.parse(un) as string[]);
+  const gotInfo = meta.get(LANCE_META.embedderInfo);
+  const wantInfo = embedder.info ? JSON.stringify(embedder.info) : undefined;
+  if (gotInfo !== undefined && wantInfo !== undefined && gotInfo !== wantInfo) {
+    throw new Error(`${where} was built with embedder settings ${gotInfo}, not ${wantInfo}; use another table name or mode "rebuild"`);
+  }
+  return { table, built: false, unmatchable };
+}
+
+/**
+ * Step: build (overwrite) the table, embedding every doc in batches of `batchSize`; rows go to
+ * LanceDB in large appends (one fragment and one version each), then compacted.
+ * @throws on a duplicate doc id or an embedder answer of the wrong count or length.
+ */
+async function buildDenseTable(db: LanceDb.Connection, tableName: string, docs: readonly CorpusDoc[], embedder: Embedder, corpusHash: string, batchSize: number, log: (l: string) => void): Promise<DenseTable> {
+  const ids = new Set<string>();
+  for (const [i, d] of docs.entries()) {
+    if (ids.has(d.id)) throw new Error(`dense store: duplicate doc id ${JSON.stringify(d.id)} at position ${i}`);
+    ids.add(d.id);
+  }
+  const unmatchable = unmatchableIds(docs);
+  const meta = new Map<string, string>([
+    [LANCE_META.embedderId, embedder.id],
+    [LANCE_META.corpusHash, corpusHash],
+    [LANCE_META.dims, String(embedder.dims)],
+    [LANCE_META.docCount, String(docs.length)],
+    [LANCE_META.content, CONTENT_RECIPE],
+    [LANCE_META.unmatchable, JSON.stringify([...unmatchable])],
+    ...(embedder.info ? [[LANCE_META.embedderInfo, JSON.stringify(embedder.info)] as [string, string]] : []),
+  ]);
+  const schema = await vectorSchema(embedder.dims, meta);
+  const t0 = Date.now();
+  const table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
+  let pending: { id: string; content: string; vector: number[] }[] = [];
+  for (let s = 0; s < docs.length; s += batchSize) {
+    const batch = docs.slice(s, s + batchSize);
+    const contents = batch.map(docContent);
+    const vecs = await embedder.embed(contents);
+    if (vecs.length !== batch.length) throw new Error(`embedder ${embedder.id} returned ${vecs.length} vectors for ${batch.length} texts`);
+    const rows = batch.map((d, i) => {
+      if (vecs[i].length !== embedder.dims) throw new Error(`embedder ${embedder.id} returned a ${vecs[i].length}-d vector for doc ${d.id}, expected ${embedder.dims}`);
+      return { id: d.id, content: contents[i], vector: Array.from(vecs[i]) };
+    });
+    pending.push(...rows);
+    if (pending.length >= WRITE_ROWS) {
+      await table.add(pending);
+      pending = [];
+    }
+    if (docs.length > 5 * batchSize && (s / batchSize) % 10 === 0) log(`dense index: embedded ${Math.min(s + batchSize, docs.length)}/${docs.length}`);
+  }
+  if (pending.length) await table.add(pending);
+  await table.optimize();
+  log(`dense index: built table ${tableName} (${docs.length} docs, ${embedder.id}, ${embedder.dims}-d) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return { table, built: true, unmatchable };
+}
+
+/**
+ * Step: make the table's ANN index match `cfg.index` — build it (new table or none yet), or
+ * reuse it with the recall@10 recorded in its sidecar (null when none: measured afterwards).
+ * @throws when an index is asked for fewer than 256 docs.
+ */
+async function ensureAnnIndex(lancedb: typeof LanceDb, table: LanceDb.Table, tableName: string, dir: string, cfg: LanceStoreConfigParsed, built: boolean, docCount: number, dims: number, log: (l: string) => void): Promise<{ index: DenseStore["index"]; annRecallAt10: number | null }> {
   let annRecallAt10: number | null = null;
   const indices = await table.listIndices();
   const hasVectorIndex = indices.some((i) => i.columns.includes("vector"));
   let index: DenseStore["index"] = "none";
   if (cfg.index !== "none") {
     if (!hasVectorIndex || built) {
-      if (docs.length < 256) throw new Error(`dense store: an ${cfg.index} index needs at least 256 docs (have ${docs.length}); use index "none" (exact search)`);
+      if (docCount < 256) throw new Error(`dense store: an ${cfg.index} index needs at least 256 docs (have ${docCount}); use index "none" (exact search)`);
       const t0 = Date.now();
       const idx =
         cfg.index === "hnsw_sq"
           ? lancedb.Index.hnswSq({ distanceType: "cosine" })
-          : lancedb.Index.ivfPq({ distanceType: "cosine", numPartitions: Math.max(1, Math.round(Math.sqrt(docs.length))), numSubVectors: Math.max(1, Math.floor(embedder.dims / 4)) });
+          : lancedb.Index.ivfPq({ distanceType: "cosine", numPartitions: Math.max(1, Math.round(Math.sqrt(docCount))), numSubVectors: Math.max(1, Math.floor(dims / 4)) });
       await table.createIndex("vector", { config: idx, replace: true });
       index = cfg.index;
       log(`dense index: built ${cfg.index} on ${tableName} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -282,16 +336,22 @@ export async function openOrBuildDenseStore(
   } else if (hasVectorIndex) {
     log(`dense index: table ${tableName} has an ANN index but index "none" was requested; searching exactly`);
   }
+  return { index, annRecallAt10 };
+}
 
+/**
+ * All vectors of the table in one row-major matrix, read on first call straight from the Arrow
+ * batches: the FixedSizeList's child is one Float32Array per batch (row objects cost ~2 s at
+ * 25 k docs under load; this is a copy of 10 MB).
+ */
+function memoryLoader(table: LanceDb.Table, tableName: string): () => Promise<{ ids: string[]; matrix: Float32Array; dims: number }> {
   let memory: Promise<{ ids: string[]; matrix: Float32Array; dims: number }> | null = null;
-  const loadMemory = () =>
+  return () =>
     (memory ??= (async () => {
-      // Straight from the Arrow batches: the FixedSizeList's child is one Float32Array per batch
-      // (row objects cost ~2 s at 25 k docs under load; this is a copy of 10 MB).
       const ids: string[] = [];
       const parts: Float32Array[] = [];
       let dims = 0;
-      for await (const batch of table!.query().select(["id", "vector"])) {
+      for await (const batch of table.query().select(["id", "vector"])) {
         const idCol = batch.getChild("id")!;
         const vecCol = batch.getChild("vector")!;
         for (let i = 0; i < batch.numRows; i++) ids.push(String(idCol.get(i)));
@@ -312,8 +372,12 @@ export async function openOrBuildDenseStore(
       if (off !== matrix.length) throw new Error(`dense store ${tableName}: read ${off} floats for ${ids.length} × ${dims} vectors`);
       return { ids, matrix, dims };
     })());
+}
 
-  const search = async (vector: Float32Array, k: number, sopts: { exact?: boolean } = {}): Promise<VectorHit[]> => {
+/** Step: the store's `search` — exact (in memory or a LanceDB flat scan) or ANN re-scored exactly; best first, ties by id. */
+function denseSearch(table: LanceDb.Table, tableName: string, index: DenseStore["index"], cfg: LanceStoreConfigParsed): DenseStore["search"] {
+  const loadMemory = memoryLoader(table, tableName);
+  return async (vector: Float32Array, k: number, sopts: { exact?: boolean } = {}): Promise<VectorHit[]> => {
     if (k <= 0) return [];
     const byScore = (a: VectorHit, b: VectorHit) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     if ((index === "none" || sopts.exact) && cfg.exactBackend === "memory") {
@@ -321,13 +385,13 @@ export async function openOrBuildDenseStore(
       return topKByDot(vector, matrix, dims, ids, k).sort(byScore);
     }
     if (index === "none" || sopts.exact) {
-      const q = table!.vectorSearch(Array.from(vector)).distanceType("dot").bypassVectorIndex().select(["id", "_distance"]).limit(k);
+      const q = table.vectorSearch(Array.from(vector)).distanceType("dot").bypassVectorIndex().select(["id", "_distance"]).limit(k);
       const rows = (await q.toArray()) as { id: string; _distance: number }[];
       return rows.map((r) => ({ id: String(r.id), score: 1 - r._distance })).sort(byScore);
     }
     // ANN: the index is trained on cosine (an SQ-quantised "dot" HNSW index ranks wrongly);
     // its distances are approximate, so hits are re-scored exactly from the stored vectors.
-    let q = table!.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id", "vector", "_distance"]).limit(k);
+    let q = table.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id", "vector", "_distance"]).limit(k);
     q = index === "hnsw_sq" ? q.ef(Math.max(cfg.ef, k)) : q.nprobes(cfg.nprobes).refineFactor(cfg.refineFactor);
     const rows = (await q.toArray()) as { id: string; vector: ArrayLike<number> & { toArray?: () => Float32Array } }[];
     return rows
@@ -338,27 +402,6 @@ export async function openOrBuildDenseStore(
         return { id: String(r.id), score: d };
       })
       .sort(byScore);
-  };
-
-  if (index !== "none" && annRecallAt10 === null) {
-    annRecallAt10 = await measureAnnRecall(table, docs.length, search);
-    writeFileSync(sidecarPath(dir, tableName), JSON.stringify({ index, recallAt10: annRecallAt10, measuredOn: Math.min(100, docs.length) }));
-    log(`dense index: ${index} recall@10 vs exact search = ${annRecallAt10.toFixed(3)} (on ${Math.min(100, docs.length)} corpus vectors as queries)`);
-  }
-
-  return {
-    table,
-    tableName,
-    dir,
-    embedderId: embedder.id,
-    corpusHash,
-    dims: embedder.dims,
-    docCount: docs.length,
-    built,
-    index,
-    annRecallAt10,
-    ...(unmatchable ? { unmatchable } : {}),
-    search,
   };
 }
 
