@@ -17,8 +17,8 @@ export interface FakeBatchOptions {
   responder: (body: any) => ScriptedReply;
   /** GETs of a batch before it completes (default 1). */
   pollsToComplete?: number;
-  /** HTTP status of a line that fails (error file), or null: by custom_id and how many times that id was submitted. */
-  failLine?: (customId: string, submission: number) => number | null;
+  /** HTTP status of a line that fails (error file), or null: by custom_id, how many times that id was submitted, and the request body. */
+  failLine?: (customId: string, submission: number, body: any) => number | null;
   /** A batch (by its 1-based number) expires after answering this many lines, or null. */
   expireAfter?: (batchNo: number) => number | null;
   /** Output lines in a shuffled order (default true). */
@@ -81,7 +81,7 @@ export async function startFakeBatchServer(opts: FakeBatchOptions): Promise<Fake
     const err: string[] = [];
     b.lines.forEach((l, i) => {
       if (expireAt !== null && i >= expireAt) return;
-      const failStatus = opts.failLine?.(l.custom_id, submitted.get(l.custom_id) ?? 1) ?? null;
+      const failStatus = opts.failLine?.(l.custom_id, submitted.get(l.custom_id) ?? 1, l.body) ?? null;
       if (failStatus !== null) {
         b.request_counts.failed++;
         err.push(JSON.stringify({ id: `req_${b.id}_${i}`, custom_id: l.custom_id, response: { status_code: failStatus, request_id: `r${i}`, body: { error: { message: `fake line error ${failStatus}`, type: "server_error" } } }, error: null }));
