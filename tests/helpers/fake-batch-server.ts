@@ -117,7 +117,7 @@ export async function startFakeBatchServer(opts: FakeBatchOptions): Promise<Fake
       return send(200, chatBody({ body }, opts.responder(body)));
     }
     if (req.method === "POST" && path === "/files") {
-      const form = await new Request("http://x/", { method: "POST", headers: req.headers as Record<string, string>, body: raw }).formData();
+      const form = await new Request("http://127.0.0.1/", { method: "POST", headers: req.headers as Record<string, string>, body: raw }).formData();
       const file = form.get("file");
       if (form.get("purpose") !== "batch" || !(file instanceof Blob)) return send(400, { error: { message: "purpose=batch and a file are required" } });
       const id = `file-in-${++fileNo}`;
