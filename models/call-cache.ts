@@ -92,6 +92,8 @@ export class CallCache {
   readonly dir: string;
   /** Entries that existed but could not be parsed (treated as misses). */
   corrupt = 0;
+  /** Shard folders (`calls/<2 hex>`) this instance has created or found: one mkdir per folder, not per entry (a mkdir per call was ~4 % of a run's CPU). */
+  private readonly madeDirs = new Set<string>();
   /**
    * @param root cache root (default {@link defaultCacheDir}()); entries go to `<root>/calls`.
    * @param enabled when false, nothing is read or written (in-flight sharing still applies).
@@ -128,11 +130,23 @@ export class CallCache {
   async put<T>(key: string, value: T, parts?: CacheKeyParts): Promise<void> {
     if (!this.enabled) return;
     const file = this.pathOf(key);
-    await mkdir(join(this.dir, key.slice(0, 2)), { recursive: true });
+    const sub = join(this.dir, key.slice(0, 2));
+    if (!this.madeDirs.has(sub)) {
+      await mkdir(sub, { recursive: true });
+      this.madeDirs.add(sub);
+    }
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     const entry: CacheEntry<T> = { key, createdAt: new Date().toISOString(), parts, value };
+    const text = JSON.stringify(entry);
     try {
-      await writeFile(tmp, JSON.stringify(entry), "utf8");
+      try {
+        await writeFile(tmp, text, "utf8");
+      } catch (e) {
+        // The folder was removed during the run (cache cleared by hand): make it again, once.
+        if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+        await mkdir(sub, { recursive: true });
+        await writeFile(tmp, text, "utf8");
+      }
       await rename(tmp, file);
     } catch (e) {
       await unlink(tmp).catch(() => undefined);
