@@ -82,6 +82,19 @@ export interface RunEstimate {
   /** Per workflow: cells and calls per cell. */
   perWorkflow: { workflow: string; params: string; cells: number; callsPerCell: { min: number; max: number } }[];
   unpriced: string[];
+  /**
+   * The share that goes through provider Batch APIs (`run --batch`, or endpoints with `batch: true`);
+   * absent when nothing is batched. `calls` (upper bound, as `calls: at most`) of `totalCalls`;
+   * `costUsd`: the whole run's cost with those calls at the batch rate (`prices.batchInput` /
+   * `batchOutput`, default half the online price), null when unpriced.
+   */
+  batch?: { calls: number; totalCalls: number; share: number; costUsd: number | null };
+}
+
+/** Options of {@link estimateRun}. */
+export interface EstimateOptions {
+  /** Whether calls of a model id go through a Batch API (default: none). */
+  isBatched?: (modelId: string) => boolean;
 }
 
 /**
@@ -91,7 +104,7 @@ export interface RunEstimate {
  * @param judges judge calls per judged cell: `calls` (judges × rubrics × repeats), `maxAttempts`
  *   (whole-call attempts × structured re-asks), and the judge model ids.
  */
-export function estimateRun(config: ExperimentConfig, pending: Cell[], finished: number, items: Map<string, RunnerItem>, judges: { calls: number; referenceCalls?: number; maxAttempts: number; models: string[] } | null): RunEstimate {
+export function estimateRun(config: ExperimentConfig, pending: Cell[], finished: number, items: Map<string, RunnerItem>, judges: { calls: number; referenceCalls?: number; maxAttempts: number; models: string[] } | null, opts: EstimateOptions = {}): RunEstimate {
   const isLlm = new Map(config.models.map((m) => [m.label ?? m.id, m.id.startsWith("openai:")]));
   const idOf = new Map(config.models.map((m) => [m.label ?? m.id, m.id]));
   const endpointOf = new Map(config.models.map((m) => [m.label ?? m.id, (m.endpoint ?? {}) as { maxTokens?: number; structuredRetries?: number }]));
@@ -105,6 +118,10 @@ export function estimateRun(config: ExperimentConfig, pending: Cell[], finished:
   let outTok = 0;
   let cost = 0;
   let priced = false;
+  /** Cost with batched calls at the batch rate, and the batched calls (upper bound). */
+  let batchCost = 0;
+  let batchCalls = 0;
+  const isBatched = opts.isBatched ?? (() => false);
   const unpriced = new Set<string>();
   const per = new Map<string, { workflow: string; params: string; cells: number; callsPerCell: { min: number; max: number } }>();
   for (const c of pending) {
@@ -120,16 +137,19 @@ export function estimateRun(config: ExperimentConfig, pending: Cell[], finished:
     gen.min += calls.min;
     gen.max += calls.max;
     gen.worst += worstCaseRequests(calls, retries);
-    const charge = (inT: number, outT: number, modelId: string, isLlmModel: boolean) => {
+    const charge = (inT: number, outT: number, modelId: string, isLlmModel: boolean, nCalls: number) => {
       inTok += inT;
       outTok += outT;
+      const batched = isLlmModel && isBatched(modelId);
+      if (batched) batchCalls += nCalls;
       const p = config.prices[modelId];
       if (p) {
         priced = true;
         cost += (inT * p.input + outT * p.output) / 1e6;
+        batchCost += batched ? (inT * (p.batchInput ?? p.input / 2) + outT * (p.batchOutput ?? p.output / 2)) / 1e6 : (inT * p.input + outT * p.output) / 1e6;
       } else if (isLlmModel) unpriced.add(modelId);
     };
-    charge(calls.max * ctxTokens, calls.max * outPer, id, llm);
+    charge(calls.max * ctxTokens, calls.max * outPer, id, llm, calls.max);
     const k = `${c.workflow}\u0000${JSON.stringify(c.params)}`;
     const e = per.get(k) ?? { workflow: c.workflow, params: JSON.stringify(c.params), cells: 0, callsPerCell: { min: calls.min, max: calls.max } };
     e.cells++;
@@ -142,7 +162,7 @@ export function estimateRun(config: ExperimentConfig, pending: Cell[], finished:
       met.max += metricPerCell.max;
       met.worst += worstCaseRequests(metricPerCell, retries);
       const judgeModel = config.metrics.find((m) => m.startsWith("grounding:llm@"))?.split("@")[1] ?? id;
-      charge(metricPerCell.max * (ctxTokens + outPer + TEMPLATE_TOKENS), metricPerCell.max * JUDGE_OUTPUT_TOKENS, judgeModel, judgeModel.startsWith("openai:"));
+      charge(metricPerCell.max * (ctxTokens + outPer + TEMPLATE_TOKENS), metricPerCell.max * JUDGE_OUTPUT_TOKENS, judgeModel, judgeModel.startsWith("openai:"), metricPerCell.max);
     }
     // rubrics that compare with the reference make no call for an item without one
     const hasReference = typeof item?.referenceConclusion === "string" && item.referenceConclusion.trim() !== "" && item.kind !== "rwe";
@@ -154,7 +174,7 @@ export function estimateRun(config: ExperimentConfig, pending: Cell[], finished:
       const ji = judgeCalls * judges.maxAttempts * (ctxTokens + outPer + TEMPLATE_TOKENS);
       const jo = judgeCalls * judges.maxAttempts * JUDGE_OUTPUT_TOKENS;
       // judges are spread evenly over their models
-      for (const m of judges.models) charge(ji / judges.models.length, jo / judges.models.length, m, true);
+      for (const m of judges.models) charge(ji / judges.models.length, jo / judges.models.length, m, true, judgeCalls / judges.models.length);
     }
   }
   return {
@@ -169,7 +189,12 @@ export function estimateRun(config: ExperimentConfig, pending: Cell[], finished:
     costUsd: priced ? cost : null,
     perWorkflow: [...per.values()],
     unpriced: [...unpriced].sort(),
+    ...(batchCalls > 0 ? { batch: batchShare(Math.round(batchCalls), gen.max + jud.max + met.max, priced ? batchCost : null) } : {}),
   };
+}
+
+function batchShare(calls: number, totalCalls: number, costUsd: number | null): NonNullable<RunEstimate["batch"]> {
+  return { calls, totalCalls, share: totalCalls > 0 ? calls / totalCalls : 0, costUsd };
 }
 
 /** Lines printed for an estimate. */
@@ -180,6 +205,10 @@ export function formatEstimate(e: RunEstimate): string[] {
   const r = (c: CallRange) => `${c.min === c.max ? n(c.max) : `${n(c.min)}–${n(c.max)}`} (≤ ${n(c.worst)} requests with every re-ask)`;
   lines.push(`  generator calls: ${r(e.generatorCalls)}; judge calls: ${r(e.judgeCalls)}${e.metricCalls.max ? `; metric judge calls: ${r(e.metricCalls)}` : ""}`);
   lines.push(`  calls: at most ${n(e.generatorCalls.max + e.judgeCalls.max + e.metricCalls.max)} when every answer is usable (every loop at its limit, nothing cached); HTTP retries of failed requests come on top`);
-  lines.push(`  tokens (upper bound, ~${CHARS_PER_TOKEN} characters per token): ${n(e.inputTokens)} in / ${n(e.outputTokens)} out; cost ${e.costUsd === null ? "not priced" : `≤ $${e.costUsd.toFixed(2)}`}${e.unpriced.length ? ` (not priced: ${e.unpriced.join(", ")})` : ""}`);
+  lines.push(`  tokens (upper bound, ~${CHARS_PER_TOKEN} characters per token): ${n(e.inputTokens)} in / ${n(e.outputTokens)} out; cost ${e.costUsd === null ? "not priced" : `≤ $${e.costUsd.toFixed(2)}`}${e.batch ? " at the online price" : ""}${e.unpriced.length ? ` (not priced: ${e.unpriced.join(", ")})` : ""}`);
+  if (e.batch) {
+    const b = e.batch;
+    lines.push(`  batch: ${n(b.calls)} of ${n(b.totalCalls)} calls (${(b.share * 100).toFixed(0)} %) go through Batch APIs in waves (one wave per workflow step); cost with them at the batch rate (prices.batchInput/batchOutput, default half): ${b.costUsd === null ? "not priced" : `≤ $${b.costUsd.toFixed(2)}`}`);
+  }
   return lines;
 }

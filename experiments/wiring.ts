@@ -265,11 +265,12 @@ export function pathAndEmbedderIssues(cfg: ExperimentConfig, env: NodeJS.Process
  * Judge calls per judged cell for the run estimate: judges × rubrics × repeats, of them the calls
  * of rubrics that need the reference text (`referenceCalls`: not made for an item without one —
  * the verdict is missing without a call), the most requests one verdict can take (whole-call
- * attempts × (1 + structured re-asks)), and the judge model ids.
+ * attempts × (1 + structured re-asks)), the judge model ids, and those whose panel endpoint has
+ * `batch: true`.
  * @returns null without a panel.
  * @throws Error from loading the panel (call after {@link validateAgainstRegistries}).
  */
-export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { calls: number; referenceCalls: number; maxAttempts: number; models: string[] } | null {
+export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { calls: number; referenceCalls: number; maxAttempts: number; models: string[]; batchedModels: string[] } | null {
   if (!cfg.panel) return null;
   const { config: pc, baseDir } = loadPanelConfig(cfg.panel, env);
   const refs = Array.isArray(pc.rubric) ? pc.rubric : [pc.rubric];
@@ -287,7 +288,9 @@ export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = proces
     const ep = (j.endpoint ? pc.endpoints[j.endpoint] : undefined) as { structuredRetries?: number } | undefined;
     maxAttempts = Math.max(maxAttempts, (j.attempts ?? 2) * (1 + (ep?.structuredRetries ?? 2)));
   }
-  return { calls: pc.judges.length * rubrics * pc.repeats, referenceCalls: pc.judges.length * needReference * pc.repeats, maxAttempts, models: [...new Set(pc.judges.map((j) => j.model))] };
+  // judges whose panel endpoint has `batch: true` (their verdicts go through the Batch API without `--batch`)
+  const batchedModels = [...new Set(pc.judges.filter((j) => (j.endpoint ? (pc.endpoints[j.endpoint] as { batch?: unknown } | undefined)?.batch === true : false)).map((j) => j.model))];
+  return { calls: pc.judges.length * rubrics * pc.repeats, referenceCalls: pc.judges.length * needReference * pc.repeats, maxAttempts, models: [...new Set(pc.judges.map((j) => j.model))], batchedModels };
 }
 
 /**

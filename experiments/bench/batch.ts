@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   console.log(`batch bench: ${CELLS} cells of P-ZS + a 3-judge panel; ${(FAIL_SHARE * 100).toFixed(1)} % of batch lines fail once (HTTP 500); load ${loadavg()[0].toFixed(1)}`);
 
   const dry = await cli(["run", join(dir, "batch.yaml"), "--batch", "--dry-run"], env("cache-batch")).done;
-  console.log(`dry-run: ${dry.stdout.split("\n").find((l) => l.startsWith("batch:")) ?? "(no batch line)"}`);
+  console.log(`dry-run: ${dry.stdout.split("\n").find((l) => l.trim().startsWith("batch:"))?.trim() ?? "(no batch line)"}`);
 
   const online = await cli(["run", join(dir, "online.yaml"), "--no-progress", "--no-report"], env("cache-online")).done;
   const onlineHashes = server.onlineBodies.map(bodyHash).sort();

@@ -64,6 +64,16 @@ function configBatches(config: ReturnType<typeof loadExperimentConfig>): boolean
 }
 
 /**
+ * Which model ids' calls go through Batch APIs: every `openai:` model with `--batch`; else the
+ * config's models whose endpoint has `batch: true` and the judges whose panel endpoint has it.
+ */
+function batchedModels(config: ReturnType<typeof loadExperimentConfig>, opts: RunCommandOptions, judgeModels: string[]): (modelId: string) => boolean {
+  if (opts.batch === true) return (id) => id.startsWith("openai:");
+  const ids = new Set([...config.models.filter((m) => (m.endpoint as { batch?: unknown } | undefined)?.batch === true).map((m) => m.id), ...judgeModels]);
+  return (id) => ids.has(id);
+}
+
+/**
  * The run's batch session: journal in the run (or shard) folder; the HTTP Batch API per endpoint,
  * or with `exportBatches` request files in the run folder (`onWaiting` hears of each unanswered one).
  */
@@ -106,14 +116,11 @@ export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, 
   const deps = createRunnerDeps(config, (l) => console.error(l));
   const shard = shardOf(opts, (l) => console.error(l));
   const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed, ...(shard !== undefined ? { shard } : {}) });
-  const est = estimateRun(config, plan.pending, plan.finished, plan.items, judgePlan(config));
+  const judges = judgePlan(config);
+  const est = estimateRun(config, plan.pending, plan.finished, plan.items, judges, { isBatched: batchedModels(config, opts, judges?.batchedModels ?? []) });
   if (opts.batchRetry !== undefined && opts.batchRetry !== "online" && opts.batchRetry !== "batch") throw new Error(`--batch-retry: expected online or batch, got ${JSON.stringify(opts.batchRetry)}`);
-  const batched = opts.batch === true ? "every chat call" : configBatches(config) ? "the calls of endpoints with `batch: true`" : null;
-  if (opts.json) print(JSON.stringify(batched ? { ...est, batch: batched } : est, null, 2));
-  else {
-    for (const l of formatEstimate(est)) print(l);
-    if (batched) print(`batch: ${batched} go through the Batch API in waves (one wave per workflow step), priced at the batch rate (prices.batchInput/batchOutput, default half); the cost above is the online price`);
-  }
+  if (opts.json) print(JSON.stringify(est, null, 2));
+  else for (const l of formatEstimate(est)) print(l);
   return est;
 }
 
@@ -203,7 +210,7 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
       signal: ac.signal,
       log,
       onPlan: (p: RunPlan) => {
-        if (!opts.json && p.pending.length) for (const l of formatEstimate(estimateRun(config, p.pending, p.finished, p.items, plan))) log(l);
+        if (!opts.json && p.pending.length) for (const l of formatEstimate(estimateRun(config, p.pending, p.finished, p.items, plan, { isBatched: batchedModels(config, opts, plan?.batchedModels ?? []) }))) log(l);
       },
       onProgress: (p) => {
         // Unknown usage is shown as unknown ("–", "≥ N (k calls unknown)"), never as 0 tokens / $0.

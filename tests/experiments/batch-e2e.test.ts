@@ -61,6 +61,24 @@ describe("medsynth run --batch", () => {
     await expect(dryRunCommand(join(dir, "batch.yaml"), { batch: true, batchRetry: "foo" }, () => {})).rejects.toThrow(/--batch-retry: expected online or batch, got "foo"/);
   });
 
+  it("--dry-run names the batch share and prices it at the batch rate", async () => {
+    const { dryRunCommand } = await import("../../experiments/cli/run-commands.ts");
+    const lines: string[] = [];
+    // 5 cells: 5 generator calls + 5 × 3 judge verdicts, all through batches with --batch.
+    const est = await dryRunCommand(join(dir, "batch.yaml"), { batch: true }, (l) => lines.push(l));
+    expect(est.batch).toMatchObject({ calls: 20, totalCalls: 20, share: 1 });
+    // Only the generator is priced (2 / 8 USD per 1M tokens): at the batch rate (default half) the cost halves.
+    expect(est.batch!.costUsd).toBeCloseTo(est.costUsd! / 2, 12);
+    expect(lines.join("\n")).toMatch(/batch: 20 of 20 calls \(100 %\) go through Batch APIs/);
+    expect((await dryRunCommand(join(dir, "online.yaml"), {}, () => {})).batch).toBeUndefined();
+    // A panel endpoint with `batch: true`: the 15 verdicts are batched, the generator's 5 calls are not.
+    writeFileSync(join(dir, "panel-batch.yaml"), readFileSync(join(dir, "panel.yaml"), "utf8").replace("endpoints:\n  judges:\n", "endpoints:\n  judges:\n    batch: true\n"));
+    writeFileSync(join(dir, "mixed.yaml"), readFileSync(join(dir, "online.yaml"), "utf8").replace("panel: panel.yaml", "panel: panel-batch.yaml"));
+    const mixed = await dryRunCommand(join(dir, "mixed.yaml"), {}, () => {});
+    expect(mixed.batch).toMatchObject({ calls: 15, totalCalls: 20, share: 0.75 });
+    expect(mixed.batch!.costUsd).toBeCloseTo(mixed.costUsd!, 12);
+  });
+
   it("kill -9 mid-poll, re-run: re-attached, nothing resubmitted, the same requests and results as online", async () => {
     const online = await cli(["run", join(dir, "online.yaml"), "--no-progress", "--no-report"], "cache-online");
     expect(online.status, online.stderr).toBe(0);
