@@ -10,7 +10,7 @@
  * file with bytes invalid in its encoding is listed in `encodingErrors` with the count.
  */
 import { createReadStream } from "node:fs";
-import { open, readdir, stat } from "node:fs/promises";
+import { open, readdir, realpath, stat } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 import { join } from "node:path";
 import type { PubmedRecord } from "./types.ts";
@@ -103,8 +103,11 @@ export function countRecord(counts: IngestCounts, record: PubmedRecord): void {
 const XML_RE = /\.xml(\.gz)?$/i;
 
 /**
- * Expand inputs to the list of XML files (folders searched recursively, sorted).
- * @throws Error naming the input when it does not exist or is neither a file nor a folder.
+ * Expand inputs to the list of XML files (`.xml`, `.xml.gz`): folders searched recursively,
+ * symbolic links followed (a linked folder or file counts as what it points to; a folder reached
+ * twice through links is searched once); the files of an input folder sorted by path.
+ * @throws Error naming the input when it does not exist or is neither a file nor a folder, naming
+ *   a broken link inside a folder, and naming a folder that holds no XML file.
  */
 export async function expandPubmedInputs(inputs: readonly string[]): Promise<string[]> {
   const out: string[] = [];
@@ -117,12 +120,32 @@ export async function expandPubmedInputs(inputs: readonly string[]): Promise<str
     }
     if (st.isFile()) out.push(input);
     else if (st.isDirectory()) {
-      const entries = (await readdir(input, { recursive: true, withFileTypes: true }))
-        .filter((e) => e.isFile() && XML_RE.test(e.name))
-        .map((e) => join(e.parentPath ?? input, e.name))
-        .sort();
-      out.push(...entries);
+      const files = await xmlFilesUnder(input, new Set());
+      if (files.length === 0) throw new Error(`input folder ${input} holds no .xml or .xml.gz file (searched recursively, links followed)`);
+      out.push(...files.sort());
     } else throw new Error(`input is neither a file nor a folder: ${input}`);
+  }
+  return out;
+}
+
+/** The XML files under `dir` (recursive, links followed; `seen`: real paths of folders already searched). */
+async function xmlFilesUnder(dir: string, seen: Set<string>): Promise<string[]> {
+  const real = await realpath(dir);
+  if (seen.has(real)) return [];
+  seen.add(real);
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    let isDir = e.isDirectory();
+    let isFile = e.isFile();
+    if (e.isSymbolicLink()) {
+      const target = await stat(path).catch(() => null);
+      if (!target) throw new Error(`${path}: a broken symbolic link (its target does not exist)`);
+      isDir = target.isDirectory();
+      isFile = target.isFile();
+    }
+    if (isDir) out.push(...(await xmlFilesUnder(path, seen)));
+    else if (isFile && XML_RE.test(e.name)) out.push(path);
   }
   return out;
 }

@@ -4,7 +4,7 @@
 import { fileURLToPath } from "node:url";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 
 /**
  * Package root: the nearest folder above this file holding medsynth's package.json — the
@@ -25,6 +25,19 @@ function findPackageRoot(start: string): string {
     }
     if (dirname(dir) === dir) return resolve(start, "..");
   }
+}
+
+/**
+ * How to call the medsynth CLI in a message telling the user what to run: `npx medsynth` where
+ * medsynth is an installed package (its root lies in a `node_modules` folder: npx finds the
+ * installed bin), else — a checkout or an unpacked copy — `node <bin/medsynth.js relative to the
+ * current folder>` (`node bin/medsynth.js` from the checkout's root): there `npx medsynth` would
+ * install the checkout again on every call.
+ */
+export function medsynthCommand(root: string = REPO_ROOT, cwd: string = process.cwd()): string {
+  if (root.split(sep).includes("node_modules")) return "npx medsynth";
+  const bin = relative(cwd, join(root, "bin", "medsynth.js")) || join(root, "bin", "medsynth.js");
+  return `node ${/[\s'"$`\\]/.test(bin) ? `'${bin.replace(/'/g, `'\\''`)}'` : bin}`;
 }
 
 /**

@@ -6,7 +6,8 @@
  * file is loaded), so bundled configs can name an endpoint without holding it.
  */
 import { createHash } from "node:crypto";
-import { dirname, resolve, isAbsolute } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { readConfigValue } from "../models/config-file.ts";
 import stringify from "safe-stable-stringify";
@@ -248,16 +249,36 @@ export function readConfigFile(file: string): unknown {
 
 /**
  * Read and validate an experiment config file (`.yaml`, `.yml` or `.json`).
- * Relative `output`, `panel`, `promptDir` and `report.scimago` paths are resolved against the file's folder.
- * @throws ConfigError on unreadable/unparseable files or invalid fields.
+ *
+ * Path rule (docs/experiment-configs.md#paths-in-a-config): every relative path in the file is
+ * relative to the file's folder — `output`, `panel`, `promptDir`, `report.scimago`, and the input
+ * files `datasets[].options.path` and `retrieval.corpus` (a JSONL path; `bundled`, `prepared:…`
+ * and store URIs such as `lance:…` and `s3://…` are left as they are). For the two inputs only, a
+ * path found relative to the current folder and not to the file's folder is still used, with a
+ * deprecation note (the rule up to 0.2.0; through `log`, default stderr).
+ * @throws ConfigError on unreadable/unparseable files or invalid fields, and one naming the file,
+ *   then each relative input path found in neither place with its field and both paths tried.
  */
-export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = process.env): ExperimentConfig {
+export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = process.env, log: (l: string) => void = (l) => console.error(l)): ExperimentConfig {
   const cfg = parseExperimentConfig(readConfigFile(file), file, env);
   const base = dirname(resolve(file));
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  const missing: { path: string; message: string }[] = [];
+  const input = (p: string, field: string) => resolveInputPath(file, base, field, p, log, missing);
+  const datasets = cfg.datasets.map((d, i) => {
+    if (typeof d.options?.path !== "string") return d;
+    const options = { ...d.options, path: input(d.options.path, `datasets[${i}].options.path`) };
+    WRITTEN_PATHS.set(options, d.options.path);
+    return { ...d, options };
+  });
+  const retrieval = isCorpusFilePath(cfg.retrieval.corpus) ? { ...cfg.retrieval, corpus: input(cfg.retrieval.corpus, "retrieval.corpus") } : cfg.retrieval;
+  if (retrieval !== cfg.retrieval) WRITTEN_PATHS.set(retrieval, cfg.retrieval.corpus);
+  if (missing.length) throw new ConfigError(`${file}: input files not found (relative paths are relative to the config file's folder; see docs/experiment-configs.md#paths-in-a-config)\n${missing.map((m) => `  - ${m.message}`).join("\n")}`, file, missing);
   return {
     ...cfg,
     output: abs(cfg.output),
+    datasets,
+    retrieval,
     panel: cfg.panel ? abs(cfg.panel) : undefined,
     promptDir: cfg.promptDir ? abs(cfg.promptDir) : undefined,
     report: cfg.report.scimago ? { ...cfg.report, scimago: abs(cfg.report.scimago) } : cfg.report,
@@ -265,12 +286,48 @@ export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = proc
 }
 
 /**
+ * The input paths as the config file wrote them, by the object {@link loadExperimentConfig} put
+ * the resolved path in (a dataset's `options`, the `retrieval` block): {@link configHash} hashes
+ * these, so a run's hash does not depend on where the checkout or the config file lies.
+ */
+const WRITTEN_PATHS = new WeakMap<object, string>();
+
+/** Whether a `retrieval.corpus` value names a file (not "bundled", `prepared:<name>`, `lance:<uri>` or a URL). */
+function isCorpusFilePath(corpus: string): boolean {
+  return corpus !== "bundled" && !/^[a-z][a-z0-9+.-]+:/i.test(corpus);
+}
+
+/**
+ * An input path of config `file` made absolute by the path rule of {@link loadExperimentConfig}:
+ * absolute or URL-like (`scheme:`) as is; else relative to `base` (the file's folder) when it
+ * exists there, else relative to the current folder when it exists there (deprecated: a note
+ * through `log`); else the path relative to `base`, with an issue naming the file, `field` and
+ * both paths tried pushed to `missing`.
+ */
+function resolveInputPath(file: string, base: string, field: string, p: string, log: (l: string) => void, missing: { path: string; message: string }[]): string {
+  if (isAbsolute(p) || /^[a-z][a-z0-9+.-]+:/i.test(p)) return p;
+  const fromFile = resolve(base, p);
+  if (existsSync(fromFile)) return fromFile;
+  const fromCwd = resolve(p);
+  if (existsSync(fromCwd)) {
+    log(`medsynth: deprecated: ${file}: ${field} "${p}" was found relative to the current folder (${fromCwd}), not to the config file's folder; relative paths in a config are relative to the config file's folder — write "${relative(base, fromCwd)}" or an absolute path (this fallback will be removed)`);
+    return fromCwd;
+  }
+  missing.push({ path: field, message: `${field}: "${p}" not found; tried ${fromFile} (relative to the config file's folder) and ${fromCwd} (relative to the current folder)` });
+  return fromFile;
+}
+
+/**
  * Hash of the parts of a config that change results (everything except `output`, `concurrency`,
  * `description`, `report` and the models' `paperModel` labels, which only the report reads):
- * sha256 hex of the canonical JSON.
+ * sha256 hex of the canonical JSON. Input paths enter as the file wrote them (see
+ * {@link loadExperimentConfig}), so the hash is the same from any folder.
  */
 export function configHash(cfg: ExperimentConfig): string {
   const { output: _o, concurrency: _c, description: _d, report: _r, ...rest } = cfg;
   const models = rest.models.map(({ paperModel: _p, ...m }) => m);
-  return createHash("sha256").update(stringify({ ...rest, models }) ?? "").digest("hex");
+  const written = (o: object | undefined) => (o ? WRITTEN_PATHS.get(o) : undefined);
+  const datasets = rest.datasets.map((d) => (written(d.options) !== undefined ? { ...d, options: { ...d.options, path: written(d.options) } } : d));
+  const corpus = written(rest.retrieval) ?? rest.retrieval.corpus;
+  return createHash("sha256").update(stringify({ ...rest, models, datasets, retrieval: { ...rest.retrieval, corpus } }) ?? "").digest("hex");
 }

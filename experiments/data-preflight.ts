@@ -4,7 +4,7 @@
  * When one cannot be had, the run stops here, before any item is generated or any model called,
  * with the registry's error (dataset, upstream, pull command).
  */
-import { datasetFile, DatasetUnavailableError, type DataAccessOptions } from "../corpus/datasets/files.ts";
+import { datasetFile, DatasetUnavailableError, pullCommand, type DataAccessOptions } from "../corpus/datasets/files.ts";
 import { getDataFileSource } from "../corpus/datasets/sources.ts";
 import { getDataset, loaderFiles } from "../corpus/datasets/registry.ts";
 import { BUNDLED_CORPUS_SOURCES } from "../corpus/bundled-corpus.ts";
@@ -43,7 +43,7 @@ export class DatasetsUnavailableError extends Error {
     super([
       `${errors.length} datasets this run needs are not available: ${names.join(", ")} (nothing was run).`,
       ...errors.map((e) => `\n${e.message}`),
-      `\nGet them all with \`npx medsynth datasets pull ${names.join(" ")}\` where the network or a mirror is reachable.`,
+      `\nGet them all with \`${pullCommand(names.join(" "))}\` where the network or a mirror is reachable.`,
     ].join("\n"));
     this.name = "DatasetsUnavailableError";
   }

@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import type { ConclusionTask, CorpusDoc, RweStudy, SynthesisTask } from "../corpus/types.ts";
 import { formatStudyRaw } from "../graphs/rwe-summary.ts";
 import { formatSections } from "../graphs/conclusion-modes.ts";
-import { loadDataset } from "../corpus/datasets/registry.ts";
+import { DATASETS, datasetNames, loadDataset } from "../corpus/datasets/registry.ts";
 import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
 import { loadCorpusArg, openCorpusSource, openRetrievalCorpus, preparedCorpusPath, type RetrievalCorpus } from "../corpus/corpus-file.ts";
 import { REPO_ROOT } from "../corpus/paths.ts";
@@ -120,13 +120,52 @@ export function sourceTextOf(item: RunnerItem, kind: string): string {
 }
 
 /**
- * Check an experiment config against the registries before anything runs: every model id builds
- * (`models.<i>.id`), every workflow parameter set validates against the workflow's own strict
+ * The config's workflow ids, dataset names and dataset options checked against the registries:
+ * `workflows[i].id` (an unknown id, with the valid ids), `datasets[i].name` (an unknown name, with
+ * the valid names) and `datasets[i].options…` (each issue of the loader's strict options schema,
+ * e.g. a missing `path` or an unknown key).
+ * @returns every issue (path + message), empty when all is well.
+ */
+export function registryIdIssues(cfg: Pick<ExperimentConfig, "workflows" | "datasets">): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  const workflowIds = listWorkflowIds();
+  cfg.workflows.forEach((w, i) => {
+    if (!workflowIds.includes(w.id)) issues.push({ path: `workflows[${i}].id`, message: `unknown workflow "${w.id}"; valid ids: ${workflowIds.join(", ")}` });
+  });
+  cfg.datasets.forEach((d, i) => {
+    const entry = Object.prototype.hasOwnProperty.call(DATASETS, d.name) ? DATASETS[d.name] : undefined;
+    if (!entry) {
+      issues.push({ path: `datasets[${i}].name`, message: `unknown dataset "${d.name}"; valid names: ${datasetNames().join(", ")}` });
+      return;
+    }
+    const r = entry.optionsSchema.safeParse(d.options ?? {});
+    if (r.success) return;
+    for (const iss of r.error.issues) {
+      const keys = (iss as { keys?: string[] }).keys;
+      const at = keys?.length ? keys.join(", ") : iss.path.join(".");
+      issues.push({ path: `datasets[${i}].options${at ? `.${at}` : ""}`, message: `dataset "${d.name}": ${iss.message} (see \`medsynth datasets list\` and docs/datasets.md)` });
+    }
+  });
+  return issues;
+}
+
+/**
+ * {@link registryIdIssues} of the config loaded from `file`, before anything loads or runs.
+ * @throws ConfigError naming the file and every issue with its field path.
+ */
+export function checkRegistryIds(cfg: Pick<ExperimentConfig, "workflows" | "datasets">, file: string): void {
+  const issues = registryIdIssues(cfg);
+  if (issues.length) throw new ConfigError(`${file}: invalid config\n${issues.map((x) => `  - ${x.path}: ${x.message}`).join("\n")}`, file, issues);
+}
+
+/**
+ * Check an experiment config against the registries before anything runs: workflow ids, dataset
+ * names and options ({@link registryIdIssues}), every model id builds (`models.<i>.id`), every workflow parameter set validates against the workflow's own strict
  * schema (`workflows.<i>.params.<key>`), and reference metric specs are known.
  * @throws ConfigError listing each offending path with the reason.
  */
 export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): void {
-  const issues: { path: string; message: string }[] = [...resourceIssues(cfg, env)];
+  const issues: { path: string; message: string }[] = [...registryIdIssues(cfg), ...resourceIssues(cfg, env)];
   cfg.models.forEach((m, i) => {
     if (!/^(openai|extractive):.+/.test(m.id)) {
       issues.push({ path: `models.${i}.id`, message: `unknown model id "${m.id}"; valid ids: ${GENERATOR_MODEL_IDS.join(", ")}` });
@@ -134,7 +173,9 @@ export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.Pro
     }
     if (m.id.startsWith("extractive:") && !(EXTRACTIVE_IDS as readonly string[]).includes(m.id)) issues.push({ path: `models.${i}.id`, message: `unknown extractive baseline "${m.id}"; valid ids: ${EXTRACTIVE_IDS.join(", ")}` });
   });
+  const workflowIds = listWorkflowIds();
   cfg.workflows.forEach((w, i) => {
+    if (!workflowIds.includes(w.id)) return; // named by registryIdIssues
     const def = getWorkflow(w.id);
     for (const params of expandParams(w.params as Record<string, ParamValue | ParamValue[]>)) {
       const { reranker, rerankTopN: _t, retrieval, ...wfParams } = params;

@@ -17,7 +17,7 @@
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { REPO_ROOT } from "../paths.ts";
+import { medsynthCommand, REPO_ROOT } from "../paths.ts";
 import { tryAcquireLock } from "../file-lock.ts";
 import {
   type DataFileSource,
@@ -140,9 +140,9 @@ function resolveOptions(o: DataAccessOptions = {}): Resolved {
   };
 }
 
-/** The shell command that pulls a dataset. */
+/** The shell command that pulls datasets (space-separated names), as this install calls the CLI ({@link medsynthCommand}). */
 export function pullCommand(dataset: string): string {
-  return `npx medsynth datasets pull ${dataset}`;
+  return `${medsynthCommand()} datasets pull ${dataset}`;
 }
 
 /** A registered file that could not be found or fetched. Names the dataset, its upstream, what was tried and the pull command. */

@@ -24,6 +24,15 @@ export const JSONL_TASK_KINDS = ["conclusion", "synthesis", "rwe"] as const;
 
 const SCHEMAS = { conclusion: ConclusionTaskSchema, synthesis: SynthesisTaskSchema, rwe: RweStudySchema } as const;
 
+/**
+ * Values of the synthesis fields a line may leave out: only workflows that need them read them
+ * (P-ZS needs a question; Golden-RAG skips items without golden abstracts; metrics without a
+ * reference are not computed). `dataset` defaults to "jsonl".
+ */
+export function synthesisDefaults(): Record<string, unknown> {
+  return { dataset: JSONL_DATASET, referenceConclusion: null, referenceAnswer: null, evidenceCertainty: null, goldenPmids: [], goldenDocs: [] };
+}
+
 /** Options of {@link loadJsonlTasks}. */
 export const JsonlOptionsSchema = z
   .object({
@@ -87,8 +96,11 @@ export async function* readLines(path: string): AsyncGenerator<string> {
  * given; with another kind option it is a "kind mismatch".
  * `taskKind` of the result is the kind of the items when they all share one, else (mixed or empty
  * file) the `kind` option or "conclusion".
+ * Synthesis lines may leave out the fields of {@link synthesisDefaults}. The line format is
+ * documented in docs/datasets.md#your-own-tasks-jsonl.
  * Skip reasons: "invalid JSON", "missing kind", "unknown kind", "kind mismatch",
- * "invalid <field>" (first failing field of the task schema), and for PubmedRecord lines
+ * "invalid <field>" (first failing field of the task schema; the warning names every missing or
+ * invalid field of the line, "file:line: field: message; field: message; skipped"), and for PubmedRecord lines
  * "invalid PubmedRecord <field>", "deleted citation", "no conclusion" (no conclusion segment),
  * "only conclusion" (no other segment).
  * @throws Error when the file is missing or cannot be read to its end, or `path` is not given.
@@ -167,9 +179,9 @@ export async function loadJsonlTasks(options: JsonlOptions): Promise<LoadedDatas
       continue;
     }
     const k = kind as (typeof JSONL_TASK_KINDS)[number];
-    const v = validateItem(SCHEMAS[k], rest);
+    const v = validateItem(SCHEMAS[k], k === "synthesis" ? { ...synthesisDefaults(), ...rest } : rest);
     if (!v.ok) {
-      skip(`invalid ${v.reason.split(":")[0]}`, v.reason);
+      skip(`invalid ${v.reason.split(":")[0]}`, v.issues.join("; "));
       continue;
     }
     kinds.add(k);

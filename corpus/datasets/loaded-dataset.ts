@@ -120,18 +120,25 @@ export function readJsonFile(path: string, dataset: string): unknown {
 }
 
 /**
- * Validate one produced item; on failure returns the first issue as "field: message".
- * @returns `{ok: true, value}` or `{ok: false, reason}` (reason names the failing field path).
+ * Validate one produced item; on failure returns the first issue as "field: message" and every
+ * issue the same way (each missing or invalid field, in schema order).
+ * @returns `{ok: true, value}` or `{ok: false, reason, issues}` (each names the failing field path).
  */
 export function validateItem<S extends z.ZodType>(
   schema: S,
   item: unknown,
-): { ok: true; value: z.infer<S> } | { ok: false; reason: string } {
+): { ok: true; value: z.infer<S> } | { ok: false; reason: string; issues: string[] } {
   const r = schema.safeParse(item);
   if (r.success) return { ok: true, value: r.data };
-  const issue = r.error.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.join(".") : "(root)";
-  return { ok: false, reason: `${field}: ${issue?.message ?? "invalid"}` };
+  const issues = r.error.issues.map((issue) => {
+    const keys = (issue as { keys?: string[] }).keys;
+    const base = issue.path.join(".");
+    const field = keys?.length ? keys.map((k) => (base ? `${base}.${k}` : k)).join(", ") : base || "(root)";
+    return `${field}: ${issue.message}`;
+  });
+  const first = r.error.issues[0];
+  const field = first && first.path.length > 0 ? first.path.join(".") : "(root)";
+  return { ok: false, reason: `${field}: ${first?.message ?? "invalid"}`, issues };
 }
 
 /** Parse a year out of "2011", 2011, "2007-05-01"; null when absent or unparseable. */

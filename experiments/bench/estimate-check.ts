@@ -14,7 +14,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 import { dryRunCommand, runCommand } from "../cli/run-commands.ts";
-import { startScriptedServer, type ScriptedRequest } from "../../tests/helpers/scripted-openai-server.ts";
+import { schemaResponder } from "../../tests/helpers/schema-answers.ts";
+import { startScriptedServer } from "../../tests/helpers/scripted-openai-server.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CONFIGS = resolve(here, "..", "configs");
@@ -25,38 +26,9 @@ const arg = (name: string, d: string) => {
 const sample = Number(arg("sample", "2"));
 const names = arg("configs", "demo,robustness,medmeta,medconclusion,rwesummary").split(",");
 
-/** A minimal valid value of a JSON Schema; arrays get 5 elements (loops and fan-outs at their bound). */
-function instance(schema: any, index?: number): unknown {
-  const text = index === undefined ? "drug A" : `drug A mortality ${index + 1}`;
-  if (!schema || typeof schema !== "object") return text;
-  if (schema.anyOf) return instance(schema.anyOf.find((s: any) => s.type !== "null") ?? schema.anyOf[0], index);
-  if (schema.enum) return schema.enum[0];
-  if (schema.const !== undefined) return schema.const;
-  switch (schema.type) {
-    case "object":
-      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, instance(v, index)]));
-    case "array":
-      return Array.from({ length: Math.max(5, schema.minItems ?? 0) }, (_, i) => instance(schema.items, i));
-    case "number":
-    case "integer":
-      return schema.minimum ?? 0;
-    case "boolean":
-      return false;
-    default:
-      return text;
-  }
-}
-
-function reply(req: ScriptedRequest, n: number) {
-  const rf = req.body?.response_format?.json_schema;
-  // every text answer differs, so no judge prompt repeats (and none is answered from the cache)
-  if (!rf) return { content: `Compared with placebo, drug A reduced mortality in adults (answer ${n + 1}).` };
-  if (rf.name === "grounding_attribution") {
-    const n = Number(/claims 1 to (\d+)/.exec(JSON.stringify(req.body.messages))?.[1] ?? 1);
-    return { content: JSON.stringify({ claims: Array.from({ length: n }, (_, i) => ({ claim: i + 1, verdict: "unsupported", evidence: [] })) }) };
-  }
-  return { content: JSON.stringify(instance(rf.schema)) };
-}
+// Arrays get 5 elements (loops and fan-outs at their bound); every text answer differs, so no
+// judge prompt repeats (and none is answered from the cache).
+const reply = schemaResponder({ text: "drug A", arrayLength: 5, plainText: (n) => `Compared with placebo, drug A reduced mortality in adults (answer ${n + 1}).` });
 
 const server = await startScriptedServer(reply);
 const work = mkdtempSync(join(tmpdir(), "medsynth-estimate-check-"));

@@ -571,10 +571,17 @@ export class ZipfSampler {
     this.e = -1 / (alpha - 1);
   }
   next(): number {
-    const u = 1 - this.rng(); // (0, 1]
-    const x = Math.floor((1 + this.q) * Math.exp(this.e * Math.log(u)) - this.q);
-    return x < 1 ? 1 : x > 1e15 ? 1e15 : x;
+    return zipfMandelbrotRank(1 - this.rng(), this.e, this.q, 1e15); // u in (0, 1]
   }
+}
+
+/**
+ * The Zipf–Mandelbrot rank whose tail probability is `u` in (0, 1]: floor((1+q)·u^e − q) with
+ * e = −1/(α−1), clamped to [1, `maxRank`] (shared with tests/helpers/zipf-docs.ts).
+ */
+export function zipfMandelbrotRank(u: number, e: number, q: number, maxRank: number): number {
+  const x = Math.floor((1 + q) * Math.exp(e * Math.log(u)) - q);
+  return x < 1 ? 1 : x > maxRank ? maxRank : x;
 }
 
 /** Ranks of the model: the real head by its real frequencies (binary search in the cumulative shares), else headSize + a Zipf–Mandelbrot tail rank. */
@@ -617,15 +624,36 @@ const SUFFIXES = ["in", "ase", "ol", "ide", "ine", "itis", "oma", "yl", "ium", "
  * distinct words, and longer words for rarer ranks.
  */
 export function inventedWord(r: number): string {
+  return spellRank(r, MEDICAL_SYLLABLES);
+}
+
+/** The letters {@link spellRank} builds words from. */
+export interface SyllableAlphabet {
+  readonly onsets: readonly string[];
+  readonly vowels: readonly string[];
+  readonly codas: readonly string[];
+  /** The word's last part, chosen by r mod its length. */
+  readonly suffixes: readonly string[];
+}
+
+const MEDICAL_SYLLABLES: SyllableAlphabet = { onsets: ONSETS, vowels: VOWELS, codas: CODAS, suffixes: SUFFIXES };
+
+/**
+ * Rank `r` spelled in the syllables of `a`: a bijective mixed-radix spelling (onset + vowel +
+ * coda per digit) then a suffix; distinct ranks give distinct words, rarer ranks longer words
+ * (shared with tests/helpers/zipf-docs.ts).
+ */
+export function spellRank(r: number, a: SyllableAlphabet): string {
+  const { onsets, vowels, codas, suffixes } = a;
   let n = r;
-  const suffix = SUFFIXES[n % SUFFIXES.length];
-  n = Math.floor(n / SUFFIXES.length);
+  const suffix = suffixes[n % suffixes.length];
+  n = Math.floor(n / suffixes.length);
   let w = "";
-  const SYL = ONSETS.length * VOWELS.length * CODAS.length;
+  const syl = onsets.length * vowels.length * codas.length;
   do {
-    const s = n % SYL;
-    n = Math.floor(n / SYL);
-    w += ONSETS[s % ONSETS.length] + VOWELS[Math.floor(s / ONSETS.length) % VOWELS.length] + CODAS[Math.floor(s / (ONSETS.length * VOWELS.length))];
+    const s = n % syl;
+    n = Math.floor(n / syl);
+    w += onsets[s % onsets.length] + vowels[Math.floor(s / onsets.length) % vowels.length] + codas[Math.floor(s / (onsets.length * vowels.length))];
   } while (n > 0);
   return w + suffix;
 }

@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readConfigFile } from "../config.ts";
+import { dryRunCommand } from "./run-commands.ts";
 import { buildSlurmScripts, shellQuote } from "../cluster-slurm.ts";
 import { buildK8sManifests } from "../cluster-k8s.ts";
 
@@ -24,6 +25,8 @@ export interface SlurmCommandOptions {
   logDir?: string;
   medsynth?: string;
   setup?: string[];
+  /** false (`--no-check`): skip {@link checkRunnable}. */
+  check?: boolean;
 }
 
 /** Options of `medsynth cluster k8s` (commander's strings). */
@@ -40,6 +43,8 @@ export interface K8sCommandOptions {
   memory?: string;
   jobName?: string;
   medsynth: string;
+  /** false (`--no-check`): skip {@link checkRunnable}. */
+  check?: boolean;
 }
 
 /** A positive integer option, or an error naming it. */
@@ -92,16 +97,39 @@ function thisCli(): string {
 }
 
 /**
- * `medsynth cluster slurm`: array + merge + submit scripts for a config.
- * @throws Error naming the option or config field that is invalid.
+ * The check before scheduler files are written: the config must pass the validation of
+ * `medsynth run --dry-run` (ids, parameters, data, endpoints and their API keys, panel), and
+ * `--shards` must not exceed its cells (a shard past the last cell would run nothing). Skipped
+ * when `check` is false (`--no-check`: e.g. API keys that only the cluster's nodes or Secret hold).
+ * @throws the dry run's error, its message led by what failed and how to skip the check; Error
+ *   naming the cells and the largest useful `--shards` when there are more shards than cells.
+ */
+async function checkRunnable(file: string, shards: number, check: boolean | undefined): Promise<void> {
+  if (check === false) return;
+  let cells: number;
+  try {
+    cells = (await dryRunCommand(file, {}, () => {})).cells;
+  } catch (e) {
+    if (e instanceof Error) e.message = `cluster: ${file} cannot run as it is (the check of \`medsynth run --dry-run\`; --no-check skips it, e.g. when the API keys are set only on the cluster):\n${e.message}`;
+    throw e;
+  }
+  if (shards > cells) throw new Error(`cluster: --shards ${shards} exceeds the ${cells} cell${cells === 1 ? "" : "s"} of ${file}: shards ${cells + 1}–${shards} would have nothing to run; use --shards ${cells} or fewer`);
+}
+
+/**
+ * `medsynth cluster slurm`: array + merge + submit scripts for a config, once it passes
+ * {@link checkRunnable}.
+ * @throws Error naming the option or config field that is invalid, or what {@link checkRunnable} throws.
  */
 export async function clusterSlurmCommand(file: string, opts: SlurmCommandOptions, print: (l: string) => void = console.log): Promise<void> {
   const { config, output, name } = configPaths(file);
+  const shards = positiveInt("--shards", opts.shards)!;
+  await checkRunnable(file, shards, opts.check);
   const out = opts.out ? resolve(opts.out) : undefined;
   const scripts = buildSlurmScripts({
     config,
     output,
-    shards: positiveInt("--shards", opts.shards)!,
+    shards,
     jobName: opts.jobName ?? defaultJobName(name, false),
     workdir: process.cwd(),
     logDir: resolve(opts.logDir ?? (out ? join(out, "logs") : join(output, "slurm-logs"))),
@@ -127,15 +155,19 @@ function inContainer(local: string, mountPath: string, what: string): string {
 }
 
 /**
- * `medsynth cluster k8s`: Indexed Job + merge Job + submit script for a config.
- * @throws Error naming the option when a path lies outside the mounted folder or a value is invalid.
+ * `medsynth cluster k8s`: Indexed Job + merge Job + submit script for a config, once it passes
+ * {@link checkRunnable}.
+ * @throws Error naming the option when a path lies outside the mounted folder or a value is
+ *   invalid, or what {@link checkRunnable} throws.
  */
 export async function clusterK8sCommand(file: string, opts: K8sCommandOptions, print: (l: string) => void = console.log): Promise<void> {
   const { config, output, name } = configPaths(file);
+  const shards = positiveInt("--shards", opts.shards)!;
+  const mapped = { config: inContainer(config, opts.mountPath, "config"), output: inContainer(output, opts.mountPath, "output folder") };
+  await checkRunnable(file, shards, opts.check);
   const m = buildK8sManifests({
-    config: inContainer(config, opts.mountPath, "config"),
-    output: inContainer(output, opts.mountPath, "output folder"),
-    shards: positiveInt("--shards", opts.shards)!,
+    ...mapped,
+    shards,
     jobName: opts.jobName ?? defaultJobName(name, true),
     image: opts.image,
     pvc: opts.pvc,

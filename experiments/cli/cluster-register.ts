@@ -26,6 +26,7 @@ export function registerClusterCommands(program: Command): void {
     .option("--log-dir <dir>", "task logs (default <out>/logs, or <output>/slurm-logs)")
     .option("--medsynth <command>", "command that runs medsynth on a node (default: this node binary and CLI, by absolute path)")
     .option("--setup <line>", "shell line run before medsynth (repeatable: module load, venv…)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--no-check", "do not run the checks of `run --dry-run` and of --shards against the cells first (e.g. API keys set only on the cluster)")
     .action(async (file: string, opts: SlurmCommandOptions) => {
       await (await impl()).clusterSlurmCommand(file, opts);
     });
@@ -45,6 +46,7 @@ export function registerClusterCommands(program: Command): void {
     .option("--memory <q>", "memory request per pod, e.g. 8Gi")
     .option("--job-name <name>", "Job name (a DNS label; default medsynth-<config name>)")
     .option("--medsynth <command>", "command that runs medsynth in the image", "medsynth")
+    .option("--no-check", "do not run the checks of `run --dry-run` and of --shards against the cells first (e.g. API keys only in the Secret)")
     .action(async (file: string, opts: K8sCommandOptions) => {
       await (await impl()).clusterK8sCommand(file, opts);
     });

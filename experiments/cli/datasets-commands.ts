@@ -26,7 +26,7 @@
  * dropped, skipped or failed with the reason.
  */
 import { getDataset, listDatasets, listDownloads, resolveDownloadNames, type DatasetEntry, type DatasetInfo } from "../../corpus/datasets/registry.ts";
-import { dataCacheDir, dataMirrors, humanBytes, locateDataFile, probeUrlMirrors, pullDatasets, type DataAccessOptions, type PullResult } from "../../corpus/datasets/files.ts";
+import { dataCacheDir, dataMirrors, humanBytes, locateDataFile, probeUrlMirrors, pullCommand, pullDatasets, type DataAccessOptions, type PullResult } from "../../corpus/datasets/files.ts";
 import { dataFileSources, dataFilesOf, downloadDatasetNames } from "../../corpus/datasets/sources.ts";
 import { formatZodIssues, valueAt } from "./zod-format.ts";
 import type { LoadedDataset } from "../../corpus/datasets/loaded-dataset.ts";
@@ -214,7 +214,7 @@ export async function datasetsListCommand(opts: { json?: boolean; counts: boolea
       downloads.map((d) => [d.name, String(d.files), humanBytes(d.bytes), d.where === "missing" ? `missing (${d.missing})` : d.where, d.licence, d.upstreams.join(", ")]),
     ),
   );
-  console.log(`\ncache: ${dataCacheDir()}\nmirrors: ${mirrors.length ? mirrors.join(", ") : "(none)"}\nget missing ones with: npx medsynth datasets pull <name…> | --all${remote.size ? " (\"url mirror\": pulled from that mirror on first use)" : ""}`);
+  console.log(`\ncache: ${dataCacheDir()}\nmirrors: ${mirrors.length ? mirrors.join(", ") : "(none)"}\nget missing ones with: ${pullCommand("<name…> | --all")}${remote.size ? " (\"url mirror\": pulled from that mirror on first use)" : ""}`);
 }
 
 /** `datasets show`: load one dataset and print counts, warnings, skipped records and the first items. */

@@ -15,7 +15,7 @@ import { planExperiment, runExperiment, type RunPlan, type RunSummary } from "..
 import { estimateRun, formatEstimate, type RunEstimate } from "../estimate.ts";
 import { latestEntries, readRecordAt } from "../../results/results-file.ts";
 import type { RunRecord } from "../../results/run-record.ts";
-import { createRunnerDeps, judgePlan } from "../wiring.ts";
+import { checkRegistryIds, createRunnerDeps, judgePlan } from "../wiring.ts";
 import { validateMetricSpecs } from "../metrics-stage.ts";
 import { runRetrievalEval } from "../retrieval-eval-stage.ts";
 import { writeReport } from "../report/build.ts";
@@ -112,6 +112,7 @@ function latestFailedRecords(resultsPath: string): RunRecord[] {
  */
 export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunEstimate> {
   const config = loadExperimentConfig(file);
+  checkRegistryIds(config, file);
   validateMetricSpecs(config.metrics);
   const deps = createRunnerDeps(config, (l) => console.error(l));
   const shard = shardOf(opts, (l) => console.error(l));
@@ -146,6 +147,7 @@ function shardOf(opts: RunCommandOptions, log: (l: string) => void): ShardSpec |
  */
 export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean; failures: ReturnType<typeof failureSummary>; batch: BatchCollector["stats"] }> {
   const config = loadExperimentConfig(file);
+  checkRegistryIds(config, file);
   const shard = shardOf(opts, (l) => console.error(l));
   validateMetricSpecs(config.metrics);
   await ensureConfigData(config); // stop here, before any work, when a dataset cannot be had

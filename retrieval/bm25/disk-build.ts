@@ -278,14 +278,14 @@ function mergeRuns(dir: string, work: string, prog: Progress, params: Bm25Params
       const c = s.readInt32();
       // docs then tfs: read in chunks of CH, keeping the two streams aligned through a temp copy.
       if (c <= CH) {
-        s.readInt32s(dBuf, 0, c);
-        s.readFloat32s(tBuf, 0, c);
+        s.readArray(dBuf, 0, c);
+        s.readArray(tBuf, 0, c);
         writer.add(dBuf, tBuf, c);
       } else {
         const docs = new Int32Array(c);
         const tfs = new Float32Array(c);
-        s.readInt32s(docs, 0, c);
-        s.readFloat32s(tfs, 0, c);
+        s.readArray(docs, 0, c);
+        s.readArray(tfs, 0, c);
         writer.add(docs, tfs, c);
       }
       cur[r] = s.remaining > 0 ? s.readInt32() : -1;

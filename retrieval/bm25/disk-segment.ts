@@ -220,35 +220,12 @@ export class FileScanner {
       i += take;
     }
   }
-  /** Reads `n` int32 into out[at..at+n). */
-  readInt32s(out: Int32Array, at: number, n: number): void {
-    for (let i = 0; i < n; ) {
-      const take = Math.min(n - i, this.buf.length >> 2);
-      this.need(take * 4);
-      for (let j = 0; j < take; j++) out[at + i + j] = this.buf.readInt32LE(this.start + 4 * j);
-      this.start += take * 4;
-      i += take;
-    }
-  }
-  /** Reads `n` float32 into out[at..at+n). */
-  readFloat32s(out: Float32Array, at: number, n: number): void {
-    for (let i = 0; i < n; ) {
-      const take = Math.min(n - i, this.buf.length >> 2);
-      this.need(take * 4);
-      for (let j = 0; j < take; j++) out[at + i + j] = this.buf.readFloatLE(this.start + 4 * j);
-      this.start += take * 4;
-      i += take;
-    }
-  }
-  /** Reads `n` float64 into out[at..at+n). */
-  readFloat64s(out: Float64Array, at: number, n: number): void {
-    for (let i = 0; i < n; ) {
-      const take = Math.min(n - i, this.buf.length >> 3);
-      this.need(take * 8);
-      for (let j = 0; j < take; j++) out[at + i + j] = this.buf.readDoubleLE(this.start + 8 * j);
-      this.start += take * 8;
-      i += take;
-    }
+  /**
+   * Reads `n` elements of `out`'s type (int32, float32 or float64) into out[at..at+n): the file's
+   * little-endian bytes are copied as they are (a little-endian host, as {@link readRaw} assumes).
+   */
+  readArray(out: Int32Array | Float32Array | Float64Array, at: number, n: number): void {
+    this.readBytes(new Uint8Array(out.buffer, out.byteOffset + at * out.BYTES_PER_ELEMENT, n * out.BYTES_PER_ELEMENT));
   }
   close(): void {
     closeSync(this.fd);
@@ -822,7 +799,7 @@ export class SegmentReader {
       let prev = 0;
       for (let d = 0; d < n; ) {
         const take = Math.min(batch, n - d);
-        ends.readFloat64s(e, 0, take);
+        ends.readArray(e, 0, take);
         const total = e[take - 1] - prev;
         const buf = new Uint8Array(total);
         bytes.readBytes(buf);

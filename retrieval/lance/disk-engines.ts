@@ -428,58 +428,121 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   const fp = opts.fingerprint ?? (await fingerprintSource(source, cfg.scanBatch)).hash;
   const indexKind = cfg.ann.index === "auto" ? chooseAnnIndex(await source.count(), embedder.dims) : cfg.ann.index;
   const tableName = `ann_${fp.slice(0, 16)}_${sanitize(embedder.id)}_${indexKind}`;
-  const infoJson = embedder.info ? JSON.stringify(embedder.info) : undefined;
-  let meta = cfg.mode !== "rebuild" ? await readMeta(db, tableName) : null;
-  if (meta && (meta.kind !== "ann" || meta.fingerprint !== fp || meta.embedderId !== embedder.id || meta.dims !== embedder.dims || (infoJson !== undefined && meta.embedderInfo !== undefined && JSON.stringify(meta.embedderInfo) !== infoJson))) meta = null;
-  let table: LanceDb.Table;
-  let built = false;
-  const dims = embedder.dims;
-  const sampleVectors: Float32Array[] = [];
+  const meta = await readMatchingAnnMeta(db, tableName, cfg, fp, embedder);
   const buildStart = performance.now();
+  let opened: AnnTable;
   if (meta) {
-    table = await db.openTable(tableName);
+    opened = { table: await db.openTable(tableName), meta, built: false, sampleVectors: [] };
   } else if (cfg.mode === "open") {
     throw new Error(`lance ann: no built ${indexKind} index ${tableName} for embedder ${embedder.id} in ${dir} (mode "open" never builds; use "open-or-build")`);
   } else {
-    const built0 = await buildAnnVectors(db, tableName, source, embedder, cfg, log, fp);
-    table = built0.table;
-    const n = built0.rows;
-    const unmatchable = built0.unmatchable;
-    sampleVectors.push(...built0.sampleVectors);
-    const numPartitions = cfg.ann.numPartitions ?? Math.max(1, Math.round(Math.sqrt(n)));
-    const idx =
-      indexKind === "ivf_pq"
-        ? lancedb.Index.ivfPq({ distanceType: "cosine", numPartitions, numSubVectors: dims % 4 === 0 ? dims / 4 : dims % 2 === 0 ? dims / 2 : dims })
-        : indexKind === "ivf_flat"
-          ? lancedb.Index.ivfFlat({ distanceType: "cosine", numPartitions })
-          : lancedb.Index.hnswSq({ distanceType: "cosine", numPartitions });
-    const ti = performance.now();
-    await withTimeout(table.createIndex("vector", { config: idx, replace: true }), cfg.indexTimeoutMs ?? indexTimeoutFor(n), `LanceDB ${indexKind} index on ${tableName} (${n} rows)`);
-    await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
-    log(`lance ann: built ${indexKind} (${numPartitions} partitions) on ${tableName} in ${((performance.now() - ti) / 1000).toFixed(1)} s`);
-    meta = {
-      kind: "ann",
-      fingerprint: fp,
-      docCount: n,
-      embedderId: embedder.id,
-      ...(embedder.info ? { embedderInfo: { ...embedder.info } } : {}),
-      dims,
-      index: indexKind,
-      numPartitions,
-      nprobes: cfg.ann.nprobes,
-      refineFactor: cfg.ann.refineFactor,
-      ef: cfg.ann.ef,
-      targetRecall: cfg.ann.targetRecall,
-      unmatchable,
-      buildSeconds: 0,
-    };
-    built = true;
+    opened = await buildAnnTable(lancedb, db, tableName, indexKind, source, embedder, cfg, log, fp);
   }
-  const m = meta;
+  const { table, built, sampleVectors } = opened;
+  const m = opened.meta;
   const unmatchable = new Set(m.unmatchable ?? []);
-  const unmatchableSet: ReadonlySet<string> = unmatchable;
+  const { annSearch, exactSearch } = annSearchers(table, m, unmatchable);
+  if (built) await tuneNprobes(db, table, tableName, m, sampleVectors, unmatchable, annSearch, buildStart, log);
+  return {
+    table,
+    tableName,
+    dir,
+    embedderId: embedder.id,
+    corpusHash: fp,
+    dims: embedder.dims,
+    docCount: m.docCount,
+    built,
+    index: m.index!,
+    annRecallAt10: m.recallAt10 ?? null,
+    unmatchable,
+    meta: m,
+    search: (vector, k, sopts = {}) =>
+      k <= 0 ? Promise.resolve([]) : sopts.exact ? exactSearch(vector, Math.floor(k)) : annSearch(vector, Math.floor(k), sopts.nprobes ?? cfg.ann.searchNprobes ?? m.nprobes!, sopts.refineFactor),
+  };
+}
+
+/** A table opened or built by {@link openOrBuildLanceAnn}'s first step. */
+interface AnnTable {
+  table: LanceDb.Table;
+  meta: DiskIndexMeta;
+  built: boolean;
+  /** Vectors of the recall-sample docs (empty when the table was opened, not built). */
+  sampleVectors: Float32Array[];
+}
+
+/** ANN search with a given `nprobes` / `refineFactor`, best first, unmatchable docs left out. */
+type AnnSearchFn = (vector: Float32Array, k: number, nprobes: number, refineFactor?: number) => Promise<VectorHit[]>;
+
+/**
+ * Step: the `<table>_meta` row of `tableName` when it describes an ANN table of this corpus
+ * fingerprint and embedder (id, dims and, when both are known, settings); null when absent, stale
+ * or `mode` is "rebuild" (the table is then built).
+ */
+async function readMatchingAnnMeta(db: LanceDb.Connection, tableName: string, cfg: DiskIndexConfig, fp: string, embedder: Embedder): Promise<DiskIndexMeta | null> {
+  const meta = cfg.mode !== "rebuild" ? await readMeta(db, tableName) : null;
+  if (!meta) return null;
+  const infoJson = embedder.info ? JSON.stringify(embedder.info) : undefined;
+  const stale = meta.kind !== "ann" || meta.fingerprint !== fp || meta.embedderId !== embedder.id || meta.dims !== embedder.dims || (infoJson !== undefined && meta.embedderInfo !== undefined && JSON.stringify(meta.embedderInfo) !== infoJson);
+  return stale ? null : meta;
+}
+
+/**
+ * Step: embed the corpus into `tableName` ({@link buildAnnVectors}), then build its `indexKind`
+ * vector index (cosine; `numPartitions` √n unless configured) and drop the appends' versions.
+ * The returned meta has no recall yet ({@link tuneNprobes} measures it).
+ * @throws on an index build past `indexTimeoutMs` (and what {@link buildAnnVectors} throws).
+ */
+async function buildAnnTable(
+  lancedb: typeof LanceDb,
+  db: LanceDb.Connection,
+  tableName: string,
+  indexKind: NonNullable<DiskIndexMeta["index"]>,
+  source: DocumentSource,
+  embedder: Embedder,
+  cfg: DiskIndexConfig,
+  log: (l: string) => void,
+  fp: string,
+): Promise<AnnTable> {
+  const dims = embedder.dims;
+  const { table, rows: n, unmatchable, sampleVectors } = await buildAnnVectors(db, tableName, source, embedder, cfg, log, fp);
+  const numPartitions = cfg.ann.numPartitions ?? Math.max(1, Math.round(Math.sqrt(n)));
+  const idx =
+    indexKind === "ivf_pq"
+      ? lancedb.Index.ivfPq({ distanceType: "cosine", numPartitions, numSubVectors: dims % 4 === 0 ? dims / 4 : dims % 2 === 0 ? dims / 2 : dims })
+      : indexKind === "ivf_flat"
+        ? lancedb.Index.ivfFlat({ distanceType: "cosine", numPartitions })
+        : lancedb.Index.hnswSq({ distanceType: "cosine", numPartitions });
+  const ti = performance.now();
+  await withTimeout(table.createIndex("vector", { config: idx, replace: true }), cfg.indexTimeoutMs ?? indexTimeoutFor(n), `LanceDB ${indexKind} index on ${tableName} (${n} rows)`);
+  await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
+  log(`lance ann: built ${indexKind} (${numPartitions} partitions) on ${tableName} in ${((performance.now() - ti) / 1000).toFixed(1)} s`);
+  const meta: DiskIndexMeta = {
+    kind: "ann",
+    fingerprint: fp,
+    docCount: n,
+    embedderId: embedder.id,
+    ...(embedder.info ? { embedderInfo: { ...embedder.info } } : {}),
+    dims,
+    index: indexKind,
+    numPartitions,
+    nprobes: cfg.ann.nprobes,
+    refineFactor: cfg.ann.refineFactor,
+    ef: cfg.ann.ef,
+    targetRecall: cfg.ann.targetRecall,
+    unmatchable,
+    buildSeconds: 0,
+  };
+  return { table, meta, built: true, sampleVectors };
+}
+
+/**
+ * Step: the store's two searches. `annSearch`: the index (HNSW `ef` ≥ k, IVF `nprobes`, exact
+ * re-ranking by `refineFactor` except on IVF-FLAT, whose distances are exact); `exactSearch`: a
+ * flat scan. Both: cosine similarity as `score`, best first, ties by id, unmatchable docs left out.
+ */
+function annSearchers(table: LanceDb.Table, m: DiskIndexMeta, unmatchable: ReadonlySet<string>): { annSearch: AnnSearchFn; exactSearch: (vector: Float32Array, k: number) => Promise<VectorHit[]> } {
   const byScore = (a: VectorHit, b: VectorHit) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  const annSearch = async (vector: Float32Array, k: number, nprobes: number, refineFactor = m.refineFactor ?? 10): Promise<VectorHit[]> => {
+  const annSearch: AnnSearchFn = async (vector, k, nprobes, refineFactor = m.refineFactor ?? 10) => {
     let q = table.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id", "_distance"]).limit(k + unmatchable.size);
     if (m.index === "hnsw_sq") q = q.ef(Math.max(m.ef ?? 150, k));
     else q = q.nprobes(nprobes);
@@ -500,58 +563,58 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
       .sort(byScore)
       .slice(0, k);
   };
-  if (built) {
-    // Recall@10 vs exact search on evenly spaced corpus vectors, nprobes doubled up to the target.
-    // Exact top-10 of every sample query in ONE streamed pass over the table (a flat scan per
-    // query cost ~1.3 s each at 100 k rows on this machine, ~100 × 13 s at 1 M).
-    // Each sample doc and its exact duplicates (cosine ≥ 1 − 1e-5: itself, replicas, copies) are
-    // left out of its own results — a self-match would make every query's top hit trivially right,
-    // and in a corpus with many copies of one text the whole top 10 — so the check asks the index
-    // for the nearest OTHER texts, as a real query does.
-    const queries = sampleVectors;
-    const { hits: exact, dropped } = await exactTopKScan(table, queries, 10, { skip: unmatchableSet, dropScoreAtLeast: DUPLICATE_COSINE });
-    const recallAt = async (nprobes: number) => {
-      let sum = 0;
-      for (let i = 0; i < queries.length; i++) {
-        const got = (await annSearch(queries[i], 10 + dropped[i], nprobes)).filter((h) => h.score < DUPLICATE_COSINE).slice(0, 10);
-        sum += recallAtK(got, exact[i], 10);
-      }
-      return queries.length ? sum / queries.length : 1;
-    };
-    let nprobes = m.nprobes!;
-    let recall = await recallAt(nprobes);
-    while (m.index !== "hnsw_sq" && recall < m.targetRecall! && nprobes < m.numPartitions!) {
-      nprobes = Math.min(m.numPartitions!, nprobes * 2);
-      recall = await recallAt(nprobes);
+  return { annSearch, exactSearch };
+}
+
+/**
+ * Step (after a build): recall@10 of the index vs exact search on the sample corpus vectors,
+ * `nprobes` doubled (IVF only) until it reaches `targetRecall` or the partition count; recall,
+ * nprobes, sample size and build time go into `m` and the `<table>_meta` row, then the build's
+ * resume marker is dropped (a kill before this point resumes the build).
+ *
+ * Exact top-10 of every sample query come from ONE streamed pass over the table (a flat scan per
+ * query cost ~1.3 s each at 100 k rows on this machine, ~100 × 13 s at 1 M). Each sample doc and
+ * its exact duplicates (cosine ≥ 1 − 1e-5: itself, replicas, copies) are left out of its own
+ * results — a self-match would make every query's top hit trivially right, and in a corpus with
+ * many copies of one text the whole top 10 — so the check asks the index for the nearest OTHER
+ * texts, as a real query does.
+ */
+async function tuneNprobes(
+  db: LanceDb.Connection,
+  table: LanceDb.Table,
+  tableName: string,
+  m: DiskIndexMeta,
+  queries: readonly Float32Array[],
+  unmatchable: ReadonlySet<string>,
+  annSearch: AnnSearchFn,
+  buildStart: number,
+  log: (l: string) => void,
+): Promise<void> {
+  const { hits: exact, dropped } = await exactTopKScan(table, queries, 10, { skip: unmatchable, dropScoreAtLeast: DUPLICATE_COSINE });
+  const recallAt = async (nprobes: number) => {
+    let sum = 0;
+    for (let i = 0; i < queries.length; i++) {
+      const got = (await annSearch(queries[i], 10 + dropped[i], nprobes)).filter((h) => h.score < DUPLICATE_COSINE).slice(0, 10);
+      sum += recallAtK(got, exact[i], 10);
     }
-    m.nprobes = nprobes;
-    m.recallAt10 = recall;
-    m.recallSample = queries.length;
-    m.recallMethod = "duplicates-left-out";
-    m.buildSeconds = (performance.now() - buildStart) / 1000;
-    await writeMeta(db, tableName, m);
-    // The build is complete: its resume marker goes (a kill before this point resumes the build).
-    if ((await db.tableNames()).includes(`${tableName}_build`)) await db.dropTable(`${tableName}_build`);
-    log(
-      `lance ann: ${m.index} recall@10 vs exact search = ${recall.toFixed(3)} on ${queries.length} corpus vectors as queries, their duplicates left out (nprobes ${nprobes}/${m.numPartitions}, refineFactor ${m.refineFactor}; target ${m.targetRecall})${recall < m.targetRecall! ? " — BELOW TARGET" : ""}`,
-    );
-  }
-  return {
-    table,
-    tableName,
-    dir,
-    embedderId: embedder.id,
-    corpusHash: fp,
-    dims,
-    docCount: m.docCount,
-    built,
-    index: m.index!,
-    annRecallAt10: m.recallAt10 ?? null,
-    unmatchable,
-    meta: m,
-    search: (vector, k, sopts = {}) =>
-      k <= 0 ? Promise.resolve([]) : sopts.exact ? exactSearch(vector, Math.floor(k)) : annSearch(vector, Math.floor(k), sopts.nprobes ?? cfg.ann.searchNprobes ?? m.nprobes!, sopts.refineFactor),
+    return queries.length ? sum / queries.length : 1;
   };
+  let nprobes = m.nprobes!;
+  let recall = await recallAt(nprobes);
+  while (m.index !== "hnsw_sq" && recall < m.targetRecall! && nprobes < m.numPartitions!) {
+    nprobes = Math.min(m.numPartitions!, nprobes * 2);
+    recall = await recallAt(nprobes);
+  }
+  m.nprobes = nprobes;
+  m.recallAt10 = recall;
+  m.recallSample = queries.length;
+  m.recallMethod = "duplicates-left-out";
+  m.buildSeconds = (performance.now() - buildStart) / 1000;
+  await writeMeta(db, tableName, m);
+  if ((await db.tableNames()).includes(`${tableName}_build`)) await db.dropTable(`${tableName}_build`);
+  log(
+    `lance ann: ${m.index} recall@10 vs exact search = ${recall.toFixed(3)} on ${queries.length} corpus vectors as queries, their duplicates left out (nprobes ${nprobes}/${m.numPartitions}, refineFactor ${m.refineFactor}; target ${m.targetRecall})${recall < m.targetRecall! ? " — BELOW TARGET" : ""}`,
+  );
 }
 
 /** What {@link buildAnnVectors} wrote. */

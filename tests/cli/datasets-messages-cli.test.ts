@@ -98,7 +98,7 @@ describe("a run with several datasets missing", () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("3 datasets this run needs are not available: medmeta, medevidence, ms2 (nothing was run).");
     for (const d of ["medmeta", "medevidence", "ms2"]) expect(r.stderr).toContain(`dataset "${d}": `);
-    expect(r.stderr).toContain("`npx medsynth datasets pull medmeta medevidence ms2`");
+    expect(r.stderr).toContain("`node bin/medsynth.js datasets pull medmeta medevidence ms2`");
     expect(existsSync(join(dir, "run-two", "results.jsonl"))).toBe(false);
   });
 });

@@ -13,44 +13,11 @@ import { join } from "node:path";
 import YAML from "yaml";
 import { dryRunCommand, runCommand } from "../../experiments/cli/run-commands.ts";
 import { listWorkflowIds } from "../../graphs/registry.ts";
-import { startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
+import { schemaResponder } from "../helpers/schema-answers.ts";
+import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
 
-/** A text every string field gets: found verbatim in the corpus, so queries retrieve and PICO phrases match. */
-const TEXT = "drug A";
-
-/** A minimal value valid for a JSON Schema (first enum value, minimum numbers, two array elements). */
-function instance(schema: any, index?: number): unknown {
-  // strings in arrays differ (identical concurrent requests would be answered once)
-  const text = index === undefined ? TEXT : `${TEXT} mortality ${index + 1}`;
-  if (!schema || typeof schema !== "object") return text;
-  if (schema.anyOf) return instance(schema.anyOf.find((s: any) => s.type !== "null") ?? schema.anyOf[0]);
-  if (schema.oneOf) return instance(schema.oneOf[0]);
-  if (schema.enum) return schema.enum[0];
-  if (schema.const !== undefined) return schema.const;
-  switch (schema.type) {
-    case "object":
-      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, instance(v, index)]));
-    case "array":
-      return Array.from({ length: Math.max(2, schema.minItems ?? 0) }, (_, i) => instance(schema.items, i));
-    case "number":
-    case "integer":
-      return schema.minimum ?? 0;
-    case "boolean":
-      return false;
-    default:
-      return text;
-  }
-}
-
-function reply(req: ScriptedRequest) {
-  const rf = req.body?.response_format?.json_schema;
-  if (!rf) return { content: "Compared with placebo, drug A reduced mortality in adults. The evidence is moderate." };
-  if (rf.name === "grounding_attribution") {
-    const n = Number(/claims 1 to (\d+)/.exec(JSON.stringify(req.body.messages))?.[1] ?? 1);
-    return { content: JSON.stringify({ claims: Array.from({ length: n }, (_, i) => ({ claim: i + 1, verdict: "unsupported", evidence: [] })) }) };
-  }
-  return { content: JSON.stringify(instance(rf.schema)) };
-}
+/** Every string field gets "drug A": found verbatim in the corpus, so queries retrieve and PICO phrases match; two elements per array. */
+const reply = schemaResponder({ text: "drug A", arrayLength: 2, plainText: () => "Compared with placebo, drug A reduced mortality in adults. The evidence is moderate." });
 
 let server: ScriptedServer;
 let dir: string;

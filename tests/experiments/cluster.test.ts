@@ -82,14 +82,14 @@ describe("scheduler files", () => {
   it("`medsynth cluster k8s` maps paths under the current folder to the mount path and refuses paths outside it", () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-k8s-"));
     writeFileSync(join(dir, "exp.yaml"), YAML.stringify({ name: "My Exp", output: "runs/x", datasets: [], models: [], workflows: [] }));
-    const ok = cli(["cluster", "k8s", "exp.yaml", "--shards", "2", "--image", "img", "--pvc", "work", "-o", "k8s"], { cwd: dir });
+    const ok = cli(["cluster", "k8s", "exp.yaml", "--shards", "2", "--image", "img", "--pvc", "work", "-o", "k8s", "--no-check"], { cwd: dir });
     expect(ok.stderr).toBe("");
     expect(ok.status).toBe(0);
     const job = YAML.parse(readFileSync(join(dir, "k8s", "job.yaml"), "utf8"));
     expect(job.metadata.name).toBe("medsynth-my-exp");
     expect(job.spec.template.spec.containers[0].command.slice(0, 3)).toEqual(["medsynth", "run", "/work/exp.yaml"]);
     expect(YAML.parse(readFileSync(join(dir, "k8s", "merge-job.yaml"), "utf8")).spec.template.spec.containers[0].command.at(-1)).toBe("/work/runs/x");
-    const outside = cli(["cluster", "k8s", join(dir, "exp.yaml"), "--shards", "2", "--image", "img", "--pvc", "work"], { cwd: mkdtempSync(join(tmpdir(), "medsynth-k8s-other-")) });
+    const outside = cli(["cluster", "k8s", join(dir, "exp.yaml"), "--shards", "2", "--image", "img", "--pvc", "work", "--no-check"], { cwd: mkdtempSync(join(tmpdir(), "medsynth-k8s-other-")) });
     expect(outside.status).toBe(1);
     expect(outside.stderr).toMatch(/outside the current folder/);
     const noOutput = join(dir, "bad.yaml");

@@ -76,7 +76,7 @@ describe("data pre-flight of a run", () => {
     }
     expect(err.message).toMatch(/^dataset "medmeta": medmeta\/MedMeta\.csv is not available/);
     expect(err.message).toContain("Upstream: https://raw.githubusercontent.com/hahuyhoang411/MedMeta/");
-    expect(err.message).toContain("`npx medsynth datasets pull medmeta`");
+    expect(err.message).toContain("`node bin/medsynth.js datasets pull medmeta`");
     expect(server.requests).toHaveLength(0);
     expect(existsSync(join(dir, "run", "results.jsonl"))).toBe(false);
   });

@@ -10,6 +10,7 @@
  * 80–300.
  */
 import { ENGLISH_STOP_WORDS } from "../../retrieval/analyzer.ts";
+import { spellRank, type SyllableAlphabet, zipfMandelbrotRank } from "../../experiments/bench/synthetic-pubmed.ts";
 
 /** Deterministic PRNG (mulberry32) in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -23,10 +24,13 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-const ONSETS = ["b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "cl", "dr", "gl", "pr", "st", "th", "tr"];
-const VOWELS = ["a", "e", "i", "o", "u", "ae", "io", "ou"];
-const CODAS = ["", "n", "r", "s", "l", "x", "m", "ct"];
-const ENDINGS = ["in", "ase", "ol", "ide", "ine", "oma", "yl", "ium", "ate", "one", "ic", "al"];
+/** This helper's own syllables (not the generator's: its words, and so the tests' figures, stay as they were). */
+const SYLLABLES: SyllableAlphabet = {
+  onsets: ["b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "cl", "dr", "gl", "pr", "st", "th", "tr"],
+  vowels: ["a", "e", "i", "o", "u", "ae", "io", "ou"],
+  codas: ["", "n", "r", "s", "l", "x", "m", "ct"],
+  suffixes: ["in", "ase", "ol", "ide", "ine", "oma", "yl", "ium", "ate", "one", "ic", "al"],
+};
 
 /** Zipf–Mandelbrot word sampler (see the module doc). */
 export class ZipfWords {
@@ -42,8 +46,7 @@ export class ZipfWords {
 
   /** A rank (≥ 1) drawn from u in [0, 1). */
   rank(u: number): number {
-    const x = Math.floor((1 + this.q) * Math.exp(this.e * Math.log(1 - u)) - this.q);
-    return x < 1 ? 1 : x > 2 ** 40 ? 2 ** 40 : x;
+    return zipfMandelbrotRank(1 - u, this.e, this.q, 2 ** 40);
   }
 
   /** The word of rank r: a stop word for r ≤ 33, else an invented word (distinct per rank). */
@@ -51,17 +54,7 @@ export class ZipfWords {
     if (r <= ENGLISH_STOP_WORDS.length) return ENGLISH_STOP_WORDS[r - 1];
     const hit = this.memo.get(r);
     if (hit) return hit;
-    let n = r;
-    const end = ENDINGS[n % ENDINGS.length];
-    n = Math.floor(n / ENDINGS.length);
-    let w = "";
-    const syl = ONSETS.length * VOWELS.length * CODAS.length;
-    do {
-      const s = n % syl;
-      n = Math.floor(n / syl);
-      w += ONSETS[s % ONSETS.length] + VOWELS[Math.floor(s / ONSETS.length) % VOWELS.length] + CODAS[Math.floor(s / (ONSETS.length * VOWELS.length))];
-    } while (n > 0);
-    w += end;
+    const w = spellRank(r, SYLLABLES);
     if (r < 200_000) this.memo.set(r, w);
     return w;
   }

@@ -205,7 +205,7 @@ describe("dataset downloads from a local upstream", () => {
     const err = await datasetFile(rel, a).catch((e) => e);
     expect(err).toBeInstanceOf(DatasetUnavailableError);
     expect(err.message).toContain(`dataset "medmeta": ${rel} from ${upstreamUrl(getDataFileSource(rel), base)} failed its checksum: expected sha256 ${getDataFileSource(rel).sha256}, got ${sha(bad)}; the downloaded copy was deleted`);
-    expect(err.message).toContain("npx medsynth datasets pull medmeta");
+    expect(err.message).toContain("node bin/medsynth.js datasets pull medmeta");
     expect(readdirSync(join(a.cacheDir, "medmeta"))).toEqual([]); // neither the file nor a .part
     expect(reqsFor(rel).length).toBe(1); // a checksum mismatch is not retried
   });
@@ -239,7 +239,7 @@ describe("dataset downloads from a local upstream", () => {
         `dataset "pubmed-xml": ${rel} is not available (cache: ${a.cacheDir}).`,
         `  - upstream: ${url}: HTTP 404 Not Found`,
         `Upstream: ${upstreamUrl(getDataFileSource(rel))}`,
-        "Get it with `npx medsynth datasets pull pubmed-xml` where the network or a mirror is reachable, or point MEDSYNTH_DATA_MIRROR (or --mirror) at a folder or URL holding the files.",
+        "Get it with `node bin/medsynth.js datasets pull pubmed-xml` where the network or a mirror is reachable, or point MEDSYNTH_DATA_MIRROR (or --mirror) at a folder or URL holding the files.",
       ].join("\n"),
     );
     expect(reqsFor(rel).length).toBe(1);
@@ -323,8 +323,8 @@ describe("dataset downloads from a local upstream", () => {
     expect(err.message).toMatch(/^dataset "medmeta": medmeta\/MedMeta\.csv is not available/);
     expect(err.message).toMatch(/request failed: fetch failed \(ECONNREFUSED\)/);
     expect(err.message).toContain("Upstream: https://raw.githubusercontent.com/hahuyhoang411/MedMeta/");
-    expect(err.message).toContain("`npx medsynth datasets pull medmeta`");
-    expect(() => datasetFileSync("medmeta/MedMeta.csv", a)).toThrow(/cache: not downloaded[\s\S]*npx medsynth datasets pull medmeta/);
+    expect(err.message).toContain("`node bin/medsynth.js datasets pull medmeta`");
+    expect(() => datasetFileSync("medmeta/MedMeta.csv", a)).toThrow(/cache: not downloaded[\s\S]*node bin\/medsynth\.js datasets pull medmeta/);
   });
 
   it("a cache folder that cannot be written gives an error naming the folder", async () => {
