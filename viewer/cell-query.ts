@@ -61,7 +61,7 @@ export function checkSortColumn(column: string): void {
   }
 }
 
-const ROW_COLUMNS = ["id", "key", "itemId", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "latencyMs", "costUsd"];
+const ROW_COLUMNS = ["id", "key", "itemId", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "unknownUsageCalls", "latencyMs", "costUsd"];
 
 /** The SQL source of a query: one run's table or the union of several, filters applied. */
 interface Source {
@@ -93,7 +93,8 @@ function sourceOf(index: RunIndex, q: CellQuery, forCount = false): Source {
       }
     }
     if (q.q !== undefined) {
-      where.push(`id IN (SELECT id FROM ${s}.texts WHERE instr(search, ?) > 0)`);
+      // per row (not an IN over every match): a page stops after its rows; the count scans once and is cached
+      where.push(`instr((SELECT search FROM ${s}.texts AS t WHERE t.id = cells.id), ?) > 0`);
       params.push(q.q.toLowerCase());
     }
     const scoreCols = index.scoreColumns.map((c) => (own.has(c) ? sqlId(c) : `NULL AS ${sqlId(c)}`));
@@ -124,8 +125,9 @@ function toRow(index: RunIndex, r: SqlRow): CellRow {
     repeat: r.repeat as number,
     status: r.status as CellRow["status"],
     judge: r.judge as CellRow["judge"],
-    inputTokens: r.inputTokens as number,
-    outputTokens: r.outputTokens as number,
+    inputTokens: (r.inputTokens as number | null) ?? null,
+    outputTokens: (r.outputTokens as number | null) ?? null,
+    unknownUsageCalls: (r.unknownUsageCalls as number | null) ?? 0,
     latencyMs: r.latencyMs as number,
     costUsd: (r.costUsd as number | null) ?? null,
     scores,
@@ -211,7 +213,7 @@ export function* filterAndSort(index: RunIndex, q: CellQuery, db: Database.Datab
 
 /** Column names of the CSV export: fixed columns, then the score columns present. */
 export function exportColumns(index: RunIndex): string[] {
-  return ["run", "key", "itemId", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "latencyMs", "costUsd", ...index.scoreColumns];
+  return ["run", "key", "itemId", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "unknownUsageCalls", "latencyMs", "costUsd", ...index.scoreColumns];
 }
 
 /** One export row as column → value (null/absent → empty). */
@@ -229,6 +231,7 @@ export function exportRecord(index: RunIndex, r: CellRow): Record<string, string
     judge: r.judge,
     inputTokens: r.inputTokens,
     outputTokens: r.outputTokens,
+    unknownUsageCalls: r.unknownUsageCalls,
     latencyMs: r.latencyMs,
     costUsd: r.costUsd,
   };
