@@ -159,6 +159,8 @@ export interface CellIndexInfo {
   buildId: string;
   /** Seconds spent building or extending. */
   seconds: number;
+  /** Worker threads that read and parsed the file (0: read in this thread, or nothing to read). */
+  workers: number;
 }
 
 interface Meta {
@@ -576,9 +578,10 @@ export function openCellIndex(resultsPath: string, opts: OpenCellIndexOptions = 
     db.pragma(`cache_size = ${buildPath ? -262144 : -65536}`);
     db.pragma("threads = 2");
     const from = meta?.endOffset ?? 0;
+    let workers = 0;
     if (!meta || st.size > meta.endOffset) {
       const stats = newScanStats();
-      const workers = opts.workers ?? (st.size - from >= PARALLEL_MIN_BYTES ? Math.min(availableParallelism(), 4) : 0);
+      workers = opts.workers ?? (st.size - from >= PARALLEL_MIN_BYTES ? Math.min(availableParallelism(), 4) : 0);
       ingest(db, resultsPath, opts.prices ?? {}, stats, from, meta?.lines ?? 0, { workers, blockBytes: opts.blockBytes ?? BLOCK_BYTES, onProgress: opts.onProgress });
       if (meta) action = "extended";
       createIndexes(db, scoreColumnsOf(db));
@@ -601,7 +604,7 @@ export function openCellIndex(resultsPath: string, opts: OpenCellIndexOptions = 
     const scoreColumns = scoreColumnsOf(db);
     db.close();
     if (buildPath) renameSync(buildPath, path);
-    return { path, action, cells, malformedLines: meta.malformed, truncatedTail: meta.truncatedTail, scoreColumns, buildId: meta.buildId, seconds: (performance.now() - t0) / 1000 };
+    return { path, action, cells, malformedLines: meta.malformed, truncatedTail: meta.truncatedTail, scoreColumns, buildId: meta.buildId, seconds: (performance.now() - t0) / 1000, workers };
   } finally {
     if (db.open) db.close();
     if (buildPath) rmSync(buildPath, { force: true });

@@ -93,8 +93,8 @@ function sourceOf(index: RunIndex, q: CellQuery, forCount = false): Source {
       }
     }
     if (q.q !== undefined) {
-      // per row (not an IN over every match): a page stops after its rows; the count scans once and is cached
-      where.push(`instr((SELECT search FROM ${s}.texts AS t WHERE t.id = cells.id), ?) > 0`);
+      // a page tests row by row and stops after its rows; a count scans the texts once (and is cached)
+      where.push(forCount ? `id IN (SELECT id FROM ${s}.texts WHERE instr(search, ?) > 0)` : `instr((SELECT search FROM ${s}.texts AS t WHERE t.id = cells.id), ?) > 0`);
       params.push(q.q.toLowerCase());
     }
     const scoreCols = index.scoreColumns.map((c) => (own.has(c) ? sqlId(c) : `NULL AS ${sqlId(c)}`));

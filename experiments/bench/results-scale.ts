@@ -81,9 +81,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function childServe(dirs: string[]): Promise<void> {
   const { startViewerServer } = await import("../../viewer/server.ts");
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const srv = await startViewerServer({ runs: dirs, port: 0 });
   const seconds = (performance.now() - t0) / 1000;
-  console.log(JSON.stringify({ url: srv.url, seconds, runs: srv.index!.runs.map((r) => ({ action: r.action, seconds: r.seconds, cells: r.cells })) }));
+  const cpu = process.cpuUsage(c0);
+  console.log(JSON.stringify({ url: srv.url, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, runs: srv.index!.runs.map((r) => ({ action: r.action, seconds: r.seconds, cells: r.cells })) }));
   process.stdin.resume();
   process.stdin.on("end", () => void srv.close().then(() => process.exit(0)));
 }
@@ -94,7 +96,7 @@ function rssOf(pid: number): { rss: number; hwm: number } {
   return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
 }
 
-async function startServer(dirs: string[]): Promise<{ url: string; info: { seconds: number; runs: { action: string; seconds: number; cells: number }[] }; pid: number; stop: () => Promise<void> }> {
+async function startServer(dirs: string[]): Promise<{ url: string; info: { seconds: number; cpuSeconds: number; runs: { action: string; seconds: number; cells: number }[] }; pid: number; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ["--import", "tsx", SELF, "--child", "serve", ...dirs], { stdio: ["pipe", "pipe", "inherit"] });
   const line = await new Promise<string>((ok, fail) => {
     let out = "";
@@ -105,7 +107,7 @@ async function startServer(dirs: string[]): Promise<{ url: string; info: { secon
     });
     child.once("exit", (code) => fail(new Error(`server child exited with ${code}`)));
   });
-  const info = JSON.parse(line) as { url: string; seconds: number; runs: { action: string; seconds: number; cells: number }[] };
+  const info = JSON.parse(line) as { url: string; seconds: number; cpuSeconds: number; runs: { action: string; seconds: number; cells: number }[] };
   return {
     url: info.url,
     info,
@@ -150,7 +152,7 @@ async function benchViewer(dir: string, n: number): Promise<void> {
   console.log(`load average before the index build: ${load()}`);
   const srv = await startServer([run]);
   const r0 = srv.info.runs[0];
-  console.log(`viewer index (${r0.action}): ${r0.seconds.toFixed(1)} s for ${r0.cells.toLocaleString("en")} cells; server started in ${srv.info.seconds.toFixed(1)} s (load average after: ${load()})`);
+  console.log(`viewer index (${r0.action}): ${r0.seconds.toFixed(1)} s for ${r0.cells.toLocaleString("en")} cells; server started in ${srv.info.seconds.toFixed(1)} s, ${srv.info.cpuSeconds.toFixed(0)} s of CPU (all threads; load average after: ${load()})`);
   const first = await timedGet(`${srv.url}/api/cells?size=50`);
   console.log(`first page: ${first.ms.toFixed(0)} ms`);
   const routes: [string, string][] = [

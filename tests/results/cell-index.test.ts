@@ -99,7 +99,8 @@ describe("openCellIndex", () => {
     // blocks of 300 bytes: most lines (~400 bytes) start in one block and end in the next; some blocks hold no line start
     const parallel = openCellIndex(file, { indexPath: join(dir, "parallel.sqlite"), workers: 2, blockBytes: 300 });
     expect(inline).toMatchObject({ cells: 45, malformedLines: [12, 34], truncatedTail: true, scoreColumns: ["metric:bleu", "metric:rougeL"] });
-    expect(parallel).toMatchObject({ cells: inline.cells, malformedLines: inline.malformedLines, truncatedTail: true, scoreColumns: inline.scoreColumns });
+    expect(inline.workers).toBe(0);
+    expect(parallel).toMatchObject({ workers: 2, cells: inline.cells, malformedLines: inline.malformedLines, truncatedTail: true, scoreColumns: inline.scoreColumns });
     const all = (p: string) => {
       const db = new Database(p, { readonly: true });
       try {
@@ -121,7 +122,7 @@ describe("openCellIndex", () => {
     const grownInline = openCellIndex(file, { indexPath: join(dir, "inline.sqlite"), workers: 0 });
     const grownParallel = openCellIndex(file, { indexPath: join(dir, "parallel.sqlite"), workers: 1, blockBytes: 300 });
     expect(grownInline).toMatchObject({ action: "extended", cells: 46, malformedLines: [12, 34, 64, 65], truncatedTail: false });
-    expect(grownParallel).toMatchObject({ action: "extended", cells: 46, malformedLines: grownInline.malformedLines, truncatedTail: false });
+    expect(grownParallel).toMatchObject({ workers: 1, action: "extended", cells: 46, malformedLines: grownInline.malformedLines, truncatedTail: false });
     expect(all(grownParallel.path).cells).toEqual(all(grownInline.path).cells);
   });
 
