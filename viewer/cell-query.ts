@@ -186,14 +186,18 @@ export function queryCells(index: RunIndex, q: CellQuery): CellPage {
   const total = unfiltered && q.run === undefined ? index.totalCells : cachedCount(index, `SELECT count(*) AS n FROM (${counted.sql})`, counted.params);
   const start = q.page * q.size;
   const rows: CellRow[] = [];
+  // the counts bound each range's LIMIT: a scan (a search's, a filter's) stops at the last row
+  // there is instead of running on to the end looking for more, and a page past the end reads nothing
+  const read = (part: { sql: string; params: unknown[] }, limit: number, offset: number) => {
+    if (limit > 0) for (const r of index.db.prepare(`${part.sql} LIMIT ? OFFSET ?`).all(...part.params, limit, offset) as SqlRow[]) rows.push(toRow(index, r));
+  };
   if (parts.length === 1) {
-    for (const r of index.db.prepare(`${parts[0].sql} LIMIT ? OFFSET ?`).all(...parts[0].params, q.size, start) as SqlRow[]) rows.push(toRow(index, r));
+    read(parts[0], Math.min(q.size, total - start), start);
   } else {
     const withValue = cachedCount(index, `SELECT count(*) AS n FROM (${counted.sql}) WHERE ${sqlId(q.sort as string)} IS NOT NULL`, counted.params);
-    if (start < withValue) for (const r of index.db.prepare(`${parts[0].sql} LIMIT ? OFFSET ?`).all(...parts[0].params, q.size, start) as SqlRow[]) rows.push(toRow(index, r));
-    if (rows.length < q.size) {
-      for (const r of index.db.prepare(`${parts[1].sql} LIMIT ? OFFSET ?`).all(...parts[1].params, q.size - rows.length, Math.max(0, start - withValue)) as SqlRow[]) rows.push(toRow(index, r));
-    }
+    if (start < withValue) read(parts[0], Math.min(q.size, withValue - start), start);
+    const offset = Math.max(0, start - withValue);
+    read(parts[1], Math.min(q.size - rows.length, total - withValue - offset), offset);
   }
   return { total, page: q.page, size: q.size, rows };
 }
