@@ -173,6 +173,14 @@ function cachedCount(index: RunIndex, sql: string, params: unknown[]): number {
   return n;
 }
 
+/** Matches of a search without other filters: one scan of each run's texts (one row per cell), no join. */
+function searchCount(index: RunIndex, q: CellQuery): number {
+  const run = q.run === undefined ? undefined : Number(q.run);
+  let n = 0;
+  for (const r of index.runs) if (run === undefined || r.index === run) n += cachedCount(index, `SELECT count(*) AS n FROM r${r.index}.texts WHERE instr(search, ?) > 0`, [(q.q as string).toLowerCase()]);
+  return n;
+}
+
 /**
  * One page of the filtered, sorted rows.
  * @throws Error on an unknown sort column
@@ -183,7 +191,8 @@ export function queryCells(index: RunIndex, q: CellQuery): CellPage {
   const parts = ranges(src, q);
   const unfiltered = !["dataset", "model", "workflow", "params", "status", "judge", "q"].some((f) => q[f as keyof CellQuery] !== undefined);
   const counted = sourceOf(index, q, true);
-  const total = unfiltered && q.run === undefined ? index.totalCells : cachedCount(index, `SELECT count(*) AS n FROM (${counted.sql})`, counted.params);
+  const onlySearch = q.q !== undefined && !["dataset", "model", "workflow", "params", "status", "judge"].some((f) => q[f as keyof CellQuery] !== undefined);
+  const total = unfiltered && q.run === undefined ? index.totalCells : onlySearch ? searchCount(index, q) : cachedCount(index, `SELECT count(*) AS n FROM (${counted.sql})`, counted.params);
   const start = q.page * q.size;
   const rows: CellRow[] = [];
   // the counts bound each range's LIMIT: a scan (a search's, a filter's) stops at the last row
