@@ -17,14 +17,15 @@
 import type Database from "better-sqlite3";
 import { openSqlite } from "./sqlite.ts";
 import { createHash, randomUUID } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { newScanStats, resultRecords, type ScanStats } from "./results-file.ts";
+import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { newScanStats, parseRecordLine, resultLines, resultRecords, type ScanStats } from "./results-file.ts";
 import type { RunRecord } from "./run-record.ts";
 
 /** Schema version of the index; an index of another version is rebuilt. */
-export const CELL_INDEX_VERSION = 2;
+export const CELL_INDEX_VERSION = 3;
 
 /** Price per 1M tokens (USD) by model id, as in a run config's `prices`. */
 export type Prices = Record<string, { input: number; output: number }>;
@@ -56,12 +57,19 @@ export function judgeState(r: RunRecord): JudgeState {
   return r.judgeScores.some((j) => j.status !== "ok") ? "missing" : "ok";
 }
 
-/** Generator cost in USD of one record under `prices` (per 1M tokens); null without a price, 0 when cached. */
+/**
+ * Generator cost in USD of one record under `prices` (per 1M tokens): null without a price or when
+ * its tokens are unknown (null, or 0 with calls that reported no usage), 0 when cached; a lower
+ * bound when some calls' usage is unknown (`generator.unknownUsageCalls`).
+ */
 export function cellCost(r: RunRecord, prices: Prices): number | null {
   const p = prices[r.model];
   if (!p) return null;
   if (r.generator?.cached) return 0;
-  return ((r.generator?.inputTokens ?? 0) * p.input + (r.generator?.outputTokens ?? 0) * p.output) / 1e6;
+  const i = r.generator?.inputTokens;
+  const o = r.generator?.outputTokens;
+  if (typeof i !== "number" || typeof o !== "number" || ((r.generator?.unknownUsageCalls ?? 0) > 0 && i + o === 0)) return null;
+  return (i * p.input + o * p.output) / 1e6;
 }
 
 /** The score columns of one record: panel aggregates and metrics (non-finite → null). */
@@ -151,6 +159,8 @@ export interface CellIndexInfo {
   buildId: string;
   /** Seconds spent building or extending. */
   seconds: number;
+  /** Worker threads that read and parsed the file (0: read in this thread, or nothing to read). */
+  workers: number;
 }
 
 interface Meta {
@@ -229,8 +239,8 @@ function createSchema(db: Database.Database): void {
     CREATE TABLE cells (
       id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, itemId TEXT NOT NULL, natItem TEXT NOT NULL,
       dataset TEXT NOT NULL, model TEXT NOT NULL, workflow TEXT NOT NULL, params TEXT NOT NULL,
-      repeat INTEGER NOT NULL, status TEXT NOT NULL, judge TEXT NOT NULL, inputTokens INTEGER NOT NULL,
-      outputTokens INTEGER NOT NULL, latencyMs REAL NOT NULL, costUsd REAL, off INTEGER NOT NULL,
+      repeat INTEGER NOT NULL, status TEXT NOT NULL, judge TEXT NOT NULL, inputTokens INTEGER,
+      outputTokens INTEGER, unknownUsageCalls INTEGER NOT NULL, latencyMs REAL NOT NULL, costUsd REAL, off INTEGER NOT NULL,
       len INTEGER NOT NULL, outHash TEXT);
     CREATE TABLE texts (id INTEGER PRIMARY KEY, search TEXT NOT NULL);
   `);
@@ -252,6 +262,8 @@ function createIndexes(db: Database.Database, scoreColumns: readonly string[]): 
   db.exec(`CREATE INDEX IF NOT EXISTS ix_pair ON cells (natItem, itemId, model, workflow, params, repeat)`);
   // covering index of the table's filters: counts under any mix of them never visit the table
   db.exec(`CREATE INDEX IF NOT EXISTS ix_filters ON cells (workflow, model, status, judge, dataset, params)`);
+  // statistics from a sample of each index (a full ANALYZE reads every index: tens of seconds at 10⁶ cells)
+  db.pragma("analysis_limit = 2000");
   db.exec("ANALYZE");
   const stat = new Map((db.prepare("SELECT idx, stat FROM sqlite_stat1").all() as { idx: string; stat: string }[]).map((r) => [r.idx, r.stat]));
   let added = false;
@@ -265,33 +277,56 @@ function createIndexes(db: Database.Database, scoreColumns: readonly string[]): 
   if (added) db.exec("ANALYZE");
 }
 
+/** Fixed columns written per cell, in insert order (then the score columns). */
+const INSERT_COLUMNS = ["key", "itemId", "natItem", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "unknownUsageCalls", "latencyMs", "costUsd", "off", "len", "outHash"] as const;
+
+/** What one record contributes to the index: its fixed column values, score columns and lower-cased output. */
+export interface CellValues {
+  /** Values of {@link INSERT_COLUMNS}, in order. */
+  values: unknown[];
+  scores: Record<string, number | null>;
+  /** Lower-cased output ("" without one), for search and compare's word difference. */
+  text: string;
+}
+
 /**
- * Step of {@link openCellIndex}: stream records from `from` into the index, one transaction per
- * 20,000 records; a later record for a key replaces the row's values and keeps its id (table order
- * = order of first appearance). New score columns are added as they appear.
+ * The index row of one record whose line lies at `offset` (`length` bytes): fixed columns, scores,
+ * search text. Unknown token counts stay null (never 0).
  */
-function ingest(db: Database.Database, resultsPath: string, prices: Prices, stats: ScanStats, from: number, linesBefore: number, onProgress?: (cells: number, bytes: number) => void): void {
+export function cellValues(r: RunRecord, prices: Prices, offset: number, length: number): CellValues {
+  const itemId = String(r.itemId);
+  const g = r.generator;
+  const unknownCalls = typeof g?.unknownUsageCalls === "number" ? g.unknownUsageCalls : 0;
+  const tokens = (v: unknown) => (typeof v === "number" && !(v === 0 && unknownCalls > 0) ? v : null);
+  const values = [r.key, itemId, naturalKey(itemId), String(r.dataset), String(r.model), String(r.workflow), paramsLabel(r.params), r.repeat ?? 0, r.status, judgeState(r), tokens(g?.inputTokens), tokens(g?.outputTokens), unknownCalls, g?.latencyMs ?? 0, cellCost(r, prices), offset, length, outputHash(r.output)];
+  return { values, scores: recordScores(r), text: typeof r.output === "string" ? r.output.toLowerCase() : "" };
+}
+
+/** Where cell rows go: the upsert of {@link ingest}, new score columns added as they appear. */
+interface RowSink {
+  add(row: CellValues): void;
+  /** Rows added. */
+  count(): number;
+}
+
+/**
+ * A later record for a key replaces the row's values and keeps its id (table order = order of first
+ * appearance); new score columns are added as they appear.
+ */
+function rowSink(db: Database.Database): RowSink {
   const known = new Set(scoreColumnsOf(db));
   let cols = [...known];
-  const fixed = ["key", "itemId", "natItem", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "latencyMs", "costUsd", "off", "len", "outHash"];
   const prepare = () => {
-    const all = [...fixed, ...cols];
-    return db.prepare(`INSERT INTO cells (${all.map(sqlId).join(", ")}) VALUES (${all.map(() => "?").join(", ")}) ON CONFLICT(key) DO UPDATE SET ${all.slice(1).map((c) => `${sqlId(c)} = excluded.${sqlId(c)}`).join(", ")} RETURNING id`);
+    const all = [...INSERT_COLUMNS, ...cols];
+    return db.prepare(`INSERT INTO cells (${all.map(sqlId).join(", ")}) VALUES (${all.map(() => "?").join(", ")}) ON CONFLICT(key) DO UPDATE SET ${all.slice(1).map((c) => `${sqlId(c)} = excluded.${sqlId(c)}`).join(", ")} RETURNING id`).pluck();
   };
   let upsert = prepare();
   const text = db.prepare("INSERT OR REPLACE INTO texts (id, search) VALUES (?, ?)");
   let n = 0;
-  let inTx = false;
-  const begin = () => {
-    db.exec("BEGIN");
-    inTx = true;
-  };
-  try {
-    begin();
-    for (const { record: r, offset, length } of resultRecords(resultsPath, stats, { from, linesBefore })) {
-      const scores = recordScores(r);
+  return {
+    add({ values, scores, text: search }) {
       let added = false;
-      for (const c of Object.keys(scores)) {
+      for (const c in scores) {
         if (!known.has(c)) {
           known.add(c);
           db.exec(`ALTER TABLE cells ADD COLUMN ${sqlId(c)} REAL`);
@@ -302,22 +337,183 @@ function ingest(db: Database.Database, resultsPath: string, prices: Prices, stat
         cols = [...known];
         upsert = prepare();
       }
-      const itemId = String(r.itemId);
-      const values: unknown[] = [r.key, itemId, naturalKey(itemId), String(r.dataset), String(r.model), String(r.workflow), paramsLabel(r.params), r.repeat ?? 0, r.status, judgeState(r), r.generator?.inputTokens ?? 0, r.generator?.outputTokens ?? 0, r.generator?.latencyMs ?? 0, cellCost(r, prices), offset, length, outputHash(r.output)];
       for (const c of cols) values.push(scores[c] ?? null);
-      const { id } = upsert.get(...values) as { id: number };
-      text.run(id, typeof r.output === "string" ? r.output.toLowerCase() : "");
-      if (++n % 20000 === 0) {
+      text.run(upsert.get(...values) as number, search);
+      n++;
+    },
+    count: () => n,
+  };
+}
+
+/** Cells per transaction while ingesting (and per progress call). */
+const TX_CELLS = 20000;
+
+/**
+ * Step of {@link openCellIndex}: records from `from` on into the index, one transaction per
+ * {@link TX_CELLS} cells; lines are read and parsed in worker threads when `workers` > 0 (see
+ * {@link parallelRows}), in this thread otherwise.
+ */
+function ingest(db: Database.Database, resultsPath: string, prices: Prices, stats: ScanStats, from: number, linesBefore: number, opts: { workers: number; blockBytes: number; onProgress?: (cells: number, bytes: number) => void }): void {
+  const sink = rowSink(db);
+  let inTx = false;
+  try {
+    db.exec("BEGIN");
+    inTx = true;
+    const each = (row: CellValues, bytes: number) => {
+      sink.add(row);
+      if (sink.count() % TX_CELLS === 0) {
         db.exec("COMMIT");
         inTx = false;
-        onProgress?.(n, stats.endOffset);
-        begin();
+        opts.onProgress?.(sink.count(), bytes);
+        db.exec("BEGIN");
+        inTx = true;
       }
-    }
+    };
+    if (opts.workers > 0) parallelRows(resultsPath, prices, stats, from, linesBefore, opts.workers, opts.blockBytes, each);
+    else for (const { record, offset, length } of resultRecords(resultsPath, stats, { from, linesBefore })) each(cellValues(record, prices, offset, length), stats.endOffset);
     db.exec("COMMIT");
     inTx = false;
   } finally {
     if (inTx) db.exec("ROLLBACK");
+  }
+}
+
+/** One block's rows as a worker thread sends them (see {@link blockRows}). */
+export interface BlockResult {
+  block: number;
+  rows: CellValues[];
+  /** Complete lines that start in the block (blank and malformed ones included). */
+  lines: number;
+  /** Block-relative 1-based numbers of its malformed lines. */
+  malformed: number[];
+  /** Offset past the block's last complete line; null when no line starts in it. */
+  end: number | null;
+  /** The block's last line is unterminated (the file's torn tail). */
+  truncatedTail: boolean;
+  /** Set instead of the above when the worker failed. */
+  error?: string;
+}
+
+/** Offset of the first line starting at or after `at` (`at` itself when a line ends just before it); -1 when none does. */
+function lineStartAtOrAfter(fd: number, at: number): number {
+  if (at === 0) return 0;
+  const buf = Buffer.allocUnsafe(64 * 1024);
+  let pos = at - 1;
+  for (;;) {
+    const n = readSync(fd, buf, 0, buf.length, pos);
+    if (n === 0) return -1;
+    const nl = buf.subarray(0, n).indexOf(10);
+    if (nl >= 0) return pos + nl + 1;
+    pos += n;
+  }
+}
+
+/**
+ * Worker side of {@link parallelRows}: the rows of the lines that start in bytes [`from`, `to`) of
+ * a results file (`from` is a line start when `exact`, else the block starts at the first line
+ * after it); the last line of a block is read to its end, wherever that is.
+ */
+export function blockRows(path: string, prices: Prices, block: number, from: number, to: number, exact: boolean): BlockResult {
+  const fd = openSync(path, "r");
+  let start: number;
+  try {
+    start = exact ? from : lineStartAtOrAfter(fd, from);
+  } finally {
+    closeSync(fd);
+  }
+  const out: BlockResult = { block, rows: [], lines: 0, malformed: [], end: null, truncatedTail: false };
+  if (start < 0 || start >= to) return out;
+  const stats = newScanStats();
+  let stopped = false;
+  for (const l of resultLines(path, stats, { from: start })) {
+    if (l.offset >= to) {
+      out.lines = l.line - 1;
+      out.end = l.offset;
+      stopped = true;
+      break;
+    }
+    if (!l.text.trim()) continue;
+    const r = parseRecordLine(l.text);
+    if (r) out.rows.push(cellValues(r, prices, l.offset, l.length));
+    else stats.malformedLines.push(l.line);
+  }
+  if (!stopped) {
+    out.lines = stats.lines;
+    out.end = stats.endOffset > start ? stats.endOffset : null;
+    out.truncatedTail = stats.truncatedTail;
+  }
+  out.malformed = stats.malformedLines.filter((n) => n <= out.lines).sort((a, b) => a - b);
+  return out;
+}
+
+function indexWorkerUrl(): URL {
+  return import.meta.url.endsWith(".js") ? new URL("./cell-index-worker.js", import.meta.url) : new URL("./cell-index-worker-entry.mjs", import.meta.url);
+}
+
+/**
+ * Read and parse the file from `from` on in `workers` worker threads, block by block
+ * (`blockBytes` each, cut at line starts), while this thread hands each row to `each` in file
+ * order. The caller stays synchronous: it blocks on a shared counter (Atomics.wait) and takes the
+ * workers' messages with receiveMessageOnPort. At most two blocks per worker are in flight.
+ * @throws Error naming the file when a worker fails
+ */
+function parallelRows(path: string, prices: Prices, stats: ScanStats, from: number, linesBefore: number, workers: number, blockBytes: number, each: (row: CellValues, bytes: number) => void): void {
+  const size = statSync(path).size;
+  const blocks = Math.max(1, Math.ceil((size - from) / blockBytes));
+  const signal = new Int32Array(new SharedArrayBuffer(4));
+  const pool = Array.from({ length: Math.min(workers, blocks) }, () => {
+    const { port1, port2 } = new MessageChannel();
+    const worker = new Worker(indexWorkerUrl(), { workerData: { path, prices, signal, port: port2 }, transferList: [port2] });
+    worker.unref();
+    return { worker, port: port1 };
+  });
+  let nextToSend = 0;
+  const send = (w: (typeof pool)[number]) => {
+    if (nextToSend >= blocks) return;
+    const b = nextToSend++;
+    w.port.postMessage({ block: b, from: from + b * blockBytes, to: b === blocks - 1 ? Number.MAX_SAFE_INTEGER : from + (b + 1) * blockBytes, exact: b === 0 });
+  };
+  const owner = new Map<number, (typeof pool)[number]>();
+  for (const w of pool) for (let k = 0; k < 2; k++) {
+    owner.set(nextToSend, w);
+    send(w);
+  }
+  const done = new Map<number, BlockResult>();
+  let lines = linesBefore;
+  stats.endOffset = from;
+  try {
+    for (let b = 0; b < blocks; b++) {
+      while (!done.has(b)) {
+        const seen = Atomics.load(signal, 0);
+        let got = false;
+        for (const w of pool) {
+          for (let m = receiveMessageOnPort(w.port); m; m = receiveMessageOnPort(w.port)) {
+            const r = m.message as BlockResult;
+            if (r.error) throw new Error(`results file ${path}: ${r.error}`);
+            done.set(r.block, r);
+            got = true;
+          }
+        }
+        if (!got) Atomics.wait(signal, 0, seen, 200);
+      }
+      const r = done.get(b) as BlockResult;
+      done.delete(b);
+      const w = owner.get(b) as (typeof pool)[number];
+      owner.delete(b);
+      owner.set(nextToSend, w);
+      send(w);
+      for (const n of r.malformed) stats.malformedLines.push(lines + n);
+      lines += r.lines;
+      if (r.end !== null) stats.endOffset = r.end;
+      if (r.truncatedTail) stats.truncatedTail = true;
+      for (const row of r.rows) each(row, stats.endOffset);
+    }
+    stats.lines = lines - linesBefore;
+  } finally {
+    for (const w of pool) {
+      w.port.close();
+      void w.worker.terminate();
+    }
   }
 }
 
@@ -329,7 +525,19 @@ export interface OpenCellIndexOptions {
   indexPath?: string;
   /** Called every 20,000 cells while building or extending. */
   onProgress?: (cells: number, bytes: number) => void;
+  /**
+   * Worker threads that read and parse the file while this thread writes the index (0: all in
+   * this thread). Default: the machine's parallelism (at most 4) when ≥ 64 MiB are to be read, else 0.
+   */
+  workers?: number;
+  /** Bytes per block handed to a worker (default 8 MiB; tests use small ones). */
+  blockBytes?: number;
 }
+
+/** Bytes to read from which the index build uses worker threads by default. */
+const PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
+/** Bytes per worker block. */
+const BLOCK_BYTES = 8 * 1024 * 1024;
 
 /**
  * Open the index of a results file, building, extending or reusing it (see the module comment),
@@ -349,21 +557,32 @@ export function openCellIndex(resultsPath: string, opts: OpenCellIndexOptions = 
     const h = edgeHashes(resultsPath, m.endOffset);
     return h.head === m.head && h.tail === m.tail;
   };
+  // A new index is built in a temporary file with a bulk load's settings (journal in memory, no syncs:
+  // a crash leaves only that file) and renamed into place once complete.
+  let buildPath: string | null = null;
   if (!db || !meta || !sameFile(meta)) {
     db?.close();
     for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(path + suffix, { force: true });
-    db = openSqlite(path);
+    buildPath = `${path}.build-${process.pid}`;
+    rmSync(buildPath, { force: true });
+    db = openSqlite(buildPath);
+    db.pragma("journal_mode = MEMORY");
+    db.pragma("locking_mode = EXCLUSIVE");
+    db.pragma("temp_store = MEMORY");
     createSchema(db);
     meta = null;
     action = "built";
   }
   try {
     db.pragma("synchronous = OFF");
-    db.pragma("cache_size = -65536");
+    db.pragma(`cache_size = ${buildPath ? -262144 : -65536}`);
+    db.pragma("threads = 2");
     const from = meta?.endOffset ?? 0;
+    let workers = 0;
     if (!meta || st.size > meta.endOffset) {
       const stats = newScanStats();
-      ingest(db, resultsPath, opts.prices ?? {}, stats, from, meta?.lines ?? 0, opts.onProgress);
+      workers = opts.workers ?? (st.size - from >= PARALLEL_MIN_BYTES ? Math.min(availableParallelism(), 4) : 0);
+      ingest(db, resultsPath, opts.prices ?? {}, stats, from, meta?.lines ?? 0, { workers, blockBytes: opts.blockBytes ?? BLOCK_BYTES, onProgress: opts.onProgress });
       if (meta) action = "extended";
       createIndexes(db, scoreColumnsOf(db));
       const edges = edgeHashes(resultsPath, stats.endOffset);
@@ -382,9 +601,13 @@ export function openCellIndex(resultsPath: string, opts: OpenCellIndexOptions = 
       writeMeta(db, meta);
     }
     const cells = (db.prepare("SELECT count(*) AS n FROM cells").get() as { n: number }).n;
-    return { path, action, cells, malformedLines: meta.malformed, truncatedTail: meta.truncatedTail, scoreColumns: scoreColumnsOf(db), buildId: meta.buildId, seconds: (performance.now() - t0) / 1000 };
-  } finally {
+    const scoreColumns = scoreColumnsOf(db);
     db.close();
+    if (buildPath) renameSync(buildPath, path);
+    return { path, action, cells, malformedLines: meta.malformed, truncatedTail: meta.truncatedTail, scoreColumns, buildId: meta.buildId, seconds: (performance.now() - t0) / 1000, workers };
+  } finally {
+    if (db.open) db.close();
+    if (buildPath) rmSync(buildPath, { force: true });
   }
 }
 

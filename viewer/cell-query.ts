@@ -61,7 +61,7 @@ export function checkSortColumn(column: string): void {
   }
 }
 
-const ROW_COLUMNS = ["id", "key", "itemId", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "latencyMs", "costUsd"];
+const ROW_COLUMNS = ["id", "key", "itemId", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "unknownUsageCalls", "latencyMs", "costUsd"];
 
 /** The SQL source of a query: one run's table or the union of several, filters applied. */
 interface Source {
@@ -93,7 +93,8 @@ function sourceOf(index: RunIndex, q: CellQuery, forCount = false): Source {
       }
     }
     if (q.q !== undefined) {
-      where.push(`id IN (SELECT id FROM ${s}.texts WHERE instr(search, ?) > 0)`);
+      // a page tests row by row and stops after its rows; a count scans the texts once (and is cached)
+      where.push(forCount ? `id IN (SELECT id FROM ${s}.texts WHERE instr(search, ?) > 0)` : `instr((SELECT search FROM ${s}.texts AS t WHERE t.id = cells.id), ?) > 0`);
       params.push(q.q.toLowerCase());
     }
     const scoreCols = index.scoreColumns.map((c) => (own.has(c) ? sqlId(c) : `NULL AS ${sqlId(c)}`));
@@ -124,8 +125,9 @@ function toRow(index: RunIndex, r: SqlRow): CellRow {
     repeat: r.repeat as number,
     status: r.status as CellRow["status"],
     judge: r.judge as CellRow["judge"],
-    inputTokens: r.inputTokens as number,
-    outputTokens: r.outputTokens as number,
+    inputTokens: (r.inputTokens as number | null) ?? null,
+    outputTokens: (r.outputTokens as number | null) ?? null,
+    unknownUsageCalls: (r.unknownUsageCalls as number | null) ?? 0,
     latencyMs: r.latencyMs as number,
     costUsd: (r.costUsd as number | null) ?? null,
     scores,
@@ -171,6 +173,14 @@ function cachedCount(index: RunIndex, sql: string, params: unknown[]): number {
   return n;
 }
 
+/** Matches of a search without other filters: one scan of each run's texts (one row per cell), no join. */
+function searchCount(index: RunIndex, q: CellQuery): number {
+  const run = q.run === undefined ? undefined : Number(q.run);
+  let n = 0;
+  for (const r of index.runs) if (run === undefined || r.index === run) n += cachedCount(index, `SELECT count(*) AS n FROM r${r.index}.texts WHERE instr(search, ?) > 0`, [(q.q as string).toLowerCase()]);
+  return n;
+}
+
 /**
  * One page of the filtered, sorted rows.
  * @throws Error on an unknown sort column
@@ -181,17 +191,22 @@ export function queryCells(index: RunIndex, q: CellQuery): CellPage {
   const parts = ranges(src, q);
   const unfiltered = !["dataset", "model", "workflow", "params", "status", "judge", "q"].some((f) => q[f as keyof CellQuery] !== undefined);
   const counted = sourceOf(index, q, true);
-  const total = unfiltered && q.run === undefined ? index.totalCells : cachedCount(index, `SELECT count(*) AS n FROM (${counted.sql})`, counted.params);
+  const onlySearch = q.q !== undefined && !["dataset", "model", "workflow", "params", "status", "judge"].some((f) => q[f as keyof CellQuery] !== undefined);
+  const total = unfiltered && q.run === undefined ? index.totalCells : onlySearch ? searchCount(index, q) : cachedCount(index, `SELECT count(*) AS n FROM (${counted.sql})`, counted.params);
   const start = q.page * q.size;
   const rows: CellRow[] = [];
+  // the counts bound each range's LIMIT: a scan (a search's, a filter's) stops at the last row
+  // there is instead of running on to the end looking for more, and a page past the end reads nothing
+  const read = (part: { sql: string; params: unknown[] }, limit: number, offset: number) => {
+    if (limit > 0) for (const r of index.db.prepare(`${part.sql} LIMIT ? OFFSET ?`).all(...part.params, limit, offset) as SqlRow[]) rows.push(toRow(index, r));
+  };
   if (parts.length === 1) {
-    for (const r of index.db.prepare(`${parts[0].sql} LIMIT ? OFFSET ?`).all(...parts[0].params, q.size, start) as SqlRow[]) rows.push(toRow(index, r));
+    read(parts[0], Math.min(q.size, total - start), start);
   } else {
     const withValue = cachedCount(index, `SELECT count(*) AS n FROM (${counted.sql}) WHERE ${sqlId(q.sort as string)} IS NOT NULL`, counted.params);
-    if (start < withValue) for (const r of index.db.prepare(`${parts[0].sql} LIMIT ? OFFSET ?`).all(...parts[0].params, q.size, start) as SqlRow[]) rows.push(toRow(index, r));
-    if (rows.length < q.size) {
-      for (const r of index.db.prepare(`${parts[1].sql} LIMIT ? OFFSET ?`).all(...parts[1].params, q.size - rows.length, Math.max(0, start - withValue)) as SqlRow[]) rows.push(toRow(index, r));
-    }
+    if (start < withValue) read(parts[0], Math.min(q.size, withValue - start), start);
+    const offset = Math.max(0, start - withValue);
+    read(parts[1], Math.min(q.size - rows.length, total - withValue - offset), offset);
   }
   return { total, page: q.page, size: q.size, rows };
 }
@@ -211,7 +226,7 @@ export function* filterAndSort(index: RunIndex, q: CellQuery, db: Database.Datab
 
 /** Column names of the CSV export: fixed columns, then the score columns present. */
 export function exportColumns(index: RunIndex): string[] {
-  return ["run", "key", "itemId", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "latencyMs", "costUsd", ...index.scoreColumns];
+  return ["run", "key", "itemId", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "unknownUsageCalls", "latencyMs", "costUsd", ...index.scoreColumns];
 }
 
 /** One export row as column → value (null/absent → empty). */
@@ -229,6 +244,7 @@ export function exportRecord(index: RunIndex, r: CellRow): Record<string, string
     judge: r.judge,
     inputTokens: r.inputTokens,
     outputTokens: r.outputTokens,
+    unknownUsageCalls: r.unknownUsageCalls,
     latencyMs: r.latencyMs,
     costUsd: r.costUsd,
   };

@@ -73,7 +73,7 @@ export function computeComparison(indexA: string, indexB: string, cachePath: str
   const b = openSqlite(indexB, { readonly: true, fileMustExist: true });
   const out = openSqlite(tmp);
   try {
-    out.pragma("journal_mode = OFF");
+    out.pragma("journal_mode = MEMORY"); // OFF is refused in better-sqlite3's defensive mode
     out.pragma("synchronous = OFF");
     out.exec(`CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
       CREATE TABLE pairs (seq INTEGER PRIMARY KEY, dseq INTEGER, itemId TEXT, model TEXT, workflow TEXT, params TEXT, repeat INTEGER,

@@ -135,20 +135,8 @@ export async function ensureComparison(index: RunIndex, a: number, b: number, in
   return p;
 }
 
-interface PairRow {
-  itemId: string;
-  model: string;
-  workflow: string;
-  params: string;
-  repeat: number;
-  a: number | null;
-  b: number | null;
-  statusA: string | null;
-  statusB: string | null;
-  identical: number;
-  difference: number | null;
-  deltas: string;
-}
+/** A row of the cache's `pairs` table: a {@link ComparePair} with in-run ids, 0/1 and JSON text. */
+type PairRow = Omit<ComparePair, "identical" | "deltas"> & { identical: number; deltas: string };
 
 /**
  * One page of the comparison of runs `a` and `b` (computed first when not cached).
@@ -163,7 +151,7 @@ export async function compareRuns(index: RunIndex, a: number, b: number, opts: C
   try {
     const counts = JSON.parse((db.prepare("SELECT v FROM meta WHERE k = 'counts'").get() as { v: string }).v) as CompareCounts;
     const col = opts.onlyDiffering ? "dseq" : "seq";
-    const rows = db.prepare(`SELECT * FROM pairs WHERE ${col} >= ? ORDER BY ${col} LIMIT ?`).all(page * size, size) as PairRow[];
+    const rows = db.prepare(`SELECT itemId, model, workflow, params, repeat, a, b, statusA, statusB, identical, difference, deltas FROM pairs WHERE ${col} >= ? ORDER BY ${col} LIMIT ?`).all(page * size, size) as PairRow[];
     const total = opts.onlyDiffering ? counts.matched - counts.identical + counts.onlyA + counts.onlyB : counts.matched + counts.onlyA + counts.onlyB;
     return {
       runA: index.runs[a].name,
@@ -173,17 +161,10 @@ export async function compareRuns(index: RunIndex, a: number, b: number, opts: C
       page,
       size,
       pairs: rows.map((r) => ({
-        itemId: r.itemId,
-        model: r.model,
-        workflow: r.workflow,
-        params: r.params,
-        repeat: r.repeat,
+        ...r,
         a: r.a === null ? null : rowIdOf(a, r.a),
         b: r.b === null ? null : rowIdOf(b, r.b),
-        statusA: r.statusA,
-        statusB: r.statusB,
         identical: r.identical === 1,
-        difference: r.difference,
         deltas: JSON.parse(r.deltas) as Record<string, number>,
       })),
     };

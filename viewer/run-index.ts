@@ -67,8 +67,11 @@ export interface CellRow {
   repeat: number;
   status: RunRecord["status"];
   judge: JudgeState;
-  inputTokens: number;
-  outputTokens: number;
+  /** Generator tokens spent; null when unknown (calls answered without usage), never 0 for unknown. */
+  inputTokens: number | null;
+  outputTokens: number | null;
+  /** Generator calls whose answer came without usage (the token counts are then a lower bound, or null). */
+  unknownUsageCalls: number;
   latencyMs: number;
   /** Generator cost in USD from the run's prices; null when the model has no price. */
   costUsd: number | null;

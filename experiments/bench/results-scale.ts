@@ -4,9 +4,10 @@
  * panel aggregate, reference metrics, labels, usage; ~5 KB a line like the demo's) written as one
  * run folder and as 8 shard folders, then, each in its own process:
  *   - the viewer server (`startViewerServer`): index build s; first page ms; sort / filter / search
- *     page p50; item page; compare of the run with its merged copy (first page = computed in the
- *     worker, while /api/meta keeps answering), then compare pages p50; server RSS (current and
- *     peak); a second start reusing the index;
+ *     page p50; item page; server RSS (current and peak); then a second start with the run and
+ *     its merged copy (with `--skip merge`: a hard-linked copy of the run and its index), reusing
+ *     the index; compare (first page = computed in the worker, while /api/meta keeps answering),
+ *     then compare pages p50; RSS again; load averages beside the build;
  *   - `medsynth report` (writeReport): seconds and peak RSS;
  *   - `medsynth merge` of the 8 shards (mergeShards): seconds and peak RSS.
  * Targets (issue 27, 10⁶ cells): index ≤ 2 min; first page ≤ 1 s; sort/filter/compare page p50
@@ -17,8 +18,8 @@
  * end unless `--keep`; an existing folder with the same cell count is reused (generation skipped).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, copyFileSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -80,9 +81,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function childServe(dirs: string[]): Promise<void> {
   const { startViewerServer } = await import("../../viewer/server.ts");
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const srv = await startViewerServer({ runs: dirs, port: 0 });
   const seconds = (performance.now() - t0) / 1000;
-  console.log(JSON.stringify({ url: srv.url, seconds, runs: srv.index!.runs.map((r) => ({ action: r.action, seconds: r.seconds, cells: r.cells })) }));
+  const cpu = process.cpuUsage(c0);
+  console.log(JSON.stringify({ url: srv.url, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, runs: srv.index!.runs.map((r) => ({ action: r.action, seconds: r.seconds, cells: r.cells })) }));
   process.stdin.resume();
   process.stdin.on("end", () => void srv.close().then(() => process.exit(0)));
 }
@@ -93,7 +96,7 @@ function rssOf(pid: number): { rss: number; hwm: number } {
   return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
 }
 
-async function startServer(dirs: string[]): Promise<{ url: string; info: { seconds: number; runs: { action: string; seconds: number; cells: number }[] }; pid: number; stop: () => Promise<void> }> {
+async function startServer(dirs: string[]): Promise<{ url: string; info: { seconds: number; cpuSeconds: number; runs: { action: string; seconds: number; cells: number }[] }; pid: number; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ["--import", "tsx", SELF, "--child", "serve", ...dirs], { stdio: ["pipe", "pipe", "inherit"] });
   const line = await new Promise<string>((ok, fail) => {
     let out = "";
@@ -104,7 +107,7 @@ async function startServer(dirs: string[]): Promise<{ url: string; info: { secon
     });
     child.once("exit", (code) => fail(new Error(`server child exited with ${code}`)));
   });
-  const info = JSON.parse(line) as { url: string; seconds: number; runs: { action: string; seconds: number; cells: number }[] };
+  const info = JSON.parse(line) as { url: string; seconds: number; cpuSeconds: number; runs: { action: string; seconds: number; cells: number }[] };
   return {
     url: info.url,
     info,
@@ -125,12 +128,31 @@ async function timedGet(url: string): Promise<{ ms: number; body: unknown }> {
   return { ms: performance.now() - t0, body };
 }
 
+/**
+ * The run's compare partner: the merged folder when `merge` ran, else (`--skip merge`) a copy of
+ * the run made of hard links (same results file, same inode) with a copy of its index, which the
+ * viewer then reuses — a comparison of two 10⁶-cell runs without building a second index.
+ */
+function comparePartner(dir: string, run: string): string {
+  const merged = join(dir, "merged");
+  if (existsSync(join(merged, "results.jsonl"))) return merged;
+  const copy = join(dir, "run-copy");
+  rmSync(copy, { recursive: true, force: true });
+  mkdirSync(join(copy, ".medsynth-index"), { recursive: true });
+  linkSync(join(run, "results.jsonl"), join(copy, "results.jsonl"));
+  copyFileSync(join(run, "spec.json"), join(copy, "spec.json"));
+  copyFileSync(join(run, ".medsynth-index", "cells.sqlite"), join(copy, ".medsynth-index", "cells.sqlite"));
+  return copy;
+}
+
+const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+
 async function benchViewer(dir: string, n: number): Promise<void> {
   const run = join(dir, "run");
-  const merged = join(dir, "merged");
-  const srv = await startServer(existsSync(join(merged, "results.jsonl")) ? [run, merged] : [run]);
+  console.log(`load average before the index build: ${load()}`);
+  const srv = await startServer([run]);
   const r0 = srv.info.runs[0];
-  console.log(`viewer index (${r0.action}): ${r0.seconds.toFixed(1)} s for ${r0.cells.toLocaleString("en")} cells${srv.info.runs[1] ? `; second run (merged copy) ${srv.info.runs[1].action} in ${srv.info.runs[1].seconds.toFixed(1)} s` : ""}; server started in ${srv.info.seconds.toFixed(1)} s`);
+  console.log(`viewer index (${r0.action}): ${r0.seconds.toFixed(1)} s for ${r0.cells.toLocaleString("en")} cells; server started in ${srv.info.seconds.toFixed(1)} s, ${srv.info.cpuSeconds.toFixed(0)} s of CPU (all threads; load average after: ${load()})`);
   const first = await timedGet(`${srv.url}/api/cells?size=50`);
   console.log(`first page: ${first.ms.toFixed(0)} ms`);
   const routes: [string, string][] = [
@@ -149,35 +171,39 @@ async function benchViewer(dir: string, n: number): Promise<void> {
     console.log(`  ${name}: first ${t[0].toFixed(0)} ms, p50 ${median(t).toFixed(0)} ms`);
   }
   console.log(`sort/filter page p50 (all above): ${median(all).toFixed(0)} ms`);
-  const search = await timedGet(`${srv.url}/api/cells?run=0&q=fortifier%20breast&size=50`);
-  console.log(`output search (substring, no index): ${search.ms.toFixed(0)} ms`);
+  for (const [name, q] of [["a common word", "fortifier"], ["a phrase found nowhere", "fortifier%20breast"]]) {
+    const s1 = await timedGet(`${srv.url}/api/cells?run=0&q=${q}&size=50`);
+    const s2 = await timedGet(`${srv.url}/api/cells?run=0&q=${q}&page=1&size=50`);
+    console.log(`output search, ${name}: first page ${s1.ms.toFixed(0)} ms (${(s1.body as { total: number }).total.toLocaleString("en")} matches), next page ${s2.ms.toFixed(0)} ms`);
+  }
   const item = await timedGet(`${srv.url}/api/item?id=medevidence%3A${Math.floor(n / 56)}`);
   console.log(`item page (${(item.body as { cells: unknown[] }).cells.length} cells read by offset): ${item.ms.toFixed(0)} ms`);
-  if (srv.info.runs[1]) {
-    const t0 = performance.now();
-    const cmp = timedGet(`${srv.url}/api/compare?a=0&b=1&size=50`);
-    const during: number[] = [];
-    let done = false;
-    void cmp.then(() => (done = true));
-    while (!done) {
-      during.push((await timedGet(`${srv.url}/api/meta`)).ms);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const c = await cmp;
-    console.log(`compare, first page (computed once in a worker): ${((performance.now() - t0) / 1000).toFixed(1)} s; meanwhile ${during.length} /api/meta requests answered, p50 ${median(during).toFixed(0)} ms, max ${Math.max(...during).toFixed(0)} ms`);
-    const counts = (c.body as { counts: unknown }).counts;
-    const t: number[] = [];
-    for (let p = 0; p < 10; p++) t.push((await timedGet(`${srv.url}/api/compare?a=0&b=1&page=${p * 97}&size=50`)).ms);
-    for (let p = 0; p < 5; p++) t.push((await timedGet(`${srv.url}/api/compare?a=0&b=1&diff=1&page=${p}&size=50`)).ms);
-    console.log(`compare page p50 (cached): ${median(t).toFixed(0)} ms (max ${Math.max(...t).toFixed(0)} ms); counts ${JSON.stringify(counts)}`);
-  }
   const rss = rssOf(srv.pid);
   console.log(`viewer server RSS: ${mib(rss.rss)} now, ${mib(rss.hwm)} peak`);
   await srv.stop();
-  const again = await startServer([run]);
-  console.log(`second start (index ${again.info.runs[0].action}): ${again.info.seconds.toFixed(2)} s`);
-  const p = await timedGet(`${again.url}/api/cells?size=50`);
+  const partner = comparePartner(dir, run);
+  const again = await startServer([run, partner]);
+  console.log(`second start with the compare partner (${partner.split("/").pop()}; indexes ${again.info.runs.map((r) => r.action).join(", ")}): ${again.info.seconds.toFixed(2)} s`);
+  const p = await timedGet(`${again.url}/api/cells?run=0&size=50`);
   console.log(`  first page after it: ${p.ms.toFixed(0)} ms`);
+  const t0 = performance.now();
+  const cmp = timedGet(`${again.url}/api/compare?a=0&b=1&size=50`);
+  const during: number[] = [];
+  let done = false;
+  void cmp.then(() => (done = true));
+  while (!done) {
+    during.push((await timedGet(`${again.url}/api/meta`)).ms);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const c = await cmp;
+  console.log(`compare, first page (computed once in a worker): ${((performance.now() - t0) / 1000).toFixed(1)} s; meanwhile ${during.length} /api/meta requests answered, p50 ${median(during).toFixed(0)} ms, max ${Math.max(...during).toFixed(0)} ms`);
+  const counts = (c.body as { counts: unknown }).counts;
+  const t: number[] = [];
+  for (let q = 0; q < 10; q++) t.push((await timedGet(`${again.url}/api/compare?a=0&b=1&page=${q * 97}&size=50`)).ms);
+  for (let q = 0; q < 5; q++) t.push((await timedGet(`${again.url}/api/compare?a=0&b=1&diff=1&page=${q}&size=50`)).ms);
+  console.log(`compare page p50 (cached): ${median(t).toFixed(0)} ms (max ${Math.max(...t).toFixed(0)} ms); counts ${JSON.stringify(counts)}`);
+  const rss2 = rssOf(again.pid);
+  console.log(`viewer server RSS with two runs after compare: ${mib(rss2.rss)} now, ${mib(rss2.hwm)} peak; load average ${load()}`);
   await again.stop();
 }
 

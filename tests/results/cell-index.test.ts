@@ -68,6 +68,64 @@ describe("openCellIndex", () => {
     expect(openCellIndex(file, { prices: { m1: { input: 1, output: 1 } } }).action).toBe("built");
   });
 
+  it("keeps unknown token usage unknown: null tokens and cost, never 0; a lower bound with some calls unknown", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cell-index-usage-"));
+    const file = join(dir, "results.jsonl");
+    const gen = (g: Partial<RunRecord["generator"]>) => ({ generator: { calls: 2, inputTokens: 1000, outputTokens: 500, latencyMs: 10, cached: false, ...g } });
+    writeFileSync(file, line(rec("none", gen({ inputTokens: null, outputTokens: null, unknownUsageCalls: 2 }))) + line(rec("zero", gen({ inputTokens: 0, outputTokens: 0, unknownUsageCalls: 2 }))) + line(rec("some", gen({ inputTokens: 400, outputTokens: 100, unknownUsageCalls: 1 }))) + line(rec("all", gen({}))));
+    const built = openCellIndex(file, { prices: { m1: { input: 2, output: 10 } } });
+    const r = rows(built.path).map((x) => [x.key, x.inputTokens, x.outputTokens, x.unknownUsageCalls, x.costUsd]);
+    expect(r).toEqual([
+      ["none", null, null, 2, null],
+      ["zero", null, null, 2, null],
+      // (400 · 2 + 100 · 10) / 1e6, a lower bound (1 call unknown)
+      ["some", 400, 100, 1, 0.0018],
+      ["all", 1000, 500, 0, 0.007],
+    ]);
+  });
+
+  it("reads and parses in worker threads, block by block, to the same index as in one thread", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cell-index-workers-"));
+    const file = join(dir, "results.jsonl");
+    let text = "";
+    for (let i = 0; i < 60; i++) {
+      text += line(rec(`k${i % 45}`, { status: i % 7 === 0 ? "failed" : "ok", metrics: i % 5 === 0 ? { rougeL: i / 100, bleu: i / 200 } : { rougeL: i / 100 }, output: `Output ${i} ${"x".repeat(i * 7)}` }));
+      if (i === 10) text += "{broken\n";
+      if (i === 20) text += "\n";
+      if (i === 30) text += "nope\n";
+    }
+    writeFileSync(file, text + '{"key":"torn"');
+    const inline = openCellIndex(file, { indexPath: join(dir, "inline.sqlite"), workers: 0 });
+    // blocks of 300 bytes: most lines (~400 bytes) start in one block and end in the next; some blocks hold no line start
+    const parallel = openCellIndex(file, { indexPath: join(dir, "parallel.sqlite"), workers: 2, blockBytes: 300 });
+    expect(inline).toMatchObject({ cells: 45, malformedLines: [12, 34], truncatedTail: true, scoreColumns: ["metric:bleu", "metric:rougeL"] });
+    expect(inline.workers).toBe(0);
+    expect(parallel).toMatchObject({ workers: 2, cells: inline.cells, malformedLines: inline.malformedLines, truncatedTail: true, scoreColumns: inline.scoreColumns });
+    const all = (p: string) => {
+      const db = new Database(p, { readonly: true });
+      try {
+        return { cells: db.prepare("SELECT * FROM cells ORDER BY id").all(), texts: db.prepare("SELECT * FROM texts ORDER BY id").all(), meta: JSON.parse((db.prepare("SELECT v FROM meta").get() as { v: string }).v) };
+      } finally {
+        db.close();
+      }
+    };
+    const a = all(inline.path);
+    const b = all(parallel.path);
+    expect(b.cells).toEqual(a.cells);
+    expect(b.texts).toEqual(a.texts);
+    expect({ ...b.meta, buildId: "" }).toEqual({ ...a.meta, buildId: "" });
+    // k3's latest line is line 49 (i = 48): its row holds that record
+    const k3 = (b.cells as { key: string; off: number; len: number }[]).find((c) => c.key === "k3")!;
+    expect(readRecordAt(file, k3.off, k3.len).output).toBe(`Output 48 ${"x".repeat(48 * 7)}`);
+    // the torn line completed (malformed, line 64), "bad" (65), a new cell (66): extending in workers continues the line numbers and offsets
+    appendFileSync(file, "\nbad\n" + line(rec("new")));
+    const grownInline = openCellIndex(file, { indexPath: join(dir, "inline.sqlite"), workers: 0 });
+    const grownParallel = openCellIndex(file, { indexPath: join(dir, "parallel.sqlite"), workers: 1, blockBytes: 300 });
+    expect(grownInline).toMatchObject({ action: "extended", cells: 46, malformedLines: [12, 34, 64, 65], truncatedTail: false });
+    expect(grownParallel).toMatchObject({ workers: 1, action: "extended", cells: 46, malformedLines: grownInline.malformedLines, truncatedTail: false });
+    expect(all(grownParallel.path).cells).toEqual(all(grownInline.path).cells);
+  });
+
   it("keys item ids in natural order", () => {
     const ids = ["medevidence:125", "medevidence:13", "medevidence:2", "item:10", "item:9", "item:009", "a1b10", "a1b9"];
     expect([...ids].sort((x, y) => (naturalKey(x) < naturalKey(y) ? -1 : naturalKey(x) > naturalKey(y) ? 1 : 0))).toEqual(["a1b9", "a1b10", "item:9", "item:009", "item:10", "medevidence:2", "medevidence:13", "medevidence:125"]);

@@ -50,6 +50,18 @@ export function fmt(v, digits = 3) {
 }
 
 /**
+ * A token count as the rest of medsynth shows it (models/usage.ts formatTokenCount): "1,234";
+ * "≥ 1,234 (2 calls unknown)" when some calls reported no usage (a lower bound); "–" when the
+ * count is unknown (null, or 0 with calls that reported none) — never a 0 standing for unknown.
+ */
+export function fmtTokens(tokens, unknownCalls = 0) {
+  const n = (x) => x.toLocaleString("en-US");
+  const calls = unknownCalls > 0 ? ` (${n(unknownCalls)} call${unknownCalls === 1 ? "" : "s"} unknown)` : "";
+  if (tokens === null || tokens === undefined || (unknownCalls > 0 && tokens === 0)) return `–${calls}`;
+  return unknownCalls > 0 ? `≥ ${n(tokens)}${calls}` : n(tokens);
+}
+
+/**
  * Word-level diff of two sentences (longest common subsequence): a list of
  * {text, kind: "same" | "del" | "ins"} segments.
  */

@@ -1,7 +1,7 @@
 // The results explorer: cell table (filters, sort, search, paging on the server), item page
 // (outputs side by side with evidence, Negated-RAG diff, P-CoT steps, judge verdicts), compare
 // mode and export. State lives in the URL hash so a view can be reloaded or shared.
-import { h, setChildren, getJson, fmt, wordDiff } from "/static/common.js";
+import { h, setChildren, getJson, fmt, fmtTokens, wordDiff } from "/static/common.js";
 
 const main = document.getElementById("main");
 let meta = null;
@@ -116,7 +116,7 @@ async function renderCells(params) {
       { class: `status-${r.status}`, "data-key": r.key },
       h("td", {}, h("a", { href: `#item?id=${encodeURIComponent(r.itemId)}`, class: "item-link" }, r.itemId)),
       h("td", {}, r.dataset), h("td", {}, r.model), h("td", {}, r.workflow), h("td", {}, r.params), h("td", {}, r.status), h("td", {}, r.judge),
-      h("td", { class: "num" }, fmt(r.inputTokens)), h("td", { class: "num" }, fmt(r.outputTokens)), h("td", { class: "num" }, fmt(r.latencyMs, 0)), h("td", { class: "num" }, r.costUsd === null ? "–" : r.costUsd.toFixed(5)),
+      h("td", { class: "num" }, fmtTokens(r.inputTokens, r.unknownUsageCalls)), h("td", { class: "num" }, fmtTokens(r.outputTokens, r.unknownUsageCalls)), h("td", { class: "num" }, fmt(r.latencyMs, 0)), h("td", { class: "num" }, r.costUsd === null ? "–" : r.costUsd.toFixed(5)),
       meta.scoreColumns.map((c) => h("td", { class: "num" }, fmt(r.scores[c]))),
     ),
   );
@@ -239,7 +239,7 @@ async function renderItem(id) {
       { class: `cell status-${c.status}`, "data-workflow": c.workflow },
       h("h3", {}, `${c.workflow}${c.params ? " · " + c.params : ""}`),
       h("div", { class: "muted" }, `${c.model} · run ${c.run} · repeat ${c.repeat} · ${c.status}`),
-      h("div", { class: "muted" }, `tokens ${c.generator?.inputTokens ?? 0} in / ${c.generator?.outputTokens ?? 0} out · ${fmt(c.generator?.latencyMs, 0)} ms${c.generator?.cached ? " · cached" : ""}`),
+      h("div", { class: "muted" }, `tokens ${fmtTokens(c.generator?.inputTokens, c.generator?.unknownUsageCalls)} in / ${fmtTokens(c.generator?.outputTokens, c.generator?.unknownUsageCalls)} out · ${fmt(c.generator?.latencyMs, 0)} ms${c.generator?.cached ? " · cached" : ""}`),
       c.truncated ? h("div", { class: "warn truncated" }, "truncated: the answer hit the output limit (finish_reason \"length\") and was kept as marked") : null,
       c.output !== null ? h("div", { class: "output text" }, c.output) : h("div", { class: "warn" }, c.error ?? "no output"),
       Object.keys(c.metrics).length ? h("div", { class: "metrics" }, Object.entries(c.metrics).map(([k, val]) => h("span", { class: "metric" }, `${k} ${fmt(val)}`))) : null,
