@@ -20,9 +20,7 @@
  *   galloping over the ascending seeds, an interpolated lookup inside the 64-posting block) and
  *   fill a binary heap of the top k.
  * - Per window, each list's bound is the largest block maximum among its blocks overlapping the
- *   window (computed for all windows in one pass over the query's blocks). Windows are searched by
- *   decreasing sum of bounds (theta rises fast), and the first whose sum is below theta ends the
- *   search (every later one is lower). In a window, lists sorted by bound: the longest
+ *   window; a window whose bounds sum below theta is skipped. Lists sorted by bound: the longest
  *   prefix whose bounds sum below theta is non-essential (a document in those lists only cannot
  *   enter); the essential lists' postings in the window are added into a window accumulator
  *   (float64 sums, one bit per touched document).
@@ -231,7 +229,7 @@ export class FastBm25 implements Bm25Engine {
 
   /** Per-query scratch arrays (reused; grown to the largest query and k seen). */
   private scratch(m: number, k: number): Scratch {
-    return (this.scratchBufs = ensureScratch(this.scratchBufs, m, k, this.cursorsAsFloat64 || this.data.postDocs.length >= 2 ** 31, this.docCount));
+    return (this.scratchBufs = ensureScratch(this.scratchBufs, m, k, this.cursorsAsFloat64 || this.data.postDocs.length >= 2 ** 31));
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * Query algorithms of medsynth's in-memory BM25 engine (fast-engine.ts, whose header describes
  * them): the block-max index fill, the per-query scratch, and exact block-max MaxScore over
- * windows of {@link WINDOW} documents — initial threshold from seeds, per-window bounds (all
- * windows at once, searched largest bound first), essential/non-essential partition, window
+ * windows of {@link WINDOW} documents — initial threshold from seeds, per-window bounds,
+ * essential/non-essential partition, window
  * accumulator, candidates, exact scoring of the survivors into the top-k heap (topk-heap.ts).
  * Each phase is its own small function (V8 compiles each once; see fast-engine.ts, "Query path").
  * No zod, no I/O: a query process loads this file.
@@ -71,9 +71,8 @@ export function fillBlockMax(
  * The per-query scratch `s`, or a new one when it is missing or too small for `m` lists and top
  * `k` (grown to the largest query and k seen; the window accumulator is kept).
  * @param wide posting and block cursors as Float64 (an index of ≥ 2³¹ postings, or a test), else Int32.
- * @param docCount documents in the index (sizes the per-window tables).
  */
-export function ensureScratch(s: Scratch | null, m: number, k: number, wide: boolean, docCount: number): Scratch {
+export function ensureScratch(s: Scratch | null, m: number, k: number, wide: boolean): Scratch {
   if (!s || s.lc.length < m || s.heapDoc.length < k || s.pc instanceof Float64Array !== wide) {
     const cm = Math.max(m, s?.lc.length ?? 0, 16);
     // Posting and block positions as int32 (faster loops) unless an index has 2³¹ postings or more.
@@ -105,24 +104,7 @@ export function ensureScratch(s: Scratch | null, m: number, k: number, wide: boo
       acc: s?.acc ?? new Float64Array(WINDOW),
       bits: s?.bits ?? new Int32Array(WINDOW >>> 5),
       cand: s?.cand ?? new Int32Array(WINDOW),
-      wFirst: s?.wFirst ?? new Int32Array(0),
-      wCount: s?.wCount ?? new Int32Array(0),
-      wMax: s?.wMax ?? new Float64Array(0),
-      wTotal: s?.wTotal ?? new Float64Array(0),
-      wOrder: s?.wOrder ?? new Int32Array(0),
     };
-  }
-  const cells = m * Math.ceil(docCount / WINDOW);
-  if (s.wFirst.length < cells) {
-    const c = Math.max(cells, 2 * s.wFirst.length);
-    s.wFirst = new Int32Array(c);
-    s.wCount = new Int32Array(c);
-    s.wMax = new Float64Array(c);
-  }
-  const nw = Math.ceil(docCount / WINDOW);
-  if (s.wTotal.length < nw) {
-    s.wTotal = new Float64Array(nw);
-    s.wOrder = new Int32Array(nw);
   }
   return s;
 }
@@ -130,7 +112,7 @@ export function ensureScratch(s: Scratch | null, m: number, k: number, wide: boo
 /**
  * Exact top-k of a query by block-max MaxScore over windows (the algorithm of `FastBm25`'s
  * header in fast-engine.ts): per-list state from the query's distinct terms, the initial threshold
- * from seeds, then windows by bound, largest first, until a window's bound is below theta.
+ * from seeds, then the windows in document order (a window whose bound is below theta is skipped).
  * @param terms the query's distinct known term ids in query order, `counts` their multiplicities (m of each).
  * @param kk hits wanted (1 ≤ kk ≤ n); `n` documents in the index.
  * @param stats receives postings, work and finalists of this search.
@@ -163,20 +145,9 @@ export function prunedTopK(s: Scratch, ix: IndexView, terms: Int32Array, counts:
   sortByKey(order, m, wb);
   const ns = selectSeeds(s, ix, m, kk);
   scoreSeeds(s, ix, m, ns, kk);
-  // Windows by bound, largest first: theta rises fast, and the first window whose bound is
-  // below theta ends the search (every later one is lower).
-  const nw = Math.ceil(n / WINDOW);
-  allWindowBounds(s, ix, m, nw);
-  const { wOrder, wTotal } = s;
-  for (let j = 0; j < nw; j++) wOrder[j] = j;
-  wOrder.subarray(0, nw).sort((a, b) => wTotal[b] - wTotal[a] || a - b);
-  for (let j = 0; j < nw; j++) {
-    const w = wOrder[j];
+  for (let base = 0; base < n; base += WINDOW) {
     const theta = st[THETA];
-    const total = wTotal[w];
-    if (total === 0 || total * BOUND_MARGIN < theta) break;
-    const base = w * WINDOW;
-    enterWindow(s, m, nw, w);
+    if (windowBounds(s, ix, m, base) * BOUND_MARGIN < theta) continue;
     const ne = partition(s, m, theta);
     if (!addEssential(s, ix, m, ne, base)) continue;
     let nc = collectCandidates(s, s.pre[ne], theta);
@@ -235,13 +206,6 @@ export interface Scratch {
   bits: Int32Array;
   /** The window's candidates (offsets from the window start, ascending). */
   cand: Int32Array;
-  /** Per (list i, window w) at i·nw + w: first overlapping block (-1: none), overlapping blocks, largest block maximum ({@link allWindowBounds}). */
-  wFirst: Int32Array;
-  wCount: Int32Array;
-  wMax: Float64Array;
-  /** Per window: Σ over lists of count × wMax; windows in the order searched. */
-  wTotal: Float64Array;
-  wOrder: Int32Array;
 }
 
 /** Slots of {@link Scratch.st}: the heap's k-th score (theta; -Infinity until k are kept), work and finalist counters. */
@@ -361,58 +325,37 @@ function scoreSeeds(s: Scratch, ix: IndexView, m: number, ns: number, kk: number
 }
 
 /**
- * Window bounds of every window: per list i and window w, the first block overlapping the window
- * (`wFirst[i·nw + w]`, -1 if none), the number of overlapping blocks (`wCount`) and their largest
- * block maximum (`wMax`); per window, the sum over lists of count × that maximum (`wTotal`) — the
- * same bounds {@link windowBounds} gives a window, for all windows in one pass over the blocks.
+ * Window bound of each list (`wb`): the largest block maximum among its blocks overlapping
+ * [base, base + WINDOW), times its query count; moves `lBlock` to the list's first block ending at
+ * or after base and sets `wp` (an upper estimate of its postings in the window).
+ * @returns the sum of the bounds.
  */
-function allWindowBounds(s: Scratch, ix: IndexView, m: number, nw: number): void {
-  const { lBlock0, lBlockEnd, lc, wFirst, wCount, wMax, wTotal } = s;
+function windowBounds(s: Scratch, ix: IndexView, m: number, base: number): number {
+  const { lBlock, lBlockEnd, lc, wb, wp } = s;
   const { blockFirstDoc, blockLast, blockMax } = ix;
-  wFirst.fill(-1, 0, m * nw);
-  wCount.fill(0, 0, m * nw);
-  wMax.fill(0, 0, m * nw);
-  wTotal.fill(0, 0, nw);
+  const lim = base + WINDOW;
+  let total = 0;
   for (let i = 0; i < m; i++) {
-    const row = i * nw;
+    let b = lBlock[i];
     const bEnd = lBlockEnd[i];
-    for (let b = lBlock0[i]; b < bEnd; b++) {
-      const mx = blockMax[b];
-      const wLast = row + Math.floor(blockLast[b] / WINDOW);
-      for (let c = row + Math.floor(blockFirstDoc[b] / WINDOW); c <= wLast; c++) {
-        if (wFirst[c] < 0) wFirst[c] = b;
-        wCount[c]++;
-        if (mx > wMax[c]) wMax[c] = mx;
+    while (b < bEnd && blockLast[b] < base) b++;
+    lBlock[i] = b;
+    let mx = 0;
+    const b0 = b;
+    while (b < bEnd && blockFirstDoc[b] < lim) {
+      if (blockMax[b] > mx) mx = blockMax[b];
+      if (blockLast[b] >= lim) {
+        b++;
+        break;
       }
+      b++;
     }
-    const ci = lc[i];
-    for (let w = 0; w < nw; w++) wTotal[w] += ci * wMax[row + w];
+    wp[i] = (b - b0) * BLOCK;
+    const v = lc[i] * mx;
+    wb[i] = v;
+    total += v;
   }
-}
-
-/**
- * Moves every list's cursors to window w (from {@link allWindowBounds}'s tables): block cursors
- * to its first block overlapping the window (the list's end if none), posting cursor to that
- * block's start, window bound `wb` and posting estimate `wp`; the seed cursor to the first seed.
- */
-function enterWindow(s: Scratch, m: number, nw: number, w: number): void {
-  const { lBlock, lBlock0, lBlockEnd, lStart, lEnd, pc, eb, wb, wp, lc, wFirst, wCount, wMax, sti } = s;
-  for (let i = 0; i < m; i++) {
-    const c = i * nw + w;
-    const f = wFirst[c];
-    if (f < 0) {
-      lBlock[i] = eb[i] = lBlockEnd[i];
-      pc[i] = lEnd[i];
-      wb[i] = 0;
-      wp[i] = 0;
-    } else {
-      lBlock[i] = eb[i] = f;
-      pc[i] = lStart[i] + (f - lBlock0[i]) * BLOCK;
-      wb[i] = lc[i] * wMax[c];
-      wp[i] = wCount[c] * BLOCK;
-    }
-  }
-  sti[SEED_POS] = 0;
+  return total;
 }
 
 /**
