@@ -58,8 +58,9 @@ export const RetrieverConfigSchema = z
     /** LanceDB store: folder, table name, ANN index (`none` = exact), build mode. */
     dense: LanceStoreConfigSchema.prefault({}),
     /**
-     * `auto` (default): in-memory engines below `engineThreshold` documents, on-disk LanceDB
-     * engines from there on; `memory` / `lance` force one.
+     * `auto` (default): in-memory engines below `engineThreshold` documents, on-disk engines from
+     * there on (`disk`: medsynth's own exact on-disk BM25 + LanceDB ANN); `memory` / `lance`
+     * (LanceDB full-text BM25, {@link DISK_BM25_ENGINES}) / `disk` force one.
      */
     engine: z.enum(["auto", "memory", "lance", "disk"]).default("auto"),
     /** Corpus size (documents) from which `engine: auto` picks the on-disk engines; see {@link DISK_ENGINE_THRESHOLD}. */
@@ -68,7 +69,7 @@ export const RetrieverConfigSchema = z
     disk: DiskIndexConfigSchema.prefault({}),
     /** `engine: disk`: medsynth's own on-disk BM25 (folder, page cache, build run size); see docs/bm25-on-disk.md. */
     bm25Disk: DiskBm25ConfigSchema.prefault({}),
-    /** On-disk BM25 engine of engine `lance` (an id of {@link DISK_BM25_ENGINES}; default `lance-fts`). */
+    /** On-disk BM25 engine of engine `lance` (an id of {@link DISK_BM25_ENGINES}; default `lance-fts`); `engine: auto` on a large corpus uses `disk` instead. */
     diskBm25: z.string().min(1).default("lance-fts"),
   })
   .strict();
@@ -99,10 +100,17 @@ export function defaultRetrievalMode(embedderId: string): { mode: RetrievalMode;
  */
 export const DISK_ENGINE_THRESHOLD = 250_000;
 
-/** Which engine family a config picks for a corpus of `docCount` documents (see {@link DISK_ENGINE_THRESHOLD}; `auto` never picks `disk` yet — the CLI's store path chooses it by size). */
+/**
+ * Which engine family a config picks for a corpus of `docCount` documents: `auto` gives `memory`
+ * below `threshold` ({@link DISK_ENGINE_THRESHOLD}) and `disk` from there on — medsynth's own
+ * on-disk BM25 (exact: the in-memory engine's top k and scores; ~2 ms p50 at 1 M synthetic docs,
+ * docs/bm25-on-disk.md) with LanceDB's ANN for dense, rather than LanceDB's full-text BM25
+ * (`lance`: p50 69 ms at 990 k docs, other scores), which stays selectable with `engine: lance`.
+ * Any other value is returned as given.
+ */
 export function chooseEngine(engine: "auto" | "memory" | "lance" | "disk", docCount: number, threshold: number = DISK_ENGINE_THRESHOLD): "memory" | "lance" | "disk" {
   if (engine !== "auto") return engine;
-  return docCount >= threshold ? "lance" : "memory";
+  return docCount >= threshold ? "disk" : "memory";
 }
 
 /**
@@ -121,9 +129,10 @@ export interface DiskBm25Engine {
 export type DiskBm25Opener = (source: DocumentSource, config: RetrieverConfig, opts: { log?: (line: string) => void; fingerprint: string }) => Promise<DiskBm25Engine>;
 
 /**
- * THE selection point of the on-disk BM25 engine (config `diskBm25`), used whenever engine
- * `lance` is chosen ({@link chooseEngine}: forced, or a corpus of ≥ {@link DISK_ENGINE_THRESHOLD}
- * documents — every CLI command and run over a `lance:` store goes through here). Another
+ * THE selection point of the LanceDB-side on-disk BM25 engine (config `diskBm25`), used whenever
+ * engine `lance` is chosen ({@link chooseEngine}: forced with `engine: lance`; `engine: auto` on a
+ * corpus of ≥ {@link DISK_ENGINE_THRESHOLD} documents picks `disk`, medsynth's own exact engine,
+ * instead). Another
  * on-disk engine plugs in by adding an entry: it receives the source (stream it with
  * `scanDocs`, never hold it), the parsed retriever config and the corpus fingerprint (the
  * store's manifest fingerprint: key the index by it).
@@ -178,8 +187,9 @@ export interface BuiltRetriever extends Retriever {
  * - `lance-hybrid`: LanceDB full-text + vector candidates fused by `rrfFuse`; id `hybrid-lance`.
  * @param config {@link RetrieverConfigSchema} input (unknown keys are errors).
  *
- * With engine `lance` (chosen by size or forced) the same modes run on the on-disk engines:
- * `bm25` → LanceDB full-text BM25 (id `bm25-lance`); `dense` → IVF-PQ ANN (`dense:<embedder>`);
+ * With engine `disk` (chosen by size, or forced) or `lance` (forced) the same modes run on the
+ * on-disk engines: `bm25` → medsynth's own on-disk BM25 (`disk`, id `bm25-disk`) or LanceDB
+ * full-text BM25 (`lance`, id `bm25-lance`); `dense` → IVF-PQ ANN (`dense:<embedder>`);
  * `hybrid` and `lance-hybrid` → both fused by the in-memory hybrid's fusion (`hybrid-rrf` /
  * `hybrid-weighted`); documents are fetched from the source for the returned hits only.
  * @throws ZodError on a bad config; Error listing valid ids on an unknown embedder; store errors
@@ -190,7 +200,7 @@ export async function createRetriever(config: RetrieverConfigInput, deps: Retrie
   if (!deps.docs && !deps.source) throw new Error("createRetriever: give the corpus as deps.docs or deps.source");
   const count = deps.docs ? deps.docs.length : await deps.source!.count();
   const engine = chooseEngine(cfg.engine, count, cfg.engineThreshold);
-  if (engine === "lance" || engine === "disk") return createDiskRetriever(cfg, deps);
+  if (engine === "lance" || engine === "disk") return createDiskRetriever(cfg, deps, engine);
   let docs: readonly CorpusDoc[];
   if (deps.docs) docs = deps.docs;
   else {
@@ -234,8 +244,8 @@ export async function createRetriever(config: RetrieverConfigInput, deps: Retrie
   };
 }
 
-/** {@link createRetriever} on the on-disk engines. */
-async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps): Promise<BuiltRetriever> {
+/** {@link createRetriever} on the on-disk engines (`engine`: as chosen by {@link chooseEngine}). */
+async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps, engine: "lance" | "disk"): Promise<BuiltRetriever> {
   const disk = await import("./lance/disk-engines.ts");
   const { createMemoryDocumentSource } = await import("../corpus/store/memory-store.ts");
   const source = deps.source ?? createMemoryDocumentSource(deps.docs!);
@@ -247,7 +257,7 @@ async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps): P
   let embedder: Embedder | undefined;
   let store: DenseStore | undefined;
   let dense: Retriever | undefined;
-  if (cfg.mode !== "dense" && cfg.engine === "disk") {
+  if (cfg.mode !== "dense" && engine === "disk") {
     const { openOrBuildDiskBm25 } = await import("./bm25/disk-retriever.ts");
     const params = { k1: cfg.bm25.k1, b: cfg.bm25.b, fieldWeights: cfg.bm25.fieldWeights };
     bm25Disk = (await openOrBuildDiskBm25(deps.docs ?? source, cfg.bm25Disk, { fingerprint, params, log: deps.log })).engine;
@@ -284,7 +294,7 @@ async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps): P
     id: cfg.mode === "bm25" ? bm25Ids!.id : inner.id,
     search: async (q, k) => disk.attachDocsFromSource(await inner.search(q, k), source),
     config: cfg,
-    engine: cfg.engine === "disk" ? "disk" : "lance",
+    engine,
     diskBm25,
     bm25Disk,
     embedder,

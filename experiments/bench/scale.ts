@@ -225,8 +225,9 @@ async function vsBm25s(store: string, queries: string[], rounds: number, minSeco
  * {@link vsBm25s} on documents in memory (also used for the real bundled corpus, `--natural`): our
  * fast engine built in this process, the real bm25s in its own, `rounds` interleaved rounds of ≥
  * `minSeconds` each; per-round CPU and wall q/s ratios and their medians, build s, bm25s peak RSS.
+ * `opts.indexDir`: also write our index there (for a query process measuring our query RSS).
  */
-export async function vsBm25sOn(docs: CorpusDoc[], queries: string[], rounds: number, minSeconds: number, work: string): Promise<Record<string, Fig | number[]>> {
+export async function vsBm25sOn(docs: CorpusDoc[], queries: string[], rounds: number, minSeconds: number, work: string, opts: { indexDir?: string } = {}): Promise<Record<string, Fig | number[]>> {
   const { buildFastBm25 } = await import("../../retrieval/bm25/fast-engine.ts");
   const docsFile = join(work, "bm25s-docs.jsonl");
   const qFile = join(work, "bm25s-queries.json");
@@ -259,6 +260,7 @@ export async function vsBm25sOn(docs: CorpusDoc[], queries: string[], rounds: nu
   });
   const bm25sRss = await anchor.rss();
   anchor.quit();
+  if (opts.indexDir) ours.writeTo(opts.indexDir);
   const cpuRatios = mine.map((m, i) => m.cpuQps / theirs[i].cpu_qps);
   const wallRatios = mine.map((m, i) => m.wallQps / theirs[i].wall_qps);
   return {

@@ -884,6 +884,45 @@ export async function writeSyntheticFile(model: SyntheticModel, o: Required<Omit
   return { file, entries: count, deletes: dels.length, words: w.words };
 }
 
+/** A generated record as the BM25 benches index it: PMID as id, title, abstract text (sections as `Label: text`). */
+export interface SyntheticDoc {
+  id: string;
+  title: string;
+  text: string;
+}
+
+const unesc = (s: string) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+
+/**
+ * The records of a synthetic corpus generated in memory, without XML files or ingest: the same
+ * entries (same PRNG streams per file, so the same words) as {@link generateSyntheticPubmed} with
+ * the same model, seed and `perFile` writes, minus the PMIDs each file's `DeleteCitation` removes
+ * (as ingest drops them). Title and abstract are read back from each entry's XML; abstract
+ * sections are joined as `Label: text`, unlabelled ones as their text. For benches that need the
+ * documents only (e.g. `bm25-vs-bm25s.ts`).
+ * @param opts.entries entries generated (documents returned ≈ entries × (1 − deleteShare)).
+ */
+export function* syntheticDocs(model: SyntheticModel, opts: { entries: number; perFile?: number; seed?: number; deleteShare?: number }): Generator<SyntheticDoc> {
+  const perFile = opts.perFile ?? DEFAULT_PER_FILE;
+  const seed = opts.seed ?? 1;
+  const files = Math.ceil(opts.entries / perFile);
+  for (let f = 0; f < files; f++) {
+    const start = f * perFile;
+    const count = Math.min(perFile, opts.entries - start);
+    const deleted = new Set(deletedPmids(f, perFile, opts.entries, opts.deleteShare ?? 0.001));
+    const w = new EntryWriter(model, seed, f);
+    for (let i = 0; i < count; i++) {
+      const xml = w.entry(start + i);
+      const pmid = SYNTHETIC_PMID_BASE + start + i;
+      if (deleted.has(pmid)) continue;
+      const title = unesc(/<ArticleTitle>([\s\S]*?)<\/ArticleTitle>/.exec(xml)?.[1] ?? "");
+      const parts: string[] = [];
+      for (const m of xml.matchAll(/<AbstractText(?: Label="([^"]*)")?[^>]*>([\s\S]*?)<\/AbstractText>/g)) parts.push(m[1] ? `${unesc(m[1])}: ${m[2]}` : m[2]);
+      yield { id: String(pmid), title, text: parts.join(" ") };
+    }
+  }
+}
+
 /** Summary of {@link generateSyntheticPubmed}. */
 export interface GenerateResult {
   files: FileResult[];

@@ -21,7 +21,7 @@ function addRetrieverOptions(cmd: Command, multiMode = false): Command {
     .option("--candidates <n>", "hits per component before fusion", "100")
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
     .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)")
-    .option("--engine <engine>", "auto (in memory below 250,000 docs, on-disk LanceDB engines from there) | memory | lance")
+    .option("--engine <engine>", "auto (in memory below 250,000 docs, on disk from there: medsynth's own BM25 + LanceDB ANN) | memory | lance (LanceDB full-text BM25 + ANN) | disk")
     .option("--disk-dir <dir>", "LanceDB folder or URI of the on-disk indexes (default <cache>/lancedb-disk)")
     .option("--ann <kind>", "on-disk ANN index: auto | ivf_pq | ivf_flat | hnsw_sq");
 }
@@ -38,7 +38,7 @@ export function registerRetrievalCommands(program: Command): void {
     .option("--bm25-engine <engine>", "fast | wink | disk (medsynth's on-disk BM25)", "fast")
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
     .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)")
-    .option("--engine <engine>", "auto (in memory below 250,000 docs, on-disk LanceDB engines from there) | memory | lance")
+    .option("--engine <engine>", "auto (in memory below 250,000 docs, on disk from there: medsynth's own BM25 + LanceDB ANN) | memory | lance (LanceDB full-text BM25 + ANN) | disk")
     .option("--disk-dir <dir>", "LanceDB folder or URI of the on-disk indexes (default <cache>/lancedb-disk)")
     .option("--ann <kind>", "on-disk ANN index: auto | ivf_pq | ivf_flat | hnsw_sq")
     .action(async (o: IndexBuildCliOptions) => {

@@ -43,6 +43,7 @@ import type { SearchHit } from "../types.ts";
 import { buildSegment, mergeSegments, writeJsonAtomic, type SegmentBuildOptions } from "./disk-build.ts";
 import { BLOCK, diskIo, NORM_PAGE, NORM_SHIFT, PageCache, readRaw, SegmentReader, type TermBlocks } from "./disk-segment.ts";
 import { parseBm25Params, type Bm25Params } from "./params-core.ts";
+import { offerTopK, sortHeap } from "./topk-heap.ts";
 
 /** Retriever id of the on-disk engine. */
 export const DISK_BM25_ID = "bm25-disk";
@@ -827,6 +828,7 @@ function decodeInto(seg: SegmentReader, L: List, j: number, st: { decoded: numbe
   return L.n;
 }
 
+/** The top-k heap of a query (arrays and size; order and helpers shared with the fast engine, topk-heap.ts). */
 interface Heap {
   docs: Int32Array;
   scores: Float64Array;
@@ -834,55 +836,7 @@ interface Heap {
   k: number;
 }
 
-/* Min-heap on (score, -doc): the root is the worst kept hit (as the fast engine's). */
-function worse(sa: number, da: number, sb: number, db: number): boolean {
-  return sa < sb || (sa === sb && da > db);
-}
-
+/** Offers (d, s) to the heap (the fast engine's order: score, then corpus order). */
 function offer(h: Heap, d: number, s: number): void {
-  const { docs, scores } = h;
-  if (h.size < h.k) {
-    let i = h.size++;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!worse(s, d, scores[p], docs[p])) break;
-      docs[i] = docs[p];
-      scores[i] = scores[p];
-      i = p;
-    }
-    docs[i] = d;
-    scores[i] = s;
-    return;
-  }
-  if (!worse(scores[0], docs[0], s, d)) return;
-  let i = 0;
-  const size = h.size;
-  for (;;) {
-    const l = 2 * i + 1;
-    if (l >= size) break;
-    const r = l + 1;
-    const c = r < size && worse(scores[r], docs[r], scores[l], docs[l]) ? r : l;
-    if (!worse(scores[c], docs[c], s, d)) break;
-    docs[i] = docs[c];
-    scores[i] = scores[c];
-    i = c;
-  }
-  docs[i] = d;
-  scores[i] = s;
-}
-
-/** Sorts the heap's entries best first (score descending, doc ascending). */
-function sortHeap(d: Int32Array, s: Float64Array, size: number): void {
-  for (let i = 1; i < size; i++) {
-    const x = d[i];
-    const v = s[i];
-    let j = i - 1;
-    while (j >= 0 && worse(s[j], d[j], v, x)) {
-      d[j + 1] = d[j];
-      s[j + 1] = s[j];
-      j--;
-    }
-    d[j + 1] = x;
-    s[j + 1] = v;
-  }
+  h.size = offerTopK(h.docs, h.scores, h.size, h.k, d, s);
 }

@@ -32,11 +32,12 @@ describe("engine choice by size", () => {
   it("auto: memory below the threshold, lance from it on; memory/lance override; custom threshold", () => {
     expect(DISK_ENGINE_THRESHOLD).toBe(250_000);
     expect(chooseEngine("auto", DISK_ENGINE_THRESHOLD - 1)).toBe("memory");
-    expect(chooseEngine("auto", DISK_ENGINE_THRESHOLD)).toBe("lance");
+    expect(chooseEngine("auto", DISK_ENGINE_THRESHOLD)).toBe("disk");
     expect(chooseEngine("memory", 10_000_000)).toBe("memory");
     expect(chooseEngine("lance", 5)).toBe("lance");
     expect(chooseEngine("auto", 99, 100)).toBe("memory");
-    expect(chooseEngine("auto", 100, 100)).toBe("lance");
+    expect(chooseEngine("auto", 100, 100)).toBe("disk");
+    expect(chooseEngine("disk", 5)).toBe("disk");
   });
 });
 
@@ -239,18 +240,26 @@ describe("registry: automatic engine by size", () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("a corpus at the (lowered) threshold gets the on-disk BM25; `engine: memory` overrides it; below it stays in memory", async () => {
+  it("a corpus at the (lowered) threshold gets medsynth's own on-disk BM25 (same hits and scores as in memory); `engine: lance` gives LanceDB's full text; `engine: memory` overrides it; below it stays in memory", async () => {
     const docs: CorpusDoc[] = Array.from({ length: 40 }, (_, i) => ({ id: `d${i}`, title: `doc ${i}`, text: i % 10 === 3 ? "aspirin reduces stroke risk" : `filler words number w${i}` }));
-    const onDisk = await createRetriever({ mode: "bm25", engineThreshold: 40, disk: { dir } }, { docs, log: () => {} });
-    expect(onDisk.engine).toBe("lance");
-    expect(onDisk.id).toBe("bm25-lance");
-    expect((await onDisk.search("aspirin stroke", 10)).map((h) => h.id).sort()).toEqual(["d13", "d23", "d3", "d33"]);
+    const onDisk = await createRetriever({ mode: "bm25", engineThreshold: 40, disk: { dir }, bm25Disk: { dir: join(dir, "bm25-disk") } }, { docs, log: () => {} });
+    expect(onDisk.engine).toBe("disk");
+    expect(onDisk.id).toBe("bm25-disk");
+    const diskHits = await onDisk.search("aspirin stroke", 10);
+    expect(diskHits.map((h) => h.id)).toEqual(["d3", "d13", "d23", "d33"]); // equal scores: corpus order
+    const lance = await createRetriever({ mode: "bm25", engineThreshold: 40, engine: "lance", disk: { dir } }, { docs, log: () => {} });
+    expect(lance.engine).toBe("lance");
+    expect(lance.id).toBe("bm25-lance");
+    expect((await lance.search("aspirin stroke", 10)).map((h) => h.id).sort()).toEqual(["d13", "d23", "d3", "d33"]);
     const forced = await createRetriever({ mode: "bm25", engineThreshold: 40, engine: "memory", bm25: { cache: false } }, { docs, log: () => {} });
     expect(forced.engine).toBe("memory");
     expect(forced.id).toBe("bm25-fast");
     const small = await createRetriever({ mode: "bm25", engineThreshold: 41, bm25: { cache: false } }, { docs, log: () => {} });
     expect(small.engine).toBe("memory");
-    expect((await small.search("aspirin stroke", 10)).map((h) => h.id).sort()).toEqual(["d13", "d23", "d3", "d33"]);
+    const memHits = await small.search("aspirin stroke", 10);
+    expect(memHits.map((h) => h.id).sort()).toEqual(["d13", "d23", "d3", "d33"]);
+    // The on-disk engine chosen by size is exact: the in-memory engine's ids, order and scores.
+    expect(diskHits.map((h) => [h.id, h.score])).toEqual(memHits.map((h) => [h.id, h.score]));
   }, 60_000);
 
   it("neither docs nor source is an error", async () => {
