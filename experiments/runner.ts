@@ -23,6 +23,7 @@ import { tryAcquireLock } from "../corpus/file-lock.ts";
 import type { JudgeScoreEntry, RunRecord } from "./types.ts";
 import type { CallInfo } from "../models/types.ts";
 import { tokensUnknown, totalsOfCalls, type UsageTotals } from "../models/usage.ts";
+import { linkedSignal } from "../models/abort-fanout.ts";
 import { runUsage, type RunUsage } from "./usage-summary.ts";
 import { failureReasonOf } from "./failures.ts";
 import type { RunnableWorkflow, WorkflowRunResult } from "../graphs/types.ts";
@@ -337,10 +338,18 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
     const kind = kindOf.get(c.dataset)!;
     const model = modelByKey.get(c.model)!;
     const startedAt = new Date().toISOString();
-    const { result, outputKind } = await runWorkflowOf(c, item, getWorkflow, opts.signal);
-    if (aborted()) return; // an interrupted cell is not a finished cell
-    const record = recordOf(c, item, kind, model, result, startedAt);
-    await scoreRecord(record, item, outputKind, c.workflow, deps, opts.signal);
+    // The cell's own signal, linked to the run's at O(1): every pending cell of a batch run is in
+    // flight at once, and listeners of thousands of cells on one signal cost O(n²) in Node.
+    const cell = linkedSignal(opts.signal);
+    let record: RunRecord;
+    try {
+      const { result, outputKind } = await runWorkflowOf(c, item, getWorkflow, cell.signal);
+      if (aborted()) return; // an interrupted cell is not a finished cell
+      record = recordOf(c, item, kind, model, result, startedAt);
+      await scoreRecord(record, item, outputKind, c.workflow, deps, cell.signal);
+    } finally {
+      cell.release();
+    }
     if (aborted()) return;
     record.finishedAt = new Date().toISOString();
     writer.append(record);
