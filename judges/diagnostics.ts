@@ -10,7 +10,7 @@
  * Statistics come from judges/stats (each checked against scipy / the reference papers there).
  */
 import { z } from "zod";
-import type { JudgeScoreEntry, RunRecord } from "../results/run-record.ts";
+import { outputWordCount, type JudgeScoreEntry, type RunRecord } from "../results/run-record.ts";
 import { krippendorffAlpha } from "./stats/krippendorff.ts";
 import { icc } from "./stats/icc.ts";
 import { kendallTauB, pearson, spearman } from "./stats/correlation.ts";
@@ -141,7 +141,7 @@ export function panelDiagnostics(records: DiagnosticsRecord[], options: Diagnost
         .filter((x): x is number => typeof x === "number" && Number.isFinite(x));
       v[j] = meanOf(xs);
     }
-    if (Object.values(v).some((x) => x !== null)) units.push({ key: r.key, system: systemOf(r), words: wordCount(r.output), v });
+    if (Object.values(v).some((x) => x !== null)) units.push({ key: r.key, system: systemOf(r), words: outputWordCount(r), v });
   }
   if (!units.length) throw new Error(`panelDiagnostics: no usable score for rubric "${opt.rubricId}", dimension "${dimension}"`);
   const present = (u: (typeof units)[number], except?: string) => judgeIds.filter((j) => j !== except && u.v[j] !== null).map((j) => u.v[j] as number);
