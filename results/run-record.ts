@@ -88,7 +88,7 @@ export interface RunRecord {
 export const OUTPUT_WORDS: unique symbol = Symbol.for("medsynth.outputWords");
 
 /** Number of whitespace-separated words of a text (0 for null or undefined). */
-export function countWords(text: string | null | undefined): number {
+export function whitespaceWordCount(text: string | null | undefined): number {
   return text ? text.trim().split(/\s+/).filter(Boolean).length : 0;
 }
 
@@ -98,5 +98,5 @@ export function countWords(text: string | null | undefined): number {
  */
 export function outputWordCount(r: Pick<RunRecord, "output">): number {
   const kept = (r as { [OUTPUT_WORDS]?: number })[OUTPUT_WORDS];
-  return kept ?? countWords(r.output);
+  return kept ?? whitespaceWordCount(r.output);
 }

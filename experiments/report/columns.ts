@@ -13,7 +13,7 @@
  *   (extractive baselines) — and `outputWords`.
  */
 import type { RunRecord } from "../types.ts";
-import { countWords, outputWordCount, OUTPUT_WORDS } from "../../results/run-record.ts";
+import { whitespaceWordCount, outputWordCount, OUTPUT_WORDS } from "../../results/run-record.ts";
 
 /**
  * Label of a cell's configuration as it ran: workflow plus its parameters, e.g. `standard-rag k=5`.
@@ -52,7 +52,7 @@ function computeVariantLabel(r: Pick<RunRecord, "workflow" | "params">, ranWitho
 
 /** Number of whitespace-separated words of a text (0 for null). */
 export function wordCount(text: string | null): number {
-  return countWords(text);
+  return whitespaceWordCount(text);
 }
 
 /** Where {@link recordValues} keeps its result on a slim, read-only record (see {@link OUTPUT_WORDS}). */

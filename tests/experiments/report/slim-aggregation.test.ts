@@ -36,7 +36,7 @@ function run(): RunRecord[] {
           ],
           metrics: { rougeL_fmeasure: (item + 1) / 10 },
           startedAt: "2026-01-01T00:00:00Z", finishedAt: "2026-01-01T00:00:01Z",
-        } as RunRecord);
+        } as unknown as RunRecord);
       }
   return out;
 }
