@@ -3,7 +3,7 @@
  * retrieval-eval.json of a run folder and writes report.md, report.html (standalone, inline SVG),
  * charts/*.svg and report.json (every table's numbers).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
 import { readReportRecords } from "./read-records.ts";
@@ -225,6 +225,26 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
   return sections;
 }
 
+/**
+ * Write report.json — `JSON.stringify({ title, sections }, null, 2)` byte for byte — one section
+ * at a time, so the largest string held is one section's (at 10⁶ cells the panel diagnostics
+ * carry a value per record), not the whole file's.
+ */
+export function writeReportJson(path: string, title: string, sections: ReportSection[]): void {
+  const fd = openSync(path, "w");
+  try {
+    writeSync(fd, `{\n  "title": ${JSON.stringify(title)},\n  "sections": [`);
+    sections.forEach((s, i) => {
+      const json = JSON.stringify({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) }, null, 2);
+      // Nested two levels deep: every line of the section moves 4 spaces right (JSON strings hold no raw newline).
+      writeSync(fd, `${i ? "," : ""}\n    ${json.replace(/\n/g, "\n    ")}`);
+    });
+    writeSync(fd, sections.length ? "\n  ]\n}" : "]\n}");
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Paths written by {@link writeReport}. */
 export interface ReportFiles {
   markdown: string;
@@ -241,7 +261,7 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   const resultsPath = join(runDir, "results.jsonl");
   if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
   const cellsPath = join(runDir, "cells.json");
-  const cellKeys = existsSync(cellsPath) ? (JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[] }).keys : [];
+  let cellKeys: string[] = existsSync(cellsPath) ? (JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[] }).keys : [];
   const read = readReportRecords(resultsPath, existsSync(cellsPath) && !settings.allRecords ? new Set(cellKeys) : null);
   let { records } = read;
   const { spent, otherRecords } = read;
@@ -250,6 +270,7 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   // Tables list models, workflows, judges and metrics in the config's order, not in the order
   // concurrent cells happened to finish (which changes from run to run).
   records = sortByConfig(records, { cellKeys, models: (spec.config?.models ?? []).map((m) => m.label ?? m.id), workflows: (spec.config?.workflows ?? []).map((w) => w.id) });
+  cellKeys = []; // the plan's keys (10⁶ strings at scale) are not needed past this point
   const retrievalPath = join(runDir, "retrieval-eval.json");
   const retrieval: RetrievalEvalRow[] = existsSync(retrievalPath) ? JSON.parse(readFileSync(retrievalPath, "utf8")).rows ?? [] : [];
   const merged: ReportSettings = {
@@ -282,6 +303,6 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   const files = { markdown: join(runDir, "report.md"), html: join(runDir, "report.html"), json: join(runDir, "report.json"), charts: chartFiles };
   writeFileSync(files.markdown, reportToMarkdown(title, intro, sections));
   writeFileSync(files.html, reportToHtml(title, intro, sections));
-  writeFileSync(files.json, JSON.stringify({ title, sections: sections.map((s) => ({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) })) }, null, 2));
+  writeReportJson(files.json, title, sections);
   return files;
 }

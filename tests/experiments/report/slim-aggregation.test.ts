@@ -5,12 +5,13 @@
  * plots a stated systematic sample above its point limit, with bias and limits over all pairs;
  * a record that ran without its configured reranker keeps that label through the streamed read.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RunRecord } from "../../../experiments/types.ts";
-import { buildSections } from "../../../experiments/report/build.ts";
+import { buildSections, writeReportJson } from "../../../experiments/report/build.ts";
+import type { ReportSection } from "../../../experiments/report/render.ts";
 import { readReportRecords, reportProjection } from "../../../experiments/report/read-records.ts";
 import { recordValues } from "../../../experiments/report/columns.ts";
 import { blandAltmanChart } from "../../../experiments/report/charts.ts";
@@ -96,5 +97,20 @@ describe("Bland–Altman chart at scale", () => {
     // Bias = mean of all 10 differences (0,1,0,1,…) = 0.5, n = 10.
     expect(s.data[4]).toMatchObject({ bias: 0.5, n: 10, plotted: 4 });
     expect(s.title).toBe("t (4 of 10 pairs plotted: a systematic sample, every 2.5th pair in report order; bias and limits of agreement over all pairs)");
+  });
+});
+
+describe("report.json written a section at a time", () => {
+  it("is JSON.stringify(report, null, 2) byte for byte", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "report-json-"));
+    const sections = [
+      ...(await buildSections(run(), {})),
+      { heading: 'quote " and\nnewline', text: "x", tables: [{ id: "e", title: "empty", header: [], rows: [], values: [{ a: [], b: {}, c: null }] }], charts: [] },
+    ] as ReportSection[];
+    for (const ss of [sections, []]) {
+      const want = JSON.stringify({ title: "t ü", sections: ss.map((s) => ({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) })) }, null, 2);
+      writeReportJson(join(dir, "r.json"), "t ü", ss);
+      expect(readFileSync(join(dir, "r.json"), "utf8")).toBe(want);
+    }
   });
 });
