@@ -69,8 +69,11 @@ export function recordValues(r: RunRecord): Record<string, number> {
   const kept = slim[VALUES];
   if (kept) return kept;
   const out = computeRecordValues(r);
-  if (slim[OUTPUT_WORDS] !== undefined) Object.defineProperty(slim, VALUES, { value: Object.freeze(out), enumerable: false });
-  return out;
+  if (slim[OUTPUT_WORDS] === undefined) return out;
+  // A copy: an object built key by key keeps a spare property store; a spread copy holds its fields.
+  const compact = Object.freeze({ ...out });
+  Object.defineProperty(slim, VALUES, { value: compact, enumerable: false });
+  return compact;
 }
 
 function computeRecordValues(r: RunRecord): Record<string, number> {

@@ -4,7 +4,7 @@
  * and `medsynth compare`.
  */
 import { newScanStats, resultRecords } from "../../results/results-file.ts";
-import type { RunRecord } from "../types.ts";
+import type { JudgeScoreEntry, RunRecord } from "../types.ts";
 import { OUTPUT_WORDS, outputWordCount } from "../../results/run-record.ts";
 
 /**
@@ -69,31 +69,37 @@ export function reportProjection(r: RunRecord, pool: ProjectionPool = newProject
   for (const k of REPORT_INTERMEDIATE_FIELDS) if (inter[k] !== undefined) keptInter[k] = inter[k];
   const itemMeta: RunRecord["itemMeta"] = {};
   for (const [k, v] of Object.entries(r.itemMeta ?? {})) itemMeta[k] = typeof v === "string" ? intern(v) : v;
-  const { raw: _raw, output, startedAt: _s, finishedAt: _f, ...rest } = r;
-  // Built in two steps: the object a spread of `rest` gives holds ~600 bytes more than a plain
-  // copy of it (measured on demo-like records: 1,060 vs 440 bytes a slim record).
-  const built: RunRecord = {
-    ...rest,
+  // One object literal with the fields every record has, in one order (one hidden class, fields
+  // stored in the object), then the optional fields it carries: ~250 bytes less a record than a
+  // spread of the record (measured on demo-like records).
+  const slim: RunRecord = {
+    key: r.key,
     itemId: intern(r.itemId),
     dataset: intern(r.dataset),
+    taskKind: r.taskKind,
     model: intern(r.model),
     workflow: intern(r.workflow),
     params: share(r.params),
+    repeat: r.repeat,
+    status: r.status,
     output: null,
     reference: typeof r.reference === "string" ? intern(r.reference) : r.reference,
     itemMeta: share(itemMeta),
     intermediate: share(keptInter),
-    ...(typeof r.error === "string" ? { error: intern(r.error) } : {}),
-    ...(r.judge ? { judge: share(r.judge) } : {}),
-    ...(r.judgeScores ? { judgeScores: share(r.judgeScores.map(({ raw: _r, call, ...e }) => (call ? { ...e, call: { modelId: call.modelId } as typeof call } : e))) } : {}),
-    ...(r.panel ? { panel: share(r.panel) } : {}),
-    ...(r.labels ? { labels: share(r.labels) } : {}),
-    ...(r.metricNotes ? { metricNotes: share(r.metricNotes) } : {}),
+    generator: r.generator,
     startedAt: "",
     finishedAt: "",
   };
-  const slim: RunRecord = { ...built };
-  Object.defineProperty(slim, OUTPUT_WORDS, { value: outputWordCount({ output }), enumerable: false });
+  const o = slim as unknown as Record<string, unknown>;
+  for (const k of Object.keys(r)) {
+    if (k in slim || k === "raw") continue;
+    const v = (r as unknown as Record<string, unknown>)[k];
+    if (k === "error" && typeof v === "string") o[k] = intern(v);
+    else if (k === "judgeScores" && Array.isArray(v)) o[k] = share((v as JudgeScoreEntry[]).map(({ raw: _r, call, ...e }) => (call ? { ...e, call: { modelId: call.modelId } as typeof call } : e)));
+    else if (k === "judge" || k === "panel" || k === "labels" || k === "metricNotes") o[k] = share(v);
+    else o[k] = v;
+  }
+  Object.defineProperty(slim, OUTPUT_WORDS, { value: outputWordCount(r), enumerable: false });
   return slim;
 }
 
