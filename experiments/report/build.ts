@@ -226,23 +226,75 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
 }
 
 /**
- * Write report.json — `JSON.stringify({ title, sections }, null, 2)` byte for byte — one section
- * at a time, so the largest string held is one section's (at 10⁶ cells the panel diagnostics
- * carry a value per record), not the whole file's.
+ * Write report.json — `JSON.stringify({ title, sections }, null, 2)` byte for byte — streamed:
+ * values are written as they are walked (arrays and objects element by element, leaves through
+ * `JSON.stringify`) into a 1 MiB buffer, so no string of the whole file, or of one section, is
+ * built (at 10⁶ cells the panel diagnostics carry several values per record).
  */
 export function writeReportJson(path: string, title: string, sections: ReportSection[]): void {
   const fd = openSync(path, "w");
+  let pending: string[] = [];
+  let pendingLength = 0;
+  const flush = () => {
+    if (pending.length) writeSync(fd, pending.join(""));
+    pending = [];
+    pendingLength = 0;
+  };
+  const put = (t: string) => {
+    pending.push(t);
+    pendingLength += t.length;
+    if (pendingLength >= 1 << 20) flush();
+  };
   try {
-    writeSync(fd, `{\n  "title": ${JSON.stringify(title)},\n  "sections": [`);
-    sections.forEach((s, i) => {
-      const json = JSON.stringify({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) }, null, 2);
-      // Nested two levels deep: every line of the section moves 4 spaces right (JSON strings hold no raw newline).
-      writeSync(fd, `${i ? "," : ""}\n    ${json.replace(/\n/g, "\n    ")}`);
-    });
-    writeSync(fd, sections.length ? "\n  ]\n}" : "]\n}");
+    streamJson({ title, sections: sections.map((s) => ({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) })) }, "", put);
+    flush();
   } finally {
     closeSync(fd);
   }
+}
+
+/** A value as JSON.stringify sees it: the result of its `toJSON` when it has one. */
+function withToJson(v: unknown): unknown {
+  return v !== null && typeof v === "object" && typeof (v as { toJSON?: unknown }).toJSON === "function" ? (v as { toJSON: () => unknown }).toJSON() : v;
+}
+
+/**
+ * `JSON.stringify(value, null, 2)` written piece by piece through `put` (same bytes): `toJSON`
+ * applied, undefined / functions / symbols left out of objects and written as null in arrays,
+ * empty arrays and objects as `[]` / `{}`. Returns false when the value is not serialisable
+ * (undefined, a function, a symbol), so the caller leaves it out.
+ */
+function streamJson(value: unknown, indent: string, put: (t: string) => void, resolved = false): boolean {
+  const v = resolved ? value : withToJson(value);
+  if (v === undefined || typeof v === "function" || typeof v === "symbol") return false;
+  if (v === null || typeof v !== "object") {
+    put(JSON.stringify(v));
+    return true;
+  }
+  const inner = `${indent}  `;
+  if (Array.isArray(v)) {
+    if (!v.length) {
+      put("[]");
+      return true;
+    }
+    put("[");
+    v.forEach((x, i) => {
+      put(`${i ? "," : ""}\n${inner}`);
+      if (!streamJson(x, inner, put)) put("null");
+    });
+    put(`\n${indent}]`);
+    return true;
+  }
+  let first = true;
+  for (const k of Object.keys(v)) {
+    const x = withToJson((v as Record<string, unknown>)[k]);
+    if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
+    put(`${first ? "{" : ","}\n${inner}${JSON.stringify(k)}: `);
+    first = false;
+    streamJson(x, inner, put, true);
+  }
+  put(first ? "{}" : `\n${indent}}`);
+  return true;
 }
 
 /** Paths written by {@link writeReport}. */

@@ -105,7 +105,7 @@ describe("report.json written a section at a time", () => {
     const dir = mkdtempSync(join(tmpdir(), "report-json-"));
     const sections = [
       ...(await buildSections(run(), {})),
-      { heading: 'quote " and\nnewline', text: "x", tables: [{ id: "e", title: "empty", header: [], rows: [], values: [{ a: [], b: {}, c: null }] }], charts: [] },
+      { heading: 'quote " and\nnewline', text: "x", tables: [{ id: "e", title: "empty", header: [], rows: [], values: [{ a: [], b: {}, c: null, d: undefined, e: [undefined, NaN, -0, Infinity, () => 1], f: new Date(0), g: { h: { i: [[], [{}], "\u2028 \ud800"] } }, "k\"ey": 1.5e-7 }] }], charts: [] },
     ] as ReportSection[];
     for (const ss of [sections, []]) {
       const want = JSON.stringify({ title: "t ü", sections: ss.map((s) => ({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) })) }, null, 2);
