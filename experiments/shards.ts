@@ -13,9 +13,9 @@
  * `results.jsonl` (the latest record per cell from its shard), `env.json` (the first shard's,
  * plus each shard's environment under `shards`) and `retrieval-eval.json` when a shard has one.
  */
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AtomicResultsWriter, latestLineOffsets, newScanStats, readLineAt } from "../results/results-file.ts";
+import { AtomicResultsWriter, latestLineOffsets, newScanStats } from "../results/results-file.ts";
 
 /** One shard of a run: `index` in 1..`count`. */
 export interface ShardSpec {
@@ -116,6 +116,43 @@ function readShardFolder(dir: string): ShardFolder {
 }
 
 /**
+ * Reads byte ranges of one file through a 4 MiB window: a range inside the window is served from
+ * memory, else the window is refilled from the range's start. A shard's lines are asked for in
+ * matrix order, which is mostly the order they were written, so the file is read sequentially in
+ * large reads rather than one read per line.
+ */
+class WindowReader {
+  private buf = Buffer.allocUnsafe(4 << 20);
+  private start = 0;
+  private end = 0;
+
+  constructor(
+    private readonly fd: number,
+    private readonly path: string,
+  ) {}
+
+  /**
+   * The bytes at `offset` (a view into the window, valid until the next call).
+   * @throws Error naming the file when it is shorter than that (it changed since it was read)
+   */
+  bytesAt(offset: number, length: number): Buffer {
+    if (offset < this.start || offset + length > this.end) {
+      if (length > this.buf.length) this.buf = Buffer.allocUnsafe(length);
+      let got = 0;
+      while (got < this.buf.length) {
+        const n = readSync(this.fd, this.buf, got, this.buf.length - got, offset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      this.start = offset;
+      this.end = offset + got;
+      if (got < length) throw new Error(`merge: ${this.path}: no line at byte ${offset} (${length} bytes); the file changed while merging`);
+    }
+    return this.buf.subarray(offset - this.start, offset - this.start + length);
+  }
+}
+
+/**
  * Step of {@link mergeShards}: stream the merged `results.jsonl` in matrix order — for each key,
  * the latest line of the shard that owns it, copied as is (read back by offset, never parsed
  * again), through a temporary file renamed into place.
@@ -125,13 +162,14 @@ function writeMergedResults(path: string, shards: readonly ShardFolder[], keys: 
   const owner = new Map<string, ShardFolder>();
   for (const s of shards) for (const k of s.keys) if (s.latest.has(k)) owner.set(k, s);
   const fds = new Map(shards.map((s) => [s, openSync(s.resultsPath, "r")]));
+  const readers = new Map(shards.map((s) => [s, new WindowReader(fds.get(s) as number, s.resultsPath)]));
   const out = new AtomicResultsWriter(path);
   try {
     for (const k of keys) {
       const s = owner.get(k);
       if (!s) continue;
       const e = s.latest.get(k) as { offset: number; length: number };
-      out.writeLine(readLineAt(fds.get(s) as number, e.offset, e.length));
+      out.writeLineBytes((readers.get(s) as WindowReader).bytesAt(e.offset, e.length));
     }
     out.commit();
     return out.count;

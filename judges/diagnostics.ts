@@ -10,7 +10,7 @@
  * Statistics come from judges/stats (each checked against scipy / the reference papers there).
  */
 import { z } from "zod";
-import type { JudgeScoreEntry, RunRecord } from "../results/run-record.ts";
+import { outputWordCount, type JudgeScoreEntry, type RunRecord } from "../results/run-record.ts";
 import { krippendorffAlpha } from "./stats/krippendorff.ts";
 import { icc } from "./stats/icc.ts";
 import { kendallTauB, pearson, spearman } from "./stats/correlation.ts";
@@ -125,57 +125,123 @@ function finite<T extends Record<string, number>>(v: T, what: string): T {
 export function panelDiagnostics(records: DiagnosticsRecord[], options: DiagnosticsOptions, systemOf: (r: DiagnosticsRecord) => string = (r) => `${r.model} | ${r.workflow}`): PanelDiagnostics {
   const opt = DiagnosticsOptionsSchema.parse(options);
   const entries = (r: DiagnosticsRecord) => (r.judgeScores ?? []).filter((e: JudgeScoreEntry) => e.rubricId === opt.rubricId);
-  const dimension = opt.dimension ?? records.flatMap((r) => entries(r).flatMap((e) => Object.keys(e.scores)))[0];
+  let dimension = opt.dimension;
+  if (dimension === undefined)
+    search: for (const r of records)
+      for (const e of entries(r)) {
+        const first = Object.keys(e.scores)[0];
+        if (first !== undefined) {
+          dimension = first;
+          break search;
+        }
+      }
   if (!dimension) throw new Error(`panelDiagnostics: no verdicts for rubric "${opt.rubricId}" in ${records.length} records`);
   const judgeIds: string[] = [];
   for (const r of records) for (const e of entries(r)) if (!judgeIds.includes(e.judgeId)) judgeIds.push(e.judgeId);
+  const J = judgeIds.length;
 
-  // unit values: record key → judge → mean of present repeats
-  const units: { key: string; system: string; words: number; v: Record<string, number | null> }[] = [];
+  // Unit values, column-wise (10⁶ records at scale: no object per unit): judge → per unit the
+  // mean of its present repeats (null when none); every mean sums in the order of the old
+  // per-unit objects, so the numbers are the same.
+  const matrix: (number | null)[][] = judgeIds.map(() => []);
+  const unitKeys: string[] = [];
+  const unitSystems: string[] = [];
+  const words: number[] = [];
+  const systemLabels = new Map<string, string>();
+  const row: (number | null)[] = new Array(J);
   for (const r of records) {
-    const v: Record<string, number | null> = {};
-    for (const j of judgeIds) {
-      const xs = entries(r)
-        .filter((e) => e.judgeId === j && e.status === "ok")
-        .map((e) => e.scores[dimension])
-        .filter((x): x is number => typeof x === "number" && Number.isFinite(x));
-      v[j] = meanOf(xs);
+    const es = entries(r);
+    let any = false;
+    for (let jx = 0; jx < J; jx++) {
+      let sum = 0;
+      let n = 0;
+      for (const e of es) {
+        if (e.judgeId !== judgeIds[jx] || e.status !== "ok") continue;
+        const x = e.scores[dimension];
+        if (typeof x === "number" && Number.isFinite(x)) {
+          sum += x;
+          n++;
+        }
+      }
+      row[jx] = n ? sum / n : null;
+      if (n) any = true;
     }
-    if (Object.values(v).some((x) => x !== null)) units.push({ key: r.key, system: systemOf(r), words: wordCount(r.output), v });
+    if (!any) continue;
+    for (let jx = 0; jx < J; jx++) matrix[jx].push(row[jx]);
+    unitKeys.push(r.key);
+    const label = systemOf(r);
+    const shared = systemLabels.get(label) ?? label;
+    systemLabels.set(label, shared);
+    unitSystems.push(shared);
+    words.push(outputWordCount(r));
   }
-  if (!units.length) throw new Error(`panelDiagnostics: no usable score for rubric "${opt.rubricId}", dimension "${dimension}"`);
-  const present = (u: (typeof units)[number], except?: string) => judgeIds.filter((j) => j !== except && u.v[j] !== null).map((j) => u.v[j] as number);
-  const unitPanel = units.map((u) => meanOf(present(u)) as number);
+  const nUnits = unitKeys.length;
+  if (!nUnits) throw new Error(`panelDiagnostics: no usable score for rubric "${opt.rubricId}", dimension "${dimension}"`);
+  /** Mean of unit i's present judges in panel order, leaving out judge `except` (-1: none); null when none. */
+  const presentMean = (i: number, except: number): number | null => {
+    let sum = 0;
+    let n = 0;
+    for (let jx = 0; jx < J; jx++) {
+      const x = matrix[jx][i];
+      if (jx === except || x === null) continue;
+      sum += x;
+      n++;
+    }
+    return n ? sum / n : null;
+  };
+  const unitPanel: number[] = new Array(nUnits);
+  for (let i = 0; i < nUnits; i++) unitPanel[i] = presentMean(i, -1) as number;
   const panelMean = meanOf(unitPanel);
-  const matrix = judgeIds.map((j) => units.map((u) => u.v[j]));
 
   const alpha = attempt(() => {
     const a = krippendorffAlpha(matrix, opt.level);
     return finite({ alpha: a.alpha, nPairable: a.nPairable }, "Krippendorff's alpha");
   });
   const iccRes = attempt(() => {
-    const rows = units.map((u) => judgeIds.map((j) => u.v[j]));
+    const rows: (number | null)[][] = new Array(nUnits);
+    for (let i = 0; i < nUnits; i++) rows[i] = matrix.map((col) => col[i]);
     const r = icc(rows);
     return finite({ icc21: r.icc21, icc2k: r.icc2k, n: r.n, k: r.k, droppedUnits: r.droppedTargets }, "ICC");
   });
 
-  const calibration: JudgeCalibration[] = judgeIds.map((j) => {
-    const scored = units.map((u, i) => ({ x: u.v[j], p: unitPanel[i] })).filter((s): s is { x: number; p: number } => s.x !== null);
-    return { judgeId: j, n: scored.length, meanScore: meanOf(scored.map((s) => s.x)), meanOffset: meanOf(scored.map((s) => s.x - s.p)) };
+  const calibration: JudgeCalibration[] = judgeIds.map((j, jx) => {
+    let n = 0;
+    let sumX = 0;
+    let sumOffset = 0;
+    for (let i = 0; i < nUnits; i++) {
+      const x = matrix[jx][i];
+      if (x === null) continue;
+      n++;
+      sumX += x;
+      sumOffset += x - unitPanel[i];
+    }
+    return { judgeId: j, n, meanScore: n ? sumX / n : null, meanOffset: n ? sumOffset / n : null };
   });
 
-  const leaveOneOut: LeaveOneOut[] = judgeIds.map((j) => {
+  const leaveOneOut: LeaveOneOut[] = judgeIds.map((j, jx) => {
     const perUnit: Record<string, number | null> = {};
-    for (const u of units) perUnit[u.key] = meanOf(present(u, j));
+    for (let i = 0; i < nUnits; i++) perUnit[unitKeys[i]] = presentMean(i, jx);
     const m = meanOf(Object.values(perUnit).filter((x): x is number => x !== null));
     return { judgeId: j, meanScore: m, shift: m !== null && panelMean !== null ? m - panelMean : null, perUnit };
   });
 
-  const systems = [...new Set(units.map((u) => u.system))];
+  // Per system (first-seen order) and judge: the mean over its units, summed in unit order.
+  const systems = [...new Set(unitSystems)];
+  const sums = new Map(systems.map((sys) => [sys, { sum: new Float64Array(J), n: new Float64Array(J) }]));
+  for (let i = 0; i < nUnits; i++) {
+    const acc = sums.get(unitSystems[i]) as { sum: Float64Array; n: Float64Array };
+    for (let jx = 0; jx < J; jx++) {
+      const x = matrix[jx][i];
+      if (x === null) continue;
+      acc.sum[jx] += x;
+      acc.n[jx]++;
+    }
+  }
   const systemMeans: Record<string, Record<string, number | null>> = {};
-  for (const s of systems) {
-    systemMeans[s] = {};
-    for (const j of judgeIds) systemMeans[s][j] = meanOf(units.filter((u) => u.system === s && u.v[j] !== null).map((u) => u.v[j] as number));
+  for (const sys of systems) {
+    const acc = sums.get(sys) as { sum: Float64Array; n: Float64Array };
+    systemMeans[sys] = {};
+    judgeIds.forEach((j, jx) => (systemMeans[sys][j] = acc.n[jx] ? acc.sum[jx] / acc.n[jx] : null));
   }
   const rankingAgreement: RankingAgreement[] = [];
   for (let a = 0; a < judgeIds.length; a++) {
@@ -191,12 +257,10 @@ export function panelDiagnostics(records: DiagnosticsRecord[], options: Diagnost
     }
   }
 
-  const bias = (scorer: string, pairs: { w: number; s: number }[]): LengthBias => {
-    const x = pairs.map((p) => p.w);
-    const y = pairs.map((p) => p.s);
+  const bias = (scorer: string, x: number[], y: number[]): LengthBias => {
     return {
       scorer,
-      n: pairs.length,
+      n: x.length,
       pearson: attempt(() => {
         const r = pearson(x, y);
         return finite({ r: r.estimate, p: r.p }, "Pearson r");
@@ -208,18 +272,28 @@ export function panelDiagnostics(records: DiagnosticsRecord[], options: Diagnost
     };
   };
   const lengthBias = [
-    bias("panel", units.map((u, i) => ({ w: u.words, s: unitPanel[i] }))),
-    ...judgeIds.map((j) => bias(j, units.filter((u) => u.v[j] !== null).map((u) => ({ w: u.words, s: u.v[j] as number })))),
+    bias("panel", words, unitPanel),
+    ...judgeIds.map((j, jx) => {
+      const x: number[] = [];
+      const y: number[] = [];
+      for (let i = 0; i < nUnits; i++) {
+        const v = matrix[jx][i];
+        if (v === null) continue;
+        x.push(words[i]);
+        y.push(v);
+      }
+      return bias(j, x, y);
+    }),
   ];
 
   return {
     rubricId: opt.rubricId,
     dimension,
     judgeIds,
-    nUnits: units.length,
+    nUnits,
     panelMean,
     matrix,
-    unitKeys: units.map((u) => u.key),
+    unitKeys,
     krippendorffAlpha: alpha.ok ? { ok: true, value: { ...alpha.value, level: opt.level } } : alpha,
     icc: iccRes,
     calibration,

@@ -377,17 +377,51 @@ export class AtomicResultsWriter {
     if (this.bufBytes >= CHUNK_BYTES) this.flush();
   }
 
-  private flush(): void {
-    if (!this.buf.length) return;
-    const data = Buffer.from(this.buf.join(""), "utf8");
-    this.buf = [];
-    this.bufBytes = 0;
+  /**
+   * Write one line given as UTF-8 bytes without its newline (a record line copied byte for byte
+   * from another results file: no decoding and re-encoding). The bytes are copied; the caller may
+   * reuse its buffer.
+   */
+  writeLineBytes(bytes: Uint8Array): void {
+    if (this.buf.length) this.flush();
+    if (this.binLen + bytes.length + 1 > this.bin.length) {
+      this.flushBytes();
+      if (bytes.length + 1 > this.bin.length) this.bin = Buffer.allocUnsafe(bytes.length + 1);
+    }
+    this.bin.set(bytes, this.binLen);
+    this.bin[this.binLen + bytes.length] = 10;
+    this.binLen += bytes.length + 1;
+    this.count++;
+  }
+
+  private bin: Buffer = Buffer.alloc(0);
+  private binLen = 0;
+
+  private flushBytes(): void {
+    if (!this.binLen) {
+      if (!this.bin.length) this.bin = Buffer.allocUnsafe(CHUNK_BYTES);
+      return;
+    }
+    this.writeAll(this.bin.subarray(0, this.binLen));
+    this.binLen = 0;
+  }
+
+  private writeAll(data: Uint8Array): void {
     let off = 0;
     try {
       while (off < data.length) off += writeSync(this.fd, data, off, data.length - off);
     } catch (err) {
       throw new Error(`results file ${this.path}: cannot write (${osErrorText(err)})`);
     }
+  }
+
+  private flush(): void {
+    this.flushBytes();
+    if (!this.buf.length) return;
+    const data = Buffer.from(this.buf.join(""), "utf8");
+    this.buf = [];
+    this.bufBytes = 0;
+    this.writeAll(data);
   }
 
   /** Flush, close and rename over `path`. */

@@ -79,3 +79,24 @@ export interface RunRecord {
   startedAt: string;
   finishedAt: string;
 }
+
+/**
+ * Where a slim, read-only copy of a record (the report's projection, experiments/report/read-records.ts)
+ * keeps the word count of its output after dropping the output text: readers that need only the
+ * length (the report's `outputWords`, the panel's length bias) use {@link outputWordCount}.
+ */
+export const OUTPUT_WORDS: unique symbol = Symbol.for("medsynth.outputWords");
+
+/** Number of whitespace-separated words of a text (0 for null or undefined). */
+export function whitespaceWordCount(text: string | null | undefined): number {
+  return text ? text.trim().split(/\s+/).filter(Boolean).length : 0;
+}
+
+/**
+ * Words of a record's output: the count kept by a slim projection ({@link OUTPUT_WORDS}), else
+ * counted from `output` (whitespace-separated words, 0 for null).
+ */
+export function outputWordCount(r: Pick<RunRecord, "output">): number {
+  const kept = (r as { [OUTPUT_WORDS]?: number })[OUTPUT_WORDS];
+  return kept ?? whitespaceWordCount(r.output);
+}

@@ -3,7 +3,7 @@
  * retrieval-eval.json of a run folder and writes report.md, report.html (standalone, inline SVG),
  * charts/*.svg and report.json (every table's numbers).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
 import { readReportRecords } from "./read-records.ts";
@@ -225,6 +225,78 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
   return sections;
 }
 
+/**
+ * Write report.json — `JSON.stringify({ title, sections }, null, 2)` byte for byte — streamed:
+ * values are written as they are walked (arrays and objects element by element, leaves through
+ * `JSON.stringify`) into a 1 MiB buffer, so no string of the whole file, or of one section, is
+ * built (at 10⁶ cells the panel diagnostics carry several values per record).
+ */
+export function writeReportJson(path: string, title: string, sections: ReportSection[]): void {
+  const fd = openSync(path, "w");
+  let pending: string[] = [];
+  let pendingLength = 0;
+  const flush = () => {
+    if (pending.length) writeSync(fd, pending.join(""));
+    pending = [];
+    pendingLength = 0;
+  };
+  const put = (t: string) => {
+    pending.push(t);
+    pendingLength += t.length;
+    if (pendingLength >= 1 << 20) flush();
+  };
+  try {
+    streamJson({ title, sections: sections.map((s) => ({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) })) }, "", put);
+    flush();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A value as JSON.stringify sees it: the result of its `toJSON` when it has one. */
+function withToJson(v: unknown): unknown {
+  return v !== null && typeof v === "object" && typeof (v as { toJSON?: unknown }).toJSON === "function" ? (v as { toJSON: () => unknown }).toJSON() : v;
+}
+
+/**
+ * `JSON.stringify(value, null, 2)` written piece by piece through `put` (same bytes): `toJSON`
+ * applied, undefined / functions / symbols left out of objects and written as null in arrays,
+ * empty arrays and objects as `[]` / `{}`. Returns false when the value is not serialisable
+ * (undefined, a function, a symbol), so the caller leaves it out.
+ */
+function streamJson(value: unknown, indent: string, put: (t: string) => void, resolved = false): boolean {
+  const v = resolved ? value : withToJson(value);
+  if (v === undefined || typeof v === "function" || typeof v === "symbol") return false;
+  if (v === null || typeof v !== "object") {
+    put(JSON.stringify(v));
+    return true;
+  }
+  const inner = `${indent}  `;
+  if (Array.isArray(v)) {
+    if (!v.length) {
+      put("[]");
+      return true;
+    }
+    put("[");
+    v.forEach((x, i) => {
+      put(`${i ? "," : ""}\n${inner}`);
+      if (!streamJson(x, inner, put)) put("null");
+    });
+    put(`\n${indent}]`);
+    return true;
+  }
+  let first = true;
+  for (const k of Object.keys(v)) {
+    const x = withToJson((v as Record<string, unknown>)[k]);
+    if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
+    put(`${first ? "{" : ","}\n${inner}${JSON.stringify(k)}: `);
+    first = false;
+    streamJson(x, inner, put, true);
+  }
+  put(first ? "{}" : `\n${indent}}`);
+  return true;
+}
+
 /** Paths written by {@link writeReport}. */
 export interface ReportFiles {
   markdown: string;
@@ -241,7 +313,7 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   const resultsPath = join(runDir, "results.jsonl");
   if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
   const cellsPath = join(runDir, "cells.json");
-  const cellKeys = existsSync(cellsPath) ? (JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[] }).keys : [];
+  let cellKeys: string[] = existsSync(cellsPath) ? (JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[] }).keys : [];
   const read = readReportRecords(resultsPath, existsSync(cellsPath) && !settings.allRecords ? new Set(cellKeys) : null);
   let { records } = read;
   const { spent, otherRecords } = read;
@@ -250,6 +322,7 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   // Tables list models, workflows, judges and metrics in the config's order, not in the order
   // concurrent cells happened to finish (which changes from run to run).
   records = sortByConfig(records, { cellKeys, models: (spec.config?.models ?? []).map((m) => m.label ?? m.id), workflows: (spec.config?.workflows ?? []).map((w) => w.id) });
+  cellKeys = []; // the plan's keys (10⁶ strings at scale) are not needed past this point
   const retrievalPath = join(runDir, "retrieval-eval.json");
   const retrieval: RetrievalEvalRow[] = existsSync(retrievalPath) ? JSON.parse(readFileSync(retrievalPath, "utf8")).rows ?? [] : [];
   const merged: ReportSettings = {
@@ -282,6 +355,6 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   const files = { markdown: join(runDir, "report.md"), html: join(runDir, "report.html"), json: join(runDir, "report.json"), charts: chartFiles };
   writeFileSync(files.markdown, reportToMarkdown(title, intro, sections));
   writeFileSync(files.html, reportToHtml(title, intro, sections));
-  writeFileSync(files.json, JSON.stringify({ title, sections: sections.map((s) => ({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) })) }, null, 2));
+  writeReportJson(files.json, title, sections);
   return files;
 }

@@ -86,15 +86,25 @@ export async function paramSweep(records: RunRecord[], param: string, column: st
   return { id: `sweep-${param}-${column}`, title, svg: await renderSvg(spec), data };
 }
 
+/** Most points a scatter chart of the report plots ({@link blandAltmanChart}); more are sampled. */
+export const MAX_CHART_POINTS = 5000;
+
 /**
  * Bland–Altman plot of two paired score lists: x = mean of the pair, y = difference (a − b),
- * with the bias and the 95 % limits of agreement (bias ± 1.96·SD).
+ * with the bias and the 95 % limits of agreement (bias ± 1.96·SD) over all pairs.
+ * With more than `maxPoints` pairs the plot shows a systematic sample of `maxPoints` of them —
+ * pair ⌊i·n/maxPoints⌋ for i = 0 … maxPoints − 1, in the order given (the report's record order)
+ * — and its title says so; the bias, the limits and `n` in the data stay those of all pairs.
  * @returns null with fewer than 3 pairs.
  */
-export async function blandAltmanChart(id: string, title: string, a: number[], b: number[]): Promise<Chart | null> {
-  if (a.length < 3) return null;
-  const ba = blandAltman(a, b);
-  const data = a.map((x, i) => ({ mean: (x + b[i]) / 2, diff: x - b[i] }));
+export async function blandAltmanChart(id: string, title: string, a: ArrayLike<number>, b: ArrayLike<number>, maxPoints = MAX_CHART_POINTS): Promise<Chart | null> {
+  const n = a.length;
+  if (n < 3) return null;
+  const ba = blandAltman(Array.from(a), Array.from(b));
+  const sampled = n > maxPoints;
+  const picks = sampled ? Array.from({ length: maxPoints }, (_, i) => Math.floor((i * n) / maxPoints)) : Array.from({ length: n }, (_, i) => i);
+  const data = picks.map((i) => ({ mean: (a[i] + b[i]) / 2, diff: a[i] - b[i] }));
+  if (sampled) title = `${title} (${maxPoints.toLocaleString("en-US")} of ${n.toLocaleString("en-US")} pairs plotted: a systematic sample, every ${(n / maxPoints).toFixed(1)}th pair in report order; bias and limits of agreement over all pairs)`;
   const lines = [
     { y: ba.bias, label: `bias ${ba.bias.toFixed(3)}` },
     { y: ba.loaLower, label: `LoA ${ba.loaLower.toFixed(3)}` },
@@ -111,5 +121,5 @@ export async function blandAltmanChart(id: string, title: string, a: number[], b
       { data: { values: lines }, mark: { type: "text", align: "left", dx: 4, dy: -6 }, encoding: { y: { field: "y", type: "quantitative" }, x: { value: 0 }, text: { field: "label" } } },
     ],
   };
-  return { id, title, svg: await renderSvg(spec), data: [...data, { bias: ba.bias, loaLower: ba.loaLower, loaUpper: ba.loaUpper, n: ba.n }] };
+  return { id, title, svg: await renderSvg(spec), data: [...data, { bias: ba.bias, loaLower: ba.loaLower, loaUpper: ba.loaUpper, n: ba.n, ...(sampled ? { plotted: maxPoints } : {}) }] };
 }

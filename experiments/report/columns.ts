@@ -13,6 +13,7 @@
  *   (extractive baselines) — and `outputWords`.
  */
 import type { RunRecord } from "../types.ts";
+import { whitespaceWordCount, outputWordCount, OUTPUT_WORDS } from "../../results/run-record.ts";
 
 /**
  * Label of a cell's configuration as it ran: workflow plus its parameters, e.g. `standard-rag k=5`.
@@ -23,6 +24,26 @@ import type { RunRecord } from "../types.ts";
  */
 export function variantLabel(r: Pick<RunRecord, "workflow" | "params"> & { intermediate?: RunRecord["intermediate"] }, opts: { configured?: boolean } = {}): string {
   const ranWithout = !opts.configured && r.intermediate !== undefined && "reranker" in r.intermediate && r.intermediate.reranker === null;
+  // Frozen (shared, read-only) params objects of the report's slim records: the label is computed
+  // once per params object and workflow, not once per record and call.
+  const frozen = Object.isFrozen(r.params);
+  const cacheKey = `${ranWithout ? 1 : 0}${r.workflow}`;
+  if (frozen) {
+    const hit = labelCache.get(r.params)?.get(cacheKey);
+    if (hit !== undefined) return hit;
+  }
+  const label = computeVariantLabel(r, ranWithout);
+  if (frozen) {
+    const m = labelCache.get(r.params) ?? new Map<string, string>();
+    m.set(cacheKey, label);
+    labelCache.set(r.params, m);
+  }
+  return label;
+}
+
+const labelCache = new WeakMap<object, Map<string, string>>();
+
+function computeVariantLabel(r: Pick<RunRecord, "workflow" | "params">, ranWithout: boolean): string {
   const ps = Object.entries(r.params)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => (k === "reranker" && ranWithout && typeof v === "string" && v !== "none" ? `reranker=none (${v} unavailable)` : `${k}=${v}`));
@@ -31,14 +52,31 @@ export function variantLabel(r: Pick<RunRecord, "workflow" | "params"> & { inter
 
 /** Number of whitespace-separated words of a text (0 for null). */
 export function wordCount(text: string | null): number {
-  return text ? text.trim().split(/\s+/).filter(Boolean).length : 0;
+  return whitespaceWordCount(text);
 }
+
+/** Where {@link recordValues} keeps its result on a slim, read-only record (see {@link OUTPUT_WORDS}). */
+const VALUES: unique symbol = Symbol("medsynth.recordValues");
 
 /**
  * All numeric values of one record, by column id: metrics, judge scores (per judge and panel),
  * Standard-RAG's `goldenRecall`, latency and output words. Only records with status "ok" carry values.
  */
 export function recordValues(r: RunRecord): Record<string, number> {
+  // A slim record of the report (read-records.ts: read-only, its output replaced by its word
+  // count) computes its values once; the object is shared, callers must not change it.
+  const slim = r as RunRecord & { [OUTPUT_WORDS]?: number; [VALUES]?: Record<string, number> };
+  const kept = slim[VALUES];
+  if (kept) return kept;
+  const out = computeRecordValues(r);
+  if (slim[OUTPUT_WORDS] === undefined) return out;
+  // A copy: an object built key by key keeps a spare property store; a spread copy holds its fields.
+  const compact = Object.freeze({ ...out });
+  Object.defineProperty(slim, VALUES, { value: compact, enumerable: false });
+  return compact;
+}
+
+function computeRecordValues(r: RunRecord): Record<string, number> {
   const out: Record<string, number> = {};
   if (r.status !== "ok") return out;
   for (const [k, v] of Object.entries(r.metrics ?? {})) if (typeof v === "number" && Number.isFinite(v)) out[k] = v;
@@ -66,7 +104,7 @@ export function recordValues(r: RunRecord): Record<string, number> {
   const recall = (r.intermediate as Record<string, unknown> | undefined)?.goldenRecall;
   if (typeof recall === "number" && Number.isFinite(recall)) out.goldenRecall = recall;
   out.latencySeconds = (r.generator.modelLatencyMs ?? r.generator.latencyMs) / 1000;
-  if (r.outputKind !== "score") out.outputWords = wordCount(r.output);
+  if (r.outputKind !== "score") out.outputWords = outputWordCount(r);
   return out;
 }
 

@@ -100,12 +100,21 @@ export function statusTable(records: RunRecord[]): ReportTable {
 export function modelByVariantTable(records: RunRecord[], column: string, id = `main-${column}`): ReportTable {
   const variants = [...new Set(records.map((r) => variantLabel(r)))];
   const models = [...new Set(records.map((r) => r.model))];
+  // One pass: the column's values per model × variant, in record order.
+  const cells = new Map<string, number[]>();
+  for (const r of records) {
+    const x = recordValues(r)[column];
+    const k = `${r.model}\u0000${variantLabel(r)}`;
+    const list = cells.get(k) ?? [];
+    if (x !== undefined) list.push(x);
+    cells.set(k, list);
+  }
   const rows: string[][] = [];
   const values: Record<string, unknown>[] = [];
   for (const model of models) {
     const row = [model];
     for (const v of variants) {
-      const xs = records.filter((r) => r.model === model && variantLabel(r) === v).map((r) => recordValues(r)[column]).filter((x): x is number => x !== undefined);
+      const xs = cells.get(`${model}\u0000${v}`) ?? [];
       const m = meanCi(xs);
       row.push(fmtMeanCi(m));
       values.push({ model, variant: v, column, ...(m ?? { n: 0 }) });

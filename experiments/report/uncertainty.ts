@@ -8,7 +8,8 @@
  * @see judges/stats/bootstrap.ts (Efron & Tibshirani 1993, percentile interval);
  *   judges/stats/proportions.ts `clusteredMean` (Inspect's clustered `stderr`).
  */
-import { bootstrapCi, clusteredMean } from "../../judges/stats/index.ts";
+import { clusteredMean } from "../../judges/stats/index.ts";
+import { bootstrapMeanCis } from "../../judges/stats/bootstrap.ts";
 import type { RunRecord } from "../types.ts";
 import { groupBy, recordValues, variantLabel } from "./columns.ts";
 import { fmt, fmtMeanCi, meanCi, type ReportTable } from "./tables.ts";
@@ -41,15 +42,23 @@ export function uncertaintyTable(records: RunRecord[], column: string, id = `unc
   const groups = groupBy(records, (r) => `${r.model}\u0000${variantLabel(r)}`);
   const rows: string[][] = [];
   const values: UncertaintyRow[] = [];
+  // Step 1: per group, its values by item; step 2: the bootstrap of every group's item means at
+  // once (groups with as many items share their draws: bootstrapMeanCis); step 3: the rows.
+  const prepared: { model: string; variant: string; pts: { item: string; v: number }[]; byItem: Map<string, { item: string; v: number }[]>; itemMeans: number[] }[] = [];
   for (const [k, rs] of groups) {
     const [model, variant] = k.split("\u0000");
     const pts = rs.map((r) => ({ item: `${r.dataset}\u0000${r.itemId}`, v: recordValues(r)[column] })).filter((p): p is { item: string; v: number } => p.v !== undefined);
     if (!pts.length) continue;
     const byItem = groupBy(pts, (p) => p.item);
     const itemMeans = [...byItem.values()].map((ps) => ps.reduce((a, p) => a + p.v, 0) / ps.length);
-    const repeats = Math.max(...[...byItem.values()].map((ps) => ps.length));
+    prepared.push({ model, variant, pts, byItem, itemMeans });
+  }
+  const boots = bootstrapMeanCis(prepared.map((g) => g.itemMeans));
+  for (const [gi, { model, variant, pts, byItem }] of prepared.entries()) {
+    let repeats = 0;
+    for (const ps of byItem.values()) repeats = Math.max(repeats, ps.length);
     const m = meanCi(pts.map((p) => p.v))!;
-    const b = itemMeans.length >= 2 ? bootstrapCi(itemMeans) : null;
+    const b = boots[gi];
     const c = repeats > 1 && byItem.size >= 2 ? clusteredMean(pts.map((p) => p.v), pts.map((p) => p.item)) : null;
     const row: UncertaintyRow = {
       model,
