@@ -25,7 +25,9 @@ import type { Reranker } from "../retrieval/types.ts";
 import { CROSS_ENCODER_PREFIX, isCrossEncoderCached } from "../retrieval/rerankers/cross-encoder.ts";
 import { buildNoiseCorpus, buildNoiseCorpusFromSource } from "../retrieval/noise-corpus.ts";
 import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
-import type { WorkflowDeps } from "../graphs/types.ts";
+import type { PoolSource, WorkflowDeps } from "../graphs/types.ts";
+import { isRetractedDoc } from "../graphs/perturb/retracted.ts";
+import type { DocumentSource } from "../corpus/store/types.ts";
 import { createPanel, loadPanelConfig, type Panel } from "../judges/panel.ts";
 import { resolveRubric } from "../judges/rubric.ts";
 import { readConfigValue } from "../models/config-file.ts";
@@ -75,6 +77,40 @@ export async function openRunRetrievalCorpus(settings: Pick<RetrievalSettings, "
   }
   const docs = await loadRetrievalCorpus(settings);
   return { docs, count: docs.length };
+}
+
+/**
+ * The document pool of the perturbations (random distractors, retracted inserts, swap donors): a
+ * corpus store (`lance:<uri>`, `s3://…`, without `noise`) as a {@link PoolSource} — its ids read
+ * once (the id column only), documents fetched by id for what an operator picks — never loaded
+ * whole; anything else (bundled, a JSONL file, a noise sample) as documents
+ * ({@link loadRetrievalCorpus}). Both give the operators the same ids in the same order.
+ * @throws as {@link loadRetrievalCorpus}; Error naming the store when it holds no document.
+ */
+export async function openRetrievalPool(settings: Pick<RetrievalSettings, "corpus" | "noise">, log: (l: string) => void = (l) => console.error(l)): Promise<{ docs: CorpusDoc[] } | { source: PoolSource }> {
+  const source = !settings.noise && !preparedCorpusPath(settings.corpus) ? await openCorpusSource(settings.corpus) : null;
+  if (!source) return { docs: await loadRetrievalCorpus(settings) };
+  return { source: await poolSourceOf(source, settings.corpus, log) };
+}
+
+/**
+ * A {@link PoolSource} over a document source: every id in canonical order (read in batches of
+ * 65,536 from the id column), `getDocs` from the source, the retracted documents by one streamed
+ * scan on first use (kept: a few per 10,000 abstracts in PubMed).
+ * @throws Error naming `label` when the source holds no document.
+ */
+export async function poolSourceOf(source: DocumentSource, label: string, log: (l: string) => void = () => {}): Promise<PoolSource> {
+  const ids: string[] = [];
+  for await (const batch of source.ids(65_536)) for (const id of batch) ids.push(id);
+  if (ids.length === 0) throw new Error(`retrieval.corpus: the corpus store ${label} holds no document`);
+  log(`perturbation pool: store ${label}, ${ids.length} ids (streamed; documents fetched by id for the picks)`);
+  let retracted: Promise<CorpusDoc[]> | null = null;
+  const scanRetracted = async () => {
+    const out: CorpusDoc[] = [];
+    for await (const batch of source.scanDocs()) for (const d of batch) if (isRetractedDoc(d)) out.push(d);
+    return out;
+  };
+  return { ids, getDocs: (x) => source.getDocs(x), retracted: () => (retracted ??= scanRetracted()) };
 }
 
 /** `createRetriever`'s corpus deps for a {@link RetrievalCorpus}. */
@@ -445,7 +481,7 @@ export function retrieverFactory(config: ExperimentConfig, log: (l: string) => v
 export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l), modelOptions: ModelFactoryOptions = {}): RunnerDeps {
   const sources: RetrievalSources = {
     retriever: retrieverFactory(config, log),
-    retrievalDocs: once(() => loadRetrievalCorpus(config.retrieval)),
+    retrievalPool: once(() => openRetrievalPool(config.retrieval, log)),
     retrieverFor: namedRetrievers(config, log),
     rerankerFor: rerankerCache(log),
   };
@@ -489,8 +525,8 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
 interface RetrievalSources {
   /** The run's default retriever. */
   retriever: () => Promise<BuiltRetriever>;
-  /** The retrieval corpus as documents (random distractors, retracted inserts, swaps). */
-  retrievalDocs: () => ReturnType<typeof loadRetrievalCorpus>;
+  /** The retrieval corpus as the perturbations' pool (random distractors, retracted inserts, swaps): a store streamed, else documents. */
+  retrievalPool: () => ReturnType<typeof openRetrievalPool>;
   /** The retriever of a named retrieval setting (`params.retrieval`). */
   retrieverFor: (name: string) => Promise<BuiltRetriever>;
   /** A reranker by id (a missing local cross-encoder resolves to null). */
@@ -584,7 +620,11 @@ async function attachRetrieval(deps: WorkflowDeps, config: ExperimentConfig, wor
     const p = params as { op?: string; source?: string; mode?: string; also?: string };
     const ops = `${p.op ?? ""},${p.also ?? ""}`;
     if (/distract/.test(ops)) deps.retriever = await sources.retriever();
-    if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert") || /swap/.test(ops)) deps.corpus = await sources.retrievalDocs();
+    if ((/distract/.test(ops) && p.source === "random") || (/retracted/.test(ops) && p.mode === "insert") || /swap/.test(ops)) {
+      const pool = await sources.retrievalPool();
+      if ("docs" in pool) deps.corpus = pool.docs;
+      else deps.corpusSource = pool.source;
+    }
     if (reranker !== undefined) throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);
   } else if (reranker !== undefined) {
     throw new Error(`workflows.${workflowId}.params.reranker: only standard-rag retrieves, so only it takes a reranker`);

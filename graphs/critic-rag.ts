@@ -72,7 +72,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof CriticRagConfigSch
     .addNode("check", async (s, c) => {
       const ctx = getRunContext(c);
       const p = ops.length
-        ? await applyPerturbations(ops, s.evidence, { itemId: s.itemId, question: s.topic, seed: config.seed, goldenIds: new Set(s.evidence.map((e) => e.id)), pool: deps.corpus, search, run: ctx })
+        ? await applyPerturbations(ops, s.evidence, { itemId: s.itemId, question: s.topic, seed: config.seed, goldenIds: new Set(s.evidence.map((e) => e.id)), pool: deps.corpus, poolSource: deps.corpusSource, search, run: ctx })
         : { evidence: s.evidence, steps: [], hash: null };
       const ruleFindings = checkEvidence(p.evidence);
       const excluded = new Set<string>(config.onRuleFinding === "exclude" ? ruleFindings.flatMap((f) => f.ids) : []);

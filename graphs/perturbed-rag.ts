@@ -99,7 +99,7 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof PerturbedRagConfig
   const graph = new StateGraph(PerturbedState)
     .addNode("perturb", async (s, c) => {
       const golden = new Set(s.evidence.map((e) => e.id));
-      const r = await applyPerturbations(ops, s.evidence, { itemId: s.itemId, question: s.topic, seed: config.seed, goldenIds: golden, pool: deps.corpus, search, run: getRunContext(c) });
+      const r = await applyPerturbations(ops, s.evidence, { itemId: s.itemId, question: s.topic, seed: config.seed, goldenIds: golden, pool: deps.corpus, poolSource: deps.corpusSource, search, run: getRunContext(c) });
       return { perturbed: r.evidence, steps: r.steps, evidenceHash: r.hash };
     })
     .addNode("synthesize", async (s, c) => ({ synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, prompt, { topic: s.topic, evidence: s.perturbed, targetWords: config.targetWords }) }))

@@ -14,6 +14,20 @@ export type WorkflowTaskKind = "synthesis" | "conclusion" | "rwe";
 /** Task passed to a workflow, by kind. */
 export type WorkflowTask<K extends WorkflowTaskKind> = K extends "synthesis" ? SynthesisTask : K extends "conclusion" ? ConclusionTask : RweStudy;
 
+/**
+ * A document pool streamed from a corpus store (`lance:<uri>`): every id held in memory in the
+ * store's canonical order (the order a loaded pool has; ≈ 40–60 B per id in the JS heap, ≈ 0.3 GiB
+ * at 5.7 M documents), documents fetched by id only for what an operator picks.
+ */
+export interface PoolSource {
+  /** Every document id, in the store's canonical order. */
+  readonly ids: readonly string[];
+  /** Documents by id; ids not present are absent from the map. */
+  getDocs(ids: readonly string[]): Promise<Map<string, CorpusDoc>>;
+  /** The pool's retracted documents in canonical order (one streamed pass over the store on first call, then cached). */
+  retracted(): Promise<readonly CorpusDoc[]>;
+}
+
 /** What a workflow needs from outside; given as arguments, never globals. */
 export interface WorkflowDeps {
   /** The generator: an LLM, or an extractive baseline (refused by workflows without evidence). */
@@ -31,6 +45,8 @@ export interface WorkflowDeps {
   getDoc?: (id: string) => CorpusDoc | undefined;
   /** Documents to draw random distractors / retracted studies from (Perturbed-RAG), when loaded. */
   corpus?: readonly CorpusDoc[];
+  /** The same pool streamed from a corpus store (ids in memory, documents by id), used when `corpus` is absent. */
+  corpusSource?: PoolSource;
 }
 
 /** Outcome of one workflow run on one item. Failures and skips are data, not exceptions. */

@@ -6,7 +6,7 @@
 //   {openS, openCpuS, firstMs, p50, p95, mean, queries, rssAfterOpen, peakRss, engine, id}  (s, ms, bytes)
 // openS is the reopen cost (load/open the corpus and the cached indexes; openCpuS its CPU seconds), firstMs the cold first
 // query of the process, p50/p95 are over the warm queries after it; peakRss is VmHWM.
-// Usage: node scale-query-child.mjs <corpus> <mode> <queries.json> [dense index]
+// Usage: node scale-query-child.mjs <corpus> <mode> <queries.json> [dense index] [bm25 engine: fast | wink | disk; default: the CLI's]
 // (MEDSYNTH_CACHE_DIR chooses the cache, as for the CLI).
 import { readFileSync } from "node:fs";
 
@@ -18,26 +18,27 @@ function peakRss() {
 }
 
 /**
- * HOOK (issue 26 item 2): the retriever `medsynth search --corpus <corpus> --mode <mode>` builds.
- * Today the CLI (runSearch in experiments/cli/retrieval-commands.ts) loads the corpus with
- * loadCorpusArg and hands `docs` to createRetriever; once the CLI streams from the store
- * (h-store), mirror its new call here (e.g. `{ source }` from openCorpusSource).
+ * The retriever `medsynth search --corpus <corpus> --mode <mode> [--bm25-engine <engine>]` builds:
+ * runSearch in experiments/cli/retrieval-commands.ts opens the corpus with openRetrievalCorpus (a
+ * store comes back as a streamed source, never materialised) and hands `{source}` or `{docs}` to
+ * createRetriever, which picks its engine from the store's size.
  */
-async function cliRetriever(corpus, mode, index) {
-  const { loadCorpusArg } = await import(new URL("corpus/corpus-file.js", dist).href);
+async function cliRetriever(corpus, mode, index, bm25Engine) {
+  const { openRetrievalCorpus } = await import(new URL("corpus/corpus-file.js", dist).href);
   const { retrieverConfig } = await import(new URL("experiments/cli/retrieval-commands.js", dist).href);
   const { createRetriever, DEFAULT_RETRIEVER_EMBEDDER_ID } = await import(new URL("retrieval/registry.js", dist).href);
-  const config = retrieverConfig({ embedder: DEFAULT_RETRIEVER_EMBEDDER_ID, bm25Engine: "fast", fusion: "rrf", candidates: "100", index }, mode);
-  const docs = await loadCorpusArg(corpus, () => {});
-  return createRetriever(config, { docs, log: () => {} });
+  const config = retrieverConfig({ embedder: DEFAULT_RETRIEVER_EMBEDDER_ID, ...(bm25Engine ? { bm25Engine } : {}), fusion: "rrf", candidates: "100", index }, mode);
+  const c = await openRetrievalCorpus(corpus, () => {});
+  return createRetriever(config, { ...(c.source ? { source: c.source } : { docs: c.docs }), log: () => {} });
 }
 
-const [corpus, mode, queriesPath, index = "none"] = process.argv.slice(2);
+// bm25Engine: "fast" is the default of `--bm25-engine` in experiments/cli/retrieval-register.ts.
+const [corpus, mode, queriesPath, index = "none", bm25Engine = "fast"] = process.argv.slice(2);
 process.env.LANCEDB_LOG ??= "error";
 const queries = JSON.parse(readFileSync(queriesPath, "utf8"));
 const t0 = performance.now();
 const c0 = process.cpuUsage();
-const r = await cliRetriever(corpus, mode, index);
+const r = await cliRetriever(corpus, mode, index, bm25Engine);
 const openS = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(c0);
 const openCpuS = (cpu.user + cpu.system) / 1e6;

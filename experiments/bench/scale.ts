@@ -23,8 +23,15 @@
  *
  * Usage: `nice -n 10 npx tsx experiments/bench/scale.ts --docs 25000,100000 [--json out.json]
  *   [--work dir] [--rounds 3] [--min-seconds 1] [--no-dense] [--no-bm25s] [--bm25s-max 1000000]
- *   [--timeout-min 30] [--keep] [--natural]`; `--natural` adds the same bm25s comparison on the real
- *   bundled abstracts (3.3 k, no copies) as a reference row. Needs `dist/` (run `node scripts/build.mjs` after changing code).
+ *   [--timeout-min 30] [--keep] [--natural] [--stages ingest,bm25,cli,query,dense,bm25s] [--bm25-engine fast|wink|disk]`;
+ *   `--natural` adds the same bm25s comparison on the real bundled abstracts (3.3 k, no copies) as a
+ *   reference row. `--stages` measures only the stages named (default all; the synthetic XML is
+ *   always generated or reused; without `ingest` an existing store of the work folder is reused, e.g.
+ *   after `--keep`): `bm25` = the first `search` (index build), `cli` = new `search` processes and
+ *   `retrieval eval`, `query` = the query process (reopen, p50/p95, RSS) for BM25, `dense` = `index
+ *   build` + dense and hybrid query processes, `bm25s` = the real bm25s comparison. `--bm25-engine`
+ *   is passed to every `search` / `retrieval eval` and to the query process (default: the CLI's).
+ *   Needs `dist/` (run `node scripts/build.mjs` after changing code).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
@@ -162,8 +169,8 @@ interface ChildOut {
   id: string;
 }
 
-async function queryChild(store: string, mode: string, queriesFile: string, cache: string, index: string, timeoutMs: number): Promise<ChildOut | string> {
-  const r = await runTimed([process.execPath, HOOKS.queryChild, `lance:${store}`, mode, queriesFile, index], { MEDSYNTH_CACHE_DIR: cache }, timeoutMs);
+async function queryChild(store: string, mode: string, queriesFile: string, cache: string, index: string, timeoutMs: number, bm25Engine: string | null): Promise<ChildOut | string> {
+  const r = await runTimed([process.execPath, HOOKS.queryChild, `lance:${store}`, mode, queriesFile, index, ...(bm25Engine ? [bm25Engine] : [])], { MEDSYNTH_CACHE_DIR: cache }, timeoutMs);
   const f = failure(r, `query process (${mode})`);
   if (f) return f;
   return JSON.parse(r.stdout.trim().split("\n").pop()!) as ChildOut;
@@ -301,7 +308,23 @@ const mark = (ok: boolean) => (ok ? "OK" : "MISS");
 /** Everything measured at one size (figures are numbers; `n/a (…)` strings where not measurable). */
 type SizeResult = Record<string, unknown>;
 
-async function measureSize(n: number, model: SyntheticModel, o: { work: string; queries: string[]; queriesFile: string; rounds: number; minSeconds: number; dense: boolean; bm25s: boolean; bm25sMax: number; timeoutMs: number; diskBm25: string[] | null; seed: number }): Promise<SizeResult> {
+/** Stages of {@link measureSize} that `--stages` selects (the synthetic XML is always generated or reused). */
+export const STAGES = ["ingest", "bm25", "cli", "query", "dense", "bm25s"] as const;
+type Stage = (typeof STAGES)[number];
+
+/**
+ * `--stages` → the set of stages to run.
+ * @throws Error naming an unknown stage.
+ */
+export function parseStages(s: string | undefined): Set<Stage> {
+  if (s === undefined || s.trim() === "" || s.trim() === "all") return new Set(STAGES);
+  const names = s.split(",").map((x) => x.trim()).filter(Boolean);
+  const bad = names.filter((x) => !(STAGES as readonly string[]).includes(x));
+  if (bad.length) throw new Error(`--stages: unknown stage(s) ${bad.join(", ")} (expected a comma-separated subset of ${STAGES.join(", ")})`);
+  return new Set(names as Stage[]);
+}
+
+async function measureSize(n: number, model: SyntheticModel, o: { work: string; queries: string[]; queriesFile: string; rounds: number; minSeconds: number; dense: boolean; bm25s: boolean; bm25sMax: number; timeoutMs: number; diskBm25: string[] | null; seed: number; stages: Set<Stage>; bm25Engine: string | null }): Promise<SizeResult> {
   const out: SizeResult = { docs: n };
   const dir = join(o.work, `n${n}`);
   const xml = join(dir, "xml");
@@ -320,61 +343,85 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
     out.deletes = g.deletes;
     out.xmlBytes = duBytes(xml);
     log(`synthetic XML: ${n} entries (${g.deletes} deleted again), ${mb(out.xmlBytes as number)} gz, generated in ${s1(g.seconds)}`);
-  } else log("synthetic XML: reused");
-  // 2. Ingest through the CLI.
-  rmSync(store, { recursive: true, force: true });
-  rmSync(cache, { recursive: true, force: true });
-  const ing = await runCli(["corpus", "ingest", xml, "--store", store, "--json", "--no-progress"], env, o.timeoutMs);
-  const ingFail = failure(ing, "corpus ingest");
-  out.ingestS = ingFail ?? ing.wallS;
-  out.ingestPeakRss = ingFail ?? ing.rss;
-  out.ingestCpuS = ingFail ?? ing.cpuS;
-  if (ingFail) {
-    log(`ingest: ${ingFail}`);
+  } else {
+    out.generateS = (prior as { seconds?: number }).seconds ?? null;
+    out.xmlBytes = duBytes(xml);
+    log(`synthetic XML: reused (${mb(out.xmlBytes as number)} gz; generated in ${s1(out.generateS as Fig)})`);
+  }
+  // 2. Ingest through the CLI (or the store of an earlier `--keep` run when `--stages` leaves ingest out).
+  const has = (s: Stage) => o.stages.has(s);
+  const bm25Args = o.bm25Engine ? ["--bm25-engine", o.bm25Engine] : [];
+  out.stages = [...o.stages];
+  if (has("ingest")) {
+    rmSync(store, { recursive: true, force: true });
+    rmSync(cache, { recursive: true, force: true });
+    const ing = await runCli(["corpus", "ingest", xml, "--store", store, "--json", "--no-progress"], env, o.timeoutMs);
+    const ingFail = failure(ing, "corpus ingest");
+    out.ingestS = ingFail ?? ing.wallS;
+    out.ingestPeakRss = ingFail ?? ing.rss;
+    out.ingestCpuS = ingFail ?? ing.cpuS;
+    if (ingFail) {
+      log(`ingest: ${ingFail}`);
+      return out;
+    }
+    log(`ingest: ${s1(ing.wallS)} (CPU ${s1(ing.cpuS)}), peak RSS ${gb(ing.rss)}`);
+  } else if (existsSync(store)) {
+    out.ingestS = na("--stages without ingest: store reused");
+    log(`ingest: skipped, store reused (${store})`);
+  } else {
+    out.ingestS = na(`--stages without ingest and no store at ${store}`);
+    log(`ingest: ${out.ingestS}`);
     return out;
   }
   out.storeDiskBytes = duBytes(store);
   out.storeLiveBytes = await liveBytes(store);
-  log(`ingest: ${s1(ing.wallS)} (CPU ${s1(ing.cpuS)}), peak RSS ${gb(ing.rss)}; store ${gb(out.storeDiskBytes as number)} on disk, ${gb(out.storeLiveBytes as Fig)} live`);
+  log(`store ${gb(out.storeDiskBytes as number)} on disk, ${gb(out.storeLiveBytes as Fig)} live`);
   // 3. BM25 through `search`: first process builds, then new processes reopen.
   const q = o.queries;
-  const first = await runCli(["search", "--mode", "bm25", "--corpus", `lance:${store}`, q[0]], env, o.timeoutMs);
-  const firstFail = failure(first, "search (BM25 build)");
-  out.bm25Engine = firstFail ?? (/^(\S+): \d+ hit/m.exec(first.stdout)?.[1] ?? "?");
-  out.bm25BuildS = firstFail ?? first.wallS;
-  out.bm25BuildPeakRss = firstFail ?? first.rss;
-  out.bm25BuildCpuS = firstFail ?? first.cpuS;
+  const first = has("bm25") ? await runCli(["search", "--mode", "bm25", ...bm25Args, "--corpus", `lance:${store}`, q[0]], env, o.timeoutMs) : null;
+  const firstFail = first ? failure(first, "search (BM25 build)") : na("--stages without bm25");
+  out.bm25Engine = firstFail ?? (/^(\S+): \d+ hit/m.exec(first!.stdout)?.[1] ?? "?");
+  out.bm25BuildS = firstFail ?? first!.wallS;
+  out.bm25BuildPeakRss = firstFail ?? first!.rss;
+  out.bm25BuildCpuS = firstFail ?? first!.cpuS;
   out.bm25IndexBytes = firstFail ?? duBytes(cache);
+  out.bm25IndexBytesPerDoc = typeof out.bm25IndexBytes === "number" ? out.bm25IndexBytes / n : out.bm25IndexBytes;
   const postings = await postingCount(cache);
   out.bm25Postings = postings;
   out.bm25BytesPerPosting = typeof postings === "number" && typeof out.bm25IndexBytes === "number" ? out.bm25IndexBytes / postings : typeof postings === "string" ? postings : na("no index");
-  log(`BM25 (${out.bm25Engine}): first search process (load + build + 1 query) ${s1(out.bm25BuildS as Fig)} (CPU ${s1(out.bm25BuildCpuS as Fig)}), peak RSS ${gb(out.bm25BuildPeakRss as Fig)}; index ${mb(out.bm25IndexBytes as Fig)}, ${typeof out.bm25BytesPerPosting === "number" ? out.bm25BytesPerPosting.toFixed(2) : out.bm25BytesPerPosting} bytes/posting`);
-  if (!firstFail) {
+  log(`BM25 (${out.bm25Engine}): first search process (load + build + 1 query) ${s1(out.bm25BuildS as Fig)} (CPU ${s1(out.bm25BuildCpuS as Fig)}), peak RSS ${gb(out.bm25BuildPeakRss as Fig)}; index ${mb(out.bm25IndexBytes as Fig)} (${typeof out.bm25IndexBytesPerDoc === "number" ? out.bm25IndexBytesPerDoc.toFixed(0) : out.bm25IndexBytesPerDoc} B/doc), ${typeof out.bm25BytesPerPosting === "number" ? out.bm25BytesPerPosting.toFixed(2) : out.bm25BytesPerPosting} bytes/posting`);
+  const bm25Failed = first !== null && firstFail !== null;
+  if (has("cli") && !bm25Failed) {
     const reopen: CliRun[] = [];
-    for (const qq of q.slice(1, 4)) reopen.push(await runCli(["search", "--mode", "bm25", "--corpus", `lance:${store}`, qq], env, o.timeoutMs));
+    for (const qq of q.slice(1, 4)) reopen.push(await runCli(["search", "--mode", "bm25", ...bm25Args, "--corpus", `lance:${store}`, qq], env, o.timeoutMs));
     const bad = reopen.map((r) => failure(r, "search")).find((x) => x);
     out.cliSearchProcessS = bad ?? median(reopen.map((r) => r.wallS));
     out.cliSearchPeakRss = bad ?? Math.max(...reopen.map((r) => r.rss ?? 0));
     out.cliSearchCpuS = bad ?? median(reopen.map((r) => r.cpuS ?? NaN));
-    const ev = await runCli(["retrieval", "eval", "--mode", "bm25", "--corpus", `lance:${store}`, "--dataset", "medevidence", "--k", "10", "--trec-depth", "10", "--json"], env, o.timeoutMs);
+    const ev = await runCli(["retrieval", "eval", "--mode", "bm25", ...bm25Args, "--corpus", `lance:${store}`, "--dataset", "medevidence", "--k", "10", "--trec-depth", "10", "--json"], env, o.timeoutMs);
     const evFail = failure(ev, "retrieval eval");
     out.cliEvalMsPerQuery = evFail ?? (JSON.parse(ev.stdout) as { msPerQuery: number }).msPerQuery;
     out.cliEvalPeakRss = evFail ?? ev.rss;
     log(`BM25 CLI: new \`search\` process (reopen + 1 query) ${s1(out.cliSearchProcessS as Fig)} (CPU ${s1(out.cliSearchCpuS as Fig)}) median of 3, peak RSS ${gb(out.cliSearchPeakRss as Fig)}; \`retrieval eval\` ${ms(out.cliEvalMsPerQuery as Fig)}/query (mean, 284 queries), peak RSS ${gb(out.cliEvalPeakRss as Fig)}`);
-    const c = await queryChild(store, "bm25", o.queriesFile, cache, "none", o.timeoutMs);
+  }
+  if (has("query") && !bm25Failed) {
+    // Without the bm25 stage the index is built inside the query process (its reopen figure then includes the build).
+    const c = await queryChild(store, "bm25", o.queriesFile, cache, "none", o.timeoutMs, o.bm25Engine);
     if (typeof c === "string") out.bm25Query = c;
     else {
       Object.assign(out, { reopenS: c.openS, reopenCpuS: c.openCpuS ?? null, bm25ColdFirstMs: c.firstMs, bm25WarmP50Ms: c.p50, bm25WarmP95Ms: c.p95, bm25QueryPeakRss: c.peakRss });
       log(`BM25 query process (${c.id}, engine ${c.engine}): reopen ${s1(c.openS)} (CPU ${s1(c.openCpuS ?? null)}), cold first query ${ms(c.firstMs)}, warm p50 ${ms(c.p50)} p95 ${ms(c.p95)} (${c.queries} queries), peak RSS ${gb(c.peakRss)}`);
     }
   }
-  if (o.diskBm25) {
+  if (o.bm25Engine === "disk") out.diskBm25 = "the BM25 rows above (--bm25-engine disk)";
+  else if (!has("bm25")) out.diskBm25 = na("--stages without bm25");
+  else if (o.diskBm25) {
     const d = await runCli(["search", "--mode", "bm25", ...o.diskBm25, "--corpus", `lance:${store}`, q[0]], env, o.timeoutMs);
     out.diskBm25 = failure(d, "search (on-disk BM25)") ?? { firstProcessS: d.wallS, peakRss: d.rss };
     log(`on-disk BM25 (${o.diskBm25.join(" ")}): ${JSON.stringify(out.diskBm25)}`);
   } else out.diskBm25 = na("no on-disk BM25 engine in `medsynth search --help` (issue 26 item 4, h-bm25); set HOOKS.diskBm25Args");
   // 4. Dense (IVF-PQ) through `index build`, dense and hybrid latency from the query process.
-  if (!o.dense) out.dense = na("--no-dense");
+  if (!o.dense || !has("dense")) out.dense = na(o.dense ? "--stages without dense" : "--no-dense");
   else {
     const b = await runCli(["index", "build", "--corpus", `lance:${store}`, ...HOOKS.denseIndexArgs], env, o.timeoutMs);
     const bf = failure(b, "index build");
@@ -387,7 +434,7 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
     if (!bf) {
       const index = HOOKS.denseIndexArgs[HOOKS.denseIndexArgs.indexOf("--index") + 1] ?? "none";
       for (const mode of ["dense", "hybrid"]) {
-        const c = await queryChild(store, mode, o.queriesFile, cache, index, o.timeoutMs);
+        const c = await queryChild(store, mode, o.queriesFile, cache, index, o.timeoutMs, o.bm25Engine);
         if (typeof c === "string") out[`${mode}P50Ms`] = c;
         else {
           Object.assign(out, { [`${mode}P50Ms`]: c.p50, [`${mode}P95Ms`]: c.p95, [`${mode}ReopenS`]: c.openS, [`${mode}QueryPeakRss`]: c.peakRss });
@@ -398,7 +445,7 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
   }
   out.cacheBytesAfterAll = duBytes(cache);
   // 5. In-memory BM25 vs the real bm25s.
-  if (!o.bm25s) out.vsBm25s = na("--no-bm25s");
+  if (!o.bm25s || !has("bm25s")) out.vsBm25s = na(o.bm25s ? "--stages without bm25s" : "--no-bm25s");
   else if (n > o.bm25sMax) out.vsBm25s = na(`size above --bm25s-max ${o.bm25sMax}`);
   else {
     const v = await vsBm25s(store, o.queries, o.rounds, o.minSeconds, dir);
@@ -478,6 +525,8 @@ async function main(): Promise<void> {
       seed: { type: "string", default: "1" },
       keep: { type: "boolean", default: false },
       natural: { type: "boolean", default: false },
+      stages: { type: "string" },
+      "bm25-engine": { type: "string" },
     },
   });
   const sizes = values.docs === "none" ? [] : values.docs.split(",").map((s) => Number(s.trim()));
@@ -486,6 +535,8 @@ async function main(): Promise<void> {
   const work = resolve(values.work ?? join(tmpdir(), "medsynth-scale"));
   mkdirSync(work, { recursive: true });
   const seed = Number(values.seed);
+  const stages = parseStages(values.stages);
+  const bm25Engine = values["bm25-engine"] ?? null;
   console.log(`# medsynth scale bench (Node ${process.version}, ${cpus().length} CPUs, ${gb(totalmem())} RAM, load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}; work folder ${work})`);
   const t0 = performance.now();
   const model = await loadModel({ seed, log: (l) => console.log(l) });
@@ -512,7 +563,7 @@ async function main(): Promise<void> {
   }
   const results: SizeResult[] = [];
   for (const n of sizes) {
-    results.push(await measureSize(n, model, { work, queries, queriesFile, rounds: Math.max(3, Number(values.rounds)), minSeconds: Number(values["min-seconds"]), dense: !values["no-dense"], bm25s: !values["no-bm25s"], bm25sMax: Number(values["bm25s-max"]), timeoutMs: Number(values["timeout-min"]) * 60_000, diskBm25: help.diskBm25, seed }));
+    results.push(await measureSize(n, model, { work, queries, queriesFile, rounds: Math.max(3, Number(values.rounds)), minSeconds: Number(values["min-seconds"]), dense: !values["no-dense"], bm25s: !values["no-bm25s"], bm25sMax: Number(values["bm25s-max"]), timeoutMs: Number(values["timeout-min"]) * 60_000, diskBm25: help.diskBm25, seed, stages, bm25Engine }));
     if (values.json) writeFileSync(values.json, JSON.stringify({ partial: true, results }, null, 2) + "\n");
   }
   const bm25sOom = printSummary(results);

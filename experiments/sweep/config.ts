@@ -7,7 +7,7 @@
  * Example:
  * ```yaml
  * dataset: medevidence          # or cohen2006, beir:nfcorpus, beir:scifact, beir:trec-covid
- * corpus: bundled               # bundled | dataset (the dataset's own documents) | <corpus.jsonl>
+ * corpus: bundled               # bundled | dataset (the dataset's own documents) | <corpus.jsonl> | lance:<store> (streamed)
  * k: [5, 10, 20]                # cutoffs of recall@K, nDCG@K, MRR@K
  * metric: ndcg@10               # the metric that picks the best setting
  * baseline: bm25                # name of the setting every other is tested against
@@ -88,7 +88,7 @@ export const SweepConfigSchema = z
     dataset: z.string().min(1).default("medevidence"),
     /** Options handed to the dataset loader (e.g. `{dir: ...}` for a BEIR folder). */
     datasetOptions: z.record(z.string(), z.unknown()).optional(),
-    /** Corpus searched: `bundled`, `dataset` (the documents the dataset carries), or a corpus JSONL path. Default: bundled for medevidence, else dataset. */
+    /** Corpus searched: `bundled`, `dataset` (the documents the dataset carries), a corpus JSONL path, or a corpus store `lance:<uri>` (streamed, never loaded). Default: bundled for medevidence, else dataset. */
     corpus: z.string().min(1).optional(),
     /** Embedder of dense and hybrid settings (vectors are computed once for the sweep). */
     embedder: z.string().min(1).default(DEFAULT_RETRIEVER_EMBEDDER_ID),

@@ -30,8 +30,10 @@ export interface RankDeps {
   dense(): Promise<Retriever>;
   /** A reranker by id (called once per id). */
   reranker(id: string): Promise<Reranker>;
-  /** Documents by id, for the reranker. */
+  /** Documents by id, for the reranker (unused when `getDocs` is given). */
   docs: ReadonlyMap<string, CorpusDoc>;
+  /** Documents by id fetched on demand (a corpus store: only the reranked hits are read); absent ids are absent. */
+  getDocs?: (ids: readonly string[]) => Promise<ReadonlyMap<string, CorpusDoc>>;
   log?: (line: string) => void;
 }
 
@@ -130,7 +132,9 @@ export async function rankSettings(plan: Pick<SweepPlan, "settings" | "k" | "cur
       const gkey = `${s.reranker}\u0000${q.id}`;
       const g = grades.get(gkey) ?? new Map<string, number>();
       grades.set(gkey, g);
-      const todo = list.slice(0, s.rerankDepth).filter((h) => !g.has(h.id) && deps.docs.has(h.id)).map((h) => deps.docs.get(h.id)!);
+      const ungraded = list.slice(0, s.rerankDepth).filter((h) => !g.has(h.id)).map((h) => h.id);
+      const byId = deps.getDocs && ungraded.length ? await deps.getDocs(ungraded) : deps.docs;
+      const todo = ungraded.filter((id) => byId.has(id)).map((id) => byId.get(id)!);
       if (todo.length) {
         const hits = await rr.rerank(q.text, todo, { topN: todo.length });
         for (const h of hits) {

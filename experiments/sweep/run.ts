@@ -5,6 +5,7 @@
  * Heavy modules (the retrieval registry with LanceDB, the model layer) are imported when needed.
  */
 import type { CorpusDoc, SynthesisTask } from "../../corpus/types.ts";
+import type { DocumentSource } from "../../corpus/store/types.ts";
 import type { QrelsTopic, Qrels } from "../../corpus/qrels.ts";
 import { analyseSweep, scoreRankings, sweepMetrics, type PerQuery, type SweepAnalysis } from "./analysis.ts";
 import type { SweepPlan } from "./config.ts";
@@ -14,7 +15,10 @@ import { rankSettings, type RankDeps, type RankStats, type SweepQuery } from "./
 export interface SweepData {
   queries: SweepQuery[];
   qrels: Qrels;
+  /** The corpus documents (empty when `source` is set). */
   docs: CorpusDoc[];
+  /** A corpus store (`corpus: lance:<uri>`), streamed: retrievers build from it, documents are fetched by id, never loaded. */
+  source?: DocumentSource;
   /** What `corpus` resolved to, for the report. */
   corpusLabel: string;
 }
@@ -22,7 +26,8 @@ export interface SweepData {
 /**
  * Load the dataset's questions with their group (item meta field `groupBy`, else null), its
  * qrels restricted to questions with a relevant document, and the corpus (`bundled`, `dataset`
- * = the documents the dataset carries, or a corpus file).
+ * = the documents the dataset carries, a corpus file, or a corpus store — `lance:<uri>`, streamed
+ * as `source`, never loaded).
  * @throws Error naming the dataset when it has no qrels, no query with a relevant document, or
  *   (for `corpus: dataset`) no documents.
  */
@@ -48,20 +53,33 @@ export async function loadSweepData(plan: Pick<SweepPlan, "dataset" | "datasetOp
     docs = ds.docs;
     log(`corpus: the ${docs.length} documents of ${plan.dataset}`);
   } else {
-    const { loadCorpusArg } = await import("../../corpus/corpus-file.ts");
-    docs = await loadCorpusArg(plan.corpus, log, "corpus");
+    const { openRetrievalCorpus } = await import("../../corpus/corpus-file.ts");
+    const c = await openRetrievalCorpus(plan.corpus, log, "corpus");
+    if (c.source) return { queries, qrels: kept, docs: [], source: c.source, corpusLabel: plan.corpus };
+    docs = c.docs!;
   }
   return { queries, qrels: kept, docs, corpusLabel: plan.corpus === "dataset" ? `${plan.dataset} documents` : plan.corpus };
 }
 
-/** Real retriever and reranker factories for a sweep (registry, LanceDB, transformers.js, model layer). */
-export async function realRankDeps(plan: Pick<SweepPlan, "embedder" | "chatModel">, docs: readonly CorpusDoc[], log: (l: string) => void): Promise<RankDeps> {
-  const { createRetriever, createReranker } = await import("../../retrieval/registry.ts");
+/**
+ * Real retriever and reranker factories for a sweep (registry, LanceDB, transformers.js, model layer).
+ * @param corpus the documents, or a corpus store (streamed: the engine is chosen from its size — from
+ *   {@link DISK_ENGINE_THRESHOLD} documents on, BM25 is medsynth's on-disk engine, which honours each
+ *   setting's k1 and b, one index per pair; reranked documents are fetched by id).
+ */
+export async function realRankDeps(plan: Pick<SweepPlan, "embedder" | "chatModel">, corpus: readonly CorpusDoc[] | DocumentSource, log: (l: string) => void): Promise<RankDeps> {
+  const { createRetriever, createReranker, DISK_ENGINE_THRESHOLD } = await import("../../retrieval/registry.ts");
+  const source = Array.isArray(corpus) ? null : (corpus as DocumentSource);
+  const docs = source ? null : (corpus as readonly CorpusDoc[]);
+  const corpusDeps = source ? { source } : { docs: docs! };
+  // LanceDB's full-text BM25 (engine `lance`, picked by size) has fixed k1/b: a sweep over them needs the `disk` engine.
+  const bm25Engine = source && (await source.count()) >= DISK_ENGINE_THRESHOLD ? { engine: "disk" as const } : {};
   return {
-    docs: new Map(docs.map((d) => [d.id, d])),
+    docs: new Map((docs ?? []).map((d) => [d.id, d])),
+    ...(source ? { getDocs: (ids: readonly string[]) => source.getDocs(ids) } : {}),
     log,
-    bm25: (k1, b) => createRetriever({ mode: "bm25", bm25: { k1, b } }, { docs, log }),
-    dense: () => createRetriever({ mode: "dense", embedder: plan.embedder }, { docs, log }),
+    bm25: (k1, b) => createRetriever({ mode: "bm25", bm25: { k1, b }, ...bm25Engine }, { ...corpusDeps, log }),
+    dense: () => createRetriever({ mode: "dense", embedder: plan.embedder }, { ...corpusDeps, log }),
     async reranker(id) {
       if (id !== "llm-pointwise") return createReranker(id);
       const { createChatModel } = await import("../../models/registry.ts");
@@ -97,16 +115,18 @@ export interface SweepResult {
 export async function runSweep(plan: SweepPlan, opts: { log?: (l: string) => void; deps?: RankDeps; data?: SweepData } = {}): Promise<SweepResult> {
   const log = opts.log ?? ((l: string) => console.error(l));
   const data = opts.data ?? (await loadSweepData(plan, log));
-  const inCorpus = new Set(data.docs.map((d) => d.id));
   const relevant = Object.values(data.qrels).flatMap((r) => Object.keys(r).filter((id) => r[id] > 0));
+  // A store: the judged ids are looked up, the corpus is not read.
+  const inCorpus = data.source ? new Set((await data.source.getDocs([...new Set(relevant)])).keys()) : new Set(data.docs.map((d) => d.id));
+  const corpusDocs = data.source ? await data.source.count() : data.docs.length;
   const relevantMissing = relevant.filter((id) => !inCorpus.has(id)).length;
   if (relevantMissing) log(`warning: ${relevantMissing} of ${relevant.length} relevant (query, doc) pairs name documents absent from the corpus (they count as misses)`);
   log(`sweep ${plan.name}: ${plan.settings.length} setting(s)${plan.collapsed ? ` (${plan.collapsed} grid point(s) were the same retriever as another and run once)` : ""} on ${data.queries.length} ${plan.dataset} questions`);
-  const deps = opts.deps ?? (await realRankDeps(plan, data.docs, log));
+  const deps = opts.deps ?? (await realRankDeps(plan, data.source ?? data.docs, log));
   const { rankings, stats } = await rankSettings(plan, data.queries, deps);
   if (stats.rerankFailures) log(`warning: the reranker failed to grade ${stats.rerankFailures} document(s) (first error: ${stats.firstRerankError}); they rank after every graded one`);
   const metrics = sweepMetrics([...new Set(plan.k)].sort((a, b) => a - b), plan.curveK);
   const perQuery = scoreRankings(rankings, data.qrels, metrics);
   const analysis = analyseSweep(plan, data.queries, perQuery, plan.settings.map((s) => s.name));
-  return { plan, dataset: plan.dataset, corpus: data.corpusLabel, corpusDocs: data.docs.length, queries: data.queries.length, metrics, analysis, rankStats: stats, perQuery, relevantMissing, grouped: data.queries.filter((q) => q.group !== null).length };
+  return { plan, dataset: plan.dataset, corpus: data.corpusLabel, corpusDocs, queries: data.queries.length, metrics, analysis, rankStats: stats, perQuery, relevantMissing, grouped: data.queries.filter((q) => q.group !== null).length };
 }

@@ -42,9 +42,12 @@ export function createDistractOp(config: z.input<typeof DistractOpSchema>): Pert
         for (const h of hits) if (h.doc) found.set(h.id, h.doc);
         ids = hits.map((h) => h.id).filter(eligible).slice(0, want);
       } else {
-        if (!ctx.pool || ctx.pool.length === 0) return none("no document pool to draw random distractors from (the workflow has no retrieval corpus)");
-        const candidates = seededShuffle(ctx.pool.map((d) => d.id).filter(eligible), `${ctx.seed}:${DISTRACT_OP}:${ctx.itemId}`);
+        // A loaded pool, else the store's ids (same order, so the same seeded draw); documents fetched for the picks only.
+        const poolIds = ctx.pool?.length ? ctx.pool.map((d) => d.id) : (ctx.poolSource?.ids ?? []);
+        if (poolIds.length === 0) return none("no document pool to draw random distractors from (the workflow has no retrieval corpus)");
+        const candidates = seededShuffle(poolIds.filter(eligible), `${ctx.seed}:${DISTRACT_OP}:${ctx.itemId}`);
         ids = candidates.slice(0, want);
+        if (!ctx.pool?.length && ctx.poolSource) for (const [id, d] of await ctx.poolSource.getDocs(ids)) found.set(id, d);
       }
       const added: PerturbedPassage[] = ids.map((id) => found.get(id)).filter((d): d is CorpusDoc => d !== undefined).map((d) => ({ id: d.id, title: d.title, text: d.text, origin: "inserted" }));
       if (added.length === 0) return none(`no eligible ${cfg.source} distractor found`);

@@ -55,7 +55,8 @@ export function createRetractedOp(config: z.input<typeof RetractedOpSchema>): Pe
       }
       const want = Math.round(cfg.strength * evidence.length);
       const present = new Set(evidence.map((e) => e.id));
-      const pool = seededShuffle((ctx.pool ?? []).filter((d) => isRetractedDoc(d) && !present.has(d.id)), `${ctx.seed}:${RETRACTED_OP}:${ctx.itemId}`);
+      const docs = ctx.pool?.length ? ctx.pool : ctx.poolSource && want > 0 ? await ctx.poolSource.retracted() : [];
+      const pool = seededShuffle(docs.filter((d) => isRetractedDoc(d) && !present.has(d.id)), `${ctx.seed}:${RETRACTED_OP}:${ctx.itemId}`);
       const added: PerturbedPassage[] = pool.slice(0, want).map((d) => ({ id: d.id, title: d.title.startsWith(RETRACTED_PREFIX) ? d.title : RETRACTED_PREFIX + d.title, text: d.text, retracted: true, origin: "inserted" }));
       const reason = want === 0 ? `strength ${cfg.strength} × ${evidence.length} passages rounds to 0` : added.length < want ? `only ${added.length} of ${want} retracted studies in the pool` : undefined;
       return {

@@ -78,11 +78,13 @@ export function createSwapOp(config: z.input<typeof SwapOpSchema>, deps: { model
       const chosen = chooseFraction(evidence.map((e) => e.id), cfg.strength, ctx.seed, ctx.itemId, SWAP_OP);
       const none = (reason: string) => ({ evidence: [...evidence], step: { op: SWAP_OP, applied: false, reason, changes: [], inserted: [] } });
       if (chosen.size === 0) return none(`strength ${cfg.strength} selects no passage of ${evidence.length}`);
-      const pool = ctx.pool ?? [];
-      if (pool.length === 0) return none(`no document pool to take a replacement ${el} from (the workflow has no retrieval corpus)`);
+      // A loaded pool, else the store's ids (same order, so the same seeded donors); donors fetched by id.
+      const loaded = ctx.pool?.length ? ctx.pool : null;
+      const poolIds = loaded ? loaded.map((d) => d.id) : (ctx.poolSource?.ids ?? []);
+      if (poolIds.length === 0) return none(`no document pool to take a replacement ${el} from (the workflow has no retrieval corpus)`);
       const present = new Set(evidence.map((e) => e.id));
-      const byId = new Map(pool.map((d) => [d.id, d]));
-      const eligible = pool.map((d) => d.id).filter((id) => !present.has(id) && !ctx.goldenIds.has(id));
+      const byId = new Map(loaded ? loaded.map((d) => [d.id, d]) : []);
+      const eligible = poolIds.filter((id) => !present.has(id) && !ctx.goldenIds.has(id));
       const notFound: string[] = [];
       const noDonor: string[] = [];
       const changes: PerturbationChange[] = [];
@@ -101,8 +103,11 @@ export function createSwapOp(config: z.input<typeof SwapOpSchema>, deps: { model
         const own = words(original);
         const hay = `${p.title}\n${p.text}`.toLowerCase();
         let replacement: { text: string; donor: string } | null = null;
-        for (const id of seededShuffle(eligible, `${ctx.seed}:${SWAP_OP}:${ctx.itemId}:${p.id}`).slice(0, maxDonors)) {
-          const d = byId.get(id)!;
+        const donors = seededShuffle(eligible, `${ctx.seed}:${SWAP_OP}:${ctx.itemId}:${p.id}`).slice(0, maxDonors);
+        if (!loaded && ctx.poolSource) for (const [id, d] of await ctx.poolSource.getDocs(donors.filter((id) => !byId.has(id)))) byId.set(id, d);
+        for (const id of donors) {
+          const d = byId.get(id);
+          if (!d) continue;
           const cand = (await extractor.extract(d, ctx.run))[el]?.text;
           if (!cand || [...words(cand)].some((w) => own.has(w)) || words(cand).size === 0 || hay.includes(cand.toLowerCase())) continue;
           replacement = { text: cand, donor: id };

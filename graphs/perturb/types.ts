@@ -8,6 +8,9 @@
 import type { CorpusDoc } from "../../corpus/types.ts";
 import type { EvidencePassage } from "../../models/types.ts";
 import type { RunContext } from "../nodes/run-context.ts";
+import type { PoolSource } from "../types.ts";
+
+export type { PoolSource };
 
 /** A passage as perturbations see it: evidence plus flags a perturbation may set. */
 export interface PerturbedPassage extends EvidencePassage {
@@ -49,6 +52,12 @@ export interface PerturbationContext {
   goldenIds: ReadonlySet<string>;
   /** Candidate documents for `distract`/`swap` (the retrieval corpus), when the workflow has one. */
   pool?: readonly CorpusDoc[];
+  /**
+   * The same pool read from a corpus store without loading it (used when `pool` is absent): ids in
+   * memory, documents fetched by id. Operators draw from it exactly what they would draw from the
+   * loaded pool (same ids in the same order, same seeded shuffles).
+   */
+  poolSource?: PoolSource;
   /** Near-topic search over `pool` (e.g. BM25), when available. */
   search?: (query: string, k: number) => Promise<{ id: string; doc?: CorpusDoc }[]>;
   /** Run context of the graph node (LLM-based operators call the model through it). */
