@@ -33,7 +33,10 @@ export const BundledCorpusOptionsSchema = z
   .object({
     /** A folder laid out like the dataset registry (e.g. a mirror); default: the registry's verified copies, pulled on first use. */
     dataDir: z.string().optional(),
-    sources: z.array(z.enum(BUNDLED_CORPUS_SOURCES)).min(1).default([...BUNDLED_CORPUS_SOURCES]),
+    sources: z
+      .array(z.enum(BUNDLED_CORPUS_SOURCES))
+      .min(1)
+      .default([...BUNDLED_CORPUS_SOURCES]),
     /** Keep the PubMedQA conclusion in the document text (leaks the MedConclusion reference if the same items are generation targets). */
     includePubmedqaConclusion: z.boolean().default(true),
     /** Read/write a JSON cache in `cacheDir` (see module doc). */
@@ -69,7 +72,11 @@ async function sourceFiles(dataDir: string | undefined, sources: readonly Bundle
   if (sources.includes("medevidence")) files.push(["/medevidence/med-evidence-abstract.jsonl", await dataFilePath(dataDir, "medevidence/med-evidence-abstract.jsonl")]);
   if (sources.includes("cohen2006")) {
     const dir = await dataFolderPath(dataDir, "cohen2006");
-    if (existsSync(dir)) for (const f of readdirSync(dir).filter((f) => f.endsWith(".csv")).sort()) files.push([`/cohen2006/${f}`, join(dir, f)]);
+    if (existsSync(dir))
+      for (const f of readdirSync(dir)
+        .filter((f) => f.endsWith(".csv"))
+        .sort())
+        files.push([`/cohen2006/${f}`, join(dir, f)]);
   }
   return files;
 }
@@ -117,7 +124,11 @@ export async function loadBundledCorpus(options: BundledCorpusOptions = {}): Pro
   };
   for (const source of BUNDLED_CORPUS_SOURCES) {
     if (!opts.sources.includes(source)) continue;
-    if (source === "pubmedqa") add(source, (await loadPubmedqa({ dataDir })).items.map((t) => pubmedqaTaskToDoc(t, opts.includePubmedqaConclusion)));
+    if (source === "pubmedqa")
+      add(
+        source,
+        (await loadPubmedqa({ dataDir })).items.map((t) => pubmedqaTaskToDoc(t, opts.includePubmedqaConclusion)),
+      );
     if (source === "medevidence") add(source, (await loadMedEvidence({ dataDir })).docs ?? []);
     if (source === "cohen2006") {
       const loaded = await loadCohen2006({ dataDir });

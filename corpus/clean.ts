@@ -48,8 +48,19 @@ export const MAX_LABEL_LENGTH = 80;
 
 /** Reasons a record is dropped, in the order they are checked. */
 export const DROP_REASONS = [
-  "deleted", "superseded", "retracted", "retraction-notice", "not-english", "missing-core-fields", "no-abstract",
-  "unstructured", "malformed-labels", "too-few-segments", "no-conclusion", "duplicate-doi", "duplicate-title",
+  "deleted",
+  "superseded",
+  "retracted",
+  "retraction-notice",
+  "not-english",
+  "missing-core-fields",
+  "no-abstract",
+  "unstructured",
+  "malformed-labels",
+  "too-few-segments",
+  "no-conclusion",
+  "duplicate-doi",
+  "duplicate-title",
 ] as const;
 /** One of {@link DROP_REASONS}. */
 export type DropReason = (typeof DROP_REASONS)[number];
@@ -131,7 +142,12 @@ export function repairDuplicatedSegments<T extends { label: string | null; text:
  * digits only (single spaces), trailing period ignored.
  */
 export function normalizeTitle(title: string): string {
-  return title.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+  return title
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
 }
 
 /**

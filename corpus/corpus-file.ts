@@ -99,7 +99,12 @@ export async function readCorpusFile(path: string, label = "--corpus"): Promise<
     out.firstMalformed ??= msg;
   };
   // A folder (e.g. MedRAG's `chunk/` of PubMed files): its .jsonl / .jsonl.gz files in name order.
-  const files = statSync(path).isDirectory() ? readdirSync(path).filter((f) => /\.jsonl(\.gz)?$/.test(f)).sort().map((f) => join(path, f)) : [path];
+  const files = statSync(path).isDirectory()
+    ? readdirSync(path)
+        .filter((f) => /\.jsonl(\.gz)?$/.test(f))
+        .sort()
+        .map((f) => join(path, f))
+    : [path];
   if (files.length === 0) throw new Error(`${label}: ${path} is a folder without .jsonl / .jsonl.gz files`);
   let linesBefore = 0;
   for (const file of files) {
@@ -231,14 +236,20 @@ export async function loadCorpusArg(corpus: string, log: (l: string) => void = (
   }
   if (corpus === "bundled") {
     const { docs, stats } = await loadBundledCorpus({ cache: true });
-    log(`corpus: bundled, ${stats.total} docs (${Object.entries(stats.bySource).map(([s, n]) => `${s} ${n}`).join(", ")})`);
+    log(
+      `corpus: bundled, ${stats.total} docs (${Object.entries(stats.bySource)
+        .map(([s, n]) => `${s} ${n}`)
+        .join(", ")})`,
+    );
     return docs;
   }
   const r = await readCorpusFile(corpus, label);
   log(`corpus: ${corpus}, ${r.docs.length} docs${r.deleted ? ` (${r.deleted} deleted citation(s) left out)` : ""}`);
   if (r.malformed) log(`warning: ${corpus}: ${r.malformed} malformed line(s) skipped (first: ${r.firstMalformed})`);
   if (r.duplicates) log(`warning: ${corpus}: ${r.duplicates} line(s) repeat an earlier id and were skipped, keeping the first (first repeated id: "${r.firstDuplicate}")`);
-  if (r.docs.length === 0) throw new Error(`${label}: ${corpus} has no valid document (lines must be CorpusDoc {id, title, text} or PubmedRecord as written by \`medsynth corpus ingest\`)${r.firstMalformed ? `; first problem: ${r.firstMalformed}` : ""}`);
+  if (r.docs.length === 0)
+    throw new Error(
+      `${label}: ${corpus} has no valid document (lines must be CorpusDoc {id, title, text} or PubmedRecord as written by \`medsynth corpus ingest\`)${r.firstMalformed ? `; first problem: ${r.firstMalformed}` : ""}`,
+    );
   return r.docs;
 }
-

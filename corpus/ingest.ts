@@ -75,7 +75,22 @@ export interface IngestOptions {
 
 /** Empty counters. */
 export function emptyIngestCounts(): IngestCounts {
-  return { files: 0, records: 0, withAbstract: 0, structured: 0, withConclusion: 0, abstractSegments: 0, meshHeadings: 0, keywords: 0, deletedCitations: 0, retracted: 0, errata: 0, warnings: 0, books: 0, retractionNotices: 0 };
+  return {
+    files: 0,
+    records: 0,
+    withAbstract: 0,
+    structured: 0,
+    withConclusion: 0,
+    abstractSegments: 0,
+    meshHeadings: 0,
+    keywords: 0,
+    deletedCitations: 0,
+    retracted: 0,
+    errata: 0,
+    warnings: 0,
+    books: 0,
+    retractionNotices: 0,
+  };
 }
 
 /**
@@ -243,7 +258,13 @@ export async function ingestPubmed(inputs: readonly string[], options: IngestOpt
             counts.books++;
             books.push({ file, pmid: w.pmid });
           } else if (w.kind === "encoding") {
-            encodingErrors.push({ file, encoding: w.encoding ?? "UTF-8", invalidBytes: w.invalidBytes ?? 0, firstByteOffset: /^utf-?8$/i.test(w.encoding ?? "UTF-8") ? w.byteOffset : null, message: w.message });
+            encodingErrors.push({
+              file,
+              encoding: w.encoding ?? "UTF-8",
+              invalidBytes: w.invalidBytes ?? 0,
+              firstByteOffset: /^utf-?8$/i.test(w.encoding ?? "UTF-8") ? w.byteOffset : null,
+              message: w.message,
+            });
           } else {
             counts.warnings++;
             skippedHere++;

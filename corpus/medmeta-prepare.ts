@@ -242,9 +242,15 @@ export async function prepareMedMeta(client: EutilsClient, options: PrepareMedMe
 
   const exclude = new Set(pmids);
   const noise = await sampleNoise(client, { term: opts.noiseTerm, minYear, maxYear, n: opts.noiseCount, seed: opts.seed, exclude, cap: opts.cap });
-  log(`noise abstracts: ${noise.records.length} of ${opts.noiseCount} sampled from ${noise.poolSize.toLocaleString("en-US")} "${opts.noiseTerm}" records of ${minYear}–${maxYear} (${noise.drawn} drawn)`);
-  if (noise.records.length < opts.noiseCount) warnings.push(`only ${noise.records.length} of ${opts.noiseCount} noise abstracts could be sampled (${noise.poolSize} records match "${opts.noiseTerm}" in ${minYear}–${maxYear})`);
-  if (noise.windows.overflow.length) warnings.push(`${noise.windows.overflow.length} single day(s) exceed the ${opts.cap ?? 10_000}-record cap; records past it could not be drawn (first: ${noise.windows.overflow[0].minDate}, ${noise.windows.overflow[0].count} records)`);
+  log(
+    `noise abstracts: ${noise.records.length} of ${opts.noiseCount} sampled from ${noise.poolSize.toLocaleString("en-US")} "${opts.noiseTerm}" records of ${minYear}–${maxYear} (${noise.drawn} drawn)`,
+  );
+  if (noise.records.length < opts.noiseCount)
+    warnings.push(`only ${noise.records.length} of ${opts.noiseCount} noise abstracts could be sampled (${noise.poolSize} records match "${opts.noiseTerm}" in ${minYear}–${maxYear})`);
+  if (noise.windows.overflow.length)
+    warnings.push(
+      `${noise.windows.overflow.length} single day(s) exceed the ${opts.cap ?? 10_000}-record cap; records past it could not be drawn (first: ${noise.windows.overflow[0].minDate}, ${noise.windows.overflow[0].count} records)`,
+    );
 
   mkdirSync(outDir, { recursive: true });
   const files = Object.fromEntries(Object.entries(MEDMETA_PREPARED_FILES).map(([k, f]) => [k, join(outDir, f)])) as MedMetaPrepareReport["files"];
@@ -264,7 +270,17 @@ export async function prepareMedMeta(client: EutilsClient, options: PrepareMedMe
       noAbstract: golden.noAbstract,
       perRow: items.map((t) => ({ row: rowOf(t), cited: t.goldenPmids.length, found: t.goldenPmids.filter((p) => foundIds.has(p)).length })),
     },
-    noise: { term: opts.noiseTerm, minYear, maxYear, requested: opts.noiseCount, sampled: noise.records.length, poolSize: noise.poolSize, drawn: noise.drawn, rejected: noise.rejected, windows: noise.windows },
+    noise: {
+      term: opts.noiseTerm,
+      minYear,
+      maxYear,
+      requested: opts.noiseCount,
+      sampled: noise.records.length,
+      poolSize: noise.poolSize,
+      drawn: noise.drawn,
+      rejected: noise.rejected,
+      windows: noise.windows,
+    },
     corpusDocs: corpus.length,
     files,
     warnings,

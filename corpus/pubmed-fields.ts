@@ -15,9 +15,7 @@ import type { PubmedRecord } from "./types.ts";
 import { decodeEntities } from "./markup.ts";
 
 /** Elements kept as raw inner XML (inline markup) and flattened by `flattenInlineMarkup` (both readers). */
-export const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set([
-  "AbstractText", "ArticleTitle", "VernacularTitle", "Keyword", "CollectiveName", "Affiliation", "CopyrightInformation",
-]);
+export const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set(["AbstractText", "ArticleTitle", "VernacularTitle", "Keyword", "CollectiveName", "Affiliation", "CopyrightInformation"]);
 
 /**
  * Subtrees and leaves never read. `reduceRecordXml` cuts them out before fast-xml-parser sees
@@ -25,12 +23,35 @@ export const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set([
  * scanner (`pubmed-scan.ts`) jumps over them: one list, so the two readers cannot drift apart.
  */
 export const SKIPPED_ELEMENTS: ReadonlySet<string> = new Set([
-  "ReferenceList", "GrantList", "ChemicalList", "InvestigatorList", "History",
-  "SupplMeshList", "GeneSymbolList", "PersonalNameSubjectList", "DataBankList", "Pagination",
-  "DateCreated", "DateCompleted", "DateRevised", "GeneralNote", "OtherID",
-  "CitationSubset", "NumberOfReferences", "SpaceFlightMission", "CoiStatement", "QualifierName",
-  "Country", "MedlineTA", "Volume", "Issue", "PublicationStatus", "ObjectList", "AccessionNumberList",
-  "RefSource", "Note",
+  "ReferenceList",
+  "GrantList",
+  "ChemicalList",
+  "InvestigatorList",
+  "History",
+  "SupplMeshList",
+  "GeneSymbolList",
+  "PersonalNameSubjectList",
+  "DataBankList",
+  "Pagination",
+  "DateCreated",
+  "DateCompleted",
+  "DateRevised",
+  "GeneralNote",
+  "OtherID",
+  "CitationSubset",
+  "NumberOfReferences",
+  "SpaceFlightMission",
+  "CoiStatement",
+  "QualifierName",
+  "Country",
+  "MedlineTA",
+  "Volume",
+  "Issue",
+  "PublicationStatus",
+  "ObjectList",
+  "AccessionNumberList",
+  "RefSource",
+  "Note",
 ]);
 
 const NON_ASCII_RE = /[\x80-\xff]/;
@@ -74,15 +95,29 @@ function partOf(v: unknown): string {
 }
 
 const MONTHS: Record<string, string> = {
-  jan: "01", feb: "02", mar: "03", apr: "04", may: "05", jun: "06",
-  jul: "07", aug: "08", sep: "09", oct: "10", nov: "11", dec: "12",
+  jan: "01",
+  feb: "02",
+  mar: "03",
+  apr: "04",
+  may: "05",
+  jun: "06",
+  jul: "07",
+  aug: "08",
+  sep: "09",
+  oct: "10",
+  nov: "11",
+  dec: "12",
 };
 /**
  * Season → month used for `PubDate/Season` and seasons in `MedlineDate`: the season's first month
  * in the northern hemisphere, except Winter → 01 (a "Winter 2019" issue opens year 2019).
  */
 export const SEASON_MONTHS: Readonly<Record<string, string>> = Object.freeze({
-  spring: "03", summer: "06", fall: "09", autumn: "09", winter: "01",
+  spring: "03",
+  summer: "06",
+  fall: "09",
+  autumn: "09",
+  winter: "01",
 });
 
 function monthOf(token: string | undefined): string | null {
@@ -143,7 +178,10 @@ const ORCID_RE = /^(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dXx])$/;
  *   have the 16-character shape, or null when empty.
  */
 export function normalizeOrcid(raw: string): string | null {
-  const t = raw.trim().replace(/^https?:\/\/(?:www\.)?orcid\.org\//i, "").replace(/\/$/, "");
+  const t = raw
+    .trim()
+    .replace(/^https?:\/\/(?:www\.)?orcid\.org\//i, "")
+    .replace(/\/$/, "");
   if (t.length === 0) return null;
   const m = ORCID_RE.exec(t);
   return m ? `${m[1]}-${m[2]}-${m[3]}-${m[4].toUpperCase()}` : t;
@@ -201,10 +239,23 @@ export function applyRetractionFields(rec: PubmedRecord, refs: readonly { refTyp
  */
 export function emptyPubmedRecord(pmid: string, version: string): PubmedRecord {
   return {
-    pmid, version, doi: null, title: "", vernacularTitle: null,
+    pmid,
+    version,
+    doi: null,
+    title: "",
+    vernacularTitle: null,
     journal: { title: null, isoAbbreviation: null, issn: null, nlmUniqueId: null },
-    pubDate: null, languages: [], publicationTypes: [], meshHeadings: [], keywords: [], abstract: [],
-    otherAbstracts: [], flags: { deleted: false, retracted: false, erratum: false },
-    authors: [], copyright: null, retractionOf: [], retractionIn: [],
+    pubDate: null,
+    languages: [],
+    publicationTypes: [],
+    meshHeadings: [],
+    keywords: [],
+    abstract: [],
+    otherAbstracts: [],
+    flags: { deleted: false, retracted: false, erratum: false },
+    authors: [],
+    copyright: null,
+    retractionOf: [],
+    retractionIn: [],
   };
 }

@@ -31,9 +31,26 @@ import { decodeEntities } from "./markup.ts";
 
 /** Leaf elements read as text; which field each fills depends on its parent element (see `onLeaf`). */
 const LEAF: ReadonlySet<string> = new Set([
-  "PMID", "Title", "ISOAbbreviation", "ISSN", "ISSNLinking", "NlmUniqueID", "Year", "Month", "Day", "Season",
-  "MedlineDate", "Language", "PublicationType", "DescriptorName", "ArticleId", "ELocationID",
-  "LastName", "ForeName", "Initials", "Identifier",
+  "PMID",
+  "Title",
+  "ISOAbbreviation",
+  "ISSN",
+  "ISSNLinking",
+  "NlmUniqueID",
+  "Year",
+  "Month",
+  "Day",
+  "Season",
+  "MedlineDate",
+  "Language",
+  "PublicationType",
+  "DescriptorName",
+  "ArticleId",
+  "ELocationID",
+  "LastName",
+  "ForeName",
+  "Initials",
+  "Identifier",
 ]);
 
 /**
@@ -103,9 +120,28 @@ interface TagInfo {
 
 /** Elements walked into whose names the handlers compare (as parents or in `onOpen`). */
 const WALKED: readonly string[] = [
-  "MedlineCitation", "PubmedArticle", "PubmedData", "DeleteCitation", "Article", "Journal", "JournalIssue", "MedlineJournalInfo",
-  "Author", "AuthorList", "AffiliationInfo", "Abstract", "OtherAbstract", "PubDate", "ArticleDate", "PublicationTypeList",
-  "MeshHeadingList", "MeshHeading", "KeywordList", "ArticleIdList", "CommentsCorrectionsList", "CommentsCorrections",
+  "MedlineCitation",
+  "PubmedArticle",
+  "PubmedData",
+  "DeleteCitation",
+  "Article",
+  "Journal",
+  "JournalIssue",
+  "MedlineJournalInfo",
+  "Author",
+  "AuthorList",
+  "AffiliationInfo",
+  "Abstract",
+  "OtherAbstract",
+  "PubDate",
+  "ArticleDate",
+  "PublicationTypeList",
+  "MeshHeadingList",
+  "MeshHeading",
+  "KeywordList",
+  "ArticleIdList",
+  "CommentsCorrectionsList",
+  "CommentsCorrections",
 ];
 
 /** Hash step of an element name, char by char (the scanner computes it while finding the name's end). */

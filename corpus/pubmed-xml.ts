@@ -46,9 +46,25 @@ export { leafText, normalizeMedlineDate, normalizeOrcid, normalizePubDate, RAW_T
 
 /** Elements that may repeat and must always come back as arrays from the parser. */
 export const REPEATABLE_ELEMENTS: ReadonlySet<string> = new Set([
-  "AbstractText", "MeshHeading", "QualifierName", "Keyword", "KeywordList", "PublicationType",
-  "Language", "ELocationID", "ArticleId", "OtherAbstract", "CommentsCorrections", "PMID",
-  "ISSN", "OtherID", "ArticleDate", "Author", "AffiliationInfo", "Affiliation", "Identifier",
+  "AbstractText",
+  "MeshHeading",
+  "QualifierName",
+  "Keyword",
+  "KeywordList",
+  "PublicationType",
+  "Language",
+  "ELocationID",
+  "ArticleId",
+  "OtherAbstract",
+  "CommentsCorrections",
+  "PMID",
+  "ISSN",
+  "OtherID",
+  "ArticleDate",
+  "Author",
+  "AffiliationInfo",
+  "Affiliation",
+  "Identifier",
 ]);
 
 /**
@@ -520,8 +536,12 @@ export function citationToRecord(citation: Node, pubmedData?: Node, retractionIn
     const ad = asArray(article.ArticleDate)[0];
     rec.pubDate = normalizePubDate(ad);
   }
-  rec.languages = asArray(article.Language).map((l) => textOf(l).trim()).filter((l) => l.length > 0);
-  rec.publicationTypes = asArray(asNode(article.PublicationTypeList)?.PublicationType).map((p) => textOf(p).trim()).filter(Boolean);
+  rec.languages = asArray(article.Language)
+    .map((l) => textOf(l).trim())
+    .filter((l) => l.length > 0);
+  rec.publicationTypes = asArray(asNode(article.PublicationTypeList)?.PublicationType)
+    .map((p) => textOf(p).trim())
+    .filter(Boolean);
   rec.meshHeadings = asArray(asNode(citation.MeshHeadingList)?.MeshHeading)
     .map((h) => textOf(asNode(h)?.DescriptorName).trim())
     .filter(Boolean);
@@ -632,7 +652,10 @@ function handleRaw(raw: RawRecord, file: string, opts: ParsePubmedOptions): Pubm
     const pmid = PMID_RE.exec(raw.xml)?.[1] ?? null;
     const where = pmid ? `PMID ${pmid}` : `byte offset ${raw.byteOffset}`;
     opts.onWarning?.({
-      file, pmid, byteOffset: raw.byteOffset, kind: "malformed",
+      file,
+      pmid,
+      byteOffset: raw.byteOffset,
+      kind: "malformed",
       message: `${file}: skipped malformed ${raw.tag} (${where}): ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`,
     });
     return [];
@@ -644,7 +667,10 @@ function handleLeftover(splitter: RecordSplitter, file: string, opts: ParsePubme
   if (!left) return;
   const pmid = PMID_RE.exec(left.xml)?.[1] ?? null;
   opts.onWarning?.({
-    file, pmid, byteOffset: left.byteOffset, kind: "truncated",
+    file,
+    pmid,
+    byteOffset: left.byteOffset,
+    kind: "truncated",
     message: `${file}: unfinished ${left.tag} at end of input (byte offset ${left.byteOffset}${pmid ? `, PMID ${pmid}` : ""})`,
   });
 }
@@ -746,7 +772,12 @@ function reportInvalidBytes(decoder: XmlByteDecoder, file: string, opts: ParsePu
   const enc = decoder.declared ?? "UTF-8";
   const where = decoder.firstInvalidOffset !== null ? `; first at byte offset ${decoder.firstInvalidOffset}` : "";
   opts.onWarning?.({
-    file, pmid: null, byteOffset: decoder.firstInvalidOffset ?? 0, kind: "encoding", invalidBytes: decoder.invalid, encoding: enc,
+    file,
+    pmid: null,
+    byteOffset: decoder.firstInvalidOffset ?? 0,
+    kind: "encoding",
+    invalidBytes: decoder.invalid,
+    encoding: enc,
     message: `${file}: ${decoder.invalid} byte sequence(s) invalid in the file's encoding ${enc} (decoded as U+FFFD${where})`,
   });
 }

@@ -221,7 +221,4 @@ export const RweStudySchema = z
 export type RweStudy = z.infer<typeof RweStudySchema>;
 
 /** Any task the runner can schedule. */
-export type Task =
-  | ({ kind: "conclusion" } & ConclusionTask)
-  | ({ kind: "synthesis" } & SynthesisTask)
-  | ({ kind: "rwe" } & RweStudy);
+export type Task = ({ kind: "conclusion" } & ConclusionTask) | ({ kind: "synthesis" } & SynthesisTask) | ({ kind: "rwe" } & RweStudy);

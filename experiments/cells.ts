@@ -57,13 +57,7 @@ export interface CellItems {
  * @param workflowKind maps a workflow id to its task kind ("synthesis" | "conclusion" | "rwe").
  * @returns cells in a deterministic order (dataset, item, model, workflow, params, repeat).
  */
-export function expandCells(
-  items: CellItems[],
-  models: string[],
-  workflows: WorkflowSelection[],
-  repeats: number,
-  workflowKind: (id: string) => string,
-): Cell[] {
+export function expandCells(items: CellItems[], models: string[], workflows: WorkflowSelection[], repeats: number, workflowKind: (id: string) => string): Cell[] {
   const cells: Cell[] = [];
   for (const ds of items) {
     for (const itemId of ds.itemIds) {

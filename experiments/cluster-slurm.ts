@@ -23,7 +23,10 @@ export const SlurmScriptOptionsSchema = z
     /** Number of shards = array tasks. */
     shards: z.number().int().min(1).max(100_000),
     /** Job name (default `medsynth-<config name>`). */
-    jobName: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, . _ - only").default("medsynth"),
+    jobName: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/, "letters, digits, . _ - only")
+      .default("medsynth"),
     /** Folder the tasks start in (`--chdir`). */
     workdir: z.string().min(1),
     /** Folder for the tasks' log files (`%x-%A_%a.out`). */
@@ -115,9 +118,9 @@ export function buildSlurmScripts(options: SlurmScriptOptions): SlurmScripts {
     'cd "$(dirname "$0")"',
     `mkdir -p ${shellQuote(o.logDir)}`,
     "array=$(sbatch --parsable array.sbatch)",
-    'array=${array%%;*}',
+    "array=${array%%;*}",
     'merge=$(sbatch --parsable --dependency=afterok:"$array" merge.sbatch)',
-    'merge=${merge%%;*}',
+    "merge=${merge%%;*}",
     `echo "submitted array job $array (${o.shards} tasks) and merge job $merge (after every task succeeded); logs in ${o.logDir.replace(/"/g, '\\"')}"`,
     "",
   ].join("\n");

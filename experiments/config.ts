@@ -52,7 +52,9 @@ export const ModelSelectionSchema = z
     paperModel: z
       .string()
       .min(1)
-      .refine((m) => PAPER_IDS.some((p) => PAPER_MODELS[p].includes(m)), { message: `not a model of the papers' tables; one of: ${PAPER_IDS.map((p) => PAPER_MODELS[p].map((m) => `"${m}"`).join(", ")).join("; ")}` })
+      .refine((m) => PAPER_IDS.some((p) => PAPER_MODELS[p].includes(m)), {
+        message: `not a model of the papers' tables; one of: ${PAPER_IDS.map((p) => PAPER_MODELS[p].map((m) => `"${m}"`).join(", ")).join("; ")}`,
+      })
       .optional(),
   })
   .strict();
@@ -87,7 +89,10 @@ export const RetrievalSettingsSchema = z
      * `noiseCount` abstracts sampled with `seed` from `corpus` (golden ids excluded). MedMeta used
      * 2,250 golden + 22,750 noise = 25,000.
      */
-    noise: z.object({ goldenFrom: z.string().min(1), noiseCount: z.number().int().min(0), seed: z.union([z.number().int(), z.string()]).default(0) }).strict().optional(),
+    noise: z
+      .object({ goldenFrom: z.string().min(1), noiseCount: z.number().int().min(0), seed: z.union([z.number().int(), z.string()]).default(0) })
+      .strict()
+      .optional(),
     /** Retriever settings passed to the retrieval registry (engine, embedder, fusion, weights …). */
     options: z.record(z.string(), z.unknown()).default({}),
     /**
@@ -106,7 +111,10 @@ export type RetrievalSettings = z.infer<typeof RetrievalSettingsSchema>;
 export const RetrievalEvalSchema = z
   .object({
     datasets: z.array(z.string()).min(1).default(["medevidence"]),
-    modes: z.array(z.enum(["bm25", "dense", "hybrid"])).min(1).default(["bm25", "dense", "hybrid"]),
+    modes: z
+      .array(z.enum(["bm25", "dense", "hybrid"]))
+      .min(1)
+      .default(["bm25", "dense", "hybrid"]),
     k: z.array(z.number().int().positive()).min(1).default([5, 10]),
   })
   .strict();
@@ -273,7 +281,12 @@ export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = proc
   });
   const retrieval = isCorpusFilePath(cfg.retrieval.corpus) ? { ...cfg.retrieval, corpus: input(cfg.retrieval.corpus, "retrieval.corpus") } : cfg.retrieval;
   if (retrieval !== cfg.retrieval) WRITTEN_PATHS.set(retrieval, cfg.retrieval.corpus);
-  if (missing.length) throw new ConfigError(`${file}: input files not found (relative paths are relative to the config file's folder; see docs/experiment-configs.md#paths-in-a-config)\n${missing.map((m) => `  - ${m.message}`).join("\n")}`, file, missing);
+  if (missing.length)
+    throw new ConfigError(
+      `${file}: input files not found (relative paths are relative to the config file's folder; see docs/experiment-configs.md#paths-in-a-config)\n${missing.map((m) => `  - ${m.message}`).join("\n")}`,
+      file,
+      missing,
+    );
   return {
     ...cfg,
     output: abs(cfg.output),
@@ -310,7 +323,9 @@ function resolveInputPath(file: string, base: string, field: string, p: string, 
   if (existsSync(fromFile)) return fromFile;
   const fromCwd = resolve(p);
   if (existsSync(fromCwd)) {
-    log(`medsynth: deprecated: ${file}: ${field} "${p}" was found relative to the current folder (${fromCwd}), not to the config file's folder; relative paths in a config are relative to the config file's folder — write "${relative(base, fromCwd)}" or an absolute path (this fallback will be removed)`);
+    log(
+      `medsynth: deprecated: ${file}: ${field} "${p}" was found relative to the current folder (${fromCwd}), not to the config file's folder; relative paths in a config are relative to the config file's folder — write "${relative(base, fromCwd)}" or an absolute path (this fallback will be removed)`,
+    );
     return fromCwd;
   }
   missing.push({ path: field, message: `${field}: "${p}" not found; tried ${fromFile} (relative to the config file's folder) and ${fromCwd} (relative to the current folder)` });
@@ -329,5 +344,7 @@ export function configHash(cfg: ExperimentConfig): string {
   const written = (o: object | undefined) => (o ? WRITTEN_PATHS.get(o) : undefined);
   const datasets = rest.datasets.map((d) => (written(d.options) !== undefined ? { ...d, options: { ...d.options, path: written(d.options) } } : d));
   const corpus = written(rest.retrieval) ?? rest.retrieval.corpus;
-  return createHash("sha256").update(stringify({ ...rest, models, datasets, retrieval: { ...rest.retrieval, corpus } }) ?? "").digest("hex");
+  return createHash("sha256")
+    .update(stringify({ ...rest, models, datasets, retrieval: { ...rest.retrieval, corpus } }) ?? "")
+    .digest("hex");
 }

@@ -40,11 +40,13 @@ export function configDataFiles(config: ExperimentConfig): string[] {
 export class DatasetsUnavailableError extends Error {
   constructor(readonly errors: readonly DatasetUnavailableError[]) {
     const names = errors.map((e) => e.source.dataset);
-    super([
-      `${errors.length} datasets this run needs are not available: ${names.join(", ")} (nothing was run).`,
-      ...errors.map((e) => `\n${e.message}`),
-      `\nGet them all with \`${pullCommand(names.join(" "))}\` where the network or a mirror is reachable.`,
-    ].join("\n"));
+    super(
+      [
+        `${errors.length} datasets this run needs are not available: ${names.join(", ")} (nothing was run).`,
+        ...errors.map((e) => `\n${e.message}`),
+        `\nGet them all with \`${pullCommand(names.join(" "))}\` where the network or a mirror is reachable.`,
+      ].join("\n"),
+    );
     this.name = "DatasetsUnavailableError";
   }
 }

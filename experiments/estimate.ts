@@ -104,7 +104,14 @@ export interface EstimateOptions {
  * @param judges judge calls per judged cell: `calls` (judges × rubrics × repeats), `maxAttempts`
  *   (whole-call attempts × structured re-asks), and the judge model ids.
  */
-export function estimateRun(config: ExperimentConfig, pending: Cell[], finished: number, items: Map<string, RunnerItem>, judges: { calls: number; referenceCalls?: number; maxAttempts: number; models: string[] } | null, opts: EstimateOptions = {}): RunEstimate {
+export function estimateRun(
+  config: ExperimentConfig,
+  pending: Cell[],
+  finished: number,
+  items: Map<string, RunnerItem>,
+  judges: { calls: number; referenceCalls?: number; maxAttempts: number; models: string[] } | null,
+  opts: EstimateOptions = {},
+): RunEstimate {
   const isLlm = new Map(config.models.map((m) => [m.label ?? m.id, m.id.startsWith("openai:")]));
   const idOf = new Map(config.models.map((m) => [m.label ?? m.id, m.id]));
   const endpointOf = new Map(config.models.map((m) => [m.label ?? m.id, (m.endpoint ?? {}) as { maxTokens?: number; structuredRetries?: number }]));
@@ -201,14 +208,23 @@ function batchShare(calls: number, totalCalls: number, costUsd: number | null): 
 export function formatEstimate(e: RunEstimate): string[] {
   const n = (x: number) => x.toLocaleString("en-US");
   const lines = [`estimate: ${n(e.cells)} cells (${n(e.pending)} to run, ${n(e.finished)} already finished)`];
-  for (const w of e.perWorkflow) lines.push(`  ${w.workflow} ${w.params === "{}" ? "" : `${w.params} `}× ${n(w.cells)} cells: ${w.callsPerCell.min === w.callsPerCell.max ? w.callsPerCell.max : `${w.callsPerCell.min}–${w.callsPerCell.max}`} generator calls per cell`);
+  for (const w of e.perWorkflow)
+    lines.push(
+      `  ${w.workflow} ${w.params === "{}" ? "" : `${w.params} `}× ${n(w.cells)} cells: ${w.callsPerCell.min === w.callsPerCell.max ? w.callsPerCell.max : `${w.callsPerCell.min}–${w.callsPerCell.max}`} generator calls per cell`,
+    );
   const r = (c: CallRange) => `${c.min === c.max ? n(c.max) : `${n(c.min)}–${n(c.max)}`} (≤ ${n(c.worst)} requests with every re-ask)`;
   lines.push(`  generator calls: ${r(e.generatorCalls)}; judge calls: ${r(e.judgeCalls)}${e.metricCalls.max ? `; metric judge calls: ${r(e.metricCalls)}` : ""}`);
-  lines.push(`  calls: at most ${n(e.generatorCalls.max + e.judgeCalls.max + e.metricCalls.max)} when every answer is usable (every loop at its limit, nothing cached); HTTP retries of failed requests come on top`);
-  lines.push(`  tokens (upper bound, ~${CHARS_PER_TOKEN} characters per token): ${n(e.inputTokens)} in / ${n(e.outputTokens)} out; cost ${e.costUsd === null ? "not priced" : `≤ $${e.costUsd.toFixed(2)}`}${e.batch ? " at the online price" : ""}${e.unpriced.length ? ` (not priced: ${e.unpriced.join(", ")})` : ""}`);
+  lines.push(
+    `  calls: at most ${n(e.generatorCalls.max + e.judgeCalls.max + e.metricCalls.max)} when every answer is usable (every loop at its limit, nothing cached); HTTP retries of failed requests come on top`,
+  );
+  lines.push(
+    `  tokens (upper bound, ~${CHARS_PER_TOKEN} characters per token): ${n(e.inputTokens)} in / ${n(e.outputTokens)} out; cost ${e.costUsd === null ? "not priced" : `≤ $${e.costUsd.toFixed(2)}`}${e.batch ? " at the online price" : ""}${e.unpriced.length ? ` (not priced: ${e.unpriced.join(", ")})` : ""}`,
+  );
   if (e.batch) {
     const b = e.batch;
-    lines.push(`  batch: ${n(b.calls)} of ${n(b.totalCalls)} calls (${(b.share * 100).toFixed(0)} %) go through Batch APIs in waves (one wave per workflow step); cost with them at the batch rate (prices.batchInput/batchOutput, default half): ${b.costUsd === null ? "not priced" : `≤ $${b.costUsd.toFixed(2)}`}`);
+    lines.push(
+      `  batch: ${n(b.calls)} of ${n(b.totalCalls)} calls (${(b.share * 100).toFixed(0)} %) go through Batch APIs in waves (one wave per workflow step); cost with them at the batch rate (prices.batchInput/batchOutput, default half): ${b.costUsd === null ? "not priced" : `≤ $${b.costUsd.toFixed(2)}`}`,
+    );
   }
   return lines;
 }

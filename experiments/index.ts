@@ -21,5 +21,15 @@ export { recordValues, columnsOf, sortByConfig, variantLabel, matchesFilter, pai
 export * from "./panel-summary.ts";
 export * from "./report/published/index.ts";
 export { publishedConsistencyChecks, type ConsistencyCheck } from "./report/published/consistency.ts";
-export { comparePapers, paperSection, paperTables, paperSectionForConfig, sectionPapers, type PaperVsRun, type PaperComparison, type PaperUncovered, type PaperModelEntry } from "./report/paper-section.ts";
+export {
+  comparePapers,
+  paperSection,
+  paperTables,
+  paperSectionForConfig,
+  sectionPapers,
+  type PaperVsRun,
+  type PaperComparison,
+  type PaperUncovered,
+  type PaperModelEntry,
+} from "./report/paper-section.ts";
 export type { ClaimResult, RunStat, Verdict } from "./report/paper-vs-run/common.ts";

@@ -62,10 +62,16 @@ export const GROUNDING_METRIC_SPEC = "grounding:lexical";
  * recorded, as "title. text" with their ids, else the judged source text; and the recorded
  * perturbation changes with an `after` text. Null when the record carries neither.
  */
-export function groundingEvidence(record: RunRecord): { passages: { id: string; text: string }[]; spans: { before: string; after: string }[]; insertedSpans: { before: string; after: string }[]; perturbed: boolean } | null {
-  const p = record.intermediate.perturbation as { evidence?: { id?: string; text: string; title: string; retracted?: boolean }[]; steps?: { op?: string; inserted?: string[]; changes: { before: string; after: string }[] }[] } | undefined;
+export function groundingEvidence(
+  record: RunRecord,
+): { passages: { id: string; text: string }[]; spans: { before: string; after: string }[]; insertedSpans: { before: string; after: string }[]; perturbed: boolean } | null {
+  const p = record.intermediate.perturbation as
+    | { evidence?: { id?: string; text: string; title: string; retracted?: boolean }[]; steps?: { op?: string; inserted?: string[]; changes: { before: string; after: string }[] }[] }
+    | undefined;
   const spans = (p?.steps ?? []).flatMap((s) => s.changes).filter((c) => c.after);
-  const passages = p?.evidence?.map((e, i) => ({ id: e.id ?? String(i + 1), text: `${e.title}. ${e.text}` })) ?? (typeof record.intermediate.source === "string" ? [{ id: "source", text: record.intermediate.source }] : null);
+  const passages =
+    p?.evidence?.map((e, i) => ({ id: e.id ?? String(i + 1), text: `${e.title}. ${e.text}` })) ??
+    (typeof record.intermediate.source === "string" ? [{ id: "source", text: record.intermediate.source }] : null);
   // A distractor or a retracted study is a perturbation as a whole (its change record names only
   // its title): every sentence of it counts as a perturbed span for uptake.
   const whole = new Set((p?.steps ?? []).filter((s) => s.op === "distract" || s.op === "retracted").flatMap((s) => s.inserted ?? []));
@@ -84,8 +90,19 @@ export function groundingMetrics(record: RunRecord): Record<string, number | nul
   const g = lexicalGrounding(record.output, evidence, [...spans, ...(g0?.insertedSpans ?? [])]);
   // numbers are judged against the evidence before perturbation: every changed span put back
   const original = evidence.map((t) => spans.reduce((acc, c) => (c.before ? acc.split(c.after).join(c.before) : acc), t));
-  const n = numericFidelity(record.output, original.join("\n"), spans.map((c) => c.after));
-  return { grounding_supported: g.supportedShare, perturbation_uptake: p ? g.uptakeShare : null, unsupported_claims: g.unsupported, numeric_fidelity: n.fidelity, numbers_invented: n.invented, numbers_altered: n.altered };
+  const n = numericFidelity(
+    record.output,
+    original.join("\n"),
+    spans.map((c) => c.after),
+  );
+  return {
+    grounding_supported: g.supportedShare,
+    perturbation_uptake: p ? g.uptakeShare : null,
+    unsupported_claims: g.unsupported,
+    numeric_fidelity: n.fidelity,
+    numbers_invented: n.invented,
+    numbers_altered: n.altered,
+  };
 }
 
 /**
@@ -117,7 +134,8 @@ const isRecordSpec = (s: string) => (ANSWER_METRIC_SPECS as readonly string[]).i
 /** Check metric specs early (unknown ids throw before any cell runs). */
 export function validateMetricSpecs(specs: string[]): void {
   for (const s of specs) {
-    if (isLlmGroundingSpec(s) && s !== LLM_GROUNDING_SPEC && !/^grounding:llm@openai:.+$/.test(s)) throw new Error(`metrics: "${s}": the grounding judge must be an LLM id "openai:<model>" (grounding:llm@openai:<model>), or leave out @… to judge with each record's own LLM`);
+    if (isLlmGroundingSpec(s) && s !== LLM_GROUNDING_SPEC && !/^grounding:llm@openai:.+$/.test(s))
+      throw new Error(`metrics: "${s}": the grounding judge must be an LLM id "openai:<model>" (grounding:llm@openai:<model>), or leave out @… to judge with each record's own LLM`);
     if (isRecordSpec(s)) continue;
     const [id, embedderId] = s.split("@");
     if (!metricIds().includes(id)) throw new Error(`metrics: unknown metric "${id}"; valid ids: ${metricIds().join(", ")}`);
@@ -165,7 +183,11 @@ async function llmGroundingMetrics(record: RunRecord, spec: string, deps: Metric
     fail(`grounding:llm needs an LLM judge: the record's model ${judgeId} is not one; name one with grounding:llm@openai:<model>`);
     return [];
   }
-  const r = await llmGrounding(model, { output: record.output, evidence: g.passages, spans: [...g.spans, ...g.insertedSpans], question: typeof record.itemMeta.question === "string" ? record.itemMeta.question : null }, { repeat: record.repeat, ...(deps.signal ? { signal: deps.signal } : {}) });
+  const r = await llmGrounding(
+    model,
+    { output: record.output, evidence: g.passages, spans: [...g.spans, ...g.insertedSpans], question: typeof record.itemMeta.question === "string" ? record.itemMeta.question : null },
+    { repeat: record.repeat, ...(deps.signal ? { signal: deps.signal } : {}) },
+  );
   if (r.status === "missing") {
     fail(`grounding:llm answer missing after ${r.attempts} attempt(s): ${r.error}${r.raw !== null ? `; raw: ${r.raw.slice(0, 400)}` : ""}`);
     return r.calls;
@@ -182,7 +204,11 @@ async function llmGroundingMetrics(record: RunRecord, spec: string, deps: Metric
  * @returns metric values by output name (e.g. `rougeL_fmeasure`, `bleu`), notes for nulls, labels,
  *   and the model calls a metric made (LLM grounding), for usage accounting.
  */
-export async function computeRecordMetrics(record: RunRecord, specs: string[], deps: MetricStageDeps = {}): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels: Record<string, string>; calls: CallInfo[] }> {
+export async function computeRecordMetrics(
+  record: RunRecord,
+  specs: string[],
+  deps: MetricStageDeps = {},
+): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels: Record<string, string>; calls: CallInfo[] }> {
   const metrics: Record<string, number | null> = {};
   const notes: Record<string, string> = {};
   const labels: Record<string, string> = {};

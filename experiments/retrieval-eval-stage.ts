@@ -42,7 +42,9 @@ export async function queriesOf(name: string): Promise<{ queries: { id: string; 
 export async function runRetrievalEval(config: ExperimentConfig, log: (l: string) => void = (l) => console.error(l)): Promise<{ rows: RetrievalEvalRow[]; recomputed: boolean }> {
   if (!config.retrievalEval) return { rows: [], recomputed: false };
   const path = join(config.output, "retrieval-eval.json");
-  const hash = createHash("sha256").update(stringify({ r: config.retrieval, e: config.retrievalEval, v: 2 }) ?? "").digest("hex");
+  const hash = createHash("sha256")
+    .update(stringify({ r: config.retrieval, e: config.retrievalEval, v: 2 }) ?? "")
+    .digest("hex");
   if (existsSync(path)) {
     const prev = JSON.parse(readFileSync(path, "utf8")) as { hash?: string; rows?: RetrievalEvalRow[] };
     if (prev.hash === hash && prev.rows) return { rows: prev.rows, recomputed: false };
@@ -77,7 +79,19 @@ export async function runRetrievalEval(config: ExperimentConfig, log: (l: string
       writeTrecRun(trecFilePaths(trecDir, name, mode).run, trec, `medsynth-${mode}`, depth);
       const ev = evaluateRun(run, qrels, metrics);
       for (const k of ks) {
-        rows.push({ dataset: name, mode, k, queries: ev.queries, recall: ev.mean[`recall@${k}`], precision: ev.mean[`precision@${k}`], ndcg: ev.mean[`ndcg@${k}`], mrrAtK: ev.mean[`mrr@${k}`], hit: ev.mean[`hit@${k}`], mrr: ev.mean.mrr, map: ev.mean.map });
+        rows.push({
+          dataset: name,
+          mode,
+          k,
+          queries: ev.queries,
+          recall: ev.mean[`recall@${k}`],
+          precision: ev.mean[`precision@${k}`],
+          ndcg: ev.mean[`ndcg@${k}`],
+          mrrAtK: ev.mean[`mrr@${k}`],
+          hit: ev.mean[`hit@${k}`],
+          mrr: ev.mean.mrr,
+          map: ev.mean.map,
+        });
       }
       log(`retrieval eval ${name} ${mode}: recall@${kMax} ${ev.mean[`recall@${kMax}`].toFixed(3)} over ${ev.queries} queries`);
     }

@@ -54,7 +54,16 @@ export interface RunnerDeps {
    */
   createWorkflow(model: ModelSelection, workflowId: string, params: Record<string, unknown>): Promise<RunnableWorkflow>;
   /** Reference metrics of a finished record (called for every record with status "ok"); `signal` aborts its model calls. */
-  computeMetrics?(record: RunRecord, item: RunnerItem, opts?: { signal?: AbortSignal }): Promise<{ metrics: Record<string, number | null>; notes: Record<string, string>; labels?: Record<string, string>; /** Model calls a metric made (LLM grounding judge); counted as judge usage. */ calls?: CallInfo[] }>;
+  computeMetrics?(
+    record: RunRecord,
+    item: RunnerItem,
+    opts?: { signal?: AbortSignal },
+  ): Promise<{
+    metrics: Record<string, number | null>;
+    notes: Record<string, string>;
+    labels?: Record<string, string> /** Model calls a metric made (LLM grounding judge); counted as judge usage. */;
+    calls?: CallInfo[];
+  }>;
   /** Judge a finished record with the panel; failures come back as `missing` entries; `signal` aborts its calls. */
   judge?(record: RunRecord, item: RunnerItem, opts?: { signal?: AbortSignal }): Promise<{ scores: JudgeScoreEntry[]; calls: CallInfo[]; panel?: RunRecord["panel"] }>;
   /**
@@ -226,7 +235,9 @@ export function explainEmptyMatrix(items: CellItems[], workflows: ExperimentConf
     const kind = workflowKind(wf.id);
     const pool = wf.datasets ? withItems.filter((d) => wf.datasets!.includes(d.dataset)) : withItems;
     if (wf.datasets && pool.length === 0) {
-      reasons.push(`${wf.id} is restricted to ${wf.datasets.join(", ")}, which ${wf.datasets.length > 1 ? "are" : "is"} not among the loaded datasets with items (${withItems.map((d) => d.dataset).join(", ") || "none"})`);
+      reasons.push(
+        `${wf.id} is restricted to ${wf.datasets.join(", ")}, which ${wf.datasets.length > 1 ? "are" : "is"} not among the loaded datasets with items (${withItems.map((d) => d.dataset).join(", ") || "none"})`,
+      );
       continue;
     }
     if (!pool.some((d) => d.taskKind === kind) && pool.length) reasons.push(`${wf.id} needs ${kind} items; ${pool.map((d) => `${d.dataset} has ${d.taskKind} items`).join(", ")}`);
@@ -249,7 +260,11 @@ export async function planExperiment(config: ExperimentConfig, deps: RunnerDeps,
 }
 
 /** Items (sampled) and the expanded cells of a config. */
-async function loadCells(config: ExperimentConfig, deps: RunnerDeps, log: (l: string) => void): Promise<{ cells: Cell[]; itemIndex: Map<string, RunnerItem>; kindOf: Map<string, string>; modelByKey: Map<string, ModelSelection>; warnings: string[] }> {
+async function loadCells(
+  config: ExperimentConfig,
+  deps: RunnerDeps,
+  log: (l: string) => void,
+): Promise<{ cells: Cell[]; itemIndex: Map<string, RunnerItem>; kindOf: Map<string, string>; modelByKey: Map<string, ModelSelection>; warnings: string[] }> {
   const warnings: string[] = [];
   const loaded: LoadedItems[] = [];
   const itemIndex = new Map<string, RunnerItem>();
@@ -266,7 +281,10 @@ async function loadCells(config: ExperimentConfig, deps: RunnerDeps, log: (l: st
   const cellItems: CellItems[] = loaded.map((l) => ({ dataset: l.dataset, taskKind: l.taskKind, itemIds: l.items.map((i) => i.id) }));
   const modelByKey = new Map(config.models.map((m) => [modelKeyPart(m), m]));
   const cells = expandCells(cellItems, [...modelByKey.keys()], config.workflows, config.repeats, (id) => deps.workflowKind(id));
-  if (cells.length === 0) throw new ConfigError(`experiment "${config.name}": the matrix has no cells: ${explainEmptyMatrix(cellItems, config.workflows, (id) => deps.workflowKind(id))}`, null, [{ path: "workflows", message: "no cells" }]);
+  if (cells.length === 0)
+    throw new ConfigError(`experiment "${config.name}": the matrix has no cells: ${explainEmptyMatrix(cellItems, config.workflows, (id) => deps.workflowKind(id))}`, null, [
+      { path: "workflows", message: "no cells" },
+    ]);
   return { cells, itemIndex, kindOf, modelByKey, warnings };
 }
 
@@ -404,7 +422,10 @@ function writeSpecAndCells(specPath: string, outputDir: string, hash: string, co
 /** Step: write env.json (config hash, Node, platform, seed, model ids and the deps' environment). */
 async function writeEnvironment(outputDir: string, hash: string, config: ExperimentConfig, deps: RunnerDeps): Promise<void> {
   const env = deps.environment ? await deps.environment() : {};
-  writeFileSync(join(outputDir, "env.json"), JSON.stringify({ configHash: hash, node: process.version, platform: `${process.platform}-${process.arch}`, seed: config.seed, models: config.models.map((m) => m.id), ...env }, null, 2) + "\n");
+  writeFileSync(
+    join(outputDir, "env.json"),
+    JSON.stringify({ configHash: hash, node: process.version, platform: `${process.platform}-${process.arch}`, seed: config.seed, models: config.models.map((m) => m.id), ...env }, null, 2) + "\n",
+  );
 }
 
 /** Step: one streamed pass over results.jsonl keeping only each key's latest status (never the records themselves); repairs a cut-off tail. */
@@ -431,7 +452,12 @@ function workflowCache(deps: RunnerDeps, modelByKey: Map<string, ModelSelection>
 }
 
 /** Step of a cell: run its workflow on the item; a throw becomes a failed result, an empty answer a failed one (reason `empty`). */
-async function runWorkflowOf(c: Cell, item: RunnerItem, getWorkflow: (c: Cell) => Promise<RunnableWorkflow>, signal: AbortSignal | undefined): Promise<{ result: WorkflowRunResult; outputKind: "text" | "score" }> {
+async function runWorkflowOf(
+  c: Cell,
+  item: RunnerItem,
+  getWorkflow: (c: Cell) => Promise<RunnableWorkflow>,
+  signal: AbortSignal | undefined,
+): Promise<{ result: WorkflowRunResult; outputKind: "text" | "score" }> {
   let result: WorkflowRunResult;
   let outputKind: "text" | "score" = "text";
   try {

@@ -48,7 +48,9 @@ function fromSlurm(env: NodeJS.ProcessEnv, shardCount: number | undefined): Reso
     throw new Error("--shard auto: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX is; cannot tell how many shards the array has (pass --shard i/n)");
   }
   if (id < min || (id - min) % step !== 0) {
-    throw new Error(`--shard auto: SLURM_ARRAY_TASK_ID=${id} is not a task of the array (min ${min}, step ${step}); a sparse --array list (e.g. 1,5,9) cannot be mapped to shards: use a range such as --array=1-${count}`);
+    throw new Error(
+      `--shard auto: SLURM_ARRAY_TASK_ID=${id} is not a task of the array (min ${min}, step ${step}); a sparse --array list (e.g. 1,5,9) cannot be mapped to shards: use a range such as --array=1-${count}`,
+    );
   }
   const index = (id - min) / step + 1;
   if (index > count) throw new Error(`--shard auto: SLURM_ARRAY_TASK_ID=${id} gives shard ${index} but the array has ${count} tasks (SLURM_ARRAY_TASK_COUNT / _MAX disagree)`);
@@ -66,7 +68,11 @@ function fromKubernetes(env: NodeJS.ProcessEnv, shardCount: number | undefined):
     throw new Error(`--shard auto: JOB_COMPLETION_INDEX=${jci} (a Kubernetes Indexed Job) does not say how many shards there are; pass --shard-count n (the Job's completions)`);
   }
   if (jci >= shardCount) throw new Error(`--shard auto: JOB_COMPLETION_INDEX=${jci} is outside 0..${shardCount - 1} (--shard-count ${shardCount}); the Job's completions and --shard-count must agree`);
-  return { shard: { index: jci + 1, count: shardCount }, source: "kubernetes", detail: `shard ${jci + 1}/${shardCount} from Kubernetes Indexed Job (JOB_COMPLETION_INDEX=${jci}, --shard-count ${shardCount})` };
+  return {
+    shard: { index: jci + 1, count: shardCount },
+    source: "kubernetes",
+    detail: `shard ${jci + 1}/${shardCount} from Kubernetes Indexed Job (JOB_COMPLETION_INDEX=${jci}, --shard-count ${shardCount})`,
+  };
 }
 
 /**
@@ -86,7 +92,9 @@ export function resolveShard(option: string, shardCount?: number, env: NodeJS.Pr
   }
   if (intVar(env, "SLURM_ARRAY_TASK_ID") !== undefined) return fromSlurm(env, shardCount);
   if (intVar(env, "JOB_COMPLETION_INDEX") !== undefined) return fromKubernetes(env, shardCount);
-  throw new Error("--shard auto: this process is neither a Slurm array task (SLURM_ARRAY_TASK_ID) nor a pod of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX); pass --shard i/n, or start it with `medsynth cluster slurm|k8s`");
+  throw new Error(
+    "--shard auto: this process is neither a Slurm array task (SLURM_ARRAY_TASK_ID) nor a pod of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX); pass --shard i/n, or start it with `medsynth cluster slurm|k8s`",
+  );
 }
 
 /** Parses the `--shard-count` option text; undefined when absent. @throws on a non-integer. */

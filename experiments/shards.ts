@@ -195,7 +195,8 @@ export function mergeShards(shardDirs: readonly string[], outputDir: string, opt
   // A shard folder that does not exist (a shard not run, or not copied here) is skipped with
   // --allow-missing, else named with that option.
   const absent = shardDirs.filter((d) => !existsSync(d));
-  if (absent.length && !opts.allowMissing) throw new Error(`merge: ${absent.join(", ")}: no such folder (a shard not run yet, or not copied here?); merge the shards you have with --allow-missing (the missing shards' cells stay unrun)`);
+  if (absent.length && !opts.allowMissing)
+    throw new Error(`merge: ${absent.join(", ")}: no such folder (a shard not run yet, or not copied here?); merge the shards you have with --allow-missing (the missing shards' cells stay unrun)`);
   const present = shardDirs.filter((d) => existsSync(d));
   if (present.length === 0) throw new Error(`merge: none of the shard folders exists (${shardDirs.join(", ")})`);
   const shards = present.map(readShardFolder);
@@ -204,7 +205,8 @@ export function mergeShards(shardDirs: readonly string[], outputDir: string, opt
     if (s.configHash !== first.configHash) {
       throw new Error(`merge: ${s.dir} ran another config (hash ${s.configHash.slice(0, 12)}) than ${first.dir} (hash ${first.configHash.slice(0, 12)}); shards of one run must share one config`);
     }
-    if (s.shard.count !== first.shard.count) throw new Error(`merge: ${s.dir} is shard ${s.shard.index}/${s.shard.count} but ${first.dir} is ${first.shard.index}/${first.shard.count}; shard counts differ`);
+    if (s.shard.count !== first.shard.count)
+      throw new Error(`merge: ${s.dir} is shard ${s.shard.index}/${s.shard.count} but ${first.dir} is ${first.shard.index}/${first.shard.count}; shard counts differ`);
   }
   const n = first.shard.count;
   const byIndex = new Map<number, ShardFolder>();
@@ -214,7 +216,8 @@ export function mergeShards(shardDirs: readonly string[], outputDir: string, opt
     byIndex.set(s.shard.index, s);
   }
   const missing = Array.from({ length: n }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
-  if (missing.length && !opts.allowMissing) throw new Error(`merge: shard(s) ${missing.map((i) => `${i}/${n}`).join(", ")} missing; pass them too, or merge without them with --allow-missing (their cells stay unrun)`);
+  if (missing.length && !opts.allowMissing)
+    throw new Error(`merge: shard(s) ${missing.map((i) => `${i}/${n}`).join(", ")} missing; pass them too, or merge without them with --allow-missing (their cells stay unrun)`);
   // Matrix order: shard i holds positions i−1, i−1+n, …; interleave them back.
   const sizes = Array.from({ length: n }, (_, i) => byIndex.get(i + 1)?.keys.length ?? -1);
   const longest = Math.max(...sizes);

@@ -85,7 +85,7 @@ export function runUsage(records: readonly RunRecord[], prices: Prices = {}, mod
   const generator = role(gen, prices);
   const judge = role(jud, prices);
   const used = new Set([...gen.keys(), ...jud.keys()].filter((m) => !m.startsWith("extractive:")));
-  const unpriced = [...used].filter((m) => !prices[m] && ((gen.get(m)?.inputTokens ?? 0) + (jud.get(m)?.inputTokens ?? 0) + (gen.get(m)?.calls ?? 0) + (jud.get(m)?.calls ?? 0)) > 0).sort();
+  const unpriced = [...used].filter((m) => !prices[m] && (gen.get(m)?.inputTokens ?? 0) + (jud.get(m)?.inputTokens ?? 0) + (gen.get(m)?.calls ?? 0) + (jud.get(m)?.calls ?? 0) > 0).sort();
   // records carry null tokens when unknown: addTotals counted them as 0 and unknownUsageCalls says so
   return { generator, judge, total: sumPriced([generator.total, judge.total]), unpriced };
 }
@@ -115,10 +115,14 @@ export function fmtTokens(t: PricedTotals, which: "inputTokens" | "outputTokens"
  * E.g. `12 calls (14 requests), 3,200 in / 410 out tokens, 2 cache hits (600/80 tokens not spent), 1 call with unknown usage, $0.0123`.
  */
 export function formatTotals(t: PricedTotals): string {
-  const tokens = t.inputTokens === null || t.outputTokens === null ? "tokens unknown" : `${t.unknownUsageCalls ? "≥ " : ""}${n(t.inputTokens)} in / ${t.unknownUsageCalls ? "≥ " : ""}${n(t.outputTokens)} out tokens`;
+  const tokens =
+    t.inputTokens === null || t.outputTokens === null
+      ? "tokens unknown"
+      : `${t.unknownUsageCalls ? "≥ " : ""}${n(t.inputTokens)} in / ${t.unknownUsageCalls ? "≥ " : ""}${n(t.outputTokens)} out tokens`;
   const parts = [`${n(t.calls)} calls (${n(t.requests)} requests)`, tokens];
   if (t.cachedCalls) parts.push(`${n(t.cachedCalls)} cache hits (${n(t.cachedInputTokens)} / ${n(t.cachedOutputTokens)} tokens not spent)`);
-  if (t.unknownUsageCalls) parts.push(t.inputTokens === null ? `${n(t.unknownUsageCalls)} with unknown usage (the server sent none)` : `${n(t.unknownUsageCalls)} with unknown usage (tokens and cost are a lower bound)`);
+  if (t.unknownUsageCalls)
+    parts.push(t.inputTokens === null ? `${n(t.unknownUsageCalls)} with unknown usage (the server sent none)` : `${n(t.unknownUsageCalls)} with unknown usage (tokens and cost are a lower bound)`);
   if (t.batchCalls) parts.push(`${n(t.batchCalls)} through Batch APIs (at the batch rate)`);
   parts.push(fmtTotalsCost(t));
   return parts.join(", ");
@@ -128,7 +132,10 @@ export function formatTotals(t: PricedTotals): string {
 export function formatRunUsage(u: RunUsage): string[] {
   if (!u.total.calls) return ["no model calls (extractive baselines or every cell already finished)"];
   const lines: string[] = [];
-  for (const [label, r] of [["generator", u.generator], ["judges", u.judge]] as const) {
+  for (const [label, r] of [
+    ["generator", u.generator],
+    ["judges", u.judge],
+  ] as const) {
     if (!r.total.calls) continue;
     lines.push(`${label}: ${formatTotals(r.total)}`);
     const models = Object.entries(r.byModel);

@@ -183,10 +183,7 @@ export { cohenKappa, type KappaResult } from "../judges/stats/kappa.ts";
 // ---------------------------------------------------------------------------------------------
 // Config
 
-const MetricSpecSchema = z.union([
-  z.string().min(1),
-  z.object({ id: z.string().min(1), config: z.record(z.string(), z.unknown()).default({}) }).strict(),
-]);
+const MetricSpecSchema = z.union([z.string().min(1), z.object({ id: z.string().min(1), config: z.record(z.string(), z.unknown()).default({}) }).strict()]);
 
 /**
  * `judge-validation.yaml`. Strings may use `${ENV}` / `${ENV:-default}`.
@@ -402,7 +399,20 @@ export function alignmentRow(
     judge: p.score === null ? null : both ? rescale(p.score, scales.score!) : p.score,
     human: p.human === null ? null : both ? rescale(p.human, scales.human!) : p.human,
   }));
-  const base: AlignmentRow = { score: scoreId, human: humanId, n: 0, nDropped: 0, pearson: null, spearman: null, rescaled: both, blandAltman: null, pairedT: null, cohenDz: null, scoreMean: null, humanMean: null };
+  const base: AlignmentRow = {
+    score: scoreId,
+    human: humanId,
+    n: 0,
+    nDropped: 0,
+    pearson: null,
+    spearman: null,
+    rescaled: both,
+    blandAltman: null,
+    pairedT: null,
+    cohenDz: null,
+    scoreMean: null,
+    humanMean: null,
+  };
   const complete = items.filter((i) => i.judge !== null && i.human !== null && Number.isFinite(i.judge) && Number.isFinite(i.human)).length;
   if (complete < 3) return { ...base, n: complete, nDropped: items.length - complete, note: `fewer than 3 complete pairs (${complete})` };
   const r = alignScores(items);
@@ -539,16 +549,15 @@ async function judgeWithPanel(ctx: ValidationStepContext, deps: ValidationDeps):
   }
   const panel: Panel = createPanel(parsePanelConfig(panelCfg, typeof cfg.panel === "string" ? cfg.panel : "validation config `panel`"), { modelFor: deps.modelFor, baseDir });
   const limit = pLimit(cfg.panelConcurrency);
-  const verdicts: JudgeVerdict[][] = await Promise.all(
-    rows.map((r) => limit(() => panel.judgeInput({ candidate: r.generatedSummary, reference: r.targetSummary, source: null, question: null }))),
-  );
+  const verdicts: JudgeVerdict[][] = await Promise.all(rows.map((r) => limit(() => panel.judgeInput({ candidate: r.generatedSummary, reference: r.targetSummary, source: null, question: null }))));
   const multi = panel.judgeIds.length > 1;
   for (const rubric of panel.rubrics) {
     for (const dim of rubric.dimensions) {
       const key = `panel:${rubric.id}.${dim.id}`;
       const scale = { min: rubric.scale.min, max: rubric.scale.max };
       scores.push({ id: key, kind: "judge", scale, description: `panel ${panel.id} (${panel.aggregation} of ${panel.judgeIds.join(", ")}), ${rubric.id} ${dim.id} ${scale.min}–${scale.max}` });
-      if (multi) for (const j of panel.judgeIds) scores.push({ id: `judge:${j}:${rubric.id}.${dim.id}`, kind: "judge", scale, description: `judge ${j}, ${rubric.id} ${dim.id} ${scale.min}–${scale.max}` });
+      if (multi)
+        for (const j of panel.judgeIds) scores.push({ id: `judge:${j}:${rubric.id}.${dim.id}`, kind: "judge", scale, description: `judge ${j}, ${rubric.id} ${dim.id} ${scale.min}–${scale.max}` });
     }
   }
   verdicts.forEach((vs, i) => {
@@ -602,13 +611,16 @@ async function classifyDirections(ctx: ValidationStepContext): Promise<{ scores:
   });
   const target = directionCheck(rows.map((r, i) => ({ predicted: preds[i].target, expert: r.effectDirectionTarget })));
   const generated = directionCheck(rows.map((r, i) => ({ predicted: preds[i].generated, expert: r.effectDirectionGenerated })));
-  const pooled = directionCheck(rows.flatMap((r, i) => [
-    { predicted: preds[i].target, expert: r.effectDirectionTarget },
-    { predicted: preds[i].generated, expert: r.effectDirectionGenerated },
-  ]));
+  const pooled = directionCheck(
+    rows.flatMap((r, i) => [
+      { predicted: preds[i].target, expert: r.effectDirectionTarget },
+      { predicted: preds[i].generated, expert: r.effectDirectionGenerated },
+    ]),
+  );
   const direction: DirectionReport = {
     classifierId: clf.id,
-    mapping: "classes higher/lower → effect, no difference → no effect, uncertain effect/insufficient data → unspecified; experts ±1 → effect, 0 → no effect, N/A → unspecified, other/empty → excluded",
+    mapping:
+      "classes higher/lower → effect, no difference → no effect, uncertain effect/insufficient data → unspecified; experts ±1 → effect, 0 → no effect, N/A → unspecified, other/empty → excluded",
     target,
     generated,
     pooled,
@@ -623,7 +635,14 @@ function alignScoresWithHumans(scores: readonly ScoreDefinition[], items: readon
   for (const s of scores) {
     for (const h of humanScores) {
       const def = HUMAN_SCORES[h];
-      alignment.push(alignmentRow(s.id, h, items.map((it) => ({ id: it.id, score: it.scores[s.id] ?? null, human: it.human[h] })), { score: s.scale, human: def.scale }));
+      alignment.push(
+        alignmentRow(
+          s.id,
+          h,
+          items.map((it) => ({ id: it.id, score: it.scores[s.id] ?? null, human: it.human[h] })),
+          { score: s.scale, human: def.scale },
+        ),
+      );
     }
   }
   return alignment;
@@ -731,11 +750,26 @@ export function formatValidationMarkdown(rep: ValidationReport): string {
   out.push(`# Human–judge alignment: ${rep.id}`, "");
   out.push(`Dataset \`${rep.dataset.name}\`: ${rep.dataset.rowsUsed} of ${rep.dataset.rowsLoaded} annotated (target, generated) summary pairs. Created ${rep.createdAt}.`, "");
   out.push("## Human scores", "");
-  out.push(md(["id", "definition", "scale", "present", "missing"], rep.humanScores.map((h) => [h.id, h.description, `${h.scale.min}–${h.scale.max}`, String(h.present), String(h.missing)])), "");
+  out.push(
+    md(
+      ["id", "definition", "scale", "present", "missing"],
+      rep.humanScores.map((h) => [h.id, h.description, `${h.scale.min}–${h.scale.max}`, String(h.present), String(h.missing)]),
+    ),
+    "",
+  );
   out.push("## Scores aligned", "");
-  out.push(md(["id", "kind", "scale", "what"], rep.scores.map((s) => [s.id, s.kind, s.scale ? `${s.scale.min}–${s.scale.max}` : "unbounded", s.description])), "");
+  out.push(
+    md(
+      ["id", "kind", "scale", "what"],
+      rep.scores.map((s) => [s.id, s.kind, s.scale ? `${s.scale.min}–${s.scale.max}` : "unbounded", s.description]),
+    ),
+    "",
+  );
   out.push("## Alignment", "");
-  out.push("r = Pearson, ρ = Spearman (raw values). bias₀₁, LoA₀₁ (bias ± 1.96·SD), paired t and d_z on both scores min–max rescaled to 0–1, d = score − human; “–” = not defined (unbounded scale or too few pairs; “– constant”: a side's scores are all equal, so r and ρ are undefined; “– sd 0”: all differences are equal, so t and d_z are undefined).", "");
+  out.push(
+    "r = Pearson, ρ = Spearman (raw values). bias₀₁, LoA₀₁ (bias ± 1.96·SD), paired t and d_z on both scores min–max rescaled to 0–1, d = score − human; “–” = not defined (unbounded scale or too few pairs; “– constant”: a side's scores are all equal, so r and ρ are undefined; “– sd 0”: all differences are equal, so t and d_z are undefined).",
+    "",
+  );
   out.push(md(ALIGNMENT_TABLE_HEADER, alignmentTableRows(rep.alignment)), "");
   const undefinedRows = rep.alignment.filter((r) => CONSTANT_SCORES_NOTE.test(r.note ?? "") || EQUAL_DIFFERENCES_NOTE.test(r.note ?? ""));
   if (undefinedRows.length) out.push("Undefined because of zero variance:", "", ...undefinedRows.map((r) => `- ${r.score} × ${r.human}: ${r.note}`), "");
@@ -749,7 +783,13 @@ export function formatValidationMarkdown(rep: ValidationReport): string {
   }
   if (rep.panel) {
     out.push(`## Judge panel ${rep.panel.id}`, "");
-    out.push(md(["judge", "verdicts", "missing", "rate"], rep.panel.missingRates.map((r) => [r.judgeId, String(r.total), String(r.missing), f(r.rate)])), "");
+    out.push(
+      md(
+        ["judge", "verdicts", "missing", "rate"],
+        rep.panel.missingRates.map((r) => [r.judgeId, String(r.total), String(r.missing), f(r.rate)]),
+      ),
+      "",
+    );
   }
   if (rep.notes.length) out.push("## Notes", "", ...rep.notes.map((n) => `- ${n}`), "");
   return out.join("\n");

@@ -19,7 +19,16 @@ import { REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel, createEmbeddingClient } from "../models/registry.ts";
 import type { ModelFactoryOptions } from "../models/openai-chat.ts";
 import type { GeneratorModel } from "../models/types.ts";
-import { createRetriever, createReranker, RetrieverConfigSchema, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, RERANKER_IDS, type BuiltRetriever, type RetrievalMode } from "../retrieval/registry.ts";
+import {
+  createRetriever,
+  createReranker,
+  RetrieverConfigSchema,
+  defaultRetrievalMode,
+  DEFAULT_RETRIEVER_EMBEDDER_ID,
+  RERANKER_IDS,
+  type BuiltRetriever,
+  type RetrievalMode,
+} from "../retrieval/registry.ts";
 import { describeEmbedder } from "../retrieval/embedders/registry.ts";
 import type { Reranker } from "../retrieval/types.ts";
 import { CROSS_ENCODER_PREFIX, isCrossEncoderCached } from "../retrieval/rerankers/cross-encoder.ts";
@@ -87,7 +96,10 @@ export async function openRunRetrievalCorpus(settings: Pick<RetrievalSettings, "
  * ({@link loadRetrievalCorpus}). Both give the operators the same ids in the same order.
  * @throws as {@link loadRetrievalCorpus}; Error naming the store when it holds no document.
  */
-export async function openRetrievalPool(settings: Pick<RetrievalSettings, "corpus" | "noise">, log: (l: string) => void = (l) => console.error(l)): Promise<{ docs: CorpusDoc[] } | { source: PoolSource }> {
+export async function openRetrievalPool(
+  settings: Pick<RetrievalSettings, "corpus" | "noise">,
+  log: (l: string) => void = (l) => console.error(l),
+): Promise<{ docs: CorpusDoc[] } | { source: PoolSource }> {
   const source = !settings.noise && !preparedCorpusPath(settings.corpus) ? await openCorpusSource(settings.corpus) : null;
   if (!source) return { docs: await loadRetrievalCorpus(settings) };
   return { source: await poolSourceOf(source, settings.corpus, log) };
@@ -207,7 +219,8 @@ export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.Pro
       issues.push({ path: `models.${i}.id`, message: `unknown model id "${m.id}"; valid ids: ${GENERATOR_MODEL_IDS.join(", ")}` });
       return;
     }
-    if (m.id.startsWith("extractive:") && !(EXTRACTIVE_IDS as readonly string[]).includes(m.id)) issues.push({ path: `models.${i}.id`, message: `unknown extractive baseline "${m.id}"; valid ids: ${EXTRACTIVE_IDS.join(", ")}` });
+    if (m.id.startsWith("extractive:") && !(EXTRACTIVE_IDS as readonly string[]).includes(m.id))
+      issues.push({ path: `models.${i}.id`, message: `unknown extractive baseline "${m.id}"; valid ids: ${EXTRACTIVE_IDS.join(", ")}` });
   });
   const workflowIds = listWorkflowIds();
   cfg.workflows.forEach((w, i) => {
@@ -215,7 +228,8 @@ export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.Pro
     const def = getWorkflow(w.id);
     for (const params of expandParams(w.params as Record<string, ParamValue | ParamValue[]>)) {
       const { reranker, rerankTopN: _t, retrieval, ...wfParams } = params;
-      if (reranker !== undefined && (typeof reranker !== "string" || !RERANKER_ID_PATTERN.test(reranker))) issues.push({ path: `workflows.${i}.params.reranker`, message: `unknown reranker "${String(reranker)}"; valid ids: ${RERANKER_IDS.join(", ")}` });
+      if (reranker !== undefined && (typeof reranker !== "string" || !RERANKER_ID_PATTERN.test(reranker)))
+        issues.push({ path: `workflows.${i}.params.reranker`, message: `unknown reranker "${String(reranker)}"; valid ids: ${RERANKER_IDS.join(", ")}` });
       const retrievalIssue = retrievalParamIssue(cfg, w.id, retrieval);
       if (retrievalIssue) issues.push({ path: `workflows.${i}.params.retrieval`, message: retrievalIssue });
       const r = def.configSchema.safeParse(wfParams);
@@ -238,7 +252,12 @@ export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.Pro
     issues.push({ path: "metrics", message: (e as Error).message.replace(/^metrics: /, "") });
   }
   const seen = new Set<string>();
-  const unique = issues.filter((x) => (seen.has(x.path + x.message) ? false : (seen.add(x.path + x.message), true)));
+  const unique = issues.filter((x) => {
+    const k = x.path + x.message;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
   if (unique.length) throw new ConfigError(`experiment "${cfg.name}": invalid config\n${unique.map((x) => `  - ${x.path}: ${x.message}`).join("\n")}`, null, unique);
 }
 
@@ -310,9 +329,14 @@ export function pathAndEmbedderIssues(cfg: ExperimentConfig, env: NodeJS.Process
   const remote = /^(s3|s3\+ddb|gs|az|abfss?):\/\//.test(corpus);
   if (corpus !== "bundled" && !corpus.startsWith("prepared:") && !remote) {
     const local = corpus.startsWith("lance:") ? corpus.slice("lance:".length) : corpus;
-    if (!/^[a-z0-9+]+:\/\//i.test(local) && !existsSync(local)) issues.push({ path: "retrieval.corpus", message: `${corpus}: no such ${corpus.startsWith("lance:") ? "corpus store folder" : "corpus file"} (relative paths are read from ${process.cwd()}); give a corpus JSONL written by \`medsynth corpus ingest\`, a store (lance:<folder>), prepared:<name> or "bundled"` });
+    if (!/^[a-z0-9+]+:\/\//i.test(local) && !existsSync(local))
+      issues.push({
+        path: "retrieval.corpus",
+        message: `${corpus}: no such ${corpus.startsWith("lance:") ? "corpus store folder" : "corpus file"} (relative paths are read from ${process.cwd()}); give a corpus JSONL written by \`medsynth corpus ingest\`, a store (lance:<folder>), prepared:<name> or "bundled"`,
+      });
   }
-  if (cfg.promptDir && !existsSync(cfg.promptDir)) issues.push({ path: "promptDir", message: `${cfg.promptDir}: no such folder (the bundled prompts would be used instead of yours); fix the path or remove promptDir` });
+  if (cfg.promptDir && !existsSync(cfg.promptDir))
+    issues.push({ path: "promptDir", message: `${cfg.promptDir}: no such folder (the bundled prompts would be used instead of yours); fix the path or remove promptDir` });
   const embedderIssue = (path: string, id: unknown) => {
     if (typeof id !== "string" || !id.startsWith("openai:")) return;
     const model = id.replace(/@\d+$/, "");
@@ -324,7 +348,8 @@ export function pathAndEmbedderIssues(cfg: ExperimentConfig, env: NodeJS.Process
   };
   const baseMode = cfg.retrieval.mode;
   const options = cfg.retrieval.options as { embedder?: unknown; mode?: unknown };
-  const usesDense = (mode: unknown, embedder: unknown) => (typeof mode === "string" ? mode : defaultRetrievalMode(typeof embedder === "string" ? embedder : DEFAULT_RETRIEVER_EMBEDDER_ID).mode) !== "bm25";
+  const usesDense = (mode: unknown, embedder: unknown) =>
+    (typeof mode === "string" ? mode : defaultRetrievalMode(typeof embedder === "string" ? embedder : DEFAULT_RETRIEVER_EMBEDDER_ID).mode) !== "bm25";
   if (usesDense(baseMode ?? options.mode, options.embedder)) embedderIssue("retrieval.options.embedder", options.embedder);
   for (const [name, setting] of Object.entries(cfg.retrieval.settings ?? {})) {
     const st = setting as { embedder?: unknown; mode?: unknown };
@@ -347,7 +372,10 @@ export function pathAndEmbedderIssues(cfg: ExperimentConfig, env: NodeJS.Process
  * @returns null without a panel.
  * @throws Error from loading the panel (call after {@link validateAgainstRegistries}).
  */
-export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): { calls: number; referenceCalls: number; maxAttempts: number; models: string[]; batchedModels: string[] } | null {
+export function judgePlan(
+  cfg: ExperimentConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): { calls: number; referenceCalls: number; maxAttempts: number; models: string[]; batchedModels: string[] } | null {
   if (!cfg.panel) return null;
   const { config: pc, baseDir } = loadPanelConfig(cfg.panel, env);
   const refs = Array.isArray(pc.rubric) ? pc.rubric : [pc.rubric];
@@ -367,7 +395,13 @@ export function judgePlan(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = proces
   }
   // judges whose panel endpoint has `batch: true` (their verdicts go through the Batch API without `--batch`)
   const batchedModels = [...new Set(pc.judges.filter((j) => (j.endpoint ? (pc.endpoints[j.endpoint] as { batch?: unknown } | undefined)?.batch === true : false)).map((j) => j.model))];
-  return { calls: pc.judges.length * rubrics * pc.repeats, referenceCalls: pc.judges.length * needReference * pc.repeats, maxAttempts, models: [...new Set(pc.judges.map((j) => j.model))], batchedModels };
+  return {
+    calls: pc.judges.length * rubrics * pc.repeats,
+    referenceCalls: pc.judges.length * needReference * pc.repeats,
+    maxAttempts,
+    models: [...new Set(pc.judges.map((j) => j.model))],
+    batchedModels,
+  };
 }
 
 /**
@@ -378,7 +412,8 @@ export function retrievalParamIssue(cfg: ExperimentConfig, workflowId: string, v
   if (value === undefined) return null;
   if (workflowId !== "standard-rag") return `only standard-rag takes a retrieval setting (got ${JSON.stringify(value)} on ${workflowId})`;
   const names = Object.keys(cfg.retrieval.settings ?? {});
-  if (typeof value !== "string" || !names.includes(value)) return `unknown retrieval setting ${JSON.stringify(value)}; ${names.length ? `settings: ${names.join(", ")}` : "define them under retrieval.settings"}`;
+  if (typeof value !== "string" || !names.includes(value))
+    return `unknown retrieval setting ${JSON.stringify(value)}; ${names.length ? `settings: ${names.join(", ")}` : "define them under retrieval.settings"}`;
   return null;
 }
 
@@ -402,7 +437,13 @@ export function rerankerAvailability(cfg: ExperimentConfig): { id: string; avail
   return [...ids].map((id) => {
     const model = id.slice(CROSS_ENCODER_PREFIX.length + 1) || undefined;
     const available = isCrossEncoderCached(model);
-    return { id, available, note: available ? null : `reranker ${id} is not available (its model is not in the local model folder; put the ONNX export there or set MEDSYNTH_MODEL_DIR): Standard-RAG runs without reranking (records show reranker: null)` };
+    return {
+      id,
+      available,
+      note: available
+        ? null
+        : `reranker ${id} is not available (its model is not in the local model folder; put the ONNX export there or set MEDSYNTH_MODEL_DIR): Standard-RAG runs without reranking (records show reranker: null)`,
+    };
   });
 }
 
@@ -511,7 +552,11 @@ export function createRunnerDeps(config: ExperimentConfig, log: (l: string) => v
             const p = (await panel())!;
             if (typeof record.intermediate.source !== "string") record.intermediate = { ...record.intermediate, source: sourceTextOf(item, record.taskKind) };
             const res = await p.judgeRecord(record, opts?.signal ? { signal: opts.signal } : {});
-            return { scores: res.judgeScores, calls: res.added.map((v) => v.call).filter((c): c is NonNullable<typeof c> => !!c), panel: mergePanelSummary(record.panel, res.aggregate, p.aggregation) };
+            return {
+              scores: res.judgeScores,
+              calls: res.added.map((v) => v.call).filter((c): c is NonNullable<typeof c> => !!c),
+              panel: mergePanelSummary(record.panel, res.aggregate, p.aggregation),
+            };
           },
         }
       : {}),
@@ -567,7 +612,11 @@ function panelLoader(config: ExperimentConfig, modelOptions: ModelFactoryOptions
     const { config: pc, baseDir } = loadPanelConfig(config.panel);
     // In a batch run the Batch API, not this process, bounds the requests: every cell's verdicts go into the wave.
     const batching = modelOptions.batch !== undefined && (modelOptions.batch.all || Object.values(pc.endpoints ?? {}).some((e) => (e as { batch?: unknown }).batch === true));
-    return createPanel(pc, { baseDir, modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }, modelOptions), ...(batching ? { concurrency: Number.POSITIVE_INFINITY } : {}) });
+    return createPanel(pc, {
+      baseDir,
+      modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }, modelOptions),
+      ...(batching ? { concurrency: Number.POSITIVE_INFINITY } : {}),
+    });
   });
 }
 
@@ -651,5 +700,16 @@ function runEnvironment(config: ExperimentConfig, panelDir: string | null): Reco
   const corpus = resolveCorpusSetting(config.retrieval.corpus);
   const embedderId = (config.retrieval.options as { embedder?: unknown } | undefined)?.embedder;
   const embedder = describeEmbedder(typeof embedderId === "string" ? embedderId : DEFAULT_RETRIEVER_EMBEDDER_ID);
-  return { gitCommit: gitCommit(), packages: packageVersions(), workflows: listWorkflowIds(), retrieval: config.retrieval, retrievalCorpusUsed: corpus.corpus, retrievalCorpusNote: corpus.note, rerankers: rerankerAvailability(config), embedder, panel: config.panel ?? null, panelDir };
+  return {
+    gitCommit: gitCommit(),
+    packages: packageVersions(),
+    workflows: listWorkflowIds(),
+    retrieval: config.retrieval,
+    retrievalCorpusUsed: corpus.corpus,
+    retrievalCorpusNote: corpus.note,
+    rerankers: rerankerAvailability(config),
+    embedder,
+    panel: config.panel ?? null,
+    panelDir,
+  };
 }

@@ -78,7 +78,12 @@ function makeDefinition(mode: ConclusionMode): WorkflowDefinition<"conclusion", 
         const targets = targetsOf(spec.targets, t.referenceConclusion);
         if (isExtractiveModel(deps.model)) {
           const evidence: EvidencePassage[] = t.sections.map((sec, i) => ({ id: `${t.pmid ?? t.id}#${i}`, title: sec.label ?? "", text: sec.text }));
-          const r = deps.model.synthesize({ question: t.title ?? t.id, evidence, ...(targets.targetWords !== undefined ? { targetWords: targets.targetWords } : {}), ...(targets.targetSentences !== undefined ? { targetSentences: targets.targetSentences } : {}) });
+          const r = deps.model.synthesize({
+            question: t.title ?? t.id,
+            evidence,
+            ...(targets.targetWords !== undefined ? { targetWords: targets.targetWords } : {}),
+            ...(targets.targetSentences !== undefined ? { targetSentences: targets.targetSentences } : {}),
+          });
           return { output: r.text, sentences: r.sentences };
         }
         const vars: Record<string, string | number> = { title: t.title ?? "", abstract: formatSections(t) }; // no title → no "Title:" line (models/prompt-template.ts)
@@ -94,7 +99,15 @@ function makeDefinition(mode: ConclusionMode): WorkflowDefinition<"conclusion", 
       run: (task: ConclusionTask, opts) =>
         runGraph(graph, { task }, { ...opts, recursionLimit: 4 }, (s) => ({
           output: s.output,
-          intermediate: { mode, kind: spec.kind, constrained: spec.constrained, targets: spec.targets, formal: spec.formal, ...targetsOf(spec.targets, task.referenceConclusion), ...(s.sentences ? { extractedSentences: s.sentences } : {}) },
+          intermediate: {
+            mode,
+            kind: spec.kind,
+            constrained: spec.constrained,
+            targets: spec.targets,
+            formal: spec.formal,
+            ...targetsOf(spec.targets, task.referenceConclusion),
+            ...(s.sentences ? { extractedSentences: s.sentences } : {}),
+          },
         })),
     };
   };

@@ -72,13 +72,26 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof CriticRagConfigSch
     .addNode("check", async (s, c) => {
       const ctx = getRunContext(c);
       const p = ops.length
-        ? await applyPerturbations(ops, s.evidence, { itemId: s.itemId, question: s.topic, seed: config.seed, goldenIds: new Set(s.evidence.map((e) => e.id)), pool: deps.corpus, poolSource: deps.corpusSource, search, run: ctx })
+        ? await applyPerturbations(ops, s.evidence, {
+            itemId: s.itemId,
+            question: s.topic,
+            seed: config.seed,
+            goldenIds: new Set(s.evidence.map((e) => e.id)),
+            pool: deps.corpus,
+            poolSource: deps.corpusSource,
+            search,
+            run: ctx,
+          })
         : { evidence: s.evidence, steps: [], hash: null };
       const ruleFindings = checkEvidence(p.evidence);
       const excluded = new Set<string>(config.onRuleFinding === "exclude" ? ruleFindings.flatMap((f) => f.ids) : []);
       let llmFindings: z.infer<typeof CriticAnswerSchema> | null = null;
       if (llm && config.llmCritic) {
-        const vars = { topic: s.topic, abstracts: formatEvidence(p.evidence), ruleFindings: ruleFindings.length ? ruleFindings.map((f) => `- ${f.kind}: PMIDs ${f.ids.join(", ")} — ${f.detail}`).join("\n") : "(none)" };
+        const vars = {
+          topic: s.topic,
+          abstracts: formatEvidence(p.evidence),
+          ruleFindings: ruleFindings.length ? ruleFindings.map((f) => `- ${f.kind}: PMIDs ${f.ids.join(", ")} — ${f.detail}`).join("\n") : "(none)",
+        };
         llmFindings = await structuredStep(ctx, llm, "check", criticPrompt, vars, CriticAnswerSchema, "critic_findings");
         for (const f of llmFindings.findings) if (f.action === "exclude") f.pmids.forEach((id) => excluded.add(id));
       }
@@ -86,7 +99,9 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof CriticRagConfigSch
       const abstained = llmFindings?.abstain ? llmFindings.reason || "the critic abstained" : kept.length === 0 ? "every passage was excluded by the checks" : null;
       return { evidence: p.evidence, steps: p.steps, evidenceHash: p.hash, ruleFindings, llmFindings, kept, abstained };
     })
-    .addNode("synthesize", async (s, c) => ({ synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, synthPrompt, { topic: s.topic, evidence: s.kept, targetWords: config.targetWords }) }))
+    .addNode("synthesize", async (s, c) => ({
+      synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, synthPrompt, { topic: s.topic, evidence: s.kept, targetWords: config.targetWords }),
+    }))
     .addEdge(START, "check")
     .addConditionalEdges("check", (s) => (s.abstained ? END : "synthesize"))
     .addEdge("synthesize", END)
@@ -100,8 +115,25 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof CriticRagConfigSch
       return runGraph(graph, init, { ...opts, recursionLimit: 6 }, (s) => ({
         output: s.abstained ? `${ABSTAIN_PREFIX} ${s.abstained}` : s.synthesis!.text,
         intermediate: {
-          critic: { ruleFindings: s.ruleFindings, llmFindings: s.llmFindings, excludedIds: s.evidence.filter((e) => !s.kept.some((k) => k.id === e.id)).map((e) => e.id), abstained: s.abstained !== null, abstainReason: s.abstained },
-          ...(config.op ? { perturbation: { op: config.op, strength: config.strength, also: config.also ?? null, steps: s.steps, evidenceHash: s.evidenceHash, evidence: s.evidence.map(({ id, title, text, retracted }) => ({ id, title, text, ...(retracted ? { retracted } : {}) })) } } : {}),
+          critic: {
+            ruleFindings: s.ruleFindings,
+            llmFindings: s.llmFindings,
+            excludedIds: s.evidence.filter((e) => !s.kept.some((k) => k.id === e.id)).map((e) => e.id),
+            abstained: s.abstained !== null,
+            abstainReason: s.abstained,
+          },
+          ...(config.op
+            ? {
+                perturbation: {
+                  op: config.op,
+                  strength: config.strength,
+                  also: config.also ?? null,
+                  steps: s.steps,
+                  evidenceHash: s.evidenceHash,
+                  evidence: s.evidence.map(({ id, title, text, retracted }) => ({ id, title, text, ...(retracted ? { retracted } : {}) })),
+                },
+              }
+            : {}),
           evidenceIds: s.kept.map((p) => p.id),
           ...(s.synthesis?.sentences ? { extractedSentences: s.synthesis.sentences } : {}),
           criticMode: isExtractiveModel(deps.model) || !config.llmCritic ? "rules" : "rules+llm",

@@ -48,7 +48,9 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof FeasibilityConfigS
       const ctx = getRunContext(c);
       const vars = { topic: s.topic, conclusion: s.conclusion, abstracts: formatEvidence(s.evidence) };
       const base = ctx.repeat * config.runs;
-      const answers = await Promise.all(Array.from({ length: config.runs }, (_, i) => structuredStep(ctx, model, "assess", prompt, vars, FeasibilityAnswerSchema, "feasibility", { temperature: config.temperature }, base + i)));
+      const answers = await Promise.all(
+        Array.from({ length: config.runs }, (_, i) => structuredStep(ctx, model, "assess", prompt, vars, FeasibilityAnswerSchema, "feasibility", { temperature: config.temperature }, base + i)),
+      );
       return { answers };
     })
     .addEdge(START, "assess")

@@ -32,7 +32,9 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof GoldenRagConfigSch
   const config = GoldenRagConfigSchema.parse(rawConfig ?? {});
   const prompt = loadWorkflowPrompt("rag-synthesize", deps.promptDir);
   const graph = new StateGraph(GoldenState)
-    .addNode("synthesize", async (s, c) => ({ synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, prompt, { topic: s.topic, evidence: s.evidence, targetWords: config.targetWords }) }))
+    .addNode("synthesize", async (s, c) => ({
+      synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, prompt, { topic: s.topic, evidence: s.evidence, targetWords: config.targetWords }),
+    }))
     .addEdge(START, "synthesize")
     .addEdge("synthesize", END)
     .compile();

@@ -7,7 +7,18 @@ export { StandardRagConfigSchema, STANDARD_RAG_ID, standardRagWorkflow, mergeQue
 export { GoldenRagConfigSchema, GOLDEN_RAG_ID, goldenRagWorkflow } from "./golden-rag.ts";
 export { NegatedRagConfigSchema, NEGATED_RAG_ID, negatedRagWorkflow, chooseNegated } from "./negated-rag.ts";
 export { FeasibilityConfigSchema, FEASIBILITY_ID, feasibilityWorkflow } from "./feasibility.ts";
-export { ConclusionModeConfigSchema, CONCLUSION_MODES, conclusionTargets, conclusionAWorkflow, conclusionBWorkflow, conclusionCWorkflow, conclusionDWorkflow, conclusionSentencesWorkflow, conclusionUnrestrictedWorkflow, summaryUnrestrictedWorkflow } from "./conclusion-modes.ts";
+export {
+  ConclusionModeConfigSchema,
+  CONCLUSION_MODES,
+  conclusionTargets,
+  conclusionAWorkflow,
+  conclusionBWorkflow,
+  conclusionCWorkflow,
+  conclusionDWorkflow,
+  conclusionSentencesWorkflow,
+  conclusionUnrestrictedWorkflow,
+  summaryUnrestrictedWorkflow,
+} from "./conclusion-modes.ts";
 export { RweSummaryConfigSchema, RWE_SUMMARY_ID, rweSummaryWorkflow, formatOutcome, formatStudyRaw } from "./rwe-summary.ts";
 export { negateAbstract, negateSentence, createRuleNegator, RULE_NEGATOR_ID, RuleNegatorConfigSchema, type NegationResult, type NegatedSentence } from "./perturb/rule-negator.ts";
 export { createLlmNegator } from "./perturb/llm-negator.ts";

@@ -76,11 +76,16 @@ const NegatedState = Annotation.Root({
 function create(deps: WorkflowDeps, rawConfig: z.input<typeof NegatedRagConfigSchema>): RunnableWorkflow<"synthesis"> {
   const config = NegatedRagConfigSchema.parse(rawConfig ?? {});
   const prompt = loadWorkflowPrompt("rag-synthesize", deps.promptDir);
-  const llmNegator = config.negator === "llm" ? createLlmNegator(requireChatModel(deps.model, NEGATED_RAG_ID, "the LLM negator needs an LLM (use negator: \"rule\" offline)"), deps.promptDir) : null;
+  const llmNegator = config.negator === "llm" ? createLlmNegator(requireChatModel(deps.model, NEGATED_RAG_ID, 'the LLM negator needs an LLM (use negator: "rule" offline)'), deps.promptDir) : null;
   const graph = new StateGraph(NegatedState)
     .addNode("negate", async (s, c) => {
       const ctx = getRunContext(c);
-      const chosen = chooseNegated(s.evidence.map((e) => e.id), config.fraction, config.seed, s.itemId);
+      const chosen = chooseNegated(
+        s.evidence.map((e) => e.id),
+        config.fraction,
+        config.seed,
+        s.itemId,
+      );
       const results = await Promise.all(
         s.evidence.map(async (p) => {
           if (!chosen.has(p.id)) return { passage: p, record: { id: p.id, selected: false, changed: [] } };
@@ -90,7 +95,9 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof NegatedRagConfigSc
       );
       return { negatedEvidence: results.map((r) => r.passage), negation: results.map((r) => r.record) };
     })
-    .addNode("synthesize", async (s, c) => ({ synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, prompt, { topic: s.topic, evidence: s.negatedEvidence, targetWords: config.targetWords }) }))
+    .addNode("synthesize", async (s, c) => ({
+      synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, prompt, { topic: s.topic, evidence: s.negatedEvidence, targetWords: config.targetWords }),
+    }))
     .addEdge(START, "negate")
     .addEdge("negate", "synthesize")
     .addEdge("synthesize", END)

@@ -112,12 +112,28 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof PcotConfigSchema>)
       return { drafts: [text] };
     })
     .addNode("evaluate", async (s, c) => {
-      const e = await structuredStep(getRunContext(c), model, "evaluate", p.evaluate, { topic: s.topic, plan: formatPlan(s.plan), conclusion: s.drafts[s.drafts.length - 1] }, SelfEvaluationSchema, "self_evaluation");
+      const e = await structuredStep(
+        getRunContext(c),
+        model,
+        "evaluate",
+        p.evaluate,
+        { topic: s.topic, plan: formatPlan(s.plan), conclusion: s.drafts[s.drafts.length - 1] },
+        SelfEvaluationSchema,
+        "self_evaluation",
+      );
       return { evaluations: [e] };
     })
     .addNode("newQuestions", async (s, c) => {
       const last = s.evaluations[s.evaluations.length - 1];
-      const r = await structuredStep(getRunContext(c), model, "newQuestions", p.newQuestions, { topic: s.topic, previous_questions: formatQuestions(s.answers.map((a) => a.question)), feedback: feedbackText(last), num_questions: config.numNewQuestions }, NewQuestionsSchema, "new_questions");
+      const r = await structuredStep(
+        getRunContext(c),
+        model,
+        "newQuestions",
+        p.newQuestions,
+        { topic: s.topic, previous_questions: formatQuestions(s.answers.map((a) => a.question)), feedback: feedbackText(last), num_questions: config.numNewQuestions },
+        NewQuestionsSchema,
+        "new_questions",
+      );
       return { questions: r.questions.slice(0, config.numNewQuestions) };
     })
     .addNode("revise", async (s, c) => {

@@ -66,7 +66,10 @@ export function perturbationSpecs(cfg: PerturbedRagConfig): PerturbationSpec[] {
   if (cfg.element !== undefined) first.element = cfg.element;
   if (cfg.extractor !== undefined) first.extractor = cfg.extractor;
   const specs = [first as PerturbationSpec];
-  for (const part of (cfg.also ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of (cfg.also ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([a-z]+)(?::(\d+(?:\.\d+)?))?$/.exec(part);
     if (!m || !(PERTURBATION_IDS as readonly string[]).includes(m[1])) throw new Error(`perturbed-rag: also: "${part}" is not <op>[:<strength>] with op one of ${PERTURBATION_IDS.join(", ")}`);
     specs.push({ op: m[1], ...(m[2] !== undefined ? { strength: Number(m[2]) } : {}) } as PerturbationSpec);
@@ -99,10 +102,21 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof PerturbedRagConfig
   const graph = new StateGraph(PerturbedState)
     .addNode("perturb", async (s, c) => {
       const golden = new Set(s.evidence.map((e) => e.id));
-      const r = await applyPerturbations(ops, s.evidence, { itemId: s.itemId, question: s.topic, seed: config.seed, goldenIds: golden, pool: deps.corpus, poolSource: deps.corpusSource, search, run: getRunContext(c) });
+      const r = await applyPerturbations(ops, s.evidence, {
+        itemId: s.itemId,
+        question: s.topic,
+        seed: config.seed,
+        goldenIds: golden,
+        pool: deps.corpus,
+        poolSource: deps.corpusSource,
+        search,
+        run: getRunContext(c),
+      });
       return { perturbed: r.evidence, steps: r.steps, evidenceHash: r.hash };
     })
-    .addNode("synthesize", async (s, c) => ({ synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, prompt, { topic: s.topic, evidence: s.perturbed, targetWords: config.targetWords }) }))
+    .addNode("synthesize", async (s, c) => ({
+      synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, prompt, { topic: s.topic, evidence: s.perturbed, targetWords: config.targetWords }),
+    }))
     .addEdge(START, "perturb")
     .addEdge("perturb", "synthesize")
     .addEdge("synthesize", END)
@@ -114,7 +128,14 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof PerturbedRagConfig
       return runGraph(graph, { topic: task.question, itemId: task.id, evidence: task.goldenDocs.map(docToPassage) }, { ...opts, recursionLimit: 6 }, (s) => ({
         output: s.synthesis.text,
         intermediate: {
-          perturbation: { op: config.op, strength: config.strength, also: config.also ?? null, steps: s.steps, evidenceHash: s.evidenceHash, evidence: s.perturbed.map(({ id, title, text, retracted }) => ({ id, title, text, ...(retracted ? { retracted } : {}) })) },
+          perturbation: {
+            op: config.op,
+            strength: config.strength,
+            also: config.also ?? null,
+            steps: s.steps,
+            evidenceHash: s.evidenceHash,
+            evidence: s.perturbed.map(({ id, title, text, retracted }) => ({ id, title, text, ...(retracted ? { retracted } : {}) })),
+          },
           evidenceIds: s.perturbed.map((p) => p.id),
           retractedIds: s.perturbed.filter((p) => p.retracted).map((p) => p.id),
           ...(s.synthesis.sentences ? { extractedSentences: s.synthesis.sentences } : {}),

@@ -36,7 +36,8 @@ function create(deps: WorkflowDeps, config: z.input<typeof PzsConfigSchema>): Ru
     .compile();
   return {
     id: PZS_ID,
-    run: (task: SynthesisTask, opts) => runGraph(graph, { topic: task.question }, { ...opts, recursionLimit: 5 }, (s) => ({ output: s.output, intermediate: { prompt: { id: prompt.id, version: prompt.version } } })),
+    run: (task: SynthesisTask, opts) =>
+      runGraph(graph, { topic: task.question }, { ...opts, recursionLimit: 5 }, (s) => ({ output: s.output, intermediate: { prompt: { id: prompt.id, version: prompt.version } } })),
   };
 }
 

@@ -4,7 +4,15 @@
  * conclusion-sentences, conclusion-unrestricted, summary-unrestricted, rwe-summary.
  */
 import { criticRagWorkflow } from "./critic-rag.ts";
-import { conclusionAWorkflow, conclusionBWorkflow, conclusionCWorkflow, conclusionDWorkflow, conclusionSentencesWorkflow, conclusionUnrestrictedWorkflow, summaryUnrestrictedWorkflow } from "./conclusion-modes.ts";
+import {
+  conclusionAWorkflow,
+  conclusionBWorkflow,
+  conclusionCWorkflow,
+  conclusionDWorkflow,
+  conclusionSentencesWorkflow,
+  conclusionUnrestrictedWorkflow,
+  summaryUnrestrictedWorkflow,
+} from "./conclusion-modes.ts";
 import { feasibilityWorkflow } from "./feasibility.ts";
 import { goldenRagWorkflow } from "./golden-rag.ts";
 import { negatedRagWorkflow } from "./negated-rag.ts";
@@ -16,7 +24,24 @@ import { standardRagWorkflow } from "./standard-rag.ts";
 import type { WorkflowDefinition } from "./types.ts";
 
 /** Every registered workflow, in presentation order. */
-export const WORKFLOWS: readonly WorkflowDefinition[] = [pzsWorkflow, pcotWorkflow, standardRagWorkflow, goldenRagWorkflow, negatedRagWorkflow, perturbedRagWorkflow, criticRagWorkflow, feasibilityWorkflow, conclusionAWorkflow, conclusionBWorkflow, conclusionCWorkflow, conclusionDWorkflow, conclusionSentencesWorkflow, conclusionUnrestrictedWorkflow, summaryUnrestrictedWorkflow, rweSummaryWorkflow] as unknown as WorkflowDefinition[];
+export const WORKFLOWS: readonly WorkflowDefinition[] = [
+  pzsWorkflow,
+  pcotWorkflow,
+  standardRagWorkflow,
+  goldenRagWorkflow,
+  negatedRagWorkflow,
+  perturbedRagWorkflow,
+  criticRagWorkflow,
+  feasibilityWorkflow,
+  conclusionAWorkflow,
+  conclusionBWorkflow,
+  conclusionCWorkflow,
+  conclusionDWorkflow,
+  conclusionSentencesWorkflow,
+  conclusionUnrestrictedWorkflow,
+  summaryUnrestrictedWorkflow,
+  rweSummaryWorkflow,
+] as unknown as WorkflowDefinition[];
 
 const BY_ID = new Map<string, WorkflowDefinition>();
 for (const w of WORKFLOWS) {

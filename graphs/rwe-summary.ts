@@ -59,7 +59,14 @@ export function formatOutcome(o: RweOutcome, alpha: number | null): string {
 /** The PICOT block. */
 export function formatDesign(s: RweStudy): string {
   const d = s.picot;
-  return [`Study type: ${s.design}`, `Population: ${d.population}`, `Intervention/exposure: ${d.intervention}`, `Comparator: ${d.comparator ?? "none"}`, `Outcomes: ${d.outcomes.join("; ") || "see results"}`, `Time frame: ${d.time ?? "not stated"}`].join("\n");
+  return [
+    `Study type: ${s.design}`,
+    `Population: ${d.population}`,
+    `Intervention/exposure: ${d.intervention}`,
+    `Comparator: ${d.comparator ?? "none"}`,
+    `Outcomes: ${d.outcomes.join("; ") || "see results"}`,
+    `Time frame: ${d.time ?? "not stated"}`,
+  ].join("\n");
 }
 
 /**
@@ -86,7 +93,11 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof RweSummaryConfigSc
   let examples = "";
   const header = "\nExample summaries of other studies (for form only; their numbers do not apply here):\n";
   if (config.examples && !config.fewShotFile) {
-    const shown = ["rwe-summary-example-1", "rwe-summary-example-2"].map((n) => renderWorkflowPrompt(loadWorkflowPrompt(n, deps.promptDir), {}).map((m) => m.content).join("\n"));
+    const shown = ["rwe-summary-example-1", "rwe-summary-example-2"].map((n) =>
+      renderWorkflowPrompt(loadWorkflowPrompt(n, deps.promptDir), {})
+        .map((m) => m.content)
+        .join("\n"),
+    );
     examples = `${header}\n${shown.join("\n\n")}`;
   } else if (config.examples && config.fewShotFile) {
     let text: string;
@@ -100,12 +111,20 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof RweSummaryConfigSc
   }
   const prompts = Object.fromEntries(Object.entries(RWE_TEMPLATES).map(([d, name]) => [d, loadWorkflowPrompt(name, deps.promptDir)]));
   const psm = loadWorkflowPrompt("rwe-psm-note", deps.promptDir);
-  const psmNote = renderWorkflowPrompt(psm, {}).map((m) => m.content).join("\n");
+  const psmNote = renderWorkflowPrompt(psm, {})
+    .map((m) => m.content)
+    .join("\n");
   const graph = new StateGraph(State)
     .addNode("summarize", async (s, c) => {
       const st = s.study;
       if (isExtractiveModel(deps.model)) {
-        const lines = [`Study type: ${st.design}. ${st.question}`, formatResults(st, config.alpha).split("\n").filter((l) => !l.endsWith(":")).join("\n")].join("\n");
+        const lines = [
+          `Study type: ${st.design}. ${st.question}`,
+          formatResults(st, config.alpha)
+            .split("\n")
+            .filter((l) => !l.endsWith(":"))
+            .join("\n"),
+        ].join("\n");
         const evidence: EvidencePassage[] = lines.split("\n").map((text, i) => ({ id: `${st.id}#${i}`, title: "", text: text.replace(/^- /, "").replace(/([^.])$/, "$1.") }));
         const r = deps.model.synthesize({ question: st.question, evidence });
         return { output: r.text, sentences: r.sentences };
@@ -121,7 +140,13 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof RweSummaryConfigSc
     run: (study: RweStudy, opts) =>
       runGraph(graph, { study }, { ...opts, recursionLimit: 4 }, (s) => ({
         output: s.output,
-        intermediate: { design: study.design, template: RWE_TEMPLATES[study.design], propensityMatched: study.propensityMatched, examples: !config.examples ? "none" : config.fewShotFile ? "file" : "bundled", ...(s.sentences ? { extractedSentences: s.sentences } : {}) },
+        intermediate: {
+          design: study.design,
+          template: RWE_TEMPLATES[study.design],
+          propensityMatched: study.propensityMatched,
+          examples: !config.examples ? "none" : config.fewShotFile ? "file" : "bundled",
+          ...(s.sentences ? { extractedSentences: s.sentences } : {}),
+        },
       })),
   };
 }
@@ -130,7 +155,8 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof RweSummaryConfigSc
 export const rweSummaryWorkflow: WorkflowDefinition<"rwe", typeof RweSummaryConfigSchema> = {
   id: RWE_SUMMARY_ID,
   taskKind: "rwe",
-  description: "RWE summary (RWESummary): structured RWE study (raw, unlabelled) → plain-English summary; design-specific instructions, p < 0.05 rule applied by the model, PSM note, two example summaries",
+  description:
+    "RWE summary (RWESummary): structured RWE study (raw, unlabelled) → plain-English summary; design-specific instructions, p < 0.05 rule applied by the model, PSM note, two example summaries",
   configSchema: RweSummaryConfigSchema,
   create,
   // one summary call (an extractive baseline selects sentences without a call)

@@ -176,7 +176,10 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
     } catch (e) {
       if (e instanceof StepFailure) throw e;
       const msg = e instanceof Error ? e.message : String(e);
-      throw new StepFailure(`retrieve[${input.queryIndex}]`, `branch ${input.queryIndex} (query "${input.query}") failed: ${msg}`, undefined, /abort/i.test(msg) ? "aborted" : "retrieval", { queryIndex: input.queryIndex, query: input.query });
+      throw new StepFailure(`retrieve[${input.queryIndex}]`, `branch ${input.queryIndex} (query "${input.query}") failed: ${msg}`, undefined, /abort/i.test(msg) ? "aborted" : "retrieval", {
+        queryIndex: input.queryIndex,
+        query: input.query,
+      });
     }
   };
 
@@ -207,8 +210,14 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
       }
       if (failed.length) rerankFailures = { count: failed.length, firstError: failed[0].error };
       hits = reranked.map((h) => ({ id: h.id, rank: h.rank, score: h.score }));
-    } else hits = raw.filter((h) => !missingDocs.includes(h.id)).slice(0, config.k).map((h) => ({ id: h.id, rank: h.rank, score: h.score }));
-    return { retrieved: [{ queryIndex: input.queryIndex, query: input.query, hits, missingDocs, docs: docs.filter((d) => hits.some((h) => h.id === d.id)), ...(rerankFailures ? { rerankFailures } : {}) }] };
+    } else
+      hits = raw
+        .filter((h) => !missingDocs.includes(h.id))
+        .slice(0, config.k)
+        .map((h) => ({ id: h.id, rank: h.rank, score: h.score }));
+    return {
+      retrieved: [{ queryIndex: input.queryIndex, query: input.query, hits, missingDocs, docs: docs.filter((d) => hits.some((h) => h.id === d.id)), ...(rerankFailures ? { rerankFailures } : {}) }],
+    };
   };
 
   const graph = new StateGraph(StandardState)
@@ -219,7 +228,15 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
     })
     .addNode("write_queries", async (s, c) => {
       if (config.queryMode === "key-questions") return { queries: s.plan.keyQuestions };
-      const r = await structuredStep(getRunContext(c), model!, "queries", p.queries, { topic: s.topic, plan: formatPlan(s.plan), num_queries: config.numQueries }, SearchQueriesSchema, "search_queries");
+      const r = await structuredStep(
+        getRunContext(c),
+        model!,
+        "queries",
+        p.queries,
+        { topic: s.topic, plan: formatPlan(s.plan), num_queries: config.numQueries },
+        SearchQueriesSchema,
+        "search_queries",
+      );
       const queries = r.queries.slice(0, config.numQueries);
       keepPartial(getRunContext(c), "queries", queries);
       return { queries };
@@ -229,10 +246,13 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
       const merged = mergeQueryResults(s.retrieved);
       if (merged.length === 0) throw new StepFailure("merge", `retrieval returned no documents for ${s.queries.length} queries`);
       const { evidence, flagged } = applyRetractionPolicy(merged, config.retracted);
-      if (evidence.length === 0) throw new StepFailure("merge", `all ${merged.length} retrieved documents are retracted papers or retraction notices (${flagged.map((f) => f.id).join(", ")}), excluded by retracted: exclude`);
+      if (evidence.length === 0)
+        throw new StepFailure("merge", `all ${merged.length} retrieved documents are retracted papers or retraction notices (${flagged.map((f) => f.id).join(", ")}), excluded by retracted: exclude`);
       return { evidence, flagged };
     })
-    .addNode("synthesize", async (s, c) => ({ synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, p.synthesize, { topic: s.topic, evidence: s.evidence.map((e) => e.passage), targetWords: config.targetWords }) }))
+    .addNode("synthesize", async (s, c) => ({
+      synthesis: await synthesizeFromEvidence(getRunContext(c), deps.model, p.synthesize, { topic: s.topic, evidence: s.evidence.map((e) => e.passage), targetWords: config.targetWords }),
+    }))
     .addConditionalEdges(START, (s: S) => (extractive ? [new Send("retrieve", { query: s.topic, queryIndex: 0 })] : "make_plan"), ["make_plan", "retrieve"])
     .addEdge("make_plan", "write_queries")
     .addConditionalEdges("write_queries", (s: S) => s.queries.map((query, queryIndex) => new Send("retrieve", { query, queryIndex })), ["retrieve"])
@@ -254,7 +274,9 @@ function create(deps: WorkflowDeps, rawConfig: z.input<typeof StandardRagConfigS
             queries: s.queries,
             retriever: retriever.id,
             reranker: reranker?.id ?? null,
-            retrieved: [...s.retrieved].sort((a, b) => a.queryIndex - b.queryIndex).map((r) => ({ query: r.query, ids: r.hits.map((h) => h.id), missingDocs: r.missingDocs, ...(r.rerankFailures ? { rerankFailures: r.rerankFailures } : {}) })),
+            retrieved: [...s.retrieved]
+              .sort((a, b) => a.queryIndex - b.queryIndex)
+              .map((r) => ({ query: r.query, ids: r.hits.map((h) => h.id), missingDocs: r.missingDocs, ...(r.rerankFailures ? { rerankFailures: r.rerankFailures } : {}) })),
             evidence: s.evidence.map((e) => ({ id: e.passage.id, ...(e.passage.retraction ? { retraction: e.passage.retraction } : {}), provenance: e.provenance })),
             flaggedEvidence: s.flagged ?? [],
             goldenRecall: golden.size ? ids.filter((id) => golden.has(id)).length / golden.size : null,

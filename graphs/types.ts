@@ -127,7 +127,12 @@ export interface CallCountInput {
 
 /** `{min, max, structured}` sum of call bounds. */
 export function addCalls(...parts: CallBounds[]): CallBounds {
-  const sum = parts.reduce((a, b) => ({ min: a.min + b.min, max: a.max + b.max, structured: a.structured + b.structured, retryCalls: (a.retryCalls ?? 0) + (b.retryCalls ?? 0) }), { min: 0, max: 0, structured: 0, retryCalls: 0 });
+  const sum = parts.reduce((a, b) => ({ min: a.min + b.min, max: a.max + b.max, structured: a.structured + b.structured, retryCalls: (a.retryCalls ?? 0) + (b.retryCalls ?? 0) }), {
+    min: 0,
+    max: 0,
+    structured: 0,
+    retryCalls: 0,
+  });
   const { retryCalls, ...rest } = sum;
   return retryCalls ? sum : rest;
 }

@@ -250,7 +250,10 @@ export function panelDiagnostics(records: DiagnosticsRecord[], options: Diagnost
       const common = systems.filter((s) => systemMeans[s][ja] !== null && systemMeans[s][jb] !== null);
       const tau = attempt(() => {
         if (common.length < 3) throw new Error(`Kendall tau needs at least 3 systems both judges scored, got ${common.length}`);
-        const k = kendallTauB(common.map((s) => systemMeans[s][ja] as number), common.map((s) => systemMeans[s][jb] as number));
+        const k = kendallTauB(
+          common.map((s) => systemMeans[s][ja] as number),
+          common.map((s) => systemMeans[s][jb] as number),
+        );
         return finite({ tau: k.estimate, p: k.p }, "Kendall tau");
       });
       rankingAgreement.push({ judgeA: ja, judgeB: jb, nSystems: common.length, tau });

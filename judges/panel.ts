@@ -73,7 +73,11 @@ export const PanelConfigSchema = z
       if (seen.has(j.id)) ctx.addIssue({ code: "custom", path: ["judges", i, "id"], message: `duplicate judge id "${j.id}"` });
       seen.add(j.id);
       if (j.endpoint && !(j.endpoint in p.endpoints)) {
-        ctx.addIssue({ code: "custom", path: ["judges", i, "endpoint"], message: `endpoint "${j.endpoint}" is not defined under 'endpoints' (defined: ${Object.keys(p.endpoints).join(", ") || "none"})` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["judges", i, "endpoint"],
+          message: `endpoint "${j.endpoint}" is not defined under 'endpoints' (defined: ${Object.keys(p.endpoints).join(", ") || "none"})`,
+        });
       }
     });
   });
@@ -167,7 +171,8 @@ export function majorityVote(votes: number[]): { value: number | null; tie: bool
 export function aggregateVerdicts(entries: JudgeScoreEntry[], rubrics: Rubric[], judgeIds: string[], policy: Aggregation): PanelAggregate {
   const out: PanelAggregate = {};
   for (const rubric of rubrics) {
-    if (policy === "majority" && rubric.scale.type !== "binary") throw new Error(`aggregation "majority" needs a binary rubric; ${rubric.id} is ${rubric.scale.type} ${rubric.scale.min}-${rubric.scale.max}`);
+    if (policy === "majority" && rubric.scale.type !== "binary")
+      throw new Error(`aggregation "majority" needs a binary rubric; ${rubric.id} is ${rubric.scale.type} ${rubric.scale.min}-${rubric.scale.max}`);
     out[rubric.id] = {};
     for (const dim of rubric.dimensions) {
       const perJudge: Record<string, number | null> = {};
@@ -293,7 +298,15 @@ const repeatOf = (e: JudgeScoreEntry) => (e as Partial<JudgeVerdict>).repeat ?? 
  * @param deps `modelFor` builds each judge's chat model; `baseDir` resolves relative rubric/template paths
  * @throws Error for an invalid config, an unknown rubric, or `majority` with a non-binary rubric
  */
-export function createPanel(config: PanelConfig | ParsedPanelConfig, deps: { modelFor: JudgeModelFactory; baseDir?: string; rubrics?: Rubric[]; /** Judge calls in flight at once, overriding the panel's `concurrency` (a batch run: unbounded, so a wave holds every cell's verdicts). */ concurrency?: number }): Panel {
+export function createPanel(
+  config: PanelConfig | ParsedPanelConfig,
+  deps: {
+    modelFor: JudgeModelFactory;
+    baseDir?: string;
+    rubrics?: Rubric[] /** Judge calls in flight at once, overriding the panel's `concurrency` (a batch run: unbounded, so a wave holds every cell's verdicts). */;
+    concurrency?: number;
+  },
+): Panel {
   const cfg = parsePanelConfig(config);
   const baseDir = deps.baseDir ?? process.cwd();
   const refs = Array.isArray(cfg.rubric) ? cfg.rubric : [cfg.rubric];
@@ -302,14 +315,17 @@ export function createPanel(config: PanelConfig | ParsedPanelConfig, deps: { mod
   for (const r of rubrics) {
     if (ids.has(r.id)) throw new Error(`panel ${cfg.id}: rubric "${r.id}" listed twice`);
     ids.add(r.id);
-    if (cfg.aggregation === "majority" && r.scale.type !== "binary") throw new Error(`panel ${cfg.id}: aggregation "majority" needs binary rubrics; ${r.id} is ${r.scale.type} ${r.scale.min}-${r.scale.max}`);
+    if (cfg.aggregation === "majority" && r.scale.type !== "binary")
+      throw new Error(`panel ${cfg.id}: aggregation "majority" needs binary rubrics; ${r.id} is ${r.scale.type} ${r.scale.min}-${r.scale.max}`);
   }
   const judges: Judge[] = [];
   for (const spec of cfg.judges) {
     const model = deps.modelFor(spec, spec.endpoint ? cfg.endpoints[spec.endpoint] : undefined);
     const override = spec.template ? loadJudgeTemplate(spec.template, { baseDir }) : undefined;
     for (const rubric of rubrics) {
-      judges.push(createJudge({ id: spec.id, params: spec.params, attempts: spec.attempts, ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}) }, { model, rubric, template: override }));
+      judges.push(
+        createJudge({ id: spec.id, params: spec.params, attempts: spec.attempts, ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}) }, { model, rubric, template: override }),
+      );
     }
   }
   const judgeIds = cfg.judges.map((j) => j.id);

@@ -76,7 +76,19 @@ export function misleadingRate(rows: readonly RobustnessRow[], cleanFallback = "
     if (r.strength === 0 || r.answer === null || r.gold === null) continue;
     if (cleanOf(r) !== true) continue;
     const k = key(r.model, r.workflow, r.strength);
-    const g = groups.get(k) ?? { model: r.model, workflow: r.workflow, strength: r.strength, eligible: 0, misled: 0, rate: null, low: null, high: null, followedCorruption: 0, abstained: 0, applied: 0 };
+    const g = groups.get(k) ?? {
+      model: r.model,
+      workflow: r.workflow,
+      strength: r.strength,
+      eligible: 0,
+      misled: 0,
+      rate: null,
+      low: null,
+      high: null,
+      followedCorruption: 0,
+      abstained: 0,
+      applied: 0,
+    };
     g.eligible++;
     if (r.applied === true) g.applied++;
     if (r.abstained === true) g.abstained++;
@@ -153,5 +165,7 @@ export function oracleGap(rows: readonly { item: string; model: string; workflow
     perModel.set(model, m);
   }
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-  return [...perModel.entries()].map(([model, m]) => ({ model, n: m.g.length, golden: mean(m.g), standard: mean(m.s), gap: m.g.length ? mean(m.g.map((g, i) => g - m.s[i])) : null })).sort((a, b) => a.model.localeCompare(b.model));
+  return [...perModel.entries()]
+    .map(([model, m]) => ({ model, n: m.g.length, golden: mean(m.g), standard: mean(m.s), gap: m.g.length ? mean(m.g.map((g, i) => g - m.s[i])) : null }))
+    .sort((a, b) => a.model.localeCompare(b.model));
 }

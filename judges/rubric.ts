@@ -177,13 +177,7 @@ export function resolveRubric(ref: string, baseDir = process.cwd()): Rubric {
 }
 
 /** Ids of the built-in rubrics (file names in {@link BUILTIN_RUBRIC_DIR}). */
-export const BUILTIN_RUBRIC_IDS = [
-  "medmeta-semantic-equivalence",
-  "medconclusion-dimensions",
-  "rwe-direction-of-effect",
-  "rwe-numbers-accurate",
-  "rwe-completeness",
-] as const;
+export const BUILTIN_RUBRIC_IDS = ["medmeta-semantic-equivalence", "medconclusion-dimensions", "rwe-direction-of-effect", "rwe-numbers-accurate", "rwe-completeness"] as const;
 
 /** @returns the built-in rubric ids. */
 export function builtinRubricIds(): string[] {

@@ -44,7 +44,10 @@ export const RWE_DEFAULT_METRICS: readonly RweMetricSpec[] = Object.freeze([
 /** Rubric config. */
 export const RweWeightedScoreConfigSchema = z
   .object({
-    metrics: z.array(RweMetricSpecSchema).min(1).default(RWE_DEFAULT_METRICS.map((m) => ({ ...m }))),
+    metrics: z
+      .array(RweMetricSpecSchema)
+      .min(1)
+      .default(RWE_DEFAULT_METRICS.map((m) => ({ ...m }))),
   })
   .strict();
 /** Parsed rubric config. */

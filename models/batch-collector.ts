@@ -114,8 +114,14 @@ export class BatchCollector {
   /** Waits `ms`, or less when the session closes. */
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const onStop = () => (clearTimeout(t), resolve());
-      const t = setTimeout(() => (this.stopped.signal.removeEventListener("abort", onStop), resolve()), ms);
+      const onStop = () => {
+        clearTimeout(t);
+        resolve();
+      };
+      const t = setTimeout(() => {
+        this.stopped.signal.removeEventListener("abort", onStop);
+        resolve();
+      }, ms);
       this.stopped.signal.addEventListener("abort", onStop, { once: true });
     });
   }
@@ -187,7 +193,14 @@ export class BatchCollector {
     if (known !== undefined && this.failedIn.get(r.customId)?.has(known)) {
       const n = this.batchRetries.get(r.customId) ?? 0;
       const inBatch = this.settings.onFailedLine === "batch" && n < this.settings.maxBatchRetries;
-      this.journal.append({ event: "retried", customId: r.customId, batchId: known, how: inBatch ? "batch" : "online", reason: this.failureReason.get(r.customId) ?? "failed", at: new Date().toISOString() });
+      this.journal.append({
+        event: "retried",
+        customId: r.customId,
+        batchId: known,
+        how: inBatch ? "batch" : "online",
+        reason: this.failureReason.get(r.customId) ?? "failed",
+        at: new Date().toISOString(),
+      });
       if (!inBatch) {
         this.stats.retriedOnline++;
         return r.online();
@@ -197,7 +210,10 @@ export class BatchCollector {
       this.submittedIn.delete(r.customId);
     }
     const current = this.submittedIn.get(r.customId);
-    const outcome = current !== undefined ? await this.waitOn(this.trackers.get(current) ?? this.track(r.api, current, r.body.model ?? "?", true), r.customId, r.signal) : await this.enqueue(r.baseURL, r.api, r.customId, r.body, r.signal);
+    const outcome =
+      current !== undefined
+        ? await this.waitOn(this.trackers.get(current) ?? this.track(r.api, current, r.body.model ?? "?", true), r.customId, r.signal)
+        : await this.enqueue(r.baseURL, r.api, r.customId, r.body, r.signal);
     const res = outcome.line?.response;
     if (res) {
       if (res.status_code >= 400) {
@@ -308,7 +324,9 @@ export class BatchCollector {
         for (const line of parseBatchResults(await api.fileContent(fileId), `batch ${batchId} file ${fileId}`)) results.set(line.custom_id, line);
       }
       this.journal.append({ event: "final", batchId, status: b.status, completed: b.request_counts?.completed, failed: b.request_counts?.failed, at: new Date().toISOString() });
-      this.log(`batch ${batchId}: ${b.status}, ${results.size} result line(s)${b.request_counts ? ` (${b.request_counts.completed} completed, ${b.request_counts.failed} failed of ${b.request_counts.total})` : ""}`);
+      this.log(
+        `batch ${batchId}: ${b.status}, ${results.size} result line(s)${b.request_counts ? ` (${b.request_counts.completed} completed, ${b.request_counts.failed} failed of ${b.request_counts.total})` : ""}`,
+      );
       t.status = b.status;
       t.results = results;
       for (const [id, list] of t.waiters) {

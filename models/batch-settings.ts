@@ -33,6 +33,9 @@ export type BatchSettings = z.infer<typeof BatchSettingsSchema>;
  */
 export function resolveBatchSettings(input: Partial<BatchSettings> = {}, env: NodeJS.ProcessEnv = process.env): BatchSettings {
   const num = (v: string | undefined) => (v !== undefined && v.trim() !== "" ? Number(v) : undefined);
-  const fromEnv = { ...(num(env.MEDSYNTH_BATCH_POLL_MS) !== undefined ? { pollMs: num(env.MEDSYNTH_BATCH_POLL_MS) } : {}), ...(num(env.MEDSYNTH_BATCH_IDLE_MS) !== undefined ? { idleMs: num(env.MEDSYNTH_BATCH_IDLE_MS) } : {}) };
+  const fromEnv = {
+    ...(num(env.MEDSYNTH_BATCH_POLL_MS) !== undefined ? { pollMs: num(env.MEDSYNTH_BATCH_POLL_MS) } : {}),
+    ...(num(env.MEDSYNTH_BATCH_IDLE_MS) !== undefined ? { idleMs: num(env.MEDSYNTH_BATCH_IDLE_MS) } : {}),
+  };
   return BatchSettingsSchema.parse({ ...fromEnv, ...input });
 }

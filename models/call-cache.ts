@@ -43,7 +43,9 @@ export function stableStringify(value: unknown): string {
 
 /** SHA-256 hex of a value's stable JSON. */
 export function sha256Of(value: unknown): string {
-  return createHash("sha256").update(typeof value === "string" ? value : stableStringify(value)).digest("hex");
+  return createHash("sha256")
+    .update(typeof value === "string" ? value : stableStringify(value))
+    .digest("hex");
 }
 
 /**
@@ -98,7 +100,10 @@ export class CallCache {
    * @param root cache root (default {@link defaultCacheDir}()); entries go to `<root>/calls`.
    * @param enabled when false, nothing is read or written (in-flight sharing still applies).
    */
-  constructor(root: string = defaultCacheDir(), readonly enabled = true) {
+  constructor(
+    root: string = defaultCacheDir(),
+    readonly enabled = true,
+  ) {
     this.dir = join(resolve(root), "calls");
   }
 

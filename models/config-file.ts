@@ -10,7 +10,16 @@ import { parse as parseYaml } from "yaml";
  */
 export function osErrorText(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
-  const causes: Record<string, string> = { EISDIR: "it is a folder, not a file", ENOENT: "no such file or folder", EACCES: "permission denied", EPERM: "operation not permitted", EROFS: "the file system is read-only", ENOSPC: "no space left on the device", ENOTDIR: "a part of the path is not a folder", EMFILE: "too many open files" };
+  const causes: Record<string, string> = {
+    EISDIR: "it is a folder, not a file",
+    ENOENT: "no such file or folder",
+    EACCES: "permission denied",
+    EPERM: "operation not permitted",
+    EROFS: "the file system is read-only",
+    ENOSPC: "no space left on the device",
+    ENOTDIR: "a part of the path is not a folder",
+    EMFILE: "too many open files",
+  };
   if (e && typeof e.code === "string" && causes[e.code]) return `${e.code}: ${causes[e.code]}`;
   return e instanceof Error ? e.message : String(err);
 }

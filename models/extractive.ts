@@ -55,13 +55,53 @@ export interface EvidenceSentence {
 }
 
 const LABELS: Record<string, SectionKind> = {
-  results: "results", result: "results", findings: "results", "main results": "results", "main outcome results": "results",
-  conclusions: "conclusions", conclusion: "conclusions", interpretation: "conclusions", "authors' conclusions": "conclusions", "authors conclusions": "conclusions", implications: "conclusions", "conclusions and relevance": "conclusions",
-  background: "other", introduction: "other", objective: "other", objectives: "other", aim: "other", aims: "other", purpose: "other", context: "other", importance: "other",
-  methods: "other", method: "other", design: "other", setting: "other", settings: "other", participants: "other", patients: "other", interventions: "other", intervention: "other",
-  "main outcome measures": "other", "main outcomes and measures": "other", measurements: "other", "materials and methods": "other", "search methods": "other", "selection criteria": "other", "data collection and analysis": "other", "study design": "other", discussion: "other",
+  results: "results",
+  result: "results",
+  findings: "results",
+  "main results": "results",
+  "main outcome results": "results",
+  conclusions: "conclusions",
+  conclusion: "conclusions",
+  interpretation: "conclusions",
+  "authors' conclusions": "conclusions",
+  "authors conclusions": "conclusions",
+  implications: "conclusions",
+  "conclusions and relevance": "conclusions",
+  background: "other",
+  introduction: "other",
+  objective: "other",
+  objectives: "other",
+  aim: "other",
+  aims: "other",
+  purpose: "other",
+  context: "other",
+  importance: "other",
+  methods: "other",
+  method: "other",
+  design: "other",
+  setting: "other",
+  settings: "other",
+  participants: "other",
+  patients: "other",
+  interventions: "other",
+  intervention: "other",
+  "main outcome measures": "other",
+  "main outcomes and measures": "other",
+  measurements: "other",
+  "materials and methods": "other",
+  "search methods": "other",
+  "selection criteria": "other",
+  "data collection and analysis": "other",
+  "study design": "other",
+  discussion: "other",
 };
-const LABEL_RE = new RegExp(`(^|\\n|(?<=[.!?])\\s+)(${Object.keys(LABELS).sort((a, b) => b.length - a.length).map((l) => l.replace(/[.*+?^${}()|[\]\\']/g, (c) => (c === "'" ? "['’]" : `\\${c}`))).join("|")})\\s*:\\s*`, "gi");
+const LABEL_RE = new RegExp(
+  `(^|\\n|(?<=[.!?])\\s+)(${Object.keys(LABELS)
+    .sort((a, b) => b.length - a.length)
+    .map((l) => l.replace(/[.*+?^${}()|[\]\\']/g, (c) => (c === "'" ? "['’]" : `\\${c}`)))
+    .join("|")})\\s*:\\s*`,
+  "gi",
+);
 
 const ABBREV = /(?:\b(?:e\.g|i\.e|vs|al|fig|figs|approx|no|nos|ca|cf|dr|mr|mrs|ms|prof|inc|ltd|resp|ref|refs|vol|suppl|min|max|mo|yr|yrs|wk|wks|hr|hrs)\.|\b[A-Z]\.)$/i;
 
@@ -105,7 +145,11 @@ export function passageSentences(p: EvidencePassage, docIndex: number): Evidence
   return out;
 }
 
-const STOP = new Set("a an and are as at be been being but by can could did do does for from had has have he her his how in into is it its may might more most no not of on or our over should so such than that the their them then there these they this those to under up was we were what when where which while who whom why will with would within without also both each between among after before during than vs".split(" "));
+const STOP = new Set(
+  "a an and are as at be been being but by can could did do does for from had has have he her his how in into is it its may might more most no not of on or our over should so such than that the their them then there these they this those to under up was we were what when where which while who whom why will with would within without also both each between among after before during than vs".split(
+    " ",
+  ),
+);
 
 function tokens(text: string): string[] {
   return (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((t) => t.length >= 2 && !STOP.has(t));
@@ -158,7 +202,8 @@ function stopper(t: Target, defaultSentences: number): (chosen: EvidenceSentence
 }
 
 function checkEvidence(id: string, evidence: EvidencePassage[]): void {
-  if (!Array.isArray(evidence) || evidence.length === 0) throw new Error(`${id} builds answers only from evidence, and none was given (workflows without evidence, such as P-ZS and P-CoT, cannot use it)`);
+  if (!Array.isArray(evidence) || evidence.length === 0)
+    throw new Error(`${id} builds answers only from evidence, and none was given (workflows without evidence, such as P-ZS and P-CoT, cannot use it)`);
 }
 
 function finish(chosen: EvidenceSentence[]) {

@@ -67,7 +67,9 @@ interface StoredChat {
   /** Cut off at the output limit and kept (`onTruncated: keep-marked`); never cached. */
   truncated?: true;
 }
-type ComputedChat = StoredChat | { ok: false; error: string; raw?: string; usage: TokenUsage | null; latencyMs: number; attempts: number; finishReason?: string; usageUnknown?: boolean; reason: CallFailureReason };
+type ComputedChat =
+  | StoredChat
+  | { ok: false; error: string; raw?: string; usage: TokenUsage | null; latencyMs: number; attempts: number; finishReason?: string; usageUnknown?: boolean; reason: CallFailureReason };
 
 /** Value stored for a structured call (the raw answer; re-validated on every hit). */
 interface StoredStructured {
@@ -81,7 +83,20 @@ interface StoredStructured {
   /** At least one answer came back without token usage: `usage` is not the whole count. */
   usageUnknown?: boolean;
 }
-type ComputedStructured = StoredStructured | { ok: false; error: string; raw: string | null; usage: TokenUsage | null; latencyMs: number; attempts: number; validationAttempts: number; finishReason?: string; usageUnknown?: boolean; reason: CallFailureReason };
+type ComputedStructured =
+  | StoredStructured
+  | {
+      ok: false;
+      error: string;
+      raw: string | null;
+      usage: TokenUsage | null;
+      latencyMs: number;
+      attempts: number;
+      validationAttempts: number;
+      finishReason?: string;
+      usageUnknown?: boolean;
+      reason: CallFailureReason;
+    };
 
 function addUsage(a: TokenUsage | null, b: TokenUsage | null): TokenUsage | null {
   if (!a) return b;
@@ -108,7 +123,9 @@ function finishReasonOf(msg: AIMessage): string | undefined {
  * @returns an AIMessage with content, tool calls, finish reason and usage; undefined otherwise.
  */
 function cutOffReply(body: unknown): AIMessage | undefined {
-  const b = body as { choices?: { finish_reason?: string; message?: { content?: string | null; tool_calls?: unknown[] } }[]; usage?: { prompt_tokens?: number; completion_tokens?: number } } | undefined;
+  const b = body as
+    | { choices?: { finish_reason?: string; message?: { content?: string | null; tool_calls?: unknown[] } }[]; usage?: { prompt_tokens?: number; completion_tokens?: number } }
+    | undefined;
   const choice = b?.choices?.[0];
   if (choice?.finish_reason !== "length") return undefined;
   const u = b?.usage;
@@ -116,7 +133,9 @@ function cutOffReply(body: unknown): AIMessage | undefined {
     content: choice.message?.content ?? "",
     additional_kwargs: choice.message?.tool_calls ? { tool_calls: choice.message.tool_calls as never } : {},
     response_metadata: { finish_reason: "length" },
-    ...(u && (u.prompt_tokens !== undefined || u.completion_tokens !== undefined) ? { usage_metadata: { input_tokens: u.prompt_tokens ?? 0, output_tokens: u.completion_tokens ?? 0, total_tokens: (u.prompt_tokens ?? 0) + (u.completion_tokens ?? 0) } } : {}),
+    ...(u && (u.prompt_tokens !== undefined || u.completion_tokens !== undefined)
+      ? { usage_metadata: { input_tokens: u.prompt_tokens ?? 0, output_tokens: u.completion_tokens ?? 0, total_tokens: (u.prompt_tokens ?? 0) + (u.completion_tokens ?? 0) } }
+      : {}),
   });
 }
 
@@ -166,7 +185,8 @@ function checkCall(id: string, messages: ChatMessage[], opts: CallOptions | unde
   if (!opts?.meta || typeof opts.meta.promptId !== "string" || typeof opts.meta.promptVersion !== "string") {
     throw new Error(`${id}: CallOptions.meta {promptId, promptVersion} is required (it enters the cache key); use promptMeta(template)`);
   }
-  if (opts.timeoutMs !== undefined && !(Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0)) throw new Error(`${id}: CallOptions.timeoutMs must be a positive number of milliseconds, got ${String(opts.timeoutMs)}`);
+  if (opts.timeoutMs !== undefined && !(Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0))
+    throw new Error(`${id}: CallOptions.timeoutMs must be a positive number of milliseconds, got ${String(opts.timeoutMs)}`);
 }
 
 /** The tool/response-format name OpenAI accepts (`[A-Za-z0-9_-]{1,64}`). */
@@ -213,8 +233,10 @@ export function endpointResources(id: string, config: EndpointConfig, options: M
 export function truncationAdvice(what: string, maxTokens: number | undefined, outputTokens: number | undefined): string {
   const n = (x: number) => x.toLocaleString("en-US");
   const got = outputTokens === undefined ? "" : ` after ${n(outputTokens)} output tokens`;
-  if (maxTokens === undefined) return `${what} was cut off (finish_reason "length")${got} by the server's default output limit; no maxTokens was asked: set maxTokens on the endpoint (or the server's output limit)`;
-  if (outputTokens !== undefined && outputTokens < maxTokens * 0.9) return `${what} was cut off (finish_reason "length") at ${n(outputTokens)} of the ${n(maxTokens)} output tokens asked (maxTokens): the server's own limit (max output or context length, the prompt included) stopped it; raising maxTokens will not help: raise the server's limit or shorten the prompt`;
+  if (maxTokens === undefined)
+    return `${what} was cut off (finish_reason "length")${got} by the server's default output limit; no maxTokens was asked: set maxTokens on the endpoint (or the server's output limit)`;
+  if (outputTokens !== undefined && outputTokens < maxTokens * 0.9)
+    return `${what} was cut off (finish_reason "length") at ${n(outputTokens)} of the ${n(maxTokens)} output tokens asked (maxTokens): the server's own limit (max output or context length, the prompt included) stopped it; raising maxTokens will not help: raise the server's limit or shorten the prompt`;
   return `${what} hit the output limit (finish_reason "length") at maxTokens ${n(maxTokens)}${got}: raise maxTokens above ${n(maxTokens)}`;
 }
 
@@ -290,12 +312,9 @@ export class OpenAIChatModel implements ChatModel {
     const { signal } = opts;
     // A batched request waits for its batch (hours), and the Batch API, not this process, limits the rate.
     const timeoutMs = this.batching ? BATCH_ATTEMPT_TIMEOUT_MS : (opts.timeoutMs ?? this.config.timeoutMs);
-    const attempt = () => runAttempt({ timeoutMs, signal }, async (sig) => (await client.invoke(lc, { signal: sig, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...extra })) as AIMessage);
-    const out = await withRetry(
-      () => (this.batching ? attempt() : this.limiter.run(attempt)),
-      this.retryPolicy,
-      { signal, random: this.options.random },
-    );
+    const attempt = () =>
+      runAttempt({ timeoutMs, signal }, async (sig) => (await client.invoke(lc, { signal: sig, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...extra })) as AIMessage);
+    const out = await withRetry(() => (this.batching ? attempt() : this.limiter.run(attempt)), this.retryPolicy, { signal, random: this.options.random });
     if (out.ok) {
       const finishReason = finishReasonOf(out.value);
       return { ok: true, message: out.value, attempts: out.attempts, usage: usageOf(out.value), ...(finishReason ? { finishReason } : {}) };
@@ -313,7 +332,13 @@ export class OpenAIChatModel implements ChatModel {
     }
     const structured = "response_format" in extra || "tools" in extra;
     const hint = structured && status === 400 ? `; ${structuredMethodHint(this.config.structuredMethod)}` : "";
-    return { ok: false, attempts: out.attempts, reason: reasonOfClass(out.errorClass), ...(status !== undefined ? { status } : {}), error: this.redact(`${this.id} at ${this.config.baseURL}: ${out.gaveUp}: ${msg.split("\n\nTroubleshooting URL")[0].replace(/\n\nTroubleshooting URL.*$/s, "")}${hint}`) };
+    return {
+      ok: false,
+      attempts: out.attempts,
+      reason: reasonOfClass(out.errorClass),
+      ...(status !== undefined ? { status } : {}),
+      error: this.redact(`${this.id} at ${this.config.baseURL}: ${out.gaveUp}: ${msg.split("\n\nTroubleshooting URL")[0].replace(/\n\nTroubleshooting URL.*$/s, "")}${hint}`),
+    };
   }
 
   private keyParts(kind: string, messages: ChatMessage[], opts: CallOptions, params: ChatParams, schema?: CacheKeyParts["schema"]): CacheKeyParts {
@@ -332,10 +357,28 @@ export class OpenAIChatModel implements ChatModel {
     };
   }
 
-  private callInfo(source: "hit" | "shared" | "miss", v: { usage: TokenUsage | null; latencyMs: number; attempts: number; ok: boolean; finishReason?: string; usageUnknown?: boolean }, started: number, structuredMethod?: string): CallInfo {
-    const extra = { ...(v.finishReason ? { finishReason: v.finishReason } : {}), ...(structuredMethod ? { structuredMethod } : {}), ...(v.usageUnknown && source !== "shared" ? { usageUnknown: true } : {}), ...(this.batching && source === "miss" ? { batch: true as const } : {}) };
+  private callInfo(
+    source: "hit" | "shared" | "miss",
+    v: { usage: TokenUsage | null; latencyMs: number; attempts: number; ok: boolean; finishReason?: string; usageUnknown?: boolean },
+    started: number,
+    structuredMethod?: string,
+  ): CallInfo {
+    const extra = {
+      ...(v.finishReason ? { finishReason: v.finishReason } : {}),
+      ...(structuredMethod ? { structuredMethod } : {}),
+      ...(v.usageUnknown && source !== "shared" ? { usageUnknown: true } : {}),
+      ...(this.batching && source === "miss" ? { batch: true as const } : {}),
+    };
     // A failure shared with a concurrent identical call: that call made (and counts) the requests.
-    if (source === "miss" || !v.ok) return { modelId: this.id, cached: false, latencyMs: source === "miss" ? v.latencyMs : Date.now() - started, usage: source === "miss" ? v.usage : null, attempts: source === "miss" ? v.attempts : 0, ...extra };
+    if (source === "miss" || !v.ok)
+      return {
+        modelId: this.id,
+        cached: false,
+        latencyMs: source === "miss" ? v.latencyMs : Date.now() - started,
+        usage: source === "miss" ? v.usage : null,
+        attempts: source === "miss" ? v.attempts : 0,
+        ...extra,
+      };
     return { modelId: this.id, cached: true, latencyMs: Date.now() - started, originalLatencyMs: v.latencyMs, usage: v.usage, attempts: 0, ...extra };
   }
 
@@ -363,7 +406,15 @@ export class OpenAIChatModel implements ChatModel {
         if (!text.trim()) {
           // An empty answer (e.g. a reasoning model that spent maxTokens thinking) is a failure:
           // never cached, never passed downstream as if it were text.
-          return { ok: false, error: `${where}: the endpoint returned an empty answer${finish ? ` (finish_reason: ${finish})` : ""}`, reason: finish === "length" ? "truncated" : "empty", usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
+          return {
+            ok: false,
+            error: `${where}: the endpoint returned an empty answer${finish ? ` (finish_reason: ${finish})` : ""}`,
+            reason: finish === "length" ? "truncated" : "empty",
+            usage: r.usage,
+            latencyMs: Date.now() - t0,
+            attempts: r.attempts,
+            ...fin,
+          };
         }
         if (finish === "length" && this.config.onTruncated === "keep-marked") {
           // Kept on request, marked, and (see the cache predicate below) never cached.
@@ -372,7 +423,16 @@ export class OpenAIChatModel implements ChatModel {
         if (finish === "length") {
           // Cut off at maxTokens: the partial text is kept as `raw`, but it is not an answer
           // (never cached, never judged) unless the endpoint config accepts truncated answers.
-          return { ok: false, error: `${where}: truncated: ${truncationAdvice("the answer", params.maxTokens, r.usage?.outputTokens)}`, reason: "truncated", raw: text, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
+          return {
+            ok: false,
+            error: `${where}: truncated: ${truncationAdvice("the answer", params.maxTokens, r.usage?.outputTokens)}`,
+            reason: "truncated",
+            raw: text,
+            usage: r.usage,
+            latencyMs: Date.now() - t0,
+            attempts: r.attempts,
+            ...fin,
+          };
         }
         return { ok: true, text, usage: r.usage, latencyMs: Date.now() - t0, attempts: r.attempts, ...fin };
       },
@@ -380,7 +440,9 @@ export class OpenAIChatModel implements ChatModel {
       parts,
     );
     const call = this.callInfo(source, value, started);
-    return value.ok ? { ok: true, text: value.text, call, ...(value.truncated ? { truncated: true as const } : {}) } : { ok: false, error: value.error, reason: value.reason, ...(value.raw !== undefined ? { raw: value.raw } : {}), call };
+    return value.ok
+      ? { ok: true, text: value.text, call, ...(value.truncated ? { truncated: true as const } : {}) }
+      : { ok: false, error: value.error, reason: value.reason, ...(value.raw !== undefined ? { raw: value.raw } : {}), call };
   }
 
   /**
@@ -411,8 +473,11 @@ export class OpenAIChatModel implements ChatModel {
         }
       };
       extra = { response_format: { type: "json_schema", json_schema: { name, schema: jsonSchema, strict: strictCompatible }, $parseRaw } };
-    }
-    else if (method === "functionCalling") extra = { tools: [{ type: "function", function: { name, description: String(jsonSchema.description ?? `Return the ${opts.schemaName}`), parameters: jsonSchema } }], tool_choice: { type: "function", function: { name } } };
+    } else if (method === "functionCalling")
+      extra = {
+        tools: [{ type: "function", function: { name, description: String(jsonSchema.description ?? `Return the ${opts.schemaName}`), parameters: jsonSchema } }],
+        tool_choice: { type: "function", function: { name } },
+      };
     else {
       base = [...messages, jsonInstruction(jsonSchema)];
       if (method === "jsonMode") extra = { response_format: { type: "json_object" } };
@@ -430,36 +495,72 @@ export class OpenAIChatModel implements ChatModel {
     const key = callCacheKey(parts);
     const { value, source } = await this.cache.getOrCompute<ComputedStructured>(
       key,
-      () => withBatchCall(key, async (): Promise<ComputedStructured> => {
-        const t0 = Date.now();
-        let usage: TokenUsage | null = null;
-        let attempts = 0;
-        let raw: string | null = null;
-        let lastError = "";
-        let finishReason: string | undefined;
-        let usageUnknown = false;
-        let convo = base;
-        const n = this.config.structuredRetries + 1;
-        for (let v = 1; v <= n; v++) {
-          const r = await this.request(convo, params, extra, opts);
-          attempts += r.attempts;
-          if (!r.ok) return { ok: false, error: r.error, reason: r.reason, raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v - 1, ...(finishReason ? { finishReason } : {}), ...(usageUnknown ? { usageUnknown } : {}) };
-          usage = addUsage(usage, r.usage);
-          if (r.usage === null) usageUnknown = true;
-          finishReason = r.finishReason;
-          raw = rawOf(r.message);
-          if (r.finishReason === "length") {
-            // A cut-off answer is not re-asked (the same limit would cut it again): it fails with
-            // its raw text kept, and is never cached.
-            return { ok: false, error: this.redact(`${this.id}: truncated: ${truncationAdvice(`structured answer "${opts.schemaName}"`, params.maxTokens, r.usage?.outputTokens)}`), reason: "truncated", raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v, finishReason: "length", ...(usageUnknown ? { usageUnknown } : {}) };
+      () =>
+        withBatchCall(key, async (): Promise<ComputedStructured> => {
+          const t0 = Date.now();
+          let usage: TokenUsage | null = null;
+          let attempts = 0;
+          let raw: string | null = null;
+          let lastError = "";
+          let finishReason: string | undefined;
+          let usageUnknown = false;
+          let convo = base;
+          const n = this.config.structuredRetries + 1;
+          for (let v = 1; v <= n; v++) {
+            const r = await this.request(convo, params, extra, opts);
+            attempts += r.attempts;
+            if (!r.ok)
+              return {
+                ok: false,
+                error: r.error,
+                reason: r.reason,
+                raw,
+                usage,
+                latencyMs: Date.now() - t0,
+                attempts,
+                validationAttempts: v - 1,
+                ...(finishReason ? { finishReason } : {}),
+                ...(usageUnknown ? { usageUnknown } : {}),
+              };
+            usage = addUsage(usage, r.usage);
+            if (r.usage === null) usageUnknown = true;
+            finishReason = r.finishReason;
+            raw = rawOf(r.message);
+            if (r.finishReason === "length") {
+              // A cut-off answer is not re-asked (the same limit would cut it again): it fails with
+              // its raw text kept, and is never cached.
+              return {
+                ok: false,
+                error: this.redact(`${this.id}: truncated: ${truncationAdvice(`structured answer "${opts.schemaName}"`, params.maxTokens, r.usage?.outputTokens)}`),
+                reason: "truncated",
+                raw,
+                usage,
+                latencyMs: Date.now() - t0,
+                attempts,
+                validationAttempts: v,
+                finishReason: "length",
+                ...(usageUnknown ? { usageUnknown } : {}),
+              };
+            }
+            const p = parseStructuredAnswer(raw, schema);
+            if (p.ok)
+              return { ok: true, text: raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v, ...(finishReason ? { finishReason } : {}), ...(usageUnknown ? { usageUnknown } : {}) };
+            lastError = p.error;
+            convo = [...base, { role: "assistant", content: raw }, correctionMessage(p.error)];
           }
-          const p = parseStructuredAnswer(raw, schema);
-          if (p.ok) return { ok: true, text: raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: v, ...(finishReason ? { finishReason } : {}), ...(usageUnknown ? { usageUnknown } : {}) };
-          lastError = p.error;
-          convo = [...base, { role: "assistant", content: raw }, correctionMessage(p.error)];
-        }
-        return { ok: false, error: this.redact(`${this.id}: structured answer "${opts.schemaName}" failed validation ${n} times; last: ${lastError}`), reason: "invalid", raw, usage, latencyMs: Date.now() - t0, attempts, validationAttempts: n, ...(finishReason ? { finishReason } : {}), ...(usageUnknown ? { usageUnknown } : {}) };
-      }),
+          return {
+            ok: false,
+            error: this.redact(`${this.id}: structured answer "${opts.schemaName}" failed validation ${n} times; last: ${lastError}`),
+            reason: "invalid",
+            raw,
+            usage,
+            latencyMs: Date.now() - t0,
+            attempts,
+            validationAttempts: n,
+            ...(finishReason ? { finishReason } : {}),
+            ...(usageUnknown ? { usageUnknown } : {}),
+          };
+        }),
       (v) => v.ok,
       parts,
       (v) => v.ok && parseStructuredAnswer(v.text, schema).ok,

@@ -7,7 +7,7 @@
  */
 import { OpenAIEmbeddings } from "@langchain/openai";
 import { guardedFetch, runAttempt } from "./attempt.ts";
-import { CallCache, callCacheKey, endpointCacheId, type CacheKeyParts } from "./call-cache.ts";
+import { type CallCache, callCacheKey, endpointCacheId, type CacheKeyParts } from "./call-cache.ts";
 import { redactSecret, resolveEndpointConfig, type EndpointConfig, type EndpointConfigInput } from "./endpoint-config.ts";
 import { endpointResources, OPENAI_PREFIX, type ModelFactoryOptions } from "./openai-chat.ts";
 import type { RateLimiter } from "./rate-limit.ts";
@@ -16,7 +16,10 @@ import type { CallInfo, EmbeddingClient } from "./types.ts";
 
 /** Error thrown by {@link OpenAIEmbeddingClient.embed} when the endpoint fails after retries (API key redacted). */
 export class EmbeddingError extends Error {
-  constructor(message: string, readonly attempts: number) {
+  constructor(
+    message: string,
+    readonly attempts: number,
+  ) {
     super(message);
     this.name = "EmbeddingError";
   }
@@ -69,7 +72,14 @@ export class OpenAIEmbeddingClient implements EmbeddingClient {
   }
 
   private parts(text: string): CacheKeyParts {
-    return { kind: "embedding", provider: "openai", endpoint: endpointCacheId(this.config.baseURL), model: this.modelName, params: { dimensions: this.config.dimensions }, extra: { text, namespace: this.config.cacheNamespace || undefined } };
+    return {
+      kind: "embedding",
+      provider: "openai",
+      endpoint: endpointCacheId(this.config.baseURL),
+      model: this.modelName,
+      params: { dimensions: this.config.dimensions },
+      extra: { text, namespace: this.config.cacheNamespace || undefined },
+    };
   }
 
   /**
@@ -104,12 +114,10 @@ export class OpenAIEmbeddingClient implements EmbeddingClient {
     for (let i = 0; i < todo.length; i += bs) batches.push(todo.slice(i, i + bs));
     await Promise.all(
       batches.map(async (batch) => {
-        const r = await withRetry(
-          () =>
-            this.limiter.run(() => runAttempt({ timeoutMs: this.config.timeoutMs, signal: opts.signal }, () => this.client.embedDocuments(batch))),
-          this.retryPolicy,
-          { signal: opts.signal, random: this.options.random },
-        );
+        const r = await withRetry(() => this.limiter.run(() => runAttempt({ timeoutMs: this.config.timeoutMs, signal: opts.signal }, () => this.client.embedDocuments(batch))), this.retryPolicy, {
+          signal: opts.signal,
+          random: this.options.random,
+        });
         attempts += r.attempts;
         requests++;
         if (!r.ok) {
@@ -128,7 +136,15 @@ export class OpenAIEmbeddingClient implements EmbeddingClient {
         );
       }),
     );
-    const info: EmbedInfo = { modelId: this.id, cached: todo.length === 0, latencyMs: Date.now() - t0, attempts, cachedTexts: texts.length - [...missing.values()].reduce((a, b) => a + b.length, 0), requests, inputTokens: null };
+    const info: EmbedInfo = {
+      modelId: this.id,
+      cached: todo.length === 0,
+      latencyMs: Date.now() - t0,
+      attempts,
+      cachedTexts: texts.length - [...missing.values()].reduce((a, b) => a + b.length, 0),
+      requests,
+      inputTokens: null,
+    };
     this.lastInfo = info;
     return { vectors: out as Float32Array[], info };
   }

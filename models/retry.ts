@@ -151,9 +151,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** Outcome of {@link withRetry}: never throws for attempt errors. */
-export type RetryOutcome<T> =
-  | { ok: true; value: T; attempts: number }
-  | { ok: false; error: unknown; errorClass: ErrorClass; attempts: number; gaveUp: string };
+export type RetryOutcome<T> = { ok: true; value: T; attempts: number } | { ok: false; error: unknown; errorClass: ErrorClass; attempts: number; gaveUp: string };
 
 function reasonText(signal: AbortSignal): string {
   const r: unknown = signal.reason;

@@ -65,7 +65,7 @@ export interface CallInfo {
 
 /** Result of a free-text chat call. Failures are data, never thrown at run time. */
 export type ChatResult =
-  | { ok: true; text: string; call: CallInfo; /** The answer hit the output limit and was kept because the endpoint sets `onTruncated: keep-marked`. */ truncated?: true }
+  | { ok: true; text: string; call: CallInfo /** The answer hit the output limit and was kept because the endpoint sets `onTruncated: keep-marked`. */; truncated?: true }
   | { ok: false; error: string; raw?: string; call: CallInfo; reason?: CallFailureReason };
 
 /**

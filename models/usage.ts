@@ -63,7 +63,9 @@ export function mergeCalls(calls: readonly CallInfo[]): CallInfo {
   if (calls.length === 1) return calls[0];
   const last = calls[calls.length - 1];
   const reported = calls.filter((c) => c.usage !== null);
-  const usage: CallInfo["usage"] = reported.length ? { inputTokens: reported.reduce((a, c) => a + c.usage!.inputTokens, 0), outputTokens: reported.reduce((a, c) => a + c.usage!.outputTokens, 0) } : null;
+  const usage: CallInfo["usage"] = reported.length
+    ? { inputTokens: reported.reduce((a, c) => a + c.usage!.inputTokens, 0), outputTokens: reported.reduce((a, c) => a + c.usage!.outputTokens, 0) }
+    : null;
   const original = calls.some((c) => c.originalLatencyMs !== undefined) ? calls.reduce((a, c) => a + (c.originalLatencyMs ?? c.latencyMs), 0) : undefined;
   return {
     modelId: last.modelId,
@@ -112,7 +114,19 @@ export interface UsageTotals {
 
 /** All-zero {@link UsageTotals}. */
 export function emptyTotals(): UsageTotals {
-  return { calls: 0, requests: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cachedOutputTokens: 0, unknownUsageCalls: 0, batchCalls: 0, batchInputTokens: 0, batchOutputTokens: 0 };
+  return {
+    calls: 0,
+    requests: 0,
+    cachedCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    cachedOutputTokens: 0,
+    unknownUsageCalls: 0,
+    batchCalls: 0,
+    batchInputTokens: 0,
+    batchOutputTokens: 0,
+  };
 }
 
 /**
@@ -163,7 +177,9 @@ export interface TokenPrice {
  * Whether the tokens of a set of calls are unknown as a whole: some answer came without usage
  * and no call reported any token (spent or cached). Records then carry `null` tokens, never 0.
  */
-export function tokensUnknown(t: Pick<UsageTotals, "unknownUsageCalls"> & { inputTokens: number | null; outputTokens: number | null; cachedInputTokens?: number; cachedOutputTokens?: number }): boolean {
+export function tokensUnknown(
+  t: Pick<UsageTotals, "unknownUsageCalls"> & { inputTokens: number | null; outputTokens: number | null; cachedInputTokens?: number; cachedOutputTokens?: number },
+): boolean {
   if (t.inputTokens === null || t.outputTokens === null) return true;
   return t.unknownUsageCalls > 0 && t.inputTokens + t.outputTokens + (t.cachedInputTokens ?? 0) + (t.cachedOutputTokens ?? 0) === 0;
 }

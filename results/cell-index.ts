@@ -95,7 +95,8 @@ export function naturalKey(s: string): string {
 }
 
 /** True for the characters JavaScript's `\\s` matches. */
-const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+const isSpace = (c: number): boolean =>
+  c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 
 /**
  * Hash of an output after whitespace normalisation — the hash of `output.replace(/\s+/g, " ")
@@ -230,7 +231,10 @@ function writeMeta(db: Database.Database, m: Meta): void {
 /** The score columns of an index (its columns beyond the fixed ones). */
 export function scoreColumnsOf(db: Database.Database, schema = "main"): string[] {
   const cols = db.prepare(`SELECT name FROM ${sqlId(schema)}.pragma_table_info('cells')`).all() as { name: string }[];
-  return cols.map((c) => c.name).filter((n) => n.startsWith("panel:") || n.startsWith("metric:")).sort();
+  return cols
+    .map((c) => c.name)
+    .filter((n) => n.startsWith("panel:") || n.startsWith("metric:"))
+    .sort();
 }
 
 function createSchema(db: Database.Database): void {
@@ -278,7 +282,26 @@ function createIndexes(db: Database.Database, scoreColumns: readonly string[]): 
 }
 
 /** Fixed columns written per cell, in insert order (then the score columns). */
-const INSERT_COLUMNS = ["key", "itemId", "natItem", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "unknownUsageCalls", "latencyMs", "costUsd", "off", "len", "outHash"] as const;
+const INSERT_COLUMNS = [
+  "key",
+  "itemId",
+  "natItem",
+  "dataset",
+  "model",
+  "workflow",
+  "params",
+  "repeat",
+  "status",
+  "judge",
+  "inputTokens",
+  "outputTokens",
+  "unknownUsageCalls",
+  "latencyMs",
+  "costUsd",
+  "off",
+  "len",
+  "outHash",
+] as const;
 
 /** What one record contributes to the index: its fixed column values, score columns and lower-cased output. */
 export interface CellValues {
@@ -298,7 +321,26 @@ export function cellValues(r: RunRecord, prices: Prices, offset: number, length:
   const g = r.generator;
   const unknownCalls = typeof g?.unknownUsageCalls === "number" ? g.unknownUsageCalls : 0;
   const tokens = (v: unknown) => (typeof v === "number" && !(v === 0 && unknownCalls > 0) ? v : null);
-  const values = [r.key, itemId, naturalKey(itemId), String(r.dataset), String(r.model), String(r.workflow), paramsLabel(r.params), r.repeat ?? 0, r.status, judgeState(r), tokens(g?.inputTokens), tokens(g?.outputTokens), unknownCalls, g?.latencyMs ?? 0, cellCost(r, prices), offset, length, outputHash(r.output)];
+  const values = [
+    r.key,
+    itemId,
+    naturalKey(itemId),
+    String(r.dataset),
+    String(r.model),
+    String(r.workflow),
+    paramsLabel(r.params),
+    r.repeat ?? 0,
+    r.status,
+    judgeState(r),
+    tokens(g?.inputTokens),
+    tokens(g?.outputTokens),
+    unknownCalls,
+    g?.latencyMs ?? 0,
+    cellCost(r, prices),
+    offset,
+    length,
+    outputHash(r.output),
+  ];
   return { values, scores: recordScores(r), text: typeof r.output === "string" ? r.output.toLowerCase() : "" };
 }
 
@@ -318,7 +360,14 @@ function rowSink(db: Database.Database): RowSink {
   let cols = [...known];
   const prepare = () => {
     const all = [...INSERT_COLUMNS, ...cols];
-    return db.prepare(`INSERT INTO cells (${all.map(sqlId).join(", ")}) VALUES (${all.map(() => "?").join(", ")}) ON CONFLICT(key) DO UPDATE SET ${all.slice(1).map((c) => `${sqlId(c)} = excluded.${sqlId(c)}`).join(", ")} RETURNING id`).pluck();
+    return db
+      .prepare(
+        `INSERT INTO cells (${all.map(sqlId).join(", ")}) VALUES (${all.map(() => "?").join(", ")}) ON CONFLICT(key) DO UPDATE SET ${all
+          .slice(1)
+          .map((c) => `${sqlId(c)} = excluded.${sqlId(c)}`)
+          .join(", ")} RETURNING id`,
+      )
+      .pluck();
   };
   let upsert = prepare();
   const text = db.prepare("INSERT OR REPLACE INTO texts (id, search) VALUES (?, ?)");
@@ -353,7 +402,15 @@ const TX_CELLS = 20000;
  * {@link TX_CELLS} cells; lines are read and parsed in worker threads when `workers` > 0 (see
  * {@link parallelRows}), in this thread otherwise.
  */
-function ingest(db: Database.Database, resultsPath: string, prices: Prices, stats: ScanStats, from: number, linesBefore: number, opts: { workers: number; blockBytes: number; onProgress?: (cells: number, bytes: number) => void }): void {
+function ingest(
+  db: Database.Database,
+  resultsPath: string,
+  prices: Prices,
+  stats: ScanStats,
+  from: number,
+  linesBefore: number,
+  opts: { workers: number; blockBytes: number; onProgress?: (cells: number, bytes: number) => void },
+): void {
   const sink = rowSink(db);
   let inTx = false;
   try {
@@ -474,10 +531,11 @@ function parallelRows(path: string, prices: Prices, stats: ScanStats, from: numb
     w.port.postMessage({ block: b, from: from + b * blockBytes, to: b === blocks - 1 ? Number.MAX_SAFE_INTEGER : from + (b + 1) * blockBytes, exact: b === 0 });
   };
   const owner = new Map<number, (typeof pool)[number]>();
-  for (const w of pool) for (let k = 0; k < 2; k++) {
-    owner.set(nextToSend, w);
-    send(w);
-  }
+  for (const w of pool)
+    for (let k = 0; k < 2; k++) {
+      owner.set(nextToSend, w);
+      send(w);
+    }
   const done = new Map<number, BlockResult>();
   let lines = linesBefore;
   stats.endOffset = from;

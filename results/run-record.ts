@@ -58,13 +58,17 @@ export interface RunRecord {
    * `inputTokens` / `outputTokens` are null when calls were made and none reported usage
    * (unknown, never 0); with some unknown they are a lower bound.
    */
-  generator: { calls: number; inputTokens: number | null; outputTokens: number | null; latencyMs: number; cached: boolean; modelLatencyMs?: number } & Partial<Omit<UsageTotals, "inputTokens" | "outputTokens">>;
+  generator: { calls: number; inputTokens: number | null; outputTokens: number | null; latencyMs: number; cached: boolean; modelLatencyMs?: number } & Partial<
+    Omit<UsageTotals, "inputTokens" | "outputTokens">
+  >;
   /**
    * Judge bookkeeping (every attempt's tokens; `inputTokens`/`outputTokens` are spent tokens,
    * cache hits in `cachedInputTokens`/`cachedOutputTokens`; null when no judge call reported usage),
    * split by judge model in `byModel`.
    */
-  judge?: { calls: number; inputTokens: number | null; outputTokens: number | null; latencyMs: number; byModel?: Record<string, UsageTotals> } & Partial<Omit<UsageTotals, "inputTokens" | "outputTokens">>;
+  judge?: { calls: number; inputTokens: number | null; outputTokens: number | null; latencyMs: number; byModel?: Record<string, UsageTotals> } & Partial<
+    Omit<UsageTotals, "inputTokens" | "outputTokens">
+  >;
   judgeScores?: JudgeScoreEntry[];
   /**
    * The panel's aggregate per rubric and dimension under its policy (mean, median or majority):

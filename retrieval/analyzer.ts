@@ -48,9 +48,39 @@ const porter2 = require("wink-porter2-stemmer") as (word: string) => string;
  * medical negations other than "no"/"not" and words like "versus" carry meaning.
  */
 export const ENGLISH_STOP_WORDS: readonly string[] = Object.freeze([
-  "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",
-  "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was",
-  "will", "with",
+  "a",
+  "an",
+  "and",
+  "are",
+  "as",
+  "at",
+  "be",
+  "but",
+  "by",
+  "for",
+  "if",
+  "in",
+  "into",
+  "is",
+  "it",
+  "no",
+  "not",
+  "of",
+  "on",
+  "or",
+  "such",
+  "that",
+  "the",
+  "their",
+  "then",
+  "there",
+  "these",
+  "they",
+  "this",
+  "to",
+  "was",
+  "will",
+  "with",
 ]);
 
 /**
@@ -134,9 +164,7 @@ const WORD_CHAR_RE = /^[\p{L}\p{M}\p{N}\p{Pc}]$/u;
 function settings(config: Partial<AnalyzerConfig>): { cfg: AnalyzerConfig; id: string; stop: Set<string> } {
   const cfg = parseAnalyzerConfig(config);
   const isDefault = cfg.stopWords && cfg.stem && cfg.minTokenLength === 2;
-  const id = isDefault
-    ? ANALYZER_ID
-    : `en-${cfg.stopWords ? "lucene-stop" : "nostop"}-${cfg.stem ? "porter2" : "nostem"}-min${cfg.minTokenLength}-v1`;
+  const id = isDefault ? ANALYZER_ID : `en-${cfg.stopWords ? "lucene-stop" : "nostop"}-${cfg.stem ? "porter2" : "nostem"}-min${cfg.minTokenLength}-v1`;
   return { cfg, id, stop: new Set(cfg.stopWords ? ENGLISH_STOP_WORDS : []) };
 }
 
@@ -443,8 +471,7 @@ export function createAnalyzer(config: Partial<AnalyzerConfig> = {}, options: { 
   const runs: Runs = { data: new Int32Array(3 * 256), count: 0 };
 
   /** Term of the lowercased token (null: dropped). */
-  const termOfLower = (lower: string): string | null =>
-    lower.length < minLen || stop.has(lower) ? null : doStem ? porter2(lower) : lower;
+  const termOfLower = (lower: string): string | null => (lower.length < minLen || stop.has(lower) ? null : doStem ? porter2(lower) : lower);
   /** Term of the run text[start, end) with hash h, through the memo. */
   const termOfRun = (text: string, start: number, end: number, h: number): string | null => {
     const found = memo.find(text, start, end, h);

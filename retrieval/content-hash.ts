@@ -38,5 +38,8 @@ export function stableHash(value: unknown, length = 16): string {
     }
     return v;
   };
-  return createHash("sha256").update(JSON.stringify(canon(value))).digest("hex").slice(0, length);
+  return createHash("sha256")
+    .update(JSON.stringify(canon(value)))
+    .digest("hex")
+    .slice(0, length);
 }

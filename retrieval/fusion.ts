@@ -146,7 +146,10 @@ export function rrfFuse(lists: readonly (readonly RankedItem[])[], opts: FusionO
       inList.add(id);
       kept.push({ item, position: i + 1 });
     });
-    const ranks = sharedRanks(kept.map((e) => e.position), kept.map((e) => e.item.score));
+    const ranks = sharedRanks(
+      kept.map((e) => e.position),
+      kept.map((e) => e.item.score),
+    );
     kept.forEach(({ item }, j) => {
       const a = accOf(acc, item, nextSeen);
       a.parts.push(w / (k + ranks[j]));

@@ -30,7 +30,10 @@ export const HybridConfigSchema = z
     /** RRF constant k. */
     rrfK: z.number().min(0).default(RRF_K),
     /** Component weights; default 1/1 for RRF, 0.5/0.5 for weighted fusion. */
-    weights: z.object({ bm25: z.number().min(0), dense: z.number().min(0) }).strict().optional(),
+    weights: z
+      .object({ bm25: z.number().min(0), dense: z.number().min(0) })
+      .strict()
+      .optional(),
     /** Hits each component retrieves before fusion (at least the requested k is used). */
     candidates: z.number().int().positive().default(100),
     /**
@@ -72,10 +75,7 @@ export function createHybridRetriever(deps: HybridDeps, config: HybridConfig = {
         : [await deps.bm25.search(query, depth), await deps.dense.search(query, depth)];
       const names = ["bm25", "dense"];
       const weights = cfg.weights ? [cfg.weights.bm25, cfg.weights.dense] : undefined;
-      const fused =
-        cfg.fusion === "rrf"
-          ? rrfFuse([lex, den], { k: cfg.rrfK, names, weights, limit: Math.floor(k) })
-          : minMaxFuse([lex, den], { names, weights, limit: Math.floor(k) });
+      const fused = cfg.fusion === "rrf" ? rrfFuse([lex, den], { k: cfg.rrfK, names, weights, limit: Math.floor(k) }) : minMaxFuse([lex, den], { names, weights, limit: Math.floor(k) });
       return fused.map((h) => {
         const hit: SearchHit = { ...h, scores: { ...h.scores, [fusedName]: h.score } };
         const doc = h.doc ?? byId.get(h.id);
@@ -156,7 +156,11 @@ export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise
   const indices = await store.table.listIndices();
   if (!indices.some((i) => i.columns.includes("content") && /fts|inverted/i.test(i.indexType))) {
     const t0 = Date.now();
-    await withTimeout(store.table.createIndex("content", { config: lancedb.Index.fts(), replace: true }), deps.indexTimeoutMs ?? lanceIndexTimeoutMs(store.docCount), `LanceDB FTS index on ${store.tableName}`);
+    await withTimeout(
+      store.table.createIndex("content", { config: lancedb.Index.fts(), replace: true }),
+      deps.indexTimeoutMs ?? lanceIndexTimeoutMs(store.docCount),
+      `LanceDB FTS index on ${store.tableName}`,
+    );
     (deps.log ?? ((l: string) => console.error(l)))(`lance hybrid: built FTS index on ${store.tableName} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   const byId = new Map<string, CorpusDoc>((deps.docs ?? []).map((d) => [d.id, d]));
@@ -164,15 +168,8 @@ export async function createLanceHybridRetriever(deps: LanceHybridDeps): Promise
 
   /** LanceDB full-text candidates, best first (ties by id). `_score` is selected explicitly (no autoprojection warning). */
   const ftsSearch = async (text: string, depth: number): Promise<RankedItem[]> => {
-    const rows = (await store.table
-      .query()
-      .fullTextSearch(new lancedb.MatchQuery(text, "content"))
-      .select(["id", "_score"])
-      .limit(depth)
-      .toArray()) as { id: string; _score: number }[];
-    return rows
-      .map((r) => ({ id: String(r.id), score: Number(r._score) }))
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const rows = (await store.table.query().fullTextSearch(new lancedb.MatchQuery(text, "content")).select(["id", "_score"]).limit(depth).toArray()) as { id: string; _score: number }[];
+    return rows.map((r) => ({ id: String(r.id), score: Number(r._score) })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   };
 
   return {

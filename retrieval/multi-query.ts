@@ -74,7 +74,10 @@ export async function multiQueryRetrieve(retriever: Retriever, queries: readonly
       inList.add(h.id);
       kept.push(h);
     }
-    const shared = sharedRanks(kept.map((_, j) => j + 1), kept.map((h) => h.score));
+    const shared = sharedRanks(
+      kept.map((_, j) => j + 1),
+      kept.map((h) => h.score),
+    );
     kept.forEach((h, j) => {
       let a = acc.get(h.id);
       if (!a) {

@@ -125,7 +125,9 @@ export async function buildNoiseCorpusFromSource(golden: readonly CorpusDoc[], s
   let eligible = 0;
   for await (const ids of source.ids()) for (const id of ids) goldenIds.has(id) ? excluded.golden++ : eligible++;
   if (eligible < cfg.noiseCount) {
-    throw new Error(`buildNoiseCorpus: noiseCount ${cfg.noiseCount} exceeds the ${eligible} eligible pool docs (pool ${eligible + excluded.golden}, ${excluded.golden} golden ids, 0 repeated ids excluded)`);
+    throw new Error(
+      `buildNoiseCorpus: noiseCount ${cfg.noiseCount} exceeds the ${eligible} eligible pool docs (pool ${eligible + excluded.golden}, ${excluded.golden} golden ids, 0 repeated ids excluded)`,
+    );
   }
   const rng = seedrandom(cfg.seed);
   const idx = new Uint32Array(eligible);

@@ -52,7 +52,10 @@ export const RetrieverConfigSchema = z
     /** RRF constant k (not the number of hits: that is the `k` of `search`). */
     rrfK: z.number().min(0).default(RRF_K),
     /** Fusion weights; default equal (1/1 for RRF, 0.5/0.5 for weighted). */
-    weights: z.object({ bm25: z.number().min(0), dense: z.number().min(0) }).strict().optional(),
+    weights: z
+      .object({ bm25: z.number().min(0), dense: z.number().min(0) })
+      .strict()
+      .optional(),
     /** Hits each component retrieves before fusion. */
     candidates: z.number().int().positive().default(100),
     /** LanceDB store: folder, table name, ANN index (`none` = exact), build mode. */
@@ -84,7 +87,10 @@ export const RetrieverConfigSchema = z
  */
 export function defaultRetrievalMode(embedderId: string): { mode: RetrievalMode; note: string } {
   if (embedderId.startsWith("word-vectors")) {
-    return { mode: "bm25", note: `retrieval mode: bm25 (default with the offline word-vector embedder ${embedderId}: on MedEvidence BM25 recall@10 is 0.865 vs hybrid 0.741; set the mode to hybrid explicitly to fuse, or use a real embedder)` };
+    return {
+      mode: "bm25",
+      note: `retrieval mode: bm25 (default with the offline word-vector embedder ${embedderId}: on MedEvidence BM25 recall@10 is 0.865 vs hybrid 0.741; set the mode to hybrid explicitly to fuse, or use a real embedder)`,
+    };
   }
   return { mode: "hybrid", note: `retrieval mode: hybrid (default with embedder ${embedderId})` };
 }

@@ -28,7 +28,7 @@ let failed = 0;
 if (existsSync(out)) {
   const report = JSON.parse(readFileSync(out, "utf8"));
   passed = report.numPassedTests ?? 0;
-  failed = (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0 ? 0 : 0);
+  failed = (report.numFailedTests ?? 0) + ((report.numRuntimeErrorTestSuites ?? 0) ? 0 : 0);
   const failedSuites = (report.testResults ?? []).filter((r) => r.status === "failed" && (r.assertionResults ?? []).length === 0).length;
   failed += failedSuites;
 }

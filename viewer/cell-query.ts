@@ -177,7 +177,8 @@ function cachedCount(index: RunIndex, sql: string, params: unknown[]): number {
 function searchCount(index: RunIndex, q: CellQuery): number {
   const run = q.run === undefined ? undefined : Number(q.run);
   let n = 0;
-  for (const r of index.runs) if (run === undefined || r.index === run) n += cachedCount(index, `SELECT count(*) AS n FROM r${r.index}.texts WHERE instr(search, ?) > 0`, [(q.q as string).toLowerCase()]);
+  for (const r of index.runs)
+    if (run === undefined || r.index === run) n += cachedCount(index, `SELECT count(*) AS n FROM r${r.index}.texts WHERE instr(search, ?) > 0`, [(q.q as string).toLowerCase()]);
   return n;
 }
 
@@ -226,7 +227,24 @@ export function* filterAndSort(index: RunIndex, q: CellQuery, db: Database.Datab
 
 /** Column names of the CSV export: fixed columns, then the score columns present. */
 export function exportColumns(index: RunIndex): string[] {
-  return ["run", "key", "itemId", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "unknownUsageCalls", "latencyMs", "costUsd", ...index.scoreColumns];
+  return [
+    "run",
+    "key",
+    "itemId",
+    "dataset",
+    "model",
+    "workflow",
+    "params",
+    "repeat",
+    "status",
+    "judge",
+    "inputTokens",
+    "outputTokens",
+    "unknownUsageCalls",
+    "latencyMs",
+    "costUsd",
+    ...index.scoreColumns,
+  ];
 }
 
 /** One export row as column → value (null/absent → empty). */

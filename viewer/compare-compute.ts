@@ -11,7 +11,11 @@ import { openSqlite } from "../results/sqlite.ts";
 import { renameSync, rmSync } from "node:fs";
 import { scoreColumnsOf, sqlId } from "../results/cell-index.ts";
 
-const words = (s: string): string[] => s.toLowerCase().split(/[^\p{L}\p{N}.%]+/u).filter(Boolean);
+const words = (s: string): string[] =>
+  s
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}.%]+/u)
+    .filter(Boolean);
 
 /**
  * Word-multiset difference of two texts: 1 − Σ_w min(cA(w), cB(w)) / max(|A|, |B|).
@@ -83,14 +87,18 @@ export function computeComparison(indexA: string, indexB: string, cachePath: str
     const common = colsA.filter((c) => colsB.has(c));
     const select = (db: Database.Database) =>
       db
-        .prepare(`SELECT id, natItem, itemId, model, workflow, params, repeat, status, outHash${common.map((c) => `, ${sqlId(c)}`).join("")} FROM cells ORDER BY natItem, itemId, model, workflow, params, repeat, id`)
+        .prepare(
+          `SELECT id, natItem, itemId, model, workflow, params, repeat, status, outHash${common.map((c) => `, ${sqlId(c)}`).join("")} FROM cells ORDER BY natItem, itemId, model, workflow, params, repeat, id`,
+        )
         .iterate() as IterableIterator<Side>;
     // outputs are read only for pairs whose output hashes differ (equal hashes: difference 0)
     const textA = a.prepare("SELECT search FROM texts WHERE id = ?").pluck();
     const textB = b.prepare("SELECT search FROM texts WHERE id = ?").pluck();
     const ia = select(a);
     const ib = select(b);
-    const insert = out.prepare("INSERT INTO pairs (seq, dseq, itemId, model, workflow, params, repeat, a, b, statusA, statusB, identical, difference, deltas) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    const insert = out.prepare(
+      "INSERT INTO pairs (seq, dseq, itemId, model, workflow, params, repeat, a, b, statusA, statusB, identical, difference, deltas) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
     const counts: CompareCounts = { matched: 0, identical: 0, differing: 0, onlyA: 0, onlyB: 0 };
     let seq = 0;
     let dseq = 0;
@@ -112,7 +120,22 @@ export function computeComparison(indexA: string, indexB: string, cachePath: str
         else counts.differing++;
       } else if (ra) counts.onlyA++;
       else counts.onlyB++;
-      insert.run(seq++, identical ? null : dseq++, any.itemId, any.model, any.workflow, any.params, any.repeat, ra?.id ?? null, rb?.id ?? null, ra?.status ?? null, rb?.status ?? null, identical ? 1 : 0, difference, JSON.stringify(deltas));
+      insert.run(
+        seq++,
+        identical ? null : dseq++,
+        any.itemId,
+        any.model,
+        any.workflow,
+        any.params,
+        any.repeat,
+        ra?.id ?? null,
+        rb?.id ?? null,
+        ra?.status ?? null,
+        rb?.status ?? null,
+        identical ? 1 : 0,
+        difference,
+        JSON.stringify(deltas),
+      );
     };
     out.exec("BEGIN");
     let x = ia.next();

@@ -1,14 +1,3 @@
-/**
- * Compare mode: two loaded runs, cells matched on (item, model, workflow, parameters, repeat);
- * per pair, whether the outputs differ and by how much (word-level bag-of-words overlap), the
- * status change and the change of every score column both cells have. Pairs come in natural item
- * order (`medevidence:13` before `medevidence:125`).
- *
- * A comparison is computed once per pair of runs (per version of their indexes) in a worker
- * thread, so the server keeps answering other requests meanwhile; its pairs are cached in a
- * SQLite file beside run A's index, and every page is read from that cache.
- */
-import type Database from "better-sqlite3";
 import { openSqlite } from "../results/sqlite.ts";
 import { createHash } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
@@ -106,7 +95,10 @@ export async function stopComparisons(owner: RunIndex): Promise<void> {
 export function compareCachePath(index: RunIndex, a: number, b: number): string {
   const ra = index.runs[a];
   const rb = index.runs[b];
-  const id = createHash("sha1").update(JSON.stringify([ra.indexPath, ra.buildId, rb.indexPath, rb.buildId])).digest("hex").slice(0, 20);
+  const id = createHash("sha1")
+    .update(JSON.stringify([ra.indexPath, ra.buildId, rb.indexPath, rb.buildId]))
+    .digest("hex")
+    .slice(0, 20);
   return join(dirname(ra.indexPath), `compare-${id}.sqlite`);
 }
 
@@ -130,7 +122,10 @@ export async function ensureComparison(index: RunIndex, a: number, b: number, in
       },
     );
     pending.set(path, p);
-    void p.then(() => pending.delete(path), () => {});
+    void p.then(
+      () => pending.delete(path),
+      () => {},
+    );
   }
   return p;
 }
@@ -151,7 +146,9 @@ export async function compareRuns(index: RunIndex, a: number, b: number, opts: C
   try {
     const counts = JSON.parse((db.prepare("SELECT v FROM meta WHERE k = 'counts'").get() as { v: string }).v) as CompareCounts;
     const col = opts.onlyDiffering ? "dseq" : "seq";
-    const rows = db.prepare(`SELECT itemId, model, workflow, params, repeat, a, b, statusA, statusB, identical, difference, deltas FROM pairs WHERE ${col} >= ? ORDER BY ${col} LIMIT ?`).all(page * size, size) as PairRow[];
+    const rows = db
+      .prepare(`SELECT itemId, model, workflow, params, repeat, a, b, statusA, statusB, identical, difference, deltas FROM pairs WHERE ${col} >= ? ORDER BY ${col} LIMIT ?`)
+      .all(page * size, size) as PairRow[];
     const total = opts.onlyDiffering ? counts.matched - counts.identical + counts.onlyA + counts.onlyB : counts.matched + counts.onlyA + counts.onlyB;
     return {
       runA: index.runs[a].name,

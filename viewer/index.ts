@@ -8,7 +8,18 @@ export { parseCellQuery, queryCells, filterAndSort, exportColumns, exportRecord,
 export { buildItemView, type ItemView, type CellView, type EvidenceView, type JudgeView } from "./item-view.ts";
 export { compareRuns, ensureComparison, wordDifference, type ComparePage, type ComparePair, type CompareOptions } from "./compare.ts";
 export { startViewerServer, toCsv, type ViewerServer, type ViewerServerOptions } from "./server.ts";
-export { createStudy, readStudy, checkStudyRun, studyDimensions, STUDY_RUBRICS, CreateStudyOptionsSchema, type Study, type StudyTask, type StudyRater, type CreateStudyOptions } from "./study/study.ts";
+export {
+  createStudy,
+  readStudy,
+  checkStudyRun,
+  studyDimensions,
+  STUDY_RUBRICS,
+  CreateStudyOptionsSchema,
+  type Study,
+  type StudyTask,
+  type StudyRater,
+  type CreateStudyOptions,
+} from "./study/study.ts";
 export { RatingStore, type Rating, type SubmitResult } from "./study/store.ts";
 export { raterTasks, ratingForm, submitRating, exportRatings, raterByToken, type BlindTask, type RatingForm } from "./study/rater-service.ts";
 export { humanAlignment, humanAlignmentMarkdown, type HumanAlignmentReport } from "./study/human-alignment.ts";

@@ -87,7 +87,10 @@ export function goldenIdsOf(records: readonly RunRecord[]): string[] {
   for (const r of records) {
     for (const f of ["goldenPmids", "goldenIds"]) {
       const v = (r.itemMeta as Record<string, unknown> | undefined)?.[f];
-      if (typeof v === "string") v.split(/[;,\s]+/).filter(Boolean).forEach((x) => ids.add(x));
+      if (typeof v === "string")
+        v.split(/[;,\s]+/)
+          .filter(Boolean)
+          .forEach((x) => ids.add(x));
     }
     if (r.workflow === "golden-rag") for (const id of asArray(r.intermediate?.evidenceIds)) ids.add(String(id));
   }
@@ -158,18 +161,19 @@ export function judgeView(j: JudgeScoreEntry): JudgeView {
 /** One cell of the item page: record `r` (row `rowId` of the run named `runName`). */
 export function cellView(r: RunRecord, rowId: number, runName: string, golden: ReadonlySet<string>): CellView {
   const inter = (r.intermediate ?? {}) as Record<string, unknown>;
-  const negation = r.workflow === "negated-rag" || Array.isArray(inter.negation)
-    ? asArray(inter.negation)
-        .map((n) => n as { id?: unknown; changed?: unknown })
-        .filter((n) => asArray(n.changed).length > 0)
-        .map((n) => ({
-          id: String(n.id),
-          changed: asArray(n.changed).map((c) => {
-            const s = c as { original?: unknown; negated?: unknown; mode?: unknown };
-            return { original: String(s.original ?? ""), negated: String(s.negated ?? ""), mode: String(s.mode ?? "") };
-          }),
-        }))
-    : null;
+  const negation =
+    r.workflow === "negated-rag" || Array.isArray(inter.negation)
+      ? asArray(inter.negation)
+          .map((n) => n as { id?: unknown; changed?: unknown })
+          .filter((n) => asArray(n.changed).length > 0)
+          .map((n) => ({
+            id: String(n.id),
+            changed: asArray(n.changed).map((c) => {
+              const s = c as { original?: unknown; negated?: unknown; mode?: unknown };
+              return { original: String(s.original ?? ""), negated: String(s.negated ?? ""), mode: String(s.mode ?? "") };
+            }),
+          }))
+      : null;
   const pcot = Array.isArray(inter.drafts)
     ? {
         plan: inter.plan ?? null,

@@ -147,7 +147,21 @@ export function indexRun(dir: string, index = 0, onProgress?: (cells: number, by
   const { abs, file } = resultsFileOf(dir);
   const spec = runSpec(abs);
   const info = openCellIndex(file, { prices: spec.prices, onProgress });
-  return { index, dir: abs, name: spec.name, resultsPath: file, indexPath: info.path, cells: info.cells, malformedLines: info.malformedLines, truncatedTail: info.truncatedTail, prices: spec.prices, buildId: info.buildId, scoreColumns: info.scoreColumns, action: info.action, seconds: info.seconds };
+  return {
+    index,
+    dir: abs,
+    name: spec.name,
+    resultsPath: file,
+    indexPath: info.path,
+    cells: info.cells,
+    malformedLines: info.malformedLines,
+    truncatedTail: info.truncatedTail,
+    prices: spec.prices,
+    buildId: info.buildId,
+    scoreColumns: info.scoreColumns,
+    action: info.action,
+    seconds: info.seconds,
+  };
 }
 
 function facetsOf(db: Database.Database, runs: readonly IndexedRun[]): RunIndex["facets"] {
@@ -156,7 +170,15 @@ function facetsOf(db: Database.Database, runs: readonly IndexedRun[]): RunIndex[
     for (const r of runs) for (const row of db.prepare(`SELECT DISTINCT ${sqlId(col)} AS v FROM r${r.index}.cells`).all() as { v: string }[]) s.add(row.v);
     return [...s].sort();
   };
-  return { run: runs.map((r) => String(r.index)), dataset: distinct("dataset"), model: distinct("model"), workflow: distinct("workflow"), params: distinct("params"), status: distinct("status"), judge: distinct("judge") };
+  return {
+    run: runs.map((r) => String(r.index)),
+    dataset: distinct("dataset"),
+    model: distinct("model"),
+    workflow: distinct("workflow"),
+    params: distinct("params"),
+    status: distinct("status"),
+    judge: distinct("judge"),
+  };
 }
 
 /**

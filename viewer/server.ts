@@ -30,7 +30,19 @@ import { compareRuns, ensureComparison, stopComparisons } from "./compare.ts";
 import { buildItemView } from "./item-view.ts";
 import { buildRunIndex, type RunIndex } from "./run-index.ts";
 import { raterByToken, raterTasks, ratingForm, submitRating } from "./study/rater-service.ts";
-import { accessLogLine, allowedHosts, clientAddress, createWebServer, hostRefusal, plainWhereHttpsExpected, redactPath, resolveRemote, SaveLimiter, type RemoteOptions, type RemoteSetup } from "./study/remote.ts";
+import {
+  accessLogLine,
+  allowedHosts,
+  clientAddress,
+  createWebServer,
+  hostRefusal,
+  plainWhereHttpsExpected,
+  redactPath,
+  resolveRemote,
+  SaveLimiter,
+  type RemoteOptions,
+  type RemoteSetup,
+} from "./study/remote.ts";
 import { RatingStore } from "./study/store.ts";
 import { checkStudyRun, readStudy, type Study } from "./study/study.ts";
 import type { RunRecord } from "../results/run-record.ts";
@@ -78,7 +90,13 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
   res.end(body);
 }
 
-const json = (res: ServerResponse, status: number, value: unknown) => send(res, status, "application/json; charset=utf-8", JSON.stringify(value, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v)));
+const json = (res: ServerResponse, status: number, value: unknown) =>
+  send(
+    res,
+    status,
+    "application/json; charset=utf-8",
+    JSON.stringify(value, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v)),
+  );
 
 /** CSV text of rows (RFC 4180 quoting via csv-stringify). */
 export async function toCsv(columns: string[], rows: Record<string, unknown>[]): Promise<string> {
@@ -135,7 +153,15 @@ async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Pr
   if (p === "/api/meta") {
     index.refresh();
     json(res, 200, {
-      runs: index.runs.map((r) => ({ index: r.index, name: r.name, dir: r.dir, cells: r.cells, malformedLines: r.malformedLines.length, malformedLineNumbers: r.malformedLines.slice(0, 20), truncatedTail: r.truncatedTail })),
+      runs: index.runs.map((r) => ({
+        index: r.index,
+        name: r.name,
+        dir: r.dir,
+        cells: r.cells,
+        malformedLines: r.malformedLines.length,
+        malformedLineNumbers: r.malformedLines.slice(0, 20),
+        truncatedTail: r.truncatedTail,
+      })),
       totalCells: index.totalCells,
       facets: index.facets,
       scoreColumns: index.scoreColumns,
@@ -161,16 +187,28 @@ async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Pr
     const db = index.connect();
     const rows = filterAndSort(index, q, db);
     const csv = p.endsWith(".csv");
-    res.writeHead(200, { "content-type": csv ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8", "content-disposition": `attachment; filename="cells.${csv ? "csv" : "jsonl"}"`, ...SECURITY_HEADERS });
-    await streamExport(res, csv ? exportColumns(index) : null, (function* () {
-      for (const r of rows) yield exportRecord(index, r);
-    })()).finally(() => db.close());
+    res.writeHead(200, {
+      "content-type": csv ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
+      "content-disposition": `attachment; filename="cells.${csv ? "csv" : "jsonl"}"`,
+      ...SECURITY_HEADERS,
+    });
+    await streamExport(
+      res,
+      csv ? exportColumns(index) : null,
+      (function* () {
+        for (const r of rows) yield exportRecord(index, r);
+      })(),
+    ).finally(() => db.close());
     return true;
   }
   if (p === "/api/compare") {
     const a = Number(url.searchParams.get("a") ?? 0);
     const b = Number(url.searchParams.get("b") ?? 1);
-    json(res, 200, await compareRuns(index, a, b, { onlyDiffering: url.searchParams.get("diff") === "1", page: Number(url.searchParams.get("page") ?? 0), size: Number(url.searchParams.get("size") ?? 50) }));
+    json(
+      res,
+      200,
+      await compareRuns(index, a, b, { onlyDiffering: url.searchParams.get("diff") === "1", page: Number(url.searchParams.get("page") ?? 0), size: Number(url.searchParams.get("size") ?? 50) }),
+    );
     return true;
   }
   return false;

@@ -43,9 +43,30 @@ export interface BeirSource {
 
 /** The BEIR datasets medsynth registers (biomedical ones with graded qrels). */
 export const BEIR_SOURCES: Readonly<Record<string, BeirSource>> = Object.freeze({
-  nfcorpus: { name: "nfcorpus", url: "https://public.ukp.informatik.tu-darmstadt.de/thakur/BEIR/datasets/nfcorpus.zip", md5: "a89dba18a62ef92f7d323ec890a0d38d", licence: "CC BY-SA 4.0 (BEIR dataset card); NFCorpus terms of its authors (Boteva et al. 2016)", split: "test", description: "BEIR NFCorpus: nutrition questions → PubMed abstracts, graded qrels (1–2); 323 test queries, 3.6k docs" },
-  scifact: { name: "scifact", url: "https://public.ukp.informatik.tu-darmstadt.de/thakur/BEIR/datasets/scifact.zip", md5: "5f7d1de60b170fc8027bb7898e2efca1", licence: "CC BY-SA 4.0 (BEIR dataset card); SciFact CC BY 4.0, abstracts ODC-By 1.0 (Wadden et al. 2020)", split: "test", description: "BEIR SciFact: scientific claims → supporting abstracts; 300 test queries, 5.2k docs" },
-  "trec-covid": { name: "trec-covid", url: "https://public.ukp.informatik.tu-darmstadt.de/thakur/BEIR/datasets/trec-covid.zip", md5: "ce62140cb23feb9becf6270d0d1fe6d1", licence: "CC BY-SA 4.0 (BEIR dataset card); CORD-19 licences of each article (Allen AI)", split: "test", description: "BEIR TREC-COVID: COVID-19 topics → CORD-19 abstracts, graded qrels (0–2); 50 queries, 171k docs (74 MB download)" },
+  nfcorpus: {
+    name: "nfcorpus",
+    url: "https://public.ukp.informatik.tu-darmstadt.de/thakur/BEIR/datasets/nfcorpus.zip",
+    md5: "a89dba18a62ef92f7d323ec890a0d38d",
+    licence: "CC BY-SA 4.0 (BEIR dataset card); NFCorpus terms of its authors (Boteva et al. 2016)",
+    split: "test",
+    description: "BEIR NFCorpus: nutrition questions → PubMed abstracts, graded qrels (1–2); 323 test queries, 3.6k docs",
+  },
+  scifact: {
+    name: "scifact",
+    url: "https://public.ukp.informatik.tu-darmstadt.de/thakur/BEIR/datasets/scifact.zip",
+    md5: "5f7d1de60b170fc8027bb7898e2efca1",
+    licence: "CC BY-SA 4.0 (BEIR dataset card); SciFact CC BY 4.0, abstracts ODC-By 1.0 (Wadden et al. 2020)",
+    split: "test",
+    description: "BEIR SciFact: scientific claims → supporting abstracts; 300 test queries, 5.2k docs",
+  },
+  "trec-covid": {
+    name: "trec-covid",
+    url: "https://public.ukp.informatik.tu-darmstadt.de/thakur/BEIR/datasets/trec-covid.zip",
+    md5: "ce62140cb23feb9becf6270d0d1fe6d1",
+    licence: "CC BY-SA 4.0 (BEIR dataset card); CORD-19 licences of each article (Allen AI)",
+    split: "test",
+    description: "BEIR TREC-COVID: COVID-19 topics → CORD-19 abstracts, graded qrels (0–2); 50 queries, 171k docs (74 MB download)",
+  },
 });
 
 /** Options of the BEIR loaders. */
@@ -101,7 +122,9 @@ export function checkBeirArchive(src: BeirSource, bytes: Buffer, pin: BeirPin | 
   if (md5 !== src.md5) throw new BeirChecksumError(`BEIR ${src.name}: archive md5 ${md5} is not the published ${src.md5} (${url}); refusing it`);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   if (pin && (pin.sha256 !== sha256 || pin.bytes !== bytes.length)) {
-    throw new BeirChecksumError(`BEIR ${src.name}: archive sha256 ${sha256} (${bytes.length} bytes) differs from the one pinned on ${pin.pinnedAt} (${pin.sha256}, ${pin.bytes} bytes); refusing it. If the change is intended, delete "${src.name}" from the pins file.`);
+    throw new BeirChecksumError(
+      `BEIR ${src.name}: archive sha256 ${sha256} (${bytes.length} bytes) differs from the one pinned on ${pin.pinnedAt} (${pin.sha256}, ${pin.bytes} bytes); refusing it. If the change is intended, delete "${src.name}" from the pins file.`,
+    );
   }
   return pin ?? { sha256, bytes: bytes.length, md5, url, pinnedAt: new Date().toISOString() };
 }
@@ -172,9 +195,14 @@ export async function ensureBeirFolder(name: string, opts: { cacheDir?: string; 
     try {
       res = await fetch(url, { signal: AbortSignal.timeout(10 * 60_000) });
     } catch (e) {
-      throw new Error(`BEIR ${name}: download from ${url} failed (${fetchErrorText(e)}); unzip the archive yourself and pass its folder with --dataset-dir <folder> (retrieval eval), or as the dataset's option dir in a config (options: { dir: <folder> })`);
+      throw new Error(
+        `BEIR ${name}: download from ${url} failed (${fetchErrorText(e)}); unzip the archive yourself and pass its folder with --dataset-dir <folder> (retrieval eval), or as the dataset's option dir in a config (options: { dir: <folder> })`,
+      );
     }
-    if (!res.ok) throw new Error(`BEIR ${name}: download from ${url} failed (HTTP ${res.status}); unzip the archive yourself and pass its folder with --dataset-dir <folder> (retrieval eval), or as the dataset's option dir in a config (options: { dir: <folder> })`);
+    if (!res.ok)
+      throw new Error(
+        `BEIR ${name}: download from ${url} failed (HTTP ${res.status}); unzip the archive yourself and pass its folder with --dataset-dir <folder> (retrieval eval), or as the dataset's option dir in a config (options: { dir: <folder> })`,
+      );
     bytes = Buffer.from(await res.arrayBuffer());
   }
   const pin = checkBeirArchive(src, bytes, pins[name], url);
@@ -212,7 +240,9 @@ export function beirSource(name: string): BeirSource {
 }
 
 function jsonlLines(path: string): string[] {
-  return readFileSync(path, "utf8").split(/\r?\n/).filter((l) => l.trim() !== "");
+  return readFileSync(path, "utf8")
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== "");
 }
 
 /**
@@ -263,7 +293,9 @@ export function loadBeirFolder(dir: string, dataset: string, split = "test"): Lo
     }
   }
   const qrelsFile = need(join("qrels", `${split}.tsv`));
-  const lines = readFileSync(qrelsFile, "utf8").split(/\r?\n/).filter((l) => l.trim() !== "");
+  const lines = readFileSync(qrelsFile, "utf8")
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== "");
   if (!/^query-id\tcorpus-id\tscore$/.test(lines[0] ?? "")) throw new Error(`${qrelsFile}: first line must be the header "query-id<TAB>corpus-id<TAB>score"`);
   const qrels: Qrels = {};
   const unknownQueries = new Set<string>();

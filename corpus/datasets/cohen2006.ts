@@ -53,7 +53,9 @@ export async function loadCohen2006(options: Cohen2006Options = {}): Promise<Loa
   const topicNames = new Map(indexRows.map((r) => [r.dataset_id, r.topic]));
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith(".csv") && f !== "index.csv").sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith(".csv") && f !== "index.csv")
+      .sort();
   } catch {
     throw new Error(`dataset "cohen2006": cannot read folder ${dir}`);
   }

@@ -19,25 +19,8 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { medsynthCommand, REPO_ROOT } from "../paths.ts";
 import { tryAcquireLock } from "../file-lock.ts";
-import {
-  type DataFileSource,
-  DEFAULT_UPSTREAM_BASE,
-  dataFilesOf,
-  dataFilesUnder,
-  encodePathSegments,
-  getDataFileSource,
-  upstreamUrl,
-} from "./sources.ts";
-import {
-  CacheWriteError,
-  ChecksumMismatchError,
-  copyLocalFile,
-  deleteIfPresent,
-  downloadFile,
-  ensureWritableFolder,
-  sha256FileSync,
-  type TransferOptions,
-} from "./transfer.ts";
+import { type DataFileSource, DEFAULT_UPSTREAM_BASE, dataFilesOf, dataFilesUnder, encodePathSegments, getDataFileSource, upstreamUrl } from "./sources.ts";
+import { CacheWriteError, ChecksumMismatchError, copyLocalFile, deleteIfPresent, downloadFile, ensureWritableFolder, sha256FileSync, type TransferOptions } from "./transfer.ts";
 
 /** Where to look for and put data files; every field has an environment default. */
 export interface DataAccessOptions {
@@ -320,7 +303,9 @@ async function fetchIntoCache(s: DataFileSource, r: Resolved, tried: string[], a
     for (const m of r.mirrors) {
       // A local mirror already checked (and found wanting) by the caller is not tried again.
       if (!isUrl(m) && tried.some((t) => t.startsWith(`mirror ${m}:`))) continue;
-      sources.push(isUrl(m) ? { kind: "http", label: `mirror ${m}`, where: `${m.replace(/\/+$/, "")}/${encodePathSegments(s.path)}` } : { kind: "local", label: `mirror ${m}`, where: join(m, s.path) });
+      sources.push(
+        isUrl(m) ? { kind: "http", label: `mirror ${m}`, where: `${m.replace(/\/+$/, "")}/${encodePathSegments(s.path)}` } : { kind: "local", label: `mirror ${m}`, where: join(m, s.path) },
+      );
     }
     if (r.upstreamBase !== null) sources.push({ kind: "http", label: "upstream", where: upstreamUrl(s, r.upstreamBase) });
     if (sources.length === 0 && tried.length === 0) tried.push("no mirror configured and the upstream is switched off");

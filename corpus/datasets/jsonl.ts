@@ -149,7 +149,10 @@ export async function loadJsonlTasks(options: JsonlOptions): Promise<LoadedDatas
       }
       const conclusions = rec.value.abstract.filter(isConclusionSegment).length;
       if (conclusions === 0 || conclusions === rec.value.abstract.length) {
-        skip(conclusions === 0 ? "no conclusion" : "only conclusion", conclusions === 0 ? `PMID ${rec.value.pmid}: no conclusion segment in the abstract` : `PMID ${rec.value.pmid}: the abstract has only conclusion segments`);
+        skip(
+          conclusions === 0 ? "no conclusion" : "only conclusion",
+          conclusions === 0 ? `PMID ${rec.value.pmid}: no conclusion segment in the abstract` : `PMID ${rec.value.pmid}: the abstract has only conclusion segments`,
+        );
         continue;
       }
       let task: ConclusionTask;

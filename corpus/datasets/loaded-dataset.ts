@@ -124,10 +124,7 @@ export function readJsonFile(path: string, dataset: string): unknown {
  * issue the same way (each missing or invalid field, in schema order).
  * @returns `{ok: true, value}` or `{ok: false, reason, issues}` (each names the failing field path).
  */
-export function validateItem<S extends z.ZodType>(
-  schema: S,
-  item: unknown,
-): { ok: true; value: z.infer<S> } | { ok: false; reason: string; issues: string[] } {
+export function validateItem<S extends z.ZodType>(schema: S, item: unknown): { ok: true; value: z.infer<S> } | { ok: false; reason: string; issues: string[] } {
   const r = schema.safeParse(item);
   if (r.success) return { ok: true, value: r.data };
   const issues = r.error.issues.map((issue) => {

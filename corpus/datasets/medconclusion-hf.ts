@@ -205,7 +205,10 @@ export function rowToConclusionTask(row: Record<string, unknown>, rowNo: number,
  * Stream MedConclusion tasks from a published-format file, counting skipped rows in `skipped`
  * and warnings (row-level problems, first 20 named) in `warnings`.
  */
-export async function* medConclusionHfTasks(options: MedConclusionHfOptions, sink: { skipped?: SkipCounter; warnings?: string[]; counters?: { repaired: number } } = {}): AsyncGenerator<ConclusionTask> {
+export async function* medConclusionHfTasks(
+  options: MedConclusionHfOptions,
+  sink: { skipped?: SkipCounter; warnings?: string[]; counters?: { repaired: number } } = {},
+): AsyncGenerator<ConclusionTask> {
   const opts = MedConclusionHfOptionsSchema.parse(options);
   const format = opts.format === "auto" ? formatOf(opts.path) : opts.format;
   const skipped = sink.skipped ?? createSkipCounter();
@@ -235,7 +238,12 @@ export async function loadMedConclusionHf(options: MedConclusionHfOptions): Prom
   const counters = { repaired: 0 };
   const items: ConclusionTask[] = [];
   for await (const t of medConclusionHfTasks(options, { skipped, warnings, counters })) items.push(t);
-  if (skipped.count > 20) warnings.push(`${skipped.count - 20} more skipped rows not listed (${Object.entries(skipped.reasons).map(([k, v]) => `${k}: ${v}`).join(", ")})`);
+  if (skipped.count > 20)
+    warnings.push(
+      `${skipped.count - 20} more skipped rows not listed (${Object.entries(skipped.reasons)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(", ")})`,
+    );
   if (counters.repaired) warnings.push(`${counters.repaired} abstract(s) were their first half twice (a known PubMed/Hugging Face artefact) and were cut to that half`);
   return { name: MEDCONCLUSION_HF_DATASET, taskKind: "conclusion", items, warnings, skipped: skippedOf(skipped) };
 }

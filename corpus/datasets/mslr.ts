@@ -53,7 +53,9 @@ export function objectiveFromPreface(preface: string): string | null {
 export async function loadMslr(options: MslrOptions = {}): Promise<LoadedDataset<SynthesisTask>> {
   const opts = MslrOptionsSchema.parse(options);
   if (!opts.path && !opts.dataDir) {
-    throw new Error(`dataset "${MSLR_DATASET}": medsynth ships no MSLR2022 file (the data are an AI2 archive, not a pinned repository file); pass {path: "<file.jsonl>"} (datasets show mslr --path <file.jsonl>)`);
+    throw new Error(
+      `dataset "${MSLR_DATASET}": medsynth ships no MSLR2022 file (the data are an AI2 archive, not a pinned repository file); pass {path: "<file.jsonl>"} (datasets show mslr --path <file.jsonl>)`,
+    );
   }
   const path = opts.path ?? resolve(opts.dataDir as string, "mslr/mslr-test-summaries.jsonl");
   const lines = readDataFile(path, MSLR_DATASET).split("\n");

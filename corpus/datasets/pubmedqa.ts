@@ -9,15 +9,7 @@
  */
 import { z } from "zod";
 import { ConclusionTaskSchema, type ConclusionTask, type CorpusDoc } from "../types.ts";
-import {
-  createSkipCounter,
-  dataFilePath,
-  parseYear,
-  readJsonFile,
-  skippedOf,
-  validateItem,
-  type LoadedDataset,
-} from "./loaded-dataset.ts";
+import { createSkipCounter, dataFilePath, parseYear, readJsonFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this dataset. */
 export const PUBMEDQA_DATASET = "pubmedqa";

@@ -77,7 +77,11 @@ export function parsePythonLiteral(text: string): unknown {
       i++;
       return out;
     }
-    for (const [word, v] of [["None", null], ["True", true], ["False", false]] as const)
+    for (const [word, v] of [
+      ["None", null],
+      ["True", true],
+      ["False", false],
+    ] as const)
       if (text.startsWith(word, i)) {
         i += word.length;
         return v;

@@ -64,7 +64,14 @@ function decimal(s: string | undefined): number | null {
  * @throws Error naming the source when a required column (Issn, SJR, Title) is missing.
  */
 export function parseScimago(text: string, source = "scimago.csv"): ScimagoIndex {
-  const rows = parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, { delimiter: ";", columns: true, skip_empty_lines: true, relax_quotes: true, relax_column_count: true, trim: true }) as Record<string, string>[];
+  const rows = parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, {
+    delimiter: ";",
+    columns: true,
+    skip_empty_lines: true,
+    relax_quotes: true,
+    relax_column_count: true,
+    trim: true,
+  }) as Record<string, string>[];
   const cols = rows.length ? Object.keys(rows[0]) : [];
   const missing = ["Title", "Issn", "SJR"].filter((c) => !cols.includes(c));
   if (missing.length) throw new Error(`SCImago file ${source}: no column(s) ${missing.join(", ")} (is it SCImago's semicolon-separated export? columns found: ${cols.join(", ") || "none"})`);
@@ -72,7 +79,10 @@ export function parseScimago(text: string, source = "scimago.csv"): ScimagoIndex
   const byIssn = new Map<string, ScimagoJournal>();
   const warnings: string[] = [];
   rows.forEach((r, i) => {
-    const issns = (r.Issn ?? "").split(/[,;\s]+/).map(normalizeIssn).filter((x) => x.length === 8);
+    const issns = (r.Issn ?? "")
+      .split(/[,;\s]+/)
+      .map(normalizeIssn)
+      .filter((x) => x.length === 8);
     if (!issns.length) {
       warnings.push(`${source} row ${i + 2} (${r.Title}): no ISSN; left out`);
       return;

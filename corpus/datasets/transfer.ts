@@ -50,7 +50,9 @@ export class ChecksumMismatchError extends Error {
   ) {
     // The copy made in the cache is discarded; a local mirror's file itself is never touched.
     const local = !/^https?:\/\//i.test(from);
-    super(`dataset "${file.dataset}": ${file.path} from ${from} failed its checksum: expected sha256 ${file.sha256}, got ${actual}; ${local ? "not copied into the cache (the mirror's file is left as it is; replace it with a good copy)" : "the downloaded copy was deleted"}`);
+    super(
+      `dataset "${file.dataset}": ${file.path} from ${from} failed its checksum: expected sha256 ${file.sha256}, got ${actual}; ${local ? "not copied into the cache (the mirror's file is left as it is; replace it with a good copy)" : "the downloaded copy was deleted"}`,
+    );
     this.name = "ChecksumMismatchError";
   }
 }
@@ -214,7 +216,10 @@ async function attemptHttp(url: string, part: string, file: ExpectedFile, opts: 
       }
     } catch (e) {
       if (e instanceof CacheWriteError) throw e;
-      throw new TransferError(timedOut ? `no data for ${opts.timeoutMs} ms (stalled at ${done} of ${file.bytes} bytes)` : `transfer broke off at ${done} of ${file.bytes} bytes: ${describeFetchError(e)}`, true);
+      throw new TransferError(
+        timedOut ? `no data for ${opts.timeoutMs} ms (stalled at ${done} of ${file.bytes} bytes)` : `transfer broke off at ${done} of ${file.bytes} bytes: ${describeFetchError(e)}`,
+        true,
+      );
     } finally {
       await fh.close();
     }

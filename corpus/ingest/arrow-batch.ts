@@ -138,12 +138,21 @@ export function batchColumnsToTable(arrow: typeof import("apache-arrow"), schema
     makeData({ type: byName.get(name)!.type, length: n, data: values.subarray(0, n), nullCount: nulls, nullBitmap: nulls && valid ? valid.subarray(0, (n + 7) >> 3) : undefined });
   const str = (name: string, u: Utf8Values) =>
     makeData({
-      type: byName.get(name)!.type, length: n, valueOffsets: u.offsets.subarray(0, n + 1), data: u.bytes,
-      nullCount: u.nulls, nullBitmap: u.nulls && u.valid ? u.valid.subarray(0, (n + 7) >> 3) : undefined,
+      type: byName.get(name)!.type,
+      length: n,
+      valueOffsets: u.offsets.subarray(0, n + 1),
+      data: u.bytes,
+      nullCount: u.nulls,
+      nullBitmap: u.nulls && u.valid ? u.valid.subarray(0, (n + 7) >> 3) : undefined,
     });
   const columns: Record<string, ReturnType<typeof makeData>> = {
-    rowKey: num("rowKey", c.rowKey), fileIndex: num("fileIndex", c.fileIndex), version: num("version", c.version),
-    kwEmpty: num("kwEmpty", c.kwEmpty), kwOverlong: num("kwOverlong", c.kwOverlong), kwNonAscii: num("kwNonAscii", c.kwNonAscii), kwDuplicate: num("kwDuplicate", c.kwDuplicate),
+    rowKey: num("rowKey", c.rowKey),
+    fileIndex: num("fileIndex", c.fileIndex),
+    version: num("version", c.version),
+    kwEmpty: num("kwEmpty", c.kwEmpty),
+    kwOverlong: num("kwOverlong", c.kwOverlong),
+    kwNonAscii: num("kwNonAscii", c.kwNonAscii),
+    kwDuplicate: num("kwDuplicate", c.kwDuplicate),
     year: num("year", c.year, c.yearValid, c.yearNulls),
   };
   for (const name of UTF8_COLUMNS) columns[name] = str(name, c[name]);
@@ -259,11 +268,25 @@ export class RowBatchBuilder {
     const n = this.length;
     const take = <T extends Float64Array | Int32Array | Uint8Array>(a: T, len: number): T => (copy ? a.slice(0, len) : a.subarray(0, len)) as T;
     return {
-      length: n, rowKey: take(this.rowKey, n), fileIndex: take(this.fileIndex, n), version: take(this.version, n),
-      kwEmpty: take(this.kw[0], n), kwOverlong: take(this.kw[1], n), kwNonAscii: take(this.kw[2], n), kwDuplicate: take(this.kw[3], n),
-      year: take(this.year, n), yearValid: this.yearNulls ? take(this.yearValid, (n + 7) >> 3) : null, yearNulls: this.yearNulls,
-      pmid: this.pmid.values(n, copy), kind: this.kind.values(n, copy), dropReason: this.dropReason.values(n, copy), doiKey: this.doiKey.values(n, copy),
-      titleKey: this.titleKey.values(n, copy), sourceFile: this.sourceFile.values(n, copy), title: this.title.values(n, copy), record: this.record.values(n, copy),
+      length: n,
+      rowKey: take(this.rowKey, n),
+      fileIndex: take(this.fileIndex, n),
+      version: take(this.version, n),
+      kwEmpty: take(this.kw[0], n),
+      kwOverlong: take(this.kw[1], n),
+      kwNonAscii: take(this.kw[2], n),
+      kwDuplicate: take(this.kw[3], n),
+      year: take(this.year, n),
+      yearValid: this.yearNulls ? take(this.yearValid, (n + 7) >> 3) : null,
+      yearNulls: this.yearNulls,
+      pmid: this.pmid.values(n, copy),
+      kind: this.kind.values(n, copy),
+      dropReason: this.dropReason.values(n, copy),
+      doiKey: this.doiKey.values(n, copy),
+      titleKey: this.titleKey.values(n, copy),
+      sourceFile: this.sourceFile.values(n, copy),
+      title: this.title.values(n, copy),
+      record: this.record.values(n, copy),
     };
   }
 

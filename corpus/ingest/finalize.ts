@@ -31,9 +31,17 @@ export async function readRowKeys(table: LanceDb.Table): Promise<RowKeys[]> {
   for await (const batch of table.query().select(KEY_COLUMNS)) {
     for (const r of batch.toArray() as Record<string, unknown>[]) {
       out.push({
-        rowKey: Number(r.rowKey), pmid: String(r.pmid), version: Number(r.version), kind: r.kind as RowKind,
-        dropReason: (r.dropReason as DropReason | null) ?? null, doiKey: (r.doiKey as string | null) ?? null, titleKey: (r.titleKey as string | null) ?? null,
-        kwEmpty: Number(r.kwEmpty), kwOverlong: Number(r.kwOverlong), kwNonAscii: Number(r.kwNonAscii), kwDuplicate: Number(r.kwDuplicate),
+        rowKey: Number(r.rowKey),
+        pmid: String(r.pmid),
+        version: Number(r.version),
+        kind: r.kind as RowKind,
+        dropReason: (r.dropReason as DropReason | null) ?? null,
+        doiKey: (r.doiKey as string | null) ?? null,
+        titleKey: (r.titleKey as string | null) ?? null,
+        kwEmpty: Number(r.kwEmpty),
+        kwOverlong: Number(r.kwOverlong),
+        kwNonAscii: Number(r.kwNonAscii),
+        kwDuplicate: Number(r.kwDuplicate),
       });
     }
   }
@@ -107,7 +115,7 @@ export async function readKeyColumns(table: LanceDb.Table): Promise<RowKeyColumn
 }
 
 /** Sum the keyword-drop counts of the kept rows (a second scan, in the same order as {@link readKeyColumns}). */
-async function keptKeywordDrops(table: LanceDb.Table, c: RowKeyColumns, keep: Uint8Array): Promise<StoreMeta["counts"] extends infer T ? T extends { keywordsDropped: infer K } ? K : never : never> {
+async function keptKeywordDrops(table: LanceDb.Table, c: RowKeyColumns, keep: Uint8Array): Promise<StoreMeta["counts"] extends infer T ? (T extends { keywordsDropped: infer K } ? K : never) : never> {
   const out = { empty: 0, overlong: 0, nonAscii: 0, duplicate: 0 };
   let at = 0;
   for await (const raw of table.query().select(["rowKey", "kwEmpty", "kwOverlong", "kwNonAscii", "kwDuplicate"])) {
@@ -142,7 +150,14 @@ async function keptKeywordDrops(table: LanceDb.Table, c: RowKeyColumns, keep: Ui
  *   {@link cleanupOldVersions}).
  * @returns the new metadata (finalised, with counts).
  */
-export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onMemory?: (bytes: number) => void, onPhase?: (phase: string, seconds: number) => void, onUpdates?: (updates: UpdateReport) => void, retentionSeconds = 0): Promise<StoreMeta> {
+export async function finalizeStore(
+  db: LanceDb.Connection,
+  meta: StoreMeta,
+  onMemory?: (bytes: number) => void,
+  onPhase?: (phase: string, seconds: number) => void,
+  onUpdates?: (updates: UpdateReport) => void,
+  retentionSeconds = 0,
+): Promise<StoreMeta> {
   let t = performance.now();
   const phase = (name: string) => {
     const now = performance.now();
@@ -183,7 +198,11 @@ export async function finalizeStore(db: LanceDb.Connection, meta: StoreMeta, onM
     await table.createIndex("pmid", { config: Index.btree(), replace: true });
   }
   phase("finalize: pmid index");
-  const next: StoreMeta = { ...meta, finalized: true, counts: { kept: res.kept, dropped: res.dropped, keywordsDropped, seen: res.seen, deleteEntries: res.updates.deleteEntries, deleteOfUnknown: res.updates.deleteOfUnknown.length } };
+  const next: StoreMeta = {
+    ...meta,
+    finalized: true,
+    counts: { kept: res.kept, dropped: res.dropped, keywordsDropped, seen: res.seen, deleteEntries: res.updates.deleteEntries, deleteOfUnknown: res.updates.deleteOfUnknown.length },
+  };
   await writeStoreMeta(db, next);
   phase("finalize: meta");
   await cleanupOldVersions(db, retentionSeconds);

@@ -86,8 +86,23 @@ export async function ingestFile(
   const batchChars = job.batchChars ?? 16 * 1024 * 1024;
   const dropped: Partial<Record<DropReason, number>> = {};
   const res: FileResult = {
-    file: job.file, path: job.path, fileIndex: job.fileIndex, status: "done", sha256: "", bytes: 0, entries: 0, records: 0, deletes: 0,
-    dropped, warnings: 0, books: 0, bookPmids: [], error: null, byteOffset: null, peakHeapBytes: 0, peakExternalBytes: 0,
+    file: job.file,
+    path: job.path,
+    fileIndex: job.fileIndex,
+    status: "done",
+    sha256: "",
+    bytes: 0,
+    entries: 0,
+    records: 0,
+    deletes: 0,
+    dropped,
+    warnings: 0,
+    books: 0,
+    bookPmids: [],
+    error: null,
+    byteOffset: null,
+    peakHeapBytes: 0,
+    peakExternalBytes: 0,
   };
   const sampleHeap = () => {
     res.peakHeapBytes = Math.max(res.peakHeapBytes, getHeapStatistics().used_heap_size);
@@ -164,7 +179,12 @@ export async function ingestFile(
   }
   const cut = truncated as PubmedWarning | null;
   if (cut) {
-    return withSha({ ...res, status: "failed", error: `${job.path}: truncated: ends inside a record (decompressed byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""})`, byteOffset: cut.byteOffset });
+    return withSha({
+      ...res,
+      status: "failed",
+      error: `${job.path}: truncated: ends inside a record (decompressed byte offset ${cut.byteOffset}${cut.pmid ? `, PMID ${cut.pmid}` : ""})`,
+      byteOffset: cut.byteOffset,
+    });
   }
   const bad = encoding as PubmedWarning | null;
   if (bad) return withSha({ ...res, status: "failed", error: bad.message, byteOffset: bad.byteOffset });

@@ -62,23 +62,29 @@ function main(): void {
     const schema = arrow.tableFromIPC(msg.schemaIpc).schema;
     // The previous batch's commit; a new batch waits for it (at most one in flight).
     let inFlight: Promise<void> = Promise.resolve();
-    ingestFile(job, async (batch) => {
-      const ipc = await encodeBatchIpc(arrow, schema, batch.columns(false), spares);
-      const id = nextId++;
-      const committed = new Promise<void>((resolve, reject) => pending.set(id, { resolve, reject }));
-      const previous = inFlight;
-      inFlight = committed;
-      // A failed commit must not go unhandled while the next batch is parsed; it rejects `previous`/`inFlight` when awaited.
-      committed.catch(() => {});
-      post({ type: "batch", fileIndex: job.fileIndex, id, rows: ipc.rows, buffer: ipc.buffer, length: ipc.length }, [ipc.buffer]);
-      builder.current = batch;
-      await previous;
-    }, (p) => post({ type: "progress", fileIndex: job.fileIndex, ...p }), undefined, builder.current)
+    ingestFile(
+      job,
+      async (batch) => {
+        const ipc = await encodeBatchIpc(arrow, schema, batch.columns(false), spares);
+        const id = nextId++;
+        const committed = new Promise<void>((resolve, reject) => pending.set(id, { resolve, reject }));
+        const previous = inFlight;
+        inFlight = committed;
+        // A failed commit must not go unhandled while the next batch is parsed; it rejects `previous`/`inFlight` when awaited.
+        committed.catch(() => {});
+        post({ type: "batch", fileIndex: job.fileIndex, id, rows: ipc.rows, buffer: ipc.buffer, length: ipc.length }, [ipc.buffer]);
+        builder.current = batch;
+        await previous;
+      },
+      (p) => post({ type: "progress", fileIndex: job.fileIndex, ...p }),
+      undefined,
+      builder.current,
+    )
       .then(async (result) => {
         await inFlight;
         post({ type: "done", result });
       })
-      .catch((err: unknown) => post({ type: "fatal", fileIndex: job.fileIndex, message: err instanceof Error ? err.stack ?? err.message : String(err) }));
+      .catch((err: unknown) => post({ type: "fatal", fileIndex: job.fileIndex, message: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
   });
   post({ type: "ready" });
 }

@@ -81,9 +81,22 @@ function versionNumber(v: string): number {
  */
 export function recordToRow(rec: PubmedRecord, at: { fileIndex: number; seq: number; sourceFile: string }, clean: ParsedCleanOptions): RecordRow {
   const row: RecordRow = {
-    rowKey: rowKeyOf(at.fileIndex, at.seq), fileIndex: at.fileIndex, pmid: rec.pmid, version: versionNumber(rec.version),
-    kind: "record", dropReason: null, doiKey: null, titleKey: null, kwEmpty: 0, kwOverlong: 0, kwNonAscii: 0, kwDuplicate: 0,
-    sourceFile: at.sourceFile, title: "", year: null, record: "",
+    rowKey: rowKeyOf(at.fileIndex, at.seq),
+    fileIndex: at.fileIndex,
+    pmid: rec.pmid,
+    version: versionNumber(rec.version),
+    kind: "record",
+    dropReason: null,
+    doiKey: null,
+    titleKey: null,
+    kwEmpty: 0,
+    kwOverlong: 0,
+    kwNonAscii: 0,
+    kwDuplicate: 0,
+    sourceFile: at.sourceFile,
+    title: "",
+    year: null,
+    record: "",
   };
   if (rec.flags.deleted) {
     row.kind = "delete";

@@ -31,7 +31,19 @@ import { Worker } from "node:worker_threads";
 import type * as LanceDb from "@lancedb/lancedb";
 import { CleanOptionsSchema, type CleanOptions, type UpdateReport } from "../clean.ts";
 import { expandPubmedInputs } from "../ingest.ts";
-import { connectStore, describeCleanDifference, loadArrow, readStoreMeta, recordsSchema, STORE_FORMAT, STORE_TABLES, writeStoreMeta, type StoreCompression, type StoreLocation, type StoreMeta } from "../store/lance-store.ts";
+import {
+  connectStore,
+  describeCleanDifference,
+  loadArrow,
+  readStoreMeta,
+  recordsSchema,
+  STORE_FORMAT,
+  STORE_TABLES,
+  writeStoreMeta,
+  type StoreCompression,
+  type StoreLocation,
+  type StoreMeta,
+} from "../store/lance-store.ts";
 import { deleteManifestEntries, readManifest, writeManifestEntries, type ManifestEntry } from "./manifest.ts";
 import { finalizeStore } from "./finalize.ts";
 import type { FileJob, FileResult } from "./ingest-file.ts";
@@ -159,7 +171,8 @@ async function planFiles(files: string[], manifest: ManifestEntry[], clean: Pars
     }
     let fileIndex = entry?.fileIndex;
     if (fileIndex === undefined) {
-      if (lastDone && file < lastDone.file) throw new Error(`${path} sorts before ${lastDone.file}, already ingested: PubMed files apply in order, so a new file must come after the store's last file (use a new --store)`);
+      if (lastDone && file < lastDone.file)
+        throw new Error(`${path} sorts before ${lastDone.file}, already ingested: PubMed files apply in order, so a new file must come after the store's last file (use a new --store)`);
       fileIndex = nextIndex++;
     }
     pending.push({ path: resolve(path), file, fileIndex, clean, batchRows: batch.batchRows, batchChars: batch.batchChars });
@@ -179,10 +192,29 @@ async function planFiles(files: string[], manifest: ManifestEntry[], clean: Pars
  * @param known - base names that already have an entry (kept as they are).
  */
 function unfinishedEntries(pending: readonly FileJob[], sizes: readonly number[], known: ReadonlySet<string>): ManifestEntry[] {
-  return pending.flatMap((j, i) => known.has(j.file) ? [] : [{
-    file: j.file, path: j.path, fileIndex: j.fileIndex, status: "failed" as const, sha256: "", bytes: sizes[i], entries: 0, records: 0, deletes: 0,
-    dropped: {}, warnings: 0, books: 0, bookPmids: [], error: `${j.path}: not finished (the ingest stopped before this file was done)`, byteOffset: null,
-  }]);
+  return pending.flatMap((j, i) =>
+    known.has(j.file)
+      ? []
+      : [
+          {
+            file: j.file,
+            path: j.path,
+            fileIndex: j.fileIndex,
+            status: "failed" as const,
+            sha256: "",
+            bytes: sizes[i],
+            entries: 0,
+            records: 0,
+            deletes: 0,
+            dropped: {},
+            warnings: 0,
+            books: 0,
+            bookPmids: [],
+            error: `${j.path}: not finished (the ingest stopped before this file was done)`,
+            byteOffset: null,
+          },
+        ],
+  );
 }
 
 /** Step 3: delete rows of files not done. */
@@ -231,53 +263,59 @@ async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestT
   };
   let manifestWrites = Promise.resolve();
   await Promise.all(
-    Array.from({ length: n }, () =>
-      new Promise<void>((resolveWorker, rejectWorker) => {
-        const worker = new Worker(workerUrl());
-        let current: FileJob | null = null;
-        const next = () => {
-          current = queue.shift() ?? null;
-          if (current) worker.postMessage({ type: "job", job: current, schemaIpc } satisfies ToWorker);
-          // Every batch is committed (by this thread) before "done"; the worker holds nothing else.
-          else void worker.terminate();
-        };
-        worker.on("message", (msg: FromWorker) => {
-          if (msg.type === "ready") next();
-          else if (msg.type === "progress") {
-            live.set(msg.fileIndex, { entries: msg.entries, bytesRead: msg.bytesRead });
-            progress();
-          } else if (msg.type === "batch") {
-            const rows = msg.rows;
-            // The buffer goes back to the worker (for its next batch) only once the append is over.
-            append(Buffer.from(msg.buffer, 0, msg.length)).then(
-              () => {
-                worker.postMessage({ type: "ack", id: msg.id, error: null, buffer: msg.buffer } satisfies ToWorker, [msg.buffer]);
-                options.onBatch?.({ fileIndex: msg.fileIndex, rows });
-              },
-              (err: unknown) => worker.postMessage({ type: "ack", id: msg.id, error: `appending ${rows} rows of file #${msg.fileIndex} to the store: ${err instanceof Error ? err.message : String(err)}` } satisfies ToWorker),
-            );
-          }
-          else if (msg.type === "done") {
-            const r = msg.result;
-            live.delete(r.fileIndex);
-            doneEntries += r.entries;
-            doneBytes += r.bytes;
-            results.push(r);
-            const { peakHeapBytes: _heap, peakExternalBytes: _ext, ...entry } = r;
-            manifestWrites = manifestWrites.then(() => writeManifestEntries(db, [entry])).then(() => options.onFile?.(r));
-            manifestWrites.then(next, (err: unknown) => {
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<void>((resolveWorker, rejectWorker) => {
+          const worker = new Worker(workerUrl());
+          let current: FileJob | null = null;
+          const next = () => {
+            current = queue.shift() ?? null;
+            if (current) worker.postMessage({ type: "job", job: current, schemaIpc } satisfies ToWorker);
+            // Every batch is committed (by this thread) before "done"; the worker holds nothing else.
+            else void worker.terminate();
+          };
+          worker.on("message", (msg: FromWorker) => {
+            if (msg.type === "ready") next();
+            else if (msg.type === "progress") {
+              live.set(msg.fileIndex, { entries: msg.entries, bytesRead: msg.bytesRead });
+              progress();
+            } else if (msg.type === "batch") {
+              const rows = msg.rows;
+              // The buffer goes back to the worker (for its next batch) only once the append is over.
+              append(Buffer.from(msg.buffer, 0, msg.length)).then(
+                () => {
+                  worker.postMessage({ type: "ack", id: msg.id, error: null, buffer: msg.buffer } satisfies ToWorker, [msg.buffer]);
+                  options.onBatch?.({ fileIndex: msg.fileIndex, rows });
+                },
+                (err: unknown) =>
+                  worker.postMessage({
+                    type: "ack",
+                    id: msg.id,
+                    error: `appending ${rows} rows of file #${msg.fileIndex} to the store: ${err instanceof Error ? err.message : String(err)}`,
+                  } satisfies ToWorker),
+              );
+            } else if (msg.type === "done") {
+              const r = msg.result;
+              live.delete(r.fileIndex);
+              doneEntries += r.entries;
+              doneBytes += r.bytes;
+              results.push(r);
+              const { peakHeapBytes: _heap, peakExternalBytes: _ext, ...entry } = r;
+              manifestWrites = manifestWrites.then(() => writeManifestEntries(db, [entry])).then(() => options.onFile?.(r));
+              manifestWrites.then(next, (err: unknown) => {
+                worker.terminate();
+                rejectWorker(err);
+              });
+              progress();
+            } else if (msg.type === "fatal") {
               worker.terminate();
-              rejectWorker(err);
-            });
-            progress();
-          } else if (msg.type === "fatal") {
-            worker.terminate();
-            rejectWorker(new Error(`ingest worker failed on file #${msg.fileIndex}: ${msg.message}`));
-          }
-        });
-        worker.on("error", (err) => rejectWorker(new Error(`ingest worker crashed${current ? ` on ${current.path}` : ""}: ${err.message}`)));
-        worker.on("exit", () => resolveWorker());
-      }),
+              rejectWorker(new Error(`ingest worker failed on file #${msg.fileIndex}: ${msg.message}`));
+            }
+          });
+          worker.on("error", (err) => rejectWorker(new Error(`ingest worker crashed${current ? ` on ${current.path}` : ""}: ${err.message}`)));
+          worker.on("exit", () => resolveWorker());
+        }),
     ),
   );
   await manifestWrites;
@@ -302,11 +340,13 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
     t = now;
     if (trace) process.stderr.write(`TRACE phase ${name} done\n`);
   };
-  const trace = process.env.MEDSYNTH_INGEST_TRACE ? setInterval(() => {
-    const m = process.memoryUsage();
-    const mb = (b: number) => (b / 1048576).toFixed(0);
-    process.stderr.write(`TRACE ${(performance.now() / 1000).toFixed(1)} rss ${mb(m.rss)} heap ${mb(m.heapUsed)} ext ${mb(m.external)} ab ${mb(m.arrayBuffers)}\n`);
-  }, 1000) : null;
+  const trace = process.env.MEDSYNTH_INGEST_TRACE
+    ? setInterval(() => {
+        const m = process.memoryUsage();
+        const mb = (b: number) => (b / 1048576).toFixed(0);
+        process.stderr.write(`TRACE ${(performance.now() / 1000).toFixed(1)} rss ${mb(m.rss)} heap ${mb(m.heapUsed)} ext ${mb(m.external)} ab ${mb(m.arrayBuffers)}\n`);
+      }, 1000)
+    : null;
   trace?.unref();
   const clean: ParsedCleanOptions = options.clean === null || options.clean === undefined ? null : CleanOptionsSchema.parse(options.clean);
   const files = await expandPubmedInputs(inputs);
@@ -317,7 +357,10 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
   const plan = await planFiles(files, manifest, clean, { batchRows: options.batchRows, batchChars: options.batchChars });
   if (plan.forgotten.length) {
     log(`forgetting ${plan.forgotten.length} failed file(s) not among this run's inputs: ${plan.forgotten.map((e) => e.file).join(", ")}`);
-    await deleteManifestEntries(db, plan.forgotten.map((e) => e.file));
+    await deleteManifestEntries(
+      db,
+      plan.forgotten.map((e) => e.file),
+    );
   }
   const unfinished = [...plan.pending.map((j) => j.fileIndex), ...plan.forgotten.map((e) => e.fileIndex)];
   await purgeUnfinished(db, unfinished);
@@ -337,15 +380,30 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
   let updates: UpdateReport | null = null;
   if (allDone && !options.skipFinalize && (!metaAfter.finalized || processed.length > 0)) {
     phase("manifest");
-    metaAfter = await finalizeStore(db, metaAfter, (b) => (finalizeKeyBytes = b), (name, s) => {
-      phaseSeconds[name] = s;
-      if (trace) process.stderr.write(`TRACE phase ${name} done\n`);
-    }, (u) => (updates = u), options.versionRetentionSeconds ?? 0);
+    metaAfter = await finalizeStore(
+      db,
+      metaAfter,
+      (b) => (finalizeKeyBytes = b),
+      (name, s) => {
+        phaseSeconds[name] = s;
+        if (trace) process.stderr.write(`TRACE phase ${name} done\n`);
+      },
+      (u) => (updates = u),
+      options.versionRetentionSeconds ?? 0,
+    );
     t = performance.now();
   }
   if (trace) clearInterval(trace);
   return {
-    processed, skipped: plan.skipped, failed, meta: metaAfter, manifest: after, finalizeKeyBytes, phaseSeconds, updates,
-    peakWorkerHeapBytes: Math.max(0, ...processed.map((r) => r.peakHeapBytes)), peakWorkerExternalBytes: Math.max(0, ...processed.map((r) => r.peakExternalBytes)),
+    processed,
+    skipped: plan.skipped,
+    failed,
+    meta: metaAfter,
+    manifest: after,
+    finalizeKeyBytes,
+    phaseSeconds,
+    updates,
+    peakWorkerHeapBytes: Math.max(0, ...processed.map((r) => r.peakHeapBytes)),
+    peakWorkerExternalBytes: Math.max(0, ...processed.map((r) => r.peakExternalBytes)),
   };
 }

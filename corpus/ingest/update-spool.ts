@@ -74,7 +74,19 @@ export function createUpdateSpool(out: string): UpdateSpool {
     async add(record) {
       if (error) throw error;
       const deleted = record.flags.deleted;
-      keys.push({ rowKey: keys.length, pmid: record.pmid, version: versionNumber(record.version), kind: deleted ? "delete" : "record", dropReason: null, doiKey: null, titleKey: null, kwEmpty: 0, kwOverlong: 0, kwNonAscii: 0, kwDuplicate: 0 });
+      keys.push({
+        rowKey: keys.length,
+        pmid: record.pmid,
+        version: versionNumber(record.version),
+        kind: deleted ? "delete" : "record",
+        dropReason: null,
+        doiKey: null,
+        titleKey: null,
+        kwEmpty: 0,
+        kwOverlong: 0,
+        kwNonAscii: 0,
+        kwDuplicate: 0,
+      });
       if (deleted) {
         lineOf.push(-1);
         return;

@@ -133,7 +133,21 @@ export interface BuildMedMetaReport {
 }
 
 /** The columns of the bundled MedMeta.csv, then the build's own extras (the loader ignores extra columns). */
-export const MEDMETA_CSV_COLUMNS = ["Number", "Meta Analysis Name", "URL", "PMID", "Conclusion", "References", "Date", "Number of refs", "PMCID", "Year", "Topic", "Conclusion Source", "Included From"] as const;
+export const MEDMETA_CSV_COLUMNS = [
+  "Number",
+  "Meta Analysis Name",
+  "URL",
+  "PMID",
+  "Conclusion",
+  "References",
+  "Date",
+  "Number of refs",
+  "PMCID",
+  "Year",
+  "Topic",
+  "Conclusion Source",
+  "Included From",
+] as const;
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 
@@ -263,7 +277,11 @@ async function fetchMissing(client: EutilsClient, pmids: readonly string[], cach
     let texts: Map<string, JatsReview>;
     const pubmed = new Map<string, ReviewPubmedInfo>();
     try {
-      texts = await fetchFullTexts(client, batch.map((p) => conv.pmcOf.get(p)!), who);
+      texts = await fetchFullTexts(
+        client,
+        batch.map((p) => conv.pmcOf.get(p)!),
+        who,
+      );
       for await (const xml of client.efetchXml({ ids: batch })) for (const [k, v] of parseReviewPubmedInfo(xml)) pubmed.set(k, v);
     } catch (err) {
       if (batch.length > 1) {
@@ -352,7 +370,8 @@ export async function buildMedMeta(client: EutilsClient, options: BuildMedMetaOp
 
   const n = opts.sample ?? feasible.length;
   const sampled = stratifiedSample(feasible, (f) => ({ year: yearOfReview(f.review), topic: f.topic }), n, opts.seed, opts.stratify);
-  for (const d of sampled.dropped) Object.assign(outcomes.get(d.review.pmid)!, { status: "dropped", reason: `not drawn in the stratified sample of ${n} (seed "${opts.seed}", by ${opts.stratify.join(", ") || "nothing"})` });
+  for (const d of sampled.dropped)
+    Object.assign(outcomes.get(d.review.pmid)!, { status: "dropped", reason: `not drawn in the stratified sample of ${n} (seed "${opts.seed}", by ${opts.stratify.join(", ") || "nothing"})` });
   const rows = sampled.kept.map((k, i) => {
     outcomes.get(k.review.pmid)!.row = i + 1;
     return medmetaRow(k.review, i + 1, k.topic);

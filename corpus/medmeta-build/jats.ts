@@ -243,7 +243,9 @@ export function findConclusion(article: JatsElement): JatsReview["conclusion"] {
   for (const sec of secs) {
     const heading = titleOf(sec);
     if (!DISCUSSION_RE.test(heading)) continue;
-    const paras = findAll(sec, (e) => e.tag === "p").map((p) => textOf(p)).filter((t) => CONCLUDING_PARAGRAPH_RE.test(t));
+    const paras = findAll(sec, (e) => e.tag === "p")
+      .map((p) => textOf(p))
+      .filter((t) => CONCLUDING_PARAGRAPH_RE.test(t));
     if (paras.length) return { text: paras[paras.length - 1], source: "discussion-paragraph", heading };
   }
   return null;

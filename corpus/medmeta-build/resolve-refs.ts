@@ -23,7 +23,11 @@ export interface ResolvedRef {
 /** A title usable as an esearch phrase (quotes, brackets and field tags removed), or null when too short to be specific. */
 export function titlePhrase(title: string | null): string | null {
   if (!title) return null;
-  const t = title.replace(/["[\]]/g, " ").replace(/\s+/g, " ").replace(/[.\s]+$/, "").trim();
+  const t = title
+    .replace(/["[\]]/g, " ")
+    .replace(/\s+/g, " ")
+    .replace(/[.\s]+$/, "")
+    .trim();
   return t.split(" ").length >= 4 ? t : null;
 }
 

@@ -140,7 +140,11 @@ export function stratifiedSample<T>(
       groups.set(g, [...(groups.get(g) ?? []), i]);
     }
     const names = [...groups.keys()].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
-    const quotas = allocateEvenly(names.map((g) => groups.get(g)!.length), quota, rng);
+    const quotas = allocateEvenly(
+      names.map((g) => groups.get(g)!.length),
+      quota,
+      rng,
+    );
     names.forEach((g, j) => take(groups.get(g)!, quotas[j], depth + 1, [...path, g]));
   };
   take(idx, Math.min(n, items.length), 0, []);

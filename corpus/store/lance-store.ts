@@ -110,10 +110,22 @@ export async function recordsSchema(compression: StoreCompression = "lance-defau
   const meta = compression === "lance-default" ? undefined : new Map([["lance-encoding:compression", compression]]);
   const f = (name: string, type: InstanceType<typeof Utf8> | InstanceType<typeof Float64> | InstanceType<typeof Int32>, nullable = false) => new Field(name, type, nullable, meta);
   return new Schema([
-    f("rowKey", new Float64()), f("fileIndex", new Int32()), f("pmid", new Utf8()), f("version", new Float64()),
-    f("kind", new Utf8()), f("dropReason", new Utf8(), true), f("doiKey", new Utf8(), true), f("titleKey", new Utf8(), true),
-    f("kwEmpty", new Int32()), f("kwOverlong", new Int32()), f("kwNonAscii", new Int32()), f("kwDuplicate", new Int32()),
-    f("sourceFile", new Utf8()), f("title", new Utf8()), f("year", new Int32(), true), f("record", new Utf8()),
+    f("rowKey", new Float64()),
+    f("fileIndex", new Int32()),
+    f("pmid", new Utf8()),
+    f("version", new Float64()),
+    f("kind", new Utf8()),
+    f("dropReason", new Utf8(), true),
+    f("doiKey", new Utf8(), true),
+    f("titleKey", new Utf8(), true),
+    f("kwEmpty", new Int32()),
+    f("kwOverlong", new Int32()),
+    f("kwNonAscii", new Int32()),
+    f("kwDuplicate", new Int32()),
+    f("sourceFile", new Utf8()),
+    f("title", new Utf8()),
+    f("year", new Int32(), true),
+    f("record", new Utf8()),
   ]);
 }
 
@@ -265,7 +277,8 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
   const db = await connectStore(loc, connect);
   const meta = await readStoreMeta(db);
   if (!meta) throw new Error(`${loc.uri}: no medsynth corpus store here (build one with \`medsynth corpus ingest <files> --store ${loc.uri}\`)`);
-  if (!meta.finalized) throw new Error(`${loc.uri}: the corpus store's ingest is unfinished (files failed or an ingest was interrupted); re-run \`medsynth corpus ingest … --store ${loc.uri}\` to finish it`);
+  if (!meta.finalized)
+    throw new Error(`${loc.uri}: the corpus store's ingest is unfinished (files failed or an ingest was interrupted); re-run \`medsynth corpus ingest … --store ${loc.uri}\` to finish it`);
   const table = await db.openTable(STORE_TABLES.records);
   const counters = { fetched: 0 };
   let fingerprint: string | null = null;
@@ -277,7 +290,11 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
     const out = new Map<string, StoredRecord>();
     for (let i = 0; i < unique.length; i += 500) {
       const chunk = unique.slice(i, i + 500);
-      const rows = (await table.query().where(`kind = 'record' AND pmid IN (${chunk.map(sqlString).join(", ")})`).select(["pmid", "sourceFile", "record"]).toArray()) as Row[];
+      const rows = (await table
+        .query()
+        .where(`kind = 'record' AND pmid IN (${chunk.map(sqlString).join(", ")})`)
+        .select(["pmid", "sourceFile", "record"])
+        .toArray()) as Row[];
       for (const r of rows) out.set(r.pmid, rowToStored(r));
     }
     counters.fetched += out.size;
@@ -332,7 +349,16 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
         const unique = [...new Set(ids)];
         const out = new Map<string, CorpusDoc>();
         for (let i = 0; i < unique.length; i += 500) {
-          const rows = (await rag.query().where(`id IN (${unique.slice(i, i + 500).map(sqlString).join(", ")})`).select([...RAG_DOC_COLUMNS]).toArray()) as RagRow[];
+          const rows = (await rag
+            .query()
+            .where(
+              `id IN (${unique
+                .slice(i, i + 500)
+                .map(sqlString)
+                .join(", ")})`,
+            )
+            .select([...RAG_DOC_COLUMNS])
+            .toArray()) as RagRow[];
           for (const r of rows) out.set(r.id, ragRowToDoc(r));
         }
         counters.fetched += out.size;

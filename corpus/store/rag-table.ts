@@ -87,8 +87,11 @@ export function ragSchema() {
   const { Field, Int32, Schema, Utf8 } = loadArrow();
   const zstd = new Map([["lance-encoding:compression", "zstd"]]);
   return new Schema([
-    new Field("id", new Utf8(), false, zstd), new Field("title", new Utf8(), false, zstd), new Field("content", new Utf8(), false, zstd),
-    new Field("year", new Int32(), true), new Field("retraction", new Utf8(), true),
+    new Field("id", new Utf8(), false, zstd),
+    new Field("title", new Utf8(), false, zstd),
+    new Field("content", new Utf8(), false, zstd),
+    new Field("year", new Int32(), true),
+    new Field("retraction", new Utf8(), true),
   ]);
 }
 
@@ -97,8 +100,11 @@ function columnsToArrow(c: RagColumns) {
   const { Int32, makeData, RecordBatch, Struct, Table, Utf8, vectorFromArray } = loadArrow();
   const schema = ragSchema();
   const children = [
-    vectorFromArray(c.id, new Utf8()), vectorFromArray(c.title, new Utf8()), vectorFromArray(c.content, new Utf8()),
-    vectorFromArray(c.year, new Int32()), vectorFromArray(c.retraction, new Utf8()),
+    vectorFromArray(c.id, new Utf8()),
+    vectorFromArray(c.title, new Utf8()),
+    vectorFromArray(c.content, new Utf8()),
+    vectorFromArray(c.year, new Int32()),
+    vectorFromArray(c.retraction, new Utf8()),
   ].map((v) => v.data[0]);
   const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: c.id.length, nullCount: 0, children }));
   return new Table(schema, [batch]);

@@ -33,10 +33,12 @@ import { replicate } from "./bench-helpers.ts";
 
 const MAKERS: Record<"reference" | "new", () => Analyzer> = { reference: createReferenceAnalyzer, new: createAnalyzer };
 
-const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
 const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f2 = (x: number) => x.toFixed(2);
-
 
 /** A measurement: `count` items processed in `cpuS` CPU seconds and `wallS` wall seconds. */
 interface Sample {
@@ -204,7 +206,11 @@ async function main(): Promise<void> {
     const self = fileURLToPath(import.meta.url);
     console.log(`BM25 build corpus: ${size} docs = the bundled corpus plus replicas with new ids (<pmid>#r<n>); NOT ${size} distinct abstracts; one child process per build`);
     const build = (which: "reference" | "new"): Sample => {
-      const r = spawnSync(process.execPath, [...process.execArgv, self, "--build-child", which, "--docs", String(size)], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20 });
+      const r = spawnSync(process.execPath, [...process.execArgv, self, "--build-child", which, "--docs", String(size)], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+        maxBuffer: 1 << 20,
+      });
       if (r.status !== 0) throw new Error(`build child (${which}) failed with status ${r.status}`);
       const s = JSON.parse(r.stdout.trim().split("\n").pop()!) as Sample;
       if (s.count !== size) throw new Error(`build child (${which}) indexed ${s.count} docs, not ${size}`);

@@ -32,7 +32,8 @@ const fake: FakeBatchOptions = {
   // A deterministic share of lines fails (HTTP 500) the first time they are submitted.
   failLine: (id, n) => (n === 1 && parseInt(id.slice(0, 8), 16) / 0xffffffff < FAIL_SHARE ? 500 : null),
   responder: (body) => {
-    if (body.model === "gen-model") return { content: `Compared with placebo, drug ${/drug (\w+)/.exec(JSON.stringify(body.messages))?.[1] ?? "X"} reduced the outcome.`, usage: { prompt_tokens: 100, completion_tokens: 10 } };
+    if (body.model === "gen-model")
+      return { content: `Compared with placebo, drug ${/drug (\w+)/.exec(JSON.stringify(body.messages))?.[1] ?? "X"} reduced the outcome.`, usage: { prompt_tokens: 100, completion_tokens: 10 } };
     return { content: verdict({ "judge-a": 4, "judge-b": 3, "judge-c": 5 }[body.model as string] ?? 0), usage: { prompt_tokens: 200, completion_tokens: 20 } };
   },
 };
@@ -50,18 +51,55 @@ function cli(cliArgs: string[], env: NodeJS.ProcessEnv): { done: Promise<{ statu
 async function main(): Promise<void> {
   const server = await startFakeBatchServer(fake);
   const dir = mkdtempSync(join(tmpdir(), "medsynth-bench-batch-"));
-  const items = Array.from({ length: CELLS }, (_, i) => ({ kind: "synthesis", id: `t${i}`, dataset: "bench", question: `Does drug D${i} help?`, referenceConclusion: "The intervention reduced the outcome compared with placebo.", referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: ["1"], goldenDocs: [{ id: "1", title: "Trial", text: "RESULTS: It reduced the outcome." }] }));
+  const items = Array.from({ length: CELLS }, (_, i) => ({
+    kind: "synthesis",
+    id: `t${i}`,
+    dataset: "bench",
+    question: `Does drug D${i} help?`,
+    referenceConclusion: "The intervention reduced the outcome compared with placebo.",
+    referenceAnswer: "lower",
+    evidenceCertainty: "moderate",
+    goldenPmids: ["1"],
+    goldenDocs: [{ id: "1", title: "Trial", text: "RESULTS: It reduced the outcome." }],
+  }));
   writeFileSync(join(dir, "items.jsonl"), items.map((x) => JSON.stringify(x)).join("\n") + "\n");
   const endpoint = { baseURL: server.baseURL, apiKeyEnv: "BENCH_KEY", maxRetries: 2, retryBaseMs: 1, concurrency: 32 };
-  writeFileSync(join(dir, "panel.yaml"), YAML.stringify({ id: "p3", rubric: "medmeta-semantic-equivalence", endpoints: { judges: endpoint }, judges: ["a", "b", "c"].map((j) => ({ id: j, model: `openai:judge-${j}`, endpoint: "judges" })) }));
+  writeFileSync(
+    join(dir, "panel.yaml"),
+    YAML.stringify({
+      id: "p3",
+      rubric: "medmeta-semantic-equivalence",
+      endpoints: { judges: endpoint },
+      judges: ["a", "b", "c"].map((j) => ({ id: j, model: `openai:judge-${j}`, endpoint: "judges" })),
+    }),
+  );
   for (const name of ["online", "batch"]) {
-    writeFileSync(join(dir, `${name}.yaml`), YAML.stringify({ name, output: name, concurrency: 32, datasets: [{ name: "jsonl", options: { path: join(dir, "items.jsonl") } }], models: [{ id: "openai:gen-model", endpoint }], workflows: [{ id: "pzs" }], panel: "panel.yaml", prices: { "openai:gen-model": { input: 2, output: 8 } } }));
+    writeFileSync(
+      join(dir, `${name}.yaml`),
+      YAML.stringify({
+        name,
+        output: name,
+        concurrency: 32,
+        datasets: [{ name: "jsonl", options: { path: join(dir, "items.jsonl") } }],
+        models: [{ id: "openai:gen-model", endpoint }],
+        workflows: [{ id: "pzs" }],
+        panel: "panel.yaml",
+        prices: { "openai:gen-model": { input: 2, output: 8 } },
+      }),
+    );
   }
   const env = (cache: string) => ({ ...process.env, NO_COLOR: "1", BENCH_KEY: "sk-bench-123456", MEDSYNTH_CACHE_DIR: join(dir, cache), MEDSYNTH_BATCH_POLL_MS: "200", MEDSYNTH_BATCH_IDLE_MS: "3000" });
   console.log(`batch bench: ${CELLS} cells of P-ZS + a 3-judge panel; ${(FAIL_SHARE * 100).toFixed(1)} % of batch lines fail once (HTTP 500); load ${loadavg()[0].toFixed(1)}`);
 
   const dry = await cli(["run", join(dir, "batch.yaml"), "--batch", "--dry-run"], env("cache-batch")).done;
-  console.log(`dry-run: ${dry.stdout.split("\n").find((l) => l.trim().startsWith("batch:"))?.trim() ?? "(no batch line)"}`);
+  console.log(
+    `dry-run: ${
+      dry.stdout
+        .split("\n")
+        .find((l) => l.trim().startsWith("batch:"))
+        ?.trim() ?? "(no batch line)"
+    }`,
+  );
 
   const online = await cli(["run", join(dir, "online.yaml"), "--no-progress", "--no-report"], env("cache-online")).done;
   const onlineHashes = server.onlineBodies.map(bodyHash).sort();
@@ -86,10 +124,14 @@ async function main(): Promise<void> {
   const same = batchRunHashes.length === onlineHashes.length && batchRunHashes.every((h, i) => h === onlineHashes[i]);
   console.log(`batch re-run: exit ${second.status}, ${second.seconds.toFixed(1)} s`);
   console.log(`  ${second.stdout.split("\n").find((l) => l.startsWith("batches:")) ?? "(no batches line)"}`);
-  console.log(`  batches ${server.batches.length}, lines submitted ${batchHashes.length}, distinct requests ${firstBodyById.size} (online run: ${onlineHashes.length}); same bodies as online: ${same}`);
+  console.log(
+    `  batches ${server.batches.length}, lines submitted ${batchHashes.length}, distinct requests ${firstBodyById.size} (online run: ${onlineHashes.length}); same bodies as online: ${same}`,
+  );
   console.log(`  custom_ids submitted more than once: ${submissions.filter((n) => n > 1).length} (lines that failed and went to a new batch count here; with --batch-retry online: 0)`);
   console.log(`  failed lines retried online: ${retriedOnline.length}`);
-  const records = readFileSync(join(dir, "batch", "results.jsonl"), "utf8").trim().split("\n").length;
+  const records = readFileSync(join(dir, "batch", "results.jsonl"), "utf8")
+    .trim()
+    .split("\n").length;
   console.log(`  records: ${records}`);
   await server.close();
   if (!args.includes("--keep")) rmSync(dir, { recursive: true, force: true });

@@ -72,7 +72,16 @@ async function childBuild(dir: string, docs: number, runPostings: number): Promi
   const cu = process.cpuUsage();
   const h = JSON.parse(readFileSync(join(dir, "seg-000000", "header.json"), "utf8"));
   const bytes = dirBytes(dir);
-  return { seconds, cpuSeconds: (cu.user + cu.system) / 1e6, peakRss: peakRss(), postings: h.postings, vocab: h.vocabSize, postingBytes: h.postingBytes, bytesPerPosting: (h.postingBytes + 16 * h.blocks) / h.postings, indexBytes: bytes };
+  return {
+    seconds,
+    cpuSeconds: (cu.user + cu.system) / 1e6,
+    peakRss: peakRss(),
+    postings: h.postings,
+    vocab: h.vocabSize,
+    postingBytes: h.postingBytes,
+    bytesPerPosting: (h.postingBytes + 16 * h.blocks) / h.postings,
+    indexBytes: bytes,
+  };
 }
 
 function childQuery(dir: string, nq: number, pageCacheMiB: number, out: string): unknown {
@@ -183,7 +192,10 @@ async function main(): Promise<void> {
   // `--reuse`: query an index a previous `--keep` run left in `--dir` (same --docs), no build.
   const reuse = process.argv.includes("--reuse");
   const build = reuse ? null : runChild(["child-build", dir, String(docs), String(runPostings)], 4096);
-  if (build) console.log(`build: ${build.seconds.toFixed(1)} s (CPU ${build.cpuSeconds.toFixed(1)} s, generation included), peak RSS ${gib(build.peakRss)}, ${build.postings} postings, ${build.vocab} terms, ${build.bytesPerPosting.toFixed(2)} B/posting (postings + block index), index ${gib(build.indexBytes)}`);
+  if (build)
+    console.log(
+      `build: ${build.seconds.toFixed(1)} s (CPU ${build.cpuSeconds.toFixed(1)} s, generation included), peak RSS ${gib(build.peakRss)}, ${build.postings} postings, ${build.vocab} terms, ${build.bytesPerPosting.toFixed(2)} B/posting (postings + block index), index ${gib(build.indexBytes)}`,
+    );
   const diskHits = join(dir, "..", `bm25-disk-hits-${process.pid}.json`);
   const query = runChild(["child-query", dir, String(nq), String(pageCache), diskHits], 4096);
   console.log(
@@ -197,7 +209,9 @@ async function main(): Promise<void> {
     const b = JSON.parse(readFileSync(memHits, "utf8")) as unknown[];
     let same = 0;
     for (let i = 0; i < a.length; i++) if (JSON.stringify(a[i]) === JSON.stringify(b[i])) same++;
-    console.log(`in-memory fast engine: build ${mem.buildSeconds.toFixed(1)} s, p50 ${mem.p50.toFixed(1)} / p95 ${mem.p95.toFixed(1)} ms (CPU p50 ${mem.cpuP50.toFixed(1)} / p95 ${mem.cpuP95.toFixed(1)} ms), peak RSS ${gib(mem.peakRss)}`);
+    console.log(
+      `in-memory fast engine: build ${mem.buildSeconds.toFixed(1)} s, p50 ${mem.p50.toFixed(1)} / p95 ${mem.p95.toFixed(1)} ms (CPU p50 ${mem.cpuP50.toFixed(1)} / p95 ${mem.cpuP95.toFixed(1)} ms), peak RSS ${gib(mem.peakRss)}`,
+    );
     console.log(`exactness: ${same}/${a.length} queries with identical top-10 ids and bit-identical scores`);
     summary.memory = mem;
     summary.identical = same;

@@ -14,7 +14,6 @@ import { readFileSync } from "node:fs";
 import { readFastBm25 } from "../../retrieval/bm25/fast-engine.ts";
 import { peakRss } from "./bench-helpers.ts";
 
-
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }

@@ -73,7 +73,14 @@ async function docsFor(model: SyntheticModel, n: number, seed: number, cache: st
   if (file) {
     mkdirSync(cache!, { recursive: true });
     const fd = openSync(file + ".tmp", "w");
-    for (let i = 0; i < docs.length; i += 10_000) writeSync(fd, docs.slice(i, i + 10_000).map((d) => JSON.stringify({ id: d.id, title: d.title, text: d.text }) + "\n").join(""));
+    for (let i = 0; i < docs.length; i += 10_000)
+      writeSync(
+        fd,
+        docs
+          .slice(i, i + 10_000)
+          .map((d) => JSON.stringify({ id: d.id, title: d.title, text: d.text }) + "\n")
+          .join(""),
+      );
     closeSync(fd);
     renameSync(file + ".tmp", file);
   }
@@ -102,7 +109,11 @@ async function main(): Promise<void> {
   const seed = Number(values.seed);
   const work = resolve(values.work ?? join(tmpdir(), "medsynth-bm25-vs-bm25s"));
   mkdirSync(work, { recursive: true });
-  console.log(`# in-memory BM25 vs the real bm25s on SYNTHETIC PubMed (Node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}, ${new Date().toISOString()})`);
+  console.log(
+    `# in-memory BM25 vs the real bm25s on SYNTHETIC PubMed (Node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}, ${new Date().toISOString()})`,
+  );
   const model = await loadModel({ seed, log: (l) => console.log(l) });
   const { loadDataset } = await import("../../corpus/datasets/registry.ts");
   const me = await loadDataset("medevidence");
@@ -137,7 +148,11 @@ async function main(): Promise<void> {
     );
     rows.push({ entries: n, ...v, oursQueryRss: child.rss, oursQueryChild: child, ok });
   }
-  console.log(`# load average at the end ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(
+    `# load average at the end ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
   if (values.json) writeFileSync(values.json, JSON.stringify({ synthetic: true, node: process.version, rows }, null, 2) + "\n");
 }
 

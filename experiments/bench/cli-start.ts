@@ -37,7 +37,13 @@ const bin = realpathSync(resolve(values.bin!));
 const cases: [string, string[]][] = [
   ["node -e 0 (anchor)", ["-e", "0"]],
   ["medsynth --help", [bin, "--help"]],
-  ...(values.all ? ([["medsynth --version", [bin, "--version"]], ["medsynth run --help", [bin, "run", "--help"]], ["medsynth datasets list --no-counts", [bin, "datasets", "list", "--no-counts"]]] as [string, string[]][]) : []),
+  ...(values.all
+    ? ([
+        ["medsynth --version", [bin, "--version"]],
+        ["medsynth run --help", [bin, "run", "--help"]],
+        ["medsynth datasets list --no-counts", [bin, "datasets", "list", "--no-counts"]],
+      ] as [string, string[]][])
+    : []),
 ];
 for (const [, args] of cases) timeRun(args); // warm the file cache
 const times = cases.map(() => [] as number[]);

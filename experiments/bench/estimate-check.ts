@@ -43,19 +43,38 @@ Object.assign(process.env, {
   MEDSYNTH_CACHE_DIR: join(work, "cache"),
 });
 const quiet = () => {};
-const rows: string[] = ["| config | matrix | cells | generator calls (min–max, worst) | judge calls (max, worst) | metric calls (max) | requests made | made ≤ max |", "|---|---|---|---|---|---|---|---|"];
+const rows: string[] = [
+  "| config | matrix | cells | generator calls (min–max, worst) | judge calls (max, worst) | metric calls (max) | requests made | made ≤ max |",
+  "|---|---|---|---|---|---|---|---|",
+];
 for (const name of names) {
   const raw = YAML.parse(readFileSync(join(CONFIGS, `${name}.yaml`), "utf8")) as Record<string, any>;
   const dir = mkdtempSync(join(work, `${name}-`));
   const write = (cfg: Record<string, any>, tag: string) => {
     const file = join(dir, `${tag}.yaml`);
-    writeFileSync(file, YAML.stringify({ ...cfg, output: join(dir, `run-${tag}`), ...(cfg.panel ? { panel: resolve(CONFIGS, cfg.panel) } : {}), ...(cfg.promptDir ? { promptDir: resolve(CONFIGS, cfg.promptDir) } : {}) }));
+    writeFileSync(
+      file,
+      YAML.stringify({
+        ...cfg,
+        output: join(dir, `run-${tag}`),
+        ...(cfg.panel ? { panel: resolve(CONFIGS, cfg.panel) } : {}),
+        ...(cfg.promptDir ? { promptDir: resolve(CONFIGS, cfg.promptDir) } : {}),
+      }),
+    );
     return file;
   };
-  const fmt = (e: Awaited<ReturnType<typeof dryRunCommand>>) => [`${e.generatorCalls.min}–${e.generatorCalls.max}, ${e.generatorCalls.worst}`, `${e.judgeCalls.max}, ${e.judgeCalls.worst}`, `${e.metricCalls.max}`];
+  const fmt = (e: Awaited<ReturnType<typeof dryRunCommand>>) => [
+    `${e.generatorCalls.min}–${e.generatorCalls.max}, ${e.generatorCalls.worst}`,
+    `${e.judgeCalls.max}, ${e.judgeCalls.worst}`,
+    `${e.metricCalls.max}`,
+  ];
   const full = await dryRunCommand(write(raw, "full"), {}, quiet);
   rows.push(`| ${name} | as configured | ${full.cells} | ${fmt(full).join(" | ")} | (not run) | |`);
-  const small = { ...raw, datasets: raw.datasets.map((d: Record<string, unknown>) => ({ ...d, sample })), models: raw.models.map((m: Record<string, any>) => (m.endpoint ? { ...m, endpoint: { ...m.endpoint, cache: false } } : m)) };
+  const small = {
+    ...raw,
+    datasets: raw.datasets.map((d: Record<string, unknown>) => ({ ...d, sample })),
+    models: raw.models.map((m: Record<string, any>) => (m.endpoint ? { ...m, endpoint: { ...m.endpoint, cache: false } } : m)),
+  };
   const file = write(small, "small");
   const est = await dryRunCommand(file, {}, quiet);
   const before = server.chatRequests().length;

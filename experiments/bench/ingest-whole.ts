@@ -98,14 +98,16 @@ function timed(cmd: string, args: string[]): Promise<{ seconds: number; cpu: num
     let stdout = "";
     let stderr = "";
     let peakRss = 0;
-    const poll = TIME ? null : setInterval(() => {
-      try {
-        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
-        if (m) peakRss = Math.max(peakRss, Number(m[1]) * 1024);
-      } catch {
-        // exited
-      }
-    }, 50);
+    const poll = TIME
+      ? null
+      : setInterval(() => {
+          try {
+            const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+            if (m) peakRss = Math.max(peakRss, Number(m[1]) * 1024);
+          } catch {
+            // exited
+          }
+        }, 50);
     child.stdout.on("data", (d) => (stdout += String(d)));
     child.stderr.on("data", (d) => (stderr += String(d)));
     child.on("error", rej);
@@ -150,8 +152,14 @@ async function ours(files: string[], work: string, jobs: number): Promise<OurRun
   const json = JSON.parse(r.stdout) as { peakWorkerHeapBytes: number; peakWorkerExternalBytes?: number; finalizeKeyBytes?: number; phaseSeconds?: Record<string, number>; counts: { kept: number } };
   rmSync(store, { recursive: true, force: true });
   return {
-    seconds: r.seconds, cpu: r.cpu, peakRss: r.peakRss, workerHeap: json.peakWorkerHeapBytes, workerExternal: json.peakWorkerExternalBytes ?? Number.NaN,
-    keyBytes: json.finalizeKeyBytes ?? Number.NaN, kept: json.counts.kept, phases: json.phaseSeconds ?? {},
+    seconds: r.seconds,
+    cpu: r.cpu,
+    peakRss: r.peakRss,
+    workerHeap: json.peakWorkerHeapBytes,
+    workerExternal: json.peakWorkerExternalBytes ?? Number.NaN,
+    keyBytes: json.finalizeKeyBytes ?? Number.NaN,
+    kept: json.counts.kept,
+    phases: json.phaseSeconds ?? {},
   };
 }
 
@@ -178,16 +186,26 @@ export function findLxmlPython(candidates: string[] = ["python3", "/usr/bin/pyth
 export async function runWholeIngestBench(o: WholeIngestBenchOptions): Promise<void> {
   const filesFor = (records: number) => Math.ceil(records / (PER_COPY * o.perFile));
   const maxFiles = Math.max(...o.records.map(filesFor), ...o.rssSizes.map(filesFor));
-  console.log(`## whole ingest: corpus ingest --store --jobs ${o.jobs} --clean vs lxml iterparse → JSONL (one thread, ${o.anchor === "full" ? "same fields as our records" : "core fields only (lighter than our records)"})`);
-  console.log(`input: copies of the bundled medline16n0902.xml.gz (604 citations + 1 deletion each) with fresh PMIDs, DOIs and titles, ${o.perFile} copies per .xml.gz file (${(o.perFile * PER_COPY).toLocaleString("en-US")} entries, about one baseline file) — a stand-in for the PubMed baseline`);
+  console.log(
+    `## whole ingest: corpus ingest --store --jobs ${o.jobs} --clean vs lxml iterparse → JSONL (one thread, ${o.anchor === "full" ? "same fields as our records" : "core fields only (lighter than our records)"})`,
+  );
+  console.log(
+    `input: copies of the bundled medline16n0902.xml.gz (604 citations + 1 deletion each) with fresh PMIDs, DOIs and titles, ${o.perFile} copies per .xml.gz file (${(o.perFile * PER_COPY).toLocaleString("en-US")} entries, about one baseline file) — a stand-in for the PubMed baseline`,
+  );
   const all = makeCopies(o.work, maxFiles * o.perFile, o.perFile);
   const dist = existsSync(join(REPO_ROOT, "dist", "experiments", "cli", "main.js")) && !process.env.MEDSYNTH_FROM_SOURCE;
-  console.log(dist ? "ours: the compiled CLI (dist/; run `npm run build` first so it is current)" : "ours: TypeScript sources through tsx (no dist/): start-up and every worker pay TypeScript compilation — `npm run build` for the shipped figures");
+  console.log(
+    dist
+      ? "ours: the compiled CLI (dist/; run `npm run build` first so it is current)"
+      : "ours: TypeScript sources through tsx (no dist/): start-up and every worker pay TypeScript compilation — `npm run build` for the shipped figures",
+  );
   if (!o.python) console.log("lxml anchor: SKIPPED (no python3 with lxml; apt-get install -y python3-lxml)");
   for (const records of o.records) {
     const files = all.slice(0, filesFor(records));
     const n = files.length * o.perFile * PER_COPY;
-    console.log(`ratio run: ${files.length} files = ${files.length * o.perFile} copies = ${n.toLocaleString("en-US")} entries, ${o.reps} interleaved repetitions, median; load average (1 min) of this shared host printed per run`);
+    console.log(
+      `ratio run: ${files.length} files = ${files.length * o.perFile} copies = ${n.toLocaleString("en-US")} entries, ${o.reps} interleaved repetitions, median; load average (1 min) of this shared host printed per run`,
+    );
     const ourSecs: number[] = [];
     const ourCpu: number[] = [];
     const anchorSecs: number[] = [];
@@ -212,14 +230,20 @@ export async function runWholeIngestBench(o: WholeIngestBenchOptions): Promise<v
       }
       console.log(line);
     }
-    console.log(`  our phases (median wall s): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(2)}`).join(", ")}`);
+    console.log(
+      `  our phases (median wall s): ${Object.entries(phases)
+        .map(([k, v]) => `${k} ${median(v).toFixed(2)}`)
+        .join(", ")}`,
+    );
     const ourRate = n / median(ourSecs);
     const loadRange = `load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`;
     if (o.python) {
       const anchorRate = n / median(anchorSecs);
       const ratio = ourRate / anchorRate;
       const cpuRatio = median(anchorCpu) / median(ourCpu);
-      console.log(`median at ${n.toLocaleString("en-US")} entries: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s, lxml ${Math.round(anchorRate).toLocaleString("en-US")} rec/s → ${ratio.toFixed(2)}× lxml wall (target ≥ 5×: ${ratio >= 5 ? "MET" : "NOT MET"}); CPU seconds lxml ÷ ours = ${cpuRatio.toFixed(2)} (work per record; ${o.jobs} jobs can at most multiply it by ${o.jobs}); ${loadRange}`);
+      console.log(
+        `median at ${n.toLocaleString("en-US")} entries: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s, lxml ${Math.round(anchorRate).toLocaleString("en-US")} rec/s → ${ratio.toFixed(2)}× lxml wall (target ≥ 5×: ${ratio >= 5 ? "MET" : "NOT MET"}); CPU seconds lxml ÷ ours = ${cpuRatio.toFixed(2)} (work per record; ${o.jobs} jobs can at most multiply it by ${o.jobs}); ${loadRange}`,
+      );
     } else console.log(`median at ${n.toLocaleString("en-US")} entries: ours ${Math.round(ourRate).toLocaleString("en-US")} rec/s (no anchor in this run, no ratio); ${loadRange}`);
   }
   console.log(`peak memory by corpus size (--jobs ${o.jobs}; worker threads share one process):`);
@@ -228,7 +252,9 @@ export async function runWholeIngestBench(o: WholeIngestBenchOptions): Promise<v
     const entries = k * o.perFile * PER_COPY;
     const l0 = load();
     const r = await ours(all.slice(0, k), o.work, o.jobs);
-    console.log(`  ${entries.toLocaleString("en-US")} entries (${k} files): ${r.seconds.toFixed(1)} s, ${Math.round(entries / r.seconds).toLocaleString("en-US")} rec/s, load ${l0}; process peak RSS ${mib(r.peakRss)} MiB (main + ${o.jobs} workers + LanceDB native), of which finalisation key arrays ${mib(r.keyBytes)} MiB (${(r.keyBytes / entries).toFixed(0)} B per entry) → ${mib(r.peakRss - r.keyBytes)} MiB without them; per worker: peak heap ${mib(r.workerHeap)} MiB + external ${mib(r.workerExternal)} MiB (target: flat, ≤ 300 MiB per worker)`);
+    console.log(
+      `  ${entries.toLocaleString("en-US")} entries (${k} files): ${r.seconds.toFixed(1)} s, ${Math.round(entries / r.seconds).toLocaleString("en-US")} rec/s, load ${l0}; process peak RSS ${mib(r.peakRss)} MiB (main + ${o.jobs} workers + LanceDB native), of which finalisation key arrays ${mib(r.keyBytes)} MiB (${(r.keyBytes / entries).toFixed(0)} B per entry) → ${mib(r.peakRss - r.keyBytes)} MiB without them; per worker: peak heap ${mib(r.workerHeap)} MiB + external ${mib(r.workerExternal)} MiB (target: flat, ≤ 300 MiB per worker)`,
+    );
   }
 }
 

@@ -87,7 +87,10 @@ export function prepareCopies(copies: number, dir: string): { files: string[]; c
     }
     writeFileSync(marker, want);
   }
-  const files = readdirSync(dir).filter((f) => f.endsWith(".xml.gz")).sort().map((f) => join(dir, f));
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".xml.gz"))
+    .sort()
+    .map((f) => join(dir, f));
   return { files, citations: perCopy * copies };
 }
 
@@ -123,7 +126,10 @@ export function runLxml(python: string, dir: string): ParseRun {
 
 /** Child mode: parse every file of `dir`, print {records, seconds, cpuSeconds, peakRssKiB}. */
 async function childParse(dir: string, reader: PubmedRecordReader): Promise<void> {
-  const files = readdirSync(dir).filter((f) => /\.xml(\.gz)?$/.test(f)).sort().map((f) => join(dir, f));
+  const files = readdirSync(dir)
+    .filter((f) => /\.xml(\.gz)?$/.test(f))
+    .sort()
+    .map((f) => join(dir, f));
   let records = 0;
   let segments = 0;
   const startRssKiB = process.resourceUsage().maxRSS;
@@ -175,7 +181,12 @@ export async function parserSection(ctx: BenchContext): Promise<void> {
   }
   const med = (k: string) => {
     const rs = runs.get(k)!;
-    return { wall: median(rs.map((r) => r.records / r.seconds)), cpu: median(rs.map((r) => r.records / r.cpuSeconds)), rss: Math.max(...rs.map((r) => r.peakRssMiB)), start: Math.max(...rs.map((r) => r.startRssMiB)) };
+    return {
+      wall: median(rs.map((r) => r.records / r.seconds)),
+      cpu: median(rs.map((r) => r.records / r.cpuSeconds)),
+      rss: Math.max(...rs.map((r) => r.peakRssMiB)),
+      start: Math.max(...rs.map((r) => r.startRssMiB)),
+    };
   };
   console.log(`\n${"reader".padEnd(18)}${"median rec/s".padStart(14)}${"rec/CPU-s".padStart(12)}${"peak RSS MiB".padStart(14)}${"before parse".padStart(14)}`);
   for (const k of runs.keys()) {

@@ -96,7 +96,9 @@ function rssOf(pid: number): { rss: number; hwm: number } {
   return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
 }
 
-async function startServer(dirs: string[]): Promise<{ url: string; info: { seconds: number; cpuSeconds: number; runs: { action: string; seconds: number; cells: number }[] }; pid: number; stop: () => Promise<void> }> {
+async function startServer(
+  dirs: string[],
+): Promise<{ url: string; info: { seconds: number; cpuSeconds: number; runs: { action: string; seconds: number; cells: number }[] }; pid: number; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ["--import", "tsx", SELF, "--child", "serve", ...dirs], { stdio: ["pipe", "pipe", "inherit"] });
   const line = await new Promise<string>((ok, fail) => {
     let out = "";
@@ -145,14 +147,19 @@ function comparePartner(dir: string, run: string): string {
   return copy;
 }
 
-const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
 
 async function benchViewer(dir: string, n: number): Promise<void> {
   const run = join(dir, "run");
   console.log(`load average before the index build: ${load()}`);
   const srv = await startServer([run]);
   const r0 = srv.info.runs[0];
-  console.log(`viewer index (${r0.action}): ${r0.seconds.toFixed(1)} s for ${r0.cells.toLocaleString("en")} cells; server started in ${srv.info.seconds.toFixed(1)} s, ${srv.info.cpuSeconds.toFixed(0)} s of CPU (all threads; load average after: ${load()})`);
+  console.log(
+    `viewer index (${r0.action}): ${r0.seconds.toFixed(1)} s for ${r0.cells.toLocaleString("en")} cells; server started in ${srv.info.seconds.toFixed(1)} s, ${srv.info.cpuSeconds.toFixed(0)} s of CPU (all threads; load average after: ${load()})`,
+  );
   const first = await timedGet(`${srv.url}/api/cells?size=50`);
   console.log(`first page: ${first.ms.toFixed(0)} ms`);
   const routes: [string, string][] = [
@@ -171,7 +178,10 @@ async function benchViewer(dir: string, n: number): Promise<void> {
     console.log(`  ${name}: first ${t[0].toFixed(0)} ms, p50 ${median(t).toFixed(0)} ms`);
   }
   console.log(`sort/filter page p50 (all above): ${median(all).toFixed(0)} ms`);
-  for (const [name, q] of [["a common word", "fortifier"], ["a phrase found nowhere", "fortifier%20breast"]]) {
+  for (const [name, q] of [
+    ["a common word", "fortifier"],
+    ["a phrase found nowhere", "fortifier%20breast"],
+  ]) {
     const s1 = await timedGet(`${srv.url}/api/cells?run=0&q=${q}&size=50`);
     const s2 = await timedGet(`${srv.url}/api/cells?run=0&q=${q}&page=1&size=50`);
     console.log(`output search, ${name}: first page ${s1.ms.toFixed(0)} ms (${(s1.body as { total: number }).total.toLocaleString("en")} matches), next page ${s2.ms.toFixed(0)} ms`);
@@ -196,7 +206,9 @@ async function benchViewer(dir: string, n: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
   const c = await cmp;
-  console.log(`compare, first page (computed once in a worker): ${((performance.now() - t0) / 1000).toFixed(1)} s; meanwhile ${during.length} /api/meta requests answered, p50 ${median(during).toFixed(0)} ms, max ${Math.max(...during).toFixed(0)} ms`);
+  console.log(
+    `compare, first page (computed once in a worker): ${((performance.now() - t0) / 1000).toFixed(1)} s; meanwhile ${during.length} /api/meta requests answered, p50 ${median(during).toFixed(0)} ms, max ${Math.max(...during).toFixed(0)} ms`,
+  );
   const counts = (c.body as { counts: unknown }).counts;
   const t: number[] = [];
   for (let q = 0; q < 10; q++) t.push((await timedGet(`${again.url}/api/compare?a=0&b=1&page=${q * 97}&size=50`)).ms);
@@ -216,7 +228,10 @@ function childTimed(args: string[]): { seconds: number; peak: number; out: strin
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ options: { cells: { type: "string", default: "150000" }, dir: { type: "string" }, keep: { type: "boolean", default: false }, skip: { type: "string", default: "" }, child: { type: "string" } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    options: { cells: { type: "string", default: "150000" }, dir: { type: "string" }, keep: { type: "boolean", default: false }, skip: { type: "string", default: "" }, child: { type: "string" } },
+    allowPositionals: true,
+  });
   if (values.child === "serve") return childServe(positionals);
   if (values.child === "report") {
     const { writeReport } = await import("../report/build.ts");
@@ -240,7 +255,9 @@ async function main(): Promise<void> {
     generate(dir, n);
     console.log(`generated ${n.toLocaleString("en")} cells in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
-  console.log(`results.jsonl: ${mib(statSync(join(dir, "run", "results.jsonl")).size)} (${n.toLocaleString("en")} cells; ${(statSync(join(dir, "run", "results.jsonl")).size / n).toFixed(0)} bytes a line); ${SHARDS} shard folders\n`);
+  console.log(
+    `results.jsonl: ${mib(statSync(join(dir, "run", "results.jsonl")).size)} (${n.toLocaleString("en")} cells; ${(statSync(join(dir, "run", "results.jsonl")).size / n).toFixed(0)} bytes a line); ${SHARDS} shard folders\n`,
+  );
   try {
     if (!skip.has("merge")) {
       rmSync(join(dir, "merged"), { recursive: true, force: true });

@@ -287,7 +287,10 @@ async function phaseAnchor(a: ChildArgs): Promise<Record<string, unknown>> {
   out.bm25 = await timeQueries((q) => bm25.search(q, 10), queries, a.minSeconds);
   out.rssBm25 = peakRss();
   t = performance.now();
-  const dense = await createRetriever({ mode: "dense", engine: "memory", embedder: a.embedder, dense: { dir: join(a.dir, "anchor-exact") } }, { docs, log: () => {}, embedderOptions: { log: () => {} } });
+  const dense = await createRetriever(
+    { mode: "dense", engine: "memory", embedder: a.embedder, dense: { dir: join(a.dir, "anchor-exact") } },
+    { docs, log: () => {}, embedderOptions: { log: () => {} } },
+  );
   out.denseBuildS = (performance.now() - t) / 1000;
   out.dense = await timeQueries((q) => dense.search(q, 10), queries, a.minSeconds);
   out.rss = peakRss();
@@ -349,11 +352,33 @@ async function phaseQuality(a: ChildArgs): Promise<Record<string, unknown>> {
 }
 
 function runChild(phase: string, a: ChildArgs): Record<string, unknown> {
-  const r = spawnSync(process.execPath, [...process.execArgv, SELF, "--phase", phase, "--docs", String(a.docs), "--dir", a.dir, "--embedder", a.embedder, "--min-seconds", String(a.minSeconds), "--index", a.index, "--candidates", String(a.candidates), ...(a.reuse ? ["--reuse", a.dir] : [])], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    maxBuffer: 64 * 2 ** 20,
-  });
+  const r = spawnSync(
+    process.execPath,
+    [
+      ...process.execArgv,
+      SELF,
+      "--phase",
+      phase,
+      "--docs",
+      String(a.docs),
+      "--dir",
+      a.dir,
+      "--embedder",
+      a.embedder,
+      "--min-seconds",
+      String(a.minSeconds),
+      "--index",
+      a.index,
+      "--candidates",
+      String(a.candidates),
+      ...(a.reuse ? ["--reuse", a.dir] : []),
+    ],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+      maxBuffer: 64 * 2 ** 20,
+    },
+  );
   if (r.status !== 0) throw new Error(`${phase} phase failed (exit ${r.status})`);
   const line = r.stdout.trim().split("\n").pop()!;
   return JSON.parse(line) as Record<string, unknown>;
@@ -396,7 +421,11 @@ async function main(): Promise<void> {
   console.log(`corpus: ${a.docs} docs = the bundled natural corpus replicated with new ids (<pmid>#r<n>), streamed from an in-process source; NOT ${a.docs} distinct abstracts`);
   console.log(`embedder: ${a.embedder} (build: vectors memoised per distinct text — replicas repeat 3.3 k texts); index tables in ${a.dir}`);
   console.log(`ANN recall@10 is tie-aware: a hit at the 10th exact cosine counts (each text has ~N/3.3k exact duplicates)`);
-  console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(" ")} on ${cpus().length} CPUs (absolute times move with the load; compare ratios)`);
+  console.log(
+    `load average at start: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")} on ${cpus().length} CPUs (absolute times move with the load; compare ratios)`,
+  );
   console.log(`hybrid: RRF (k 60) of the two legs, ${a.candidates} candidates each, legs run concurrently; ANN index ${a.index}; document text fetched by id for the final 10 hits only`);
   console.log(`processes: build, query and anchor are child processes of this script run through tsx (its loader adds to each RSS; no compiled JS for benches)`);
   const b = runChild("build", a);
@@ -408,8 +437,14 @@ async function main(): Promise<void> {
   );
   const q = runChild("query", a);
   const row = (name: string, t: Timing) => `| ${name} | ${t.qps.toFixed(1)} | ${t.p50.toFixed(1)} | ${t.p95.toFixed(1)} | ${t.queries} |`;
-  console.log(`\n## query process (opened in ${(q.openS as number).toFixed(2)} s; peak RSS ${mib(q.rss as number)}, of which ${mib(q.rssLoaded as number)} after loading the natural corpus + questions)`);
-  console.log(`load average now: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(
+    `\n## query process (opened in ${(q.openS as number).toFixed(2)} s; peak RSS ${mib(q.rss as number)}, of which ${mib(q.rssLoaded as number)} after loading the natural corpus + questions)`,
+  );
+  console.log(
+    `load average now: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
   console.log("| engine (k = 10, docs fetched for hits) | q/s | p50 ms | p95 ms | queries |\n|---|---|---|---|---|");
   console.log(row("bm25 (LanceDB FTS)", q.bm25 as Timing));
   console.log(row(`dense (${meta.index})`, q.dense as Timing));
@@ -455,7 +490,9 @@ async function main(): Promise<void> {
     console.log(`\n## anchor: in-memory engines on the same corpus, same run (separate process)`);
     console.log(`in-memory fast BM25: build ${(an.bm25BuildS as number).toFixed(1)} s, ${aq.qps.toFixed(1)} q/s, p50 ${aq.p50.toFixed(2)} ms; peak RSS ${mib(an.rssBm25 as number)}`);
     console.log(`in-memory exact kNN: build ${(an.denseBuildS as number).toFixed(1)} s, ${adq.qps.toFixed(1)} q/s, p50 ${adq.p50.toFixed(2)} ms; peak RSS (both) ${mib(an.rss as number)}`);
-    console.log(`ratios on-disk / in-memory: BM25 q/s ${(bq.qps / aq.qps).toFixed(2)}×, dense q/s ${(dq.qps / adq.qps).toFixed(2)}×, query-process peak RSS ${((q.rss as number) / (an.rss as number)).toFixed(2)}×`);
+    console.log(
+      `ratios on-disk / in-memory: BM25 q/s ${(bq.qps / aq.qps).toFixed(2)}×, dense q/s ${(dq.qps / adq.qps).toFixed(2)}×, query-process peak RSS ${((q.rss as number) / (an.rss as number)).toFixed(2)}×`,
+    );
   }
 }
 

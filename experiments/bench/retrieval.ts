@@ -25,7 +25,7 @@
  * Usage: `npx tsx experiments/bench/retrieval.ts [--docs 25000|100000|1000000] [--rounds 3] [--min-seconds 1] [--no-wink] [--no-dense] [--no-anchor] [--no-child] [--embedder id]`
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -236,14 +236,33 @@ async function main(): Promise<void> {
   console.log(`natural corpus: ${natural.length} docs ${JSON.stringify(stats.bySource)}`);
   console.log(`large corpus:   ${big.length} docs = the natural corpus plus replicas with new ids (<pmid>#r<n>); NOT ${size} distinct abstracts`);
   console.log(`peak RSS after loading: ${mib(peakRss())}`);
-  console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(" ")} on ${cpus().length} CPUs (wall q/s suffers when others share the machine; CPU q/s less so)`);
+  console.log(
+    `load average at start: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")} on ${cpus().length} CPUs (wall q/s suffers when others share the machine; CPU q/s less so)`,
+  );
   console.log(`queries: ${queries.length} MedEvidence questions (cycled for timing, ≥ ${minSeconds} s per row); BM25 k1 ${PARAMS.k1}, b ${PARAMS.b}, Lucene stop words, Porter2`);
   console.log("");
 
-  type Row = { corpus: string; engine: string; n: number; buildMs: number; diskBytes: number | null; rss: number; t: Timing; exhaustive?: Timing; ratios?: number[]; anchor?: AnchorRow; child?: ChildResult };
+  type Row = {
+    corpus: string;
+    engine: string;
+    n: number;
+    buildMs: number;
+    diskBytes: number | null;
+    rss: number;
+    t: Timing;
+    exhaustive?: Timing;
+    ratios?: number[];
+    anchor?: AnchorRow;
+    child?: ChildResult;
+  };
   const bm25Rows: Row[] = [];
   const qualityRows: Record<string, Record<string, number>> = {};
-  for (const [corpusName, docs] of [["natural", natural], [`${big.length / 1000}k-replicated`, big]] as const) {
+  for (const [corpusName, docs] of [
+    ["natural", natural],
+    [`${big.length / 1000}k-replicated`, big],
+  ] as const) {
     const rss0 = peakRss();
     const s0 = performance.now();
     const fast = buildFastBm25(docs, PARAMS);
@@ -290,12 +309,24 @@ async function main(): Promise<void> {
       const s = performance.now();
       const w = buildWinkBm25(docs, PARAMS);
       const ms = performance.now() - s;
-      bm25Rows.push({ corpus: corpusName, engine: "wink", n: docs.length, buildMs: ms, diskBytes: Buffer.byteLength(w.exportJSON()), rss: peakRss(), t: await timeQueries((q) => w.searchSync(q, 10), queries, minSeconds, 2000) });
+      bm25Rows.push({
+        corpus: corpusName,
+        engine: "wink",
+        n: docs.length,
+        buildMs: ms,
+        diskBytes: Buffer.byteLength(w.exportJSON()),
+        rss: peakRss(),
+        t: await timeQueries((q) => w.searchSync(q, 10), queries, minSeconds, 2000),
+      });
       if (corpusName === "natural") qualityRows["bm25 (wink)"] = await quality("bm25 wink", (q, k) => w.searchSync(q, k), tasks, qrels);
     }
   }
   console.log("");
-  console.log(`BM25 engines (k = 10; q/s = queries per CPU-second of the timing process, wall in brackets; medians of interleaved rounds; load average now ${loadavg().map((x) => x.toFixed(2)).join(" ")}):`);
+  console.log(
+    `BM25 engines (k = 10; q/s = queries per CPU-second of the timing process, wall in brackets; medians of interleaved rounds; load average now ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}):`,
+  );
   for (const r of bm25Rows) {
     console.log(
       `  ${r.engine.padEnd(5)} ${r.corpus.padEnd(16)} n=${String(r.n).padStart(7)}  build ${f0(r.buildMs).padStart(7)} ms  disk ${mib(r.diskBytes ?? 0).padStart(9)}  ${f0(r.t.cpuQps).padStart(6)} q/s (${f0(r.t.qps)} wall)  p50 ${f3(r.t.p50)} ms  p95 ${f3(r.t.p95)} ms  peak RSS of the bench process ${mib(r.rss)}`,
@@ -341,13 +372,15 @@ async function main(): Promise<void> {
   if (values["no-dense"]) console.log("dense/hybrid: skipped (--no-dense)");
   else if (big.length > 100_000) console.log(`dense/hybrid: skipped at ${big.length} docs (in-memory exact kNN over a replicated corpus; run with --docs ≤ 100000)`);
   else if (!createRetriever) console.log("dense/hybrid: not available yet");
-  else if (big.length > 100_000) {
-    /* skipped above */
-  }
   else {
-    console.log(`dense / hybrid (embedder ${embedderId} — the retrievers' default: SIF-pooled word vectors, corpus word frequencies, first principal component removed; LanceDB table, exact kNN in memory,`);
+    console.log(
+      `dense / hybrid (embedder ${embedderId} — the retrievers' default: SIF-pooled word vectors, corpus word frequencies, first principal component removed; LanceDB table, exact kNN in memory,`,
+    );
     console.log("   hybrid = fast BM25 + dense fused by RRF k 60 (hybrid) or equal-weight min–max (hybrid-minmax, MedMeta), 100 candidates each, no reranking; set --embedder to compare):");
-    for (const [corpusName, docs] of [["natural", natural], [`${big.length / 1000}k-replicated`, big]] as const) {
+    for (const [corpusName, docs] of [
+      ["natural", natural],
+      [`${big.length / 1000}k-replicated`, big],
+    ] as const) {
       const variants = [
         { label: "dense", cfg: { mode: "dense" } },
         { label: "hybrid", cfg: { mode: "hybrid", fusion: "rrf" } },

@@ -66,7 +66,17 @@ export const HOOKS = {
 };
 
 /** Targets of issue 26 (this 2-core / 24 GB machine), printed beside the figures. */
-const TARGETS = { buildRssGb: 4, queryRssGb: 1.5, reopenS: 2, bm25P50Ms: { 5700000: 50, 24000000: 100 } as Record<number, number>, bm25P95Ms: 200, hybridP50Ms: 150, denseRecall: 0.95, storeRatio: 1.2, vsBm25s: 2 };
+const TARGETS = {
+  buildRssGb: 4,
+  queryRssGb: 1.5,
+  reopenS: 2,
+  bm25P50Ms: { 5700000: 50, 24000000: 100 } as Record<number, number>,
+  bm25P95Ms: 200,
+  hybridP50Ms: 150,
+  denseRecall: 0.95,
+  storeRatio: 1.2,
+  vsBm25s: 2,
+};
 
 type Fig = number | string | null;
 const na = (why: string) => `n/a (${why})`;
@@ -108,14 +118,31 @@ function runTimed(argv: string[], env: Record<string, string>, timeoutMs: number
       clearTimeout(timer);
       const m = /__SCALE_TIME__ ([\d.]+) (\d+) ([\d.]+) ([\d.]+)\s*$/.exec(stderr);
       const wallS = (performance.now() - t0) / 1000;
-      res({ code, wallS: m ? Number(m[1]) : wallS, rss: m ? Number(m[2]) * 1024 : null, cpuS: m ? Number(m[3]) + Number(m[4]) : null, stdout, stderr: stderr.replace(/__SCALE_TIME__.*$/s, ""), timedOut });
+      res({
+        code,
+        wallS: m ? Number(m[1]) : wallS,
+        rss: m ? Number(m[2]) * 1024 : null,
+        cpuS: m ? Number(m[3]) + Number(m[4]) : null,
+        stdout,
+        stderr: stderr.replace(/__SCALE_TIME__.*$/s, ""),
+        timedOut,
+      });
     });
   });
 }
 
 function failure(r: CliRun, what: string): string | null {
   if (r.timedOut) return na(`${what} timed out`);
-  if (r.code !== 0) return na(`${what} exited ${r.code}: ${(r.stderr.trim().split("\n").filter((l) => !/^\s+at /.test(l)).pop() ?? "").slice(0, 160)}`);
+  if (r.code !== 0)
+    return na(
+      `${what} exited ${r.code}: ${(
+        r.stderr
+          .trim()
+          .split("\n")
+          .filter((l) => !/^\s+at /.test(l))
+          .pop() ?? ""
+      ).slice(0, 160)}`,
+    );
   return null;
 }
 
@@ -180,7 +207,10 @@ async function queryChild(store: string, mode: string, queriesFile: string, cach
 async function startBm25s(docsFile: string, queriesFile: string) {
   const pkg = join(ANCHORS, "bm25s");
   if (!existsSync(join(pkg, "bm25s", "__init__.py"))) return na(`real bm25s not found at ${pkg}`);
-  const py = spawn("python3", [fileURLToPath(new URL("./bm25s-real-anchor.py", import.meta.url)), docsFile, queriesFile], { env: { ...process.env, PYTHONPATH: pkg }, stdio: ["pipe", "pipe", "pipe"] });
+  const py = spawn("python3", [fileURLToPath(new URL("./bm25s-real-anchor.py", import.meta.url)), docsFile, queriesFile], {
+    env: { ...process.env, PYTHONPATH: pkg },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let err = "";
   py.stderr!.on("data", (b) => (err += b));
   const lines = createInterface({ input: py.stdout! })[Symbol.asyncIterator]();
@@ -240,7 +270,14 @@ export async function vsBm25sOn(docs: CorpusDoc[], queries: string[], rounds: nu
   const qFile = join(work, "bm25s-queries.json");
   // In chunks: at 1 M docs the whole file is longer than V8's longest string.
   const fd = openSync(docsFile, "w");
-  for (let i = 0; i < docs.length; i += 10_000) writeSync(fd, docs.slice(i, i + 10_000).map((d) => JSON.stringify(`${d.title} ${d.text}`) + "\n").join(""));
+  for (let i = 0; i < docs.length; i += 10_000)
+    writeSync(
+      fd,
+      docs
+        .slice(i, i + 10_000)
+        .map((d) => JSON.stringify(`${d.title} ${d.text}`) + "\n")
+        .join(""),
+    );
   closeSync(fd);
   writeFileSync(qFile, JSON.stringify(queries));
   const rss0 = peakRss();
@@ -318,13 +355,34 @@ type Stage = (typeof STAGES)[number];
  */
 export function parseStages(s: string | undefined): Set<Stage> {
   if (s === undefined || s.trim() === "" || s.trim() === "all") return new Set(STAGES);
-  const names = s.split(",").map((x) => x.trim()).filter(Boolean);
+  const names = s
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
   const bad = names.filter((x) => !(STAGES as readonly string[]).includes(x));
   if (bad.length) throw new Error(`--stages: unknown stage(s) ${bad.join(", ")} (expected a comma-separated subset of ${STAGES.join(", ")})`);
   return new Set(names as Stage[]);
 }
 
-async function measureSize(n: number, model: SyntheticModel, o: { work: string; queries: string[]; queriesFile: string; rounds: number; minSeconds: number; dense: boolean; bm25s: boolean; bm25sMax: number; timeoutMs: number; diskBm25: string[] | null; seed: number; stages: Set<Stage>; bm25Engine: string | null }): Promise<SizeResult> {
+async function measureSize(
+  n: number,
+  model: SyntheticModel,
+  o: {
+    work: string;
+    queries: string[];
+    queriesFile: string;
+    rounds: number;
+    minSeconds: number;
+    dense: boolean;
+    bm25s: boolean;
+    bm25sMax: number;
+    timeoutMs: number;
+    diskBm25: string[] | null;
+    seed: number;
+    stages: Set<Stage>;
+    bm25Engine: string | null;
+  },
+): Promise<SizeResult> {
   const out: SizeResult = { docs: n };
   const dir = join(o.work, `n${n}`);
   const xml = join(dir, "xml");
@@ -380,7 +438,7 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
   const q = o.queries;
   const first = has("bm25") ? await runCli(["search", "--mode", "bm25", ...bm25Args, "--corpus", `lance:${store}`, q[0]], env, o.timeoutMs) : null;
   const firstFail = first ? failure(first, "search (BM25 build)") : na("--stages without bm25");
-  out.bm25Engine = firstFail ?? (/^(\S+): \d+ hit/m.exec(first!.stdout)?.[1] ?? "?");
+  out.bm25Engine = firstFail ?? /^(\S+): \d+ hit/m.exec(first!.stdout)?.[1] ?? "?";
   out.bm25BuildS = firstFail ?? first!.wallS;
   out.bm25BuildPeakRss = firstFail ?? first!.rss;
   out.bm25BuildCpuS = firstFail ?? first!.cpuS;
@@ -389,7 +447,9 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
   const postings = await postingCount(cache);
   out.bm25Postings = postings;
   out.bm25BytesPerPosting = typeof postings === "number" && typeof out.bm25IndexBytes === "number" ? out.bm25IndexBytes / postings : typeof postings === "string" ? postings : na("no index");
-  log(`BM25 (${out.bm25Engine}): first search process (load + build + 1 query) ${s1(out.bm25BuildS as Fig)} (CPU ${s1(out.bm25BuildCpuS as Fig)}), peak RSS ${gb(out.bm25BuildPeakRss as Fig)}; index ${mb(out.bm25IndexBytes as Fig)} (${typeof out.bm25IndexBytesPerDoc === "number" ? out.bm25IndexBytesPerDoc.toFixed(0) : out.bm25IndexBytesPerDoc} B/doc), ${typeof out.bm25BytesPerPosting === "number" ? out.bm25BytesPerPosting.toFixed(2) : out.bm25BytesPerPosting} bytes/posting`);
+  log(
+    `BM25 (${out.bm25Engine}): first search process (load + build + 1 query) ${s1(out.bm25BuildS as Fig)} (CPU ${s1(out.bm25BuildCpuS as Fig)}), peak RSS ${gb(out.bm25BuildPeakRss as Fig)}; index ${mb(out.bm25IndexBytes as Fig)} (${typeof out.bm25IndexBytesPerDoc === "number" ? out.bm25IndexBytesPerDoc.toFixed(0) : out.bm25IndexBytesPerDoc} B/doc), ${typeof out.bm25BytesPerPosting === "number" ? out.bm25BytesPerPosting.toFixed(2) : out.bm25BytesPerPosting} bytes/posting`,
+  );
   const bm25Failed = first !== null && firstFail !== null;
   if (has("cli") && !bm25Failed) {
     const reopen: CliRun[] = [];
@@ -398,11 +458,17 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
     out.cliSearchProcessS = bad ?? median(reopen.map((r) => r.wallS));
     out.cliSearchPeakRss = bad ?? Math.max(...reopen.map((r) => r.rss ?? 0));
     out.cliSearchCpuS = bad ?? median(reopen.map((r) => r.cpuS ?? NaN));
-    const ev = await runCli(["retrieval", "eval", "--mode", "bm25", ...bm25Args, "--corpus", `lance:${store}`, "--dataset", "medevidence", "--k", "10", "--trec-depth", "10", "--json"], env, o.timeoutMs);
+    const ev = await runCli(
+      ["retrieval", "eval", "--mode", "bm25", ...bm25Args, "--corpus", `lance:${store}`, "--dataset", "medevidence", "--k", "10", "--trec-depth", "10", "--json"],
+      env,
+      o.timeoutMs,
+    );
     const evFail = failure(ev, "retrieval eval");
     out.cliEvalMsPerQuery = evFail ?? (JSON.parse(ev.stdout) as { msPerQuery: number }).msPerQuery;
     out.cliEvalPeakRss = evFail ?? ev.rss;
-    log(`BM25 CLI: new \`search\` process (reopen + 1 query) ${s1(out.cliSearchProcessS as Fig)} (CPU ${s1(out.cliSearchCpuS as Fig)}) median of 3, peak RSS ${gb(out.cliSearchPeakRss as Fig)}; \`retrieval eval\` ${ms(out.cliEvalMsPerQuery as Fig)}/query (mean, 284 queries), peak RSS ${gb(out.cliEvalPeakRss as Fig)}`);
+    log(
+      `BM25 CLI: new \`search\` process (reopen + 1 query) ${s1(out.cliSearchProcessS as Fig)} (CPU ${s1(out.cliSearchCpuS as Fig)}) median of 3, peak RSS ${gb(out.cliSearchPeakRss as Fig)}; \`retrieval eval\` ${ms(out.cliEvalMsPerQuery as Fig)}/query (mean, 284 queries), peak RSS ${gb(out.cliEvalPeakRss as Fig)}`,
+    );
   }
   if (has("query") && !bm25Failed) {
     // Without the bm25 stage the index is built inside the query process (its reopen figure then includes the build).
@@ -410,7 +476,9 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
     if (typeof c === "string") out.bm25Query = c;
     else {
       Object.assign(out, { reopenS: c.openS, reopenCpuS: c.openCpuS ?? null, bm25ColdFirstMs: c.firstMs, bm25WarmP50Ms: c.p50, bm25WarmP95Ms: c.p95, bm25QueryPeakRss: c.peakRss });
-      log(`BM25 query process (${c.id}, engine ${c.engine}): reopen ${s1(c.openS)} (CPU ${s1(c.openCpuS ?? null)}), cold first query ${ms(c.firstMs)}, warm p50 ${ms(c.p50)} p95 ${ms(c.p95)} (${c.queries} queries), peak RSS ${gb(c.peakRss)}`);
+      log(
+        `BM25 query process (${c.id}, engine ${c.engine}): reopen ${s1(c.openS)} (CPU ${s1(c.openCpuS ?? null)}), cold first query ${ms(c.firstMs)}, warm p50 ${ms(c.p50)} p95 ${ms(c.p95)} (${c.queries} queries), peak RSS ${gb(c.peakRss)}`,
+      );
     }
   }
   if (o.bm25Engine === "disk") out.diskBm25 = "the BM25 rows above (--bm25-engine disk)";
@@ -430,7 +498,9 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
     out.denseBuildCpuS = bf ?? b.cpuS;
     const rec = /recall@10 vs exact ([\d.]+)/.exec(b.stdout);
     out.denseRecall10 = bf ?? (rec ? Number(rec[1]) : na(/exact search/.test(b.stdout) ? "exact search, no ANN index built" : "not printed by index build"));
-    log(`dense: \`index build ${HOOKS.denseIndexArgs.join(" ")}\` ${s1(out.denseBuildS as Fig)} (CPU ${s1(out.denseBuildCpuS as Fig)}; BM25 already cached), peak RSS ${gb(out.denseBuildPeakRss as Fig)}, recall@10 vs exact ${out.denseRecall10}`);
+    log(
+      `dense: \`index build ${HOOKS.denseIndexArgs.join(" ")}\` ${s1(out.denseBuildS as Fig)} (CPU ${s1(out.denseBuildCpuS as Fig)}; BM25 already cached), peak RSS ${gb(out.denseBuildPeakRss as Fig)}, recall@10 vs exact ${out.denseRecall10}`,
+    );
     if (!bf) {
       const index = HOOKS.denseIndexArgs[HOOKS.denseIndexArgs.indexOf("--index") + 1] ?? "none";
       for (const mode of ["dense", "hybrid"]) {
@@ -456,7 +526,9 @@ async function measureSize(n: number, model: SyntheticModel, o: { work: string; 
       log(
         `in-memory BM25 vs real bm25s (${v.docs} docs, ${o.rounds} interleaved rounds, one thread): ours ${f0(v.oursCpuQps)} q/s CPU (${f0(v.oursWallQps)} wall), bm25s ${f0(v.bm25sCpuQps)} q/s CPU (${f0(v.bm25sWallQps)} wall, tokenize + retrieve) → ${(v.ratioCpu as number).toFixed(2)}× CPU [${(v.cpuRatios as number[]).map((x) => x.toFixed(2)).join(", ")}], ${(v.ratioWall as number).toFixed(2)}× wall; target ≥ ${TARGETS.vsBm25s}×: ${mark((v.ratioCpu as number) >= TARGETS.vsBm25s)}`,
       );
-      log(`  build: ours ${s1(v.oursBuildS as number)} (+${gb(v.oursBuildRssDelta as number)} RSS in the bench process), bm25s ${s1(v.bm25sBuildS as number)} (tokenize ${s1(v.bm25sTokenizeS as number)}; ${v.bm25sStemmer}), bm25s peak RSS ${gb(v.bm25sPeakRss as number)}; same top-1 doc on ${((v.sameTop1Share as number) * 100).toFixed(0)} % of queries`);
+      log(
+        `  build: ours ${s1(v.oursBuildS as number)} (+${gb(v.oursBuildRssDelta as number)} RSS in the bench process), bm25s ${s1(v.bm25sBuildS as number)} (tokenize ${s1(v.bm25sTokenizeS as number)}; ${v.bm25sStemmer}), bm25s peak RSS ${gb(v.bm25sPeakRss as number)}; same top-1 doc on ${((v.sameTop1Share as number) * 100).toFixed(0)} % of queries`,
+      );
     }
   }
   return out;
@@ -473,31 +545,46 @@ function printSummary(results: SizeResult[]): Record<string, unknown> {
     lines.push(`ingest ${s1(r.ingestS as Fig)}, peak RSS ${gb(r.ingestPeakRss as Fig)}${ingestRss !== null ? ` (≤ ${TARGETS.buildRssGb} GB: ${mark(ingestRss <= TARGETS.buildRssGb * 1e9)})` : ""}`);
     const disk = num("storeDiskBytes");
     const live = num("storeLiveBytes");
-    lines.push(`store ${gb(r.storeDiskBytes as Fig)} on disk / ${gb(r.storeLiveBytes as Fig)} live${disk && live ? ` = ${(disk / live).toFixed(2)}× (≤ ${TARGETS.storeRatio}: ${mark(disk / live <= TARGETS.storeRatio)})` : ""}`);
+    lines.push(
+      `store ${gb(r.storeDiskBytes as Fig)} on disk / ${gb(r.storeLiveBytes as Fig)} live${disk && live ? ` = ${(disk / live).toFixed(2)}× (≤ ${TARGETS.storeRatio}: ${mark(disk / live <= TARGETS.storeRatio)})` : ""}`,
+    );
     const br = num("bm25BuildPeakRss");
-    lines.push(`BM25 ${r.bm25Engine}: build (first search) ${s1(r.bm25BuildS as Fig)}, peak RSS ${gb(r.bm25BuildPeakRss as Fig)}${br !== null ? ` (≤ ${TARGETS.buildRssGb} GB: ${mark(br <= TARGETS.buildRssGb * 1e9)})` : ""}, index ${mb(r.bm25IndexBytes as Fig)}, bytes/posting ${typeof r.bm25BytesPerPosting === "number" ? r.bm25BytesPerPosting.toFixed(2) : r.bm25BytesPerPosting}`);
+    lines.push(
+      `BM25 ${r.bm25Engine}: build (first search) ${s1(r.bm25BuildS as Fig)}, peak RSS ${gb(r.bm25BuildPeakRss as Fig)}${br !== null ? ` (≤ ${TARGETS.buildRssGb} GB: ${mark(br <= TARGETS.buildRssGb * 1e9)})` : ""}, index ${mb(r.bm25IndexBytes as Fig)}, bytes/posting ${typeof r.bm25BytesPerPosting === "number" ? r.bm25BytesPerPosting.toFixed(2) : r.bm25BytesPerPosting}`,
+    );
     const reopen = num("reopenS");
     const p50 = num("bm25WarmP50Ms");
     const p95 = num("bm25WarmP95Ms");
     const qr = num("bm25QueryPeakRss");
     const p50t = TARGETS.bm25P50Ms[n];
-    lines.push(`BM25 query: reopen ${s1(r.reopenS as Fig)}${reopen !== null ? ` (≤ ${TARGETS.reopenS} s: ${mark(reopen <= TARGETS.reopenS)})` : ""}, cold first ${ms(r.bm25ColdFirstMs as Fig)}, warm p50 ${ms(r.bm25WarmP50Ms as Fig)}${p50 !== null && p50t ? ` (≤ ${p50t}: ${mark(p50 <= p50t)})` : ""} p95 ${ms(r.bm25WarmP95Ms as Fig)}${p95 !== null ? ` (≤ ${TARGETS.bm25P95Ms}: ${mark(p95 <= TARGETS.bm25P95Ms)})` : ""}, query RSS ${gb(r.bm25QueryPeakRss as Fig)}${qr !== null ? ` (≤ ${TARGETS.queryRssGb} GB: ${mark(qr <= TARGETS.queryRssGb * 1e9)})` : ""}; CLI new search process ${s1(r.cliSearchProcessS as Fig)}`);
+    lines.push(
+      `BM25 query: reopen ${s1(r.reopenS as Fig)}${reopen !== null ? ` (≤ ${TARGETS.reopenS} s: ${mark(reopen <= TARGETS.reopenS)})` : ""}, cold first ${ms(r.bm25ColdFirstMs as Fig)}, warm p50 ${ms(r.bm25WarmP50Ms as Fig)}${p50 !== null && p50t ? ` (≤ ${p50t}: ${mark(p50 <= p50t)})` : ""} p95 ${ms(r.bm25WarmP95Ms as Fig)}${p95 !== null ? ` (≤ ${TARGETS.bm25P95Ms}: ${mark(p95 <= TARGETS.bm25P95Ms)})` : ""}, query RSS ${gb(r.bm25QueryPeakRss as Fig)}${qr !== null ? ` (≤ ${TARGETS.queryRssGb} GB: ${mark(qr <= TARGETS.queryRssGb * 1e9)})` : ""}; CLI new search process ${s1(r.cliSearchProcessS as Fig)}`,
+    );
     lines.push(`on-disk BM25: ${typeof r.diskBm25 === "string" ? r.diskBm25 : JSON.stringify(r.diskBm25)}`);
     const rec = num("denseRecall10");
     const hp = num("hybridP50Ms");
-    lines.push(`dense: build ${s1((r.denseBuildS ?? r.dense) as Fig)}, peak RSS ${gb((r.denseBuildPeakRss ?? r.dense) as Fig)}, recall@10 ${r.denseRecall10 ?? r.dense}${rec !== null ? ` (≥ ${TARGETS.denseRecall}: ${mark(rec >= TARGETS.denseRecall)})` : ""}, p50 ${ms((r.denseP50Ms ?? r.dense) as Fig)}; hybrid p50 ${ms((r.hybridP50Ms ?? r.dense) as Fig)}${hp !== null ? ` (≤ ${TARGETS.hybridP50Ms}: ${mark(hp <= TARGETS.hybridP50Ms)})` : ""}`);
+    lines.push(
+      `dense: build ${s1((r.denseBuildS ?? r.dense) as Fig)}, peak RSS ${gb((r.denseBuildPeakRss ?? r.dense) as Fig)}, recall@10 ${r.denseRecall10 ?? r.dense}${rec !== null ? ` (≥ ${TARGETS.denseRecall}: ${mark(rec >= TARGETS.denseRecall)})` : ""}, p50 ${ms((r.denseP50Ms ?? r.dense) as Fig)}; hybrid p50 ${ms((r.hybridP50Ms ?? r.dense) as Fig)}${hp !== null ? ` (≤ ${TARGETS.hybridP50Ms}: ${mark(hp <= TARGETS.hybridP50Ms)})` : ""}`,
+    );
     const v = r.vsBm25s as Record<string, unknown> | string;
     if (typeof v === "string") lines.push(`vs bm25s: ${v}`);
     else if (v.error) lines.push(`vs bm25s: ${v.error}`);
     else {
-      lines.push(`in-memory BM25 vs real bm25s: ${(v.ratioCpu as number).toFixed(2)}× CPU q/s (${(v.ratioWall as number).toFixed(2)}× wall; ours ${(v.oursCpuQps as number).toFixed(0)}, bm25s ${(v.bm25sCpuQps as number).toFixed(0)}) (≥ ${TARGETS.vsBm25s}: ${mark((v.ratioCpu as number) >= TARGETS.vsBm25s)}); bm25s peak RSS ${gb(v.bm25sPeakRss as number)}, build ${s1(v.bm25sBuildS as number)} vs ours ${s1(v.oursBuildS as number)}`);
-      if (qr !== null) lines.push(`query RSS: our query process ${gb(qr)} (engine ${r.bm25Engine}, the CLI's path) vs bm25s ${gb(v.bm25sPeakRss as number)}: ${mark(qr <= (v.bm25sPeakRss as number))}`);
+      lines.push(
+        `in-memory BM25 vs real bm25s: ${(v.ratioCpu as number).toFixed(2)}× CPU q/s (${(v.ratioWall as number).toFixed(2)}× wall; ours ${(v.oursCpuQps as number).toFixed(0)}, bm25s ${(v.bm25sCpuQps as number).toFixed(0)}) (≥ ${TARGETS.vsBm25s}: ${mark((v.ratioCpu as number) >= TARGETS.vsBm25s)}); bm25s peak RSS ${gb(v.bm25sPeakRss as number)}, build ${s1(v.bm25sBuildS as number)} vs ours ${s1(v.oursBuildS as number)}`,
+      );
+      if (qr !== null)
+        lines.push(`query RSS: our query process ${gb(qr)} (engine ${r.bm25Engine}, the CLI's path) vs bm25s ${gb(v.bm25sPeakRss as number)}: ${mark(qr <= (v.bm25sPeakRss as number))}`);
     }
     console.log(`${n.toLocaleString("en")} docs:`);
     for (const l of lines) console.log(`  ${l}`);
   }
   // bm25s out-of-memory size: linear fit of its peak RSS on docs.
-  const pts = results.flatMap((r) => (typeof r.vsBm25s === "object" && r.vsBm25s && typeof (r.vsBm25s as Record<string, unknown>).bm25sPeakRss === "number" ? [[r.docs as number, (r.vsBm25s as Record<string, number>).bm25sPeakRss]] : []));
+  const pts = results.flatMap((r) =>
+    typeof r.vsBm25s === "object" && r.vsBm25s && typeof (r.vsBm25s as Record<string, unknown>).bm25sPeakRss === "number"
+      ? [[r.docs as number, (r.vsBm25s as Record<string, number>).bm25sPeakRss]]
+      : [],
+  );
   let oom: Record<string, unknown> = { estimate: na("bm25s measured at fewer than 2 sizes") };
   if (pts.length >= 2) {
     const [x0, y0] = pts[0];
@@ -505,7 +592,9 @@ function printSummary(results: SizeResult[]): Record<string, unknown> {
     const slope = (y1 - y0) / (x1 - x0);
     const docs = (totalmem() - y0) / slope + x0;
     oom = { bytesPerDoc: slope, fixedBytes: y0 - slope * x0, memory: totalmem(), docs };
-    console.log(`bm25s runs out of memory here at ≈ ${(docs / 1e6).toFixed(1)} M docs (linear in its measured peak RSS: ${(slope / 1024).toFixed(1)} KiB/doc from ${pts.map((p) => `${p[0]}: ${gb(p[1])}`).join(", ")}; ${gb(totalmem())} RAM) — an extrapolation, not a run`);
+    console.log(
+      `bm25s runs out of memory here at ≈ ${(docs / 1e6).toFixed(1)} M docs (linear in its measured peak RSS: ${(slope / 1024).toFixed(1)} KiB/doc from ${pts.map((p) => `${p[0]}: ${gb(p[1])}`).join(", ")}; ${gb(totalmem())} RAM) — an extrapolation, not a run`,
+    );
   } else console.log(`bm25s out-of-memory size: ${oom.estimate}`);
   return oom;
 }
@@ -537,7 +626,11 @@ async function main(): Promise<void> {
   const seed = Number(values.seed);
   const stages = parseStages(values.stages);
   const bm25Engine = values["bm25-engine"] ?? null;
-  console.log(`# medsynth scale bench (Node ${process.version}, ${cpus().length} CPUs, ${gb(totalmem())} RAM, load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}; work folder ${work})`);
+  console.log(
+    `# medsynth scale bench (Node ${process.version}, ${cpus().length} CPUs, ${gb(totalmem())} RAM, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}; work folder ${work})`,
+  );
   const t0 = performance.now();
   const model = await loadModel({ seed, log: (l) => console.log(l) });
   for (const l of describeModel(model)) console.log(l);
@@ -559,17 +652,52 @@ async function main(): Promise<void> {
     const v = await vsBm25sOn(docs, queries, Math.max(3, Number(values.rounds)), Number(values["min-seconds"]), work);
     naturalRow = v;
     if (v.error) console.log(`[natural] vs bm25s: ${v.error}`);
-    else console.log(`[natural] in-memory BM25 vs real bm25s on the ${v.docs} REAL bundled abstracts (no copies): ours ${(v.oursCpuQps as number).toFixed(0)} q/s CPU, bm25s ${(v.bm25sCpuQps as number).toFixed(0)} → ${(v.ratioCpu as number).toFixed(2)}× CPU [${(v.cpuRatios as number[]).map((x) => x.toFixed(2)).join(", ")}], ${(v.ratioWall as number).toFixed(2)}× wall; bm25s peak RSS ${gb(v.bm25sPeakRss as number)}`);
+    else
+      console.log(
+        `[natural] in-memory BM25 vs real bm25s on the ${v.docs} REAL bundled abstracts (no copies): ours ${(v.oursCpuQps as number).toFixed(0)} q/s CPU, bm25s ${(v.bm25sCpuQps as number).toFixed(0)} → ${(v.ratioCpu as number).toFixed(2)}× CPU [${(v.cpuRatios as number[]).map((x) => x.toFixed(2)).join(", ")}], ${(v.ratioWall as number).toFixed(2)}× wall; bm25s peak RSS ${gb(v.bm25sPeakRss as number)}`,
+      );
   }
   const results: SizeResult[] = [];
   for (const n of sizes) {
-    results.push(await measureSize(n, model, { work, queries, queriesFile, rounds: Math.max(3, Number(values.rounds)), minSeconds: Number(values["min-seconds"]), dense: !values["no-dense"], bm25s: !values["no-bm25s"], bm25sMax: Number(values["bm25s-max"]), timeoutMs: Number(values["timeout-min"]) * 60_000, diskBm25: help.diskBm25, seed, stages, bm25Engine }));
+    results.push(
+      await measureSize(n, model, {
+        work,
+        queries,
+        queriesFile,
+        rounds: Math.max(3, Number(values.rounds)),
+        minSeconds: Number(values["min-seconds"]),
+        dense: !values["no-dense"],
+        bm25s: !values["no-bm25s"],
+        bm25sMax: Number(values["bm25s-max"]),
+        timeoutMs: Number(values["timeout-min"]) * 60_000,
+        diskBm25: help.diskBm25,
+        seed,
+        stages,
+        bm25Engine,
+      }),
+    );
     if (values.json) writeFileSync(values.json, JSON.stringify({ partial: true, results }, null, 2) + "\n");
   }
   const bm25sOom = printSummary(results);
   if (values.json) {
     const s = model.stats;
-    writeFileSync(values.json, JSON.stringify({ synthetic: true, node: process.version, cpus: cpus().length, memory: totalmem(), model: { provenance: s.provenance, heaps: s.heaps, zipf: model.zipf, copyProbability: model.copyProbability }, results, bm25sOom, naturalVsBm25s: naturalRow }, null, 2) + "\n");
+    writeFileSync(
+      values.json,
+      JSON.stringify(
+        {
+          synthetic: true,
+          node: process.version,
+          cpus: cpus().length,
+          memory: totalmem(),
+          model: { provenance: s.provenance, heaps: s.heaps, zipf: model.zipf, copyProbability: model.copyProbability },
+          results,
+          bm25sOom,
+          naturalVsBm25s: naturalRow,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
     console.log(`wrote ${values.json}`);
   }
   if (!values.keep) for (const n of sizes) rmSync(join(work, `n${n}`, "store"), { recursive: true, force: true });

@@ -351,7 +351,10 @@ export async function fitRealStatistics(seed = 1): Promise<RealStatistics> {
   const { parsePubmedFile } = await import("../../corpus/pubmed-xml.ts");
   const { docs } = await loadBundledCorpus({ cache: true });
   const xmlDir = await datasetDir("pubmed-xml");
-  const xmlFiles = (readdirSync(xmlDir, { recursive: true }) as string[]).filter((f) => /\.xml(\.gz)?$/.test(f)).sort().map((f) => join(xmlDir, f));
+  const xmlFiles = (readdirSync(xmlDir, { recursive: true }) as string[])
+    .filter((f) => /\.xml(\.gz)?$/.test(f))
+    .sort()
+    .map((f) => join(xmlDir, f));
   const records = [];
   for (const f of xmlFiles) for await (const r of parsePubmedFile(f)) if (!r.flags.deleted) records.push(r);
 
@@ -369,7 +372,10 @@ export async function fitRealStatistics(seed = 1): Promise<RealStatistics> {
   const heaps = fitHeaps(tokenDocs);
   const counts = new Map<string, number>();
   for (const toks of tokenDocs) for (const t of toks) counts.set(t, (counts.get(t) ?? 0) + 1);
-  const headWords = [...counts.entries()].filter(([, c]) => c >= 2).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w);
+  const headWords = [...counts.entries()]
+    .filter(([, c]) => c >= 2)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([w]) => w);
   const rankOf = new Map(headWords.map((w, i) => [w, i + 1]));
   let content = 0;
   let repeats = 0;
@@ -389,7 +395,10 @@ export async function fitRealStatistics(seed = 1): Promise<RealStatistics> {
   const withAbstract = records.filter((r) => r.abstract.length > 0);
   const structured = withAbstract.filter((r) => r.abstract.length >= 2 && r.abstract.every((s) => s.label));
   const structuredLayouts = structured.map((r) => r.abstract.map((s) => ({ label: s.label!, category: s.nlmCategory ?? null, words: wordTokens(s.text).length })));
-  const unstructuredWords = [...withAbstract.filter((r) => !structured.includes(r)).map((r) => wordTokens(r.abstract.map((s) => s.text).join(" ")).length), ...docs.filter((d) => d.source?.startsWith("cohen2006")).map((d) => wordTokens(d.text).length)];
+  const unstructuredWords = [
+    ...withAbstract.filter((r) => !structured.includes(r)).map((r) => wordTokens(r.abstract.map((s) => s.text).join(" ")).length),
+    ...docs.filter((d) => d.source?.startsWith("cohen2006")).map((d) => wordTokens(d.text).length),
+  ];
   const meshDescriptors: Array<[string, string]> = [];
   const meshUi = await meshUiMap(xmlFiles);
   for (const r of records) for (const m of r.meshHeadings) meshDescriptors.push([m, meshUi.get(m) ?? "D000000"]);
@@ -441,7 +450,12 @@ async function meshUiMap(files: string[]): Promise<Map<string, string>> {
 }
 
 function decodeXml(s: string): string {
-  return s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+  return s
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, "&");
 }
 
 /** Statistics from {@link STORED_FIT} alone (no data mirror): invented words, coarse empirical lists. */
@@ -467,14 +481,23 @@ export function storedStatistics(): RealStatistics {
     sentenceWords: [8, 12, 15, 18, 20, 22, 25, 28, 32, 40],
     languages: [...Array(33).fill("eng"), "ita"],
     meshCounts: [0, 5, 8, 10, 12, 14, 16],
-    meshDescriptors: [["Humans", "D006801"], ["Female", "D005260"], ["Male", "D008297"], ["Adult", "D000328"], ["Middle Aged", "D008875"]],
+    meshDescriptors: [
+      ["Humans", "D006801"],
+      ["Female", "D005260"],
+      ["Male", "D008297"],
+      ["Adult", "D000328"],
+      ["Middle Aged", "D008875"],
+    ],
     publicationTypes: [[["Journal Article", "D016428"]]],
     years: Array.from({ length: 40 }, (_, i) => 1985 + i),
     yearOnlyShare: 0.3,
     yearMonthShare: 0.4,
     journals: [["Journal of synthetic medicine", "J Synth Med", "0000-0000"]],
     authorCounts: [1, 2, 3, 4, 5, 6, 8],
-    authorNames: [["Doe", "Jane"], ["Roe", "Richard"]],
+    authorNames: [
+      ["Doe", "Jane"],
+      ["Roe", "Richard"],
+    ],
   };
 }
 
@@ -743,7 +766,9 @@ class EntryWriter {
     const M = 2 ** 36;
     const mixed = Number((BigInt(index) * 0x9e3779b97n + 0x5bd1e995n) % BigInt(M));
     const code = [mixed % TITLE_CODE_BASE, Math.floor(mixed / TITLE_CODE_BASE) % TITLE_CODE_BASE, Math.floor(mixed / TITLE_CODE_BASE ** 2)];
-    const body = this.text(n - 3, seen).slice(0, -1).split(" ");
+    const body = this.text(n - 3, seen)
+      .slice(0, -1)
+      .split(" ");
     const at = [Math.floor(this.rng() * (body.length + 1)), Math.floor(this.rng() * (body.length + 2)), body.length + 2];
     for (let j = 0; j < 3; j++) body.splice(Math.min(at[j], body.length), 0, this.word(TITLE_CODE_FROM + code[j]));
     this.words += 3;
@@ -775,7 +800,12 @@ class EntryWriter {
     const year = pick(s.years, rng);
     const month = Math.floor(rng() * 12);
     const u = rng();
-    const pubDate = u < s.yearOnlyShare ? `<Year>${year}</Year>` : u < s.yearOnlyShare + s.yearMonthShare ? `<Year>${year}</Year><Month>${MONTHS[month]}</Month>` : `<Year>${year}</Year><Month>${MONTHS[month]}</Month><Day>${1 + Math.floor(rng() * 28)}</Day>`;
+    const pubDate =
+      u < s.yearOnlyShare
+        ? `<Year>${year}</Year>`
+        : u < s.yearOnlyShare + s.yearMonthShare
+          ? `<Year>${year}</Year><Month>${MONTHS[month]}</Month>`
+          : `<Year>${year}</Year><Month>${MONTHS[month]}</Month><Day>${1 + Math.floor(rng() * 28)}</Day>`;
     const [jTitle, jIso, issn] = pick(s.journals, rng);
     const nAuthors = pick(s.authorCounts, rng);
     let authors = "";
@@ -891,7 +921,12 @@ export interface SyntheticDoc {
   text: string;
 }
 
-const unesc = (s: string) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+const unesc = (s: string) =>
+  s
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
 
 /**
  * The records of a synthetic corpus generated in memory, without XML files or ingest: the same
@@ -957,20 +992,22 @@ export async function generateSyntheticPubmed(model: SyntheticModel, options: Ge
   } else {
     const entry = new URL("./synthetic-pubmed-worker.mjs", import.meta.url);
     await Promise.all(
-      Array.from({ length: jobs }, () =>
-        new Promise<void>((res, rej) => {
-          const worker = new Worker(entry, { workerData: { model, options: base } });
-          const next = () => {
-            const f = queue.shift();
-            if (f === undefined) void worker.terminate().then(() => res());
-            else worker.postMessage(f);
-          };
-          worker.on("message", (m: FileResult | "ready") => {
-            if (m !== "ready") report(m);
-            next();
-          });
-          worker.on("error", rej);
-        }),
+      Array.from(
+        { length: jobs },
+        () =>
+          new Promise<void>((res, rej) => {
+            const worker = new Worker(entry, { workerData: { model, options: base } });
+            const next = () => {
+              const f = queue.shift();
+              if (f === undefined) void worker.terminate().then(() => res());
+              else worker.postMessage(f);
+            };
+            worker.on("message", (m: FileResult | "ready") => {
+              if (m !== "ready") report(m);
+              next();
+            });
+            worker.on("error", rej);
+          }),
       ),
     );
   }
@@ -1014,7 +1051,10 @@ export function describeModel(m: SyntheticModel): string[] {
     `  term frequencies: the ${m.headSize} real words seen ≥ ${HEAD_MIN_COUNT} times keep their real frequencies (${f(m.headMass)} of all draws${s.headWords.length ? `; "${s.headWords[0]}" ${f(s.headCounts[0] / s.heaps.tokens)}` : ""}); the tail is Zipf–Mandelbrot α ${f(m.zipf.alpha, 2)}, q ${f(m.zipf.q, 2)} fitted so that head + tail follow the Heaps line from 10^4 to 10^10 tokens (rms log error ${f(m.zipf.rmsLogError, 4)}); ${s.headWords.length} real words (count ≥ 2) for the top ranks, invented words beyond`,
     `  within-abstract repeats of content words: real ${f(s.repeatRate)} → copy probability ${f(m.copyProbability)} (content draws ${f(m.contentShare)} of all)`,
     `  records without abstract ${f(s.noAbstractShare)}; structured ${f(s.structuredShare)} of abstracts (${s.structuredLayouts.length} real layouts); words: title ${f(mean(s.titleWords), 1)}, unstructured abstract ${f(mean(s.unstructuredWords), 1)}, sentence ${f(mean(s.sentenceWords), 1)} (means)`,
-    `  languages ${[...langs.entries()].sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${f(n / s.languages.length)}`).join(", ")}; MeSH per record ${f(mean(s.meshCounts), 1)} (${new Set(s.meshDescriptors.map((d) => d[0])).size} descriptors); years ${Math.min(...s.years)}–${Math.max(...s.years)}`,
+    `  languages ${[...langs.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([l, n]) => `${l} ${f(n / s.languages.length)}`)
+      .join(", ")}; MeSH per record ${f(mean(s.meshCounts), 1)} (${new Set(s.meshDescriptors.map((d) => d[0])).size} descriptors); years ${Math.min(...s.years)}–${Math.max(...s.years)}`,
   ];
 }
 
@@ -1032,7 +1072,8 @@ async function cli(): Promise<void> {
       json: { type: "boolean", default: false },
     },
   });
-  if (!values.out || !values.entries) throw new Error("usage: synthetic-pubmed.ts --out <dir> --entries <N> [--per-file 30000] [--seed 1] [--jobs n] [--delete-share 0.001] [--gzip-level 4] [--stored-fit] [--json]");
+  if (!values.out || !values.entries)
+    throw new Error("usage: synthetic-pubmed.ts --out <dir> --entries <N> [--per-file 30000] [--seed 1] [--jobs n] [--delete-share 0.001] [--gzip-level 4] [--stored-fit] [--json]");
   const log = (l: string) => console.error(l);
   const seed = Number(values.seed);
   const t0 = performance.now();
@@ -1050,10 +1091,26 @@ async function cli(): Promise<void> {
     gzipLevel: Number(values["gzip-level"]),
     log,
   });
-  const summary = { synthetic: true, generatorVersion: GENERATOR_VERSION, entries: r.entries, deletes: r.deletes, files: r.files.length, words: r.words, seconds: r.seconds, heaps: model.stats.heaps, zipf: model.zipf, copyProbability: model.copyProbability, provenance: model.stats.provenance, seed };
+  const summary = {
+    synthetic: true,
+    generatorVersion: GENERATOR_VERSION,
+    entries: r.entries,
+    deletes: r.deletes,
+    files: r.files.length,
+    words: r.words,
+    seconds: r.seconds,
+    heaps: model.stats.heaps,
+    zipf: model.zipf,
+    copyProbability: model.copyProbability,
+    provenance: model.stats.provenance,
+    seed,
+  };
   writeFileSync(join(values.out, "SYNTHETIC.json"), JSON.stringify(summary, null, 2) + "\n");
   if (values.json) console.log(JSON.stringify(summary, null, 2));
-  else console.log(`wrote ${r.entries.toLocaleString("en")} SYNTHETIC entries (${r.deletes} deleted again) in ${r.files.length} file(s) to ${values.out} in ${r.seconds.toFixed(1)} s (${(r.entries / r.seconds).toFixed(0)} entries/s, ${r.words.toLocaleString("en")} words)`);
+  else
+    console.log(
+      `wrote ${r.entries.toLocaleString("en")} SYNTHETIC entries (${r.deletes} deleted again) in ${r.files.length} file(s) to ${values.out} in ${r.seconds.toFixed(1)} s (${(r.entries / r.seconds).toFixed(0)} entries/s, ${r.words.toLocaleString("en")} words)`,
+    );
 }
 
 if (!isMainThread && (workerData as { model?: unknown } | null)?.model) runSyntheticWorker();

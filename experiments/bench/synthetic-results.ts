@@ -18,7 +18,10 @@ export const CONFIGS: { workflow: string; params: Record<string, unknown> }[] = 
   { workflow: "pzs", params: {} },
   { workflow: "pcot", params: {} },
 ];
-const VOCAB = "patients treatment trial outcome mortality risk reduced increased significant evidence randomized placebo dose week cohort analysis hazard ratio confidence interval infants protein intake growth preterm fortifier breast milk weight circumference length height measured group controlled higher lower moderate certainty review".split(" ");
+const VOCAB =
+  "patients treatment trial outcome mortality risk reduced increased significant evidence randomized placebo dose week cohort analysis hazard ratio confidence interval infants protein intake growth preterm fortifier breast milk weight circumference length height measured group controlled higher lower moderate certainty review".split(
+    " ",
+  );
 const JUDGES = ["judge-a", "judge-b", "judge-c"];
 
 function text(seed: number, words: number): string {
@@ -59,7 +62,13 @@ export function syntheticRecord(i: number): RunRecord {
     output: failed ? null : text(i, 90 + (i % 40)),
     ...(failed ? { error: "HTTP 500 from the endpoint", failureReason: "http" } : {}),
     reference: text(item, 60),
-    itemMeta: { medical_specialty: ["Cardiology", "Oncology", "Pediatrics & Neonatology"][item % 3], review_year: 2015 + (item % 8), question: `Is outcome ${item} higher, lower, or the same with treatment?`, referenceAnswer: ["higher", "lower", "same"][item % 3], evidenceCertainty: "low" },
+    itemMeta: {
+      medical_specialty: ["Cardiology", "Oncology", "Pediatrics & Neonatology"][item % 3],
+      review_year: 2015 + (item % 8),
+      question: `Is outcome ${item} higher, lower, or the same with treatment?`,
+      referenceAnswer: ["higher", "lower", "same"][item % 3],
+      evidenceCertainty: "low",
+    },
     intermediate: {
       queries: [`query 0 for item ${item}`, `query 1 for item ${item}`],
       evidence,
@@ -75,4 +84,3 @@ export function syntheticRecord(i: number): RunRecord {
     finishedAt: "2026-12-01T00:00:01.000Z",
   } as unknown as RunRecord;
 }
-

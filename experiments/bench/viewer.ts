@@ -42,7 +42,7 @@ function syntheticRecord(i: number): RunRecord {
   const model = `model-${Math.floor(i / CONFIGS.length) % 20}`;
   const item = Math.floor(i / (CONFIGS.length * 20));
   const words: string[] = [];
-  for (let w = 0; w < 90; w++) words.push(WORDS[(i * 7 + w * 13 + (w * w) % 11) % WORDS.length]);
+  for (let w = 0; w < 90; w++) words.push(WORDS[(i * 7 + w * 13 + ((w * w) % 11)) % WORDS.length]);
   const score = (i * 37) % 6;
   return {
     key: `k${i.toString(16).padStart(8, "0")}`,
@@ -57,7 +57,10 @@ function syntheticRecord(i: number): RunRecord {
     output: i % 97 === 0 ? null : words.join(" ") + ".",
     reference: "Reference conclusion of the review.",
     itemMeta: { question: `Question ${item}?` },
-    intermediate: cfg.workflow === "standard-rag" ? { queries: ["q1", "q2"], evidence: [1, 2, 3].map((r) => ({ id: String(1000 + r + item), provenance: [{ queryIndex: 0, query: "q1", rank: r, score: 1 / (60 + r) }] })) } : {},
+    intermediate:
+      cfg.workflow === "standard-rag"
+        ? { queries: ["q1", "q2"], evidence: [1, 2, 3].map((r) => ({ id: String(1000 + r + item), provenance: [{ queryIndex: 0, query: "q1", rank: r, score: 1 / (60 + r) }] })) }
+        : {},
     generator: { calls: 1, inputTokens: 800 + (i % 400), outputTokens: 120 + (i % 80), latencyMs: 500 + (i % 1000), cached: false },
     judgeScores: [
       { judgeId: "j1", rubricId: "medmeta-semantic-equivalence", scores: { semantic_equivalence: score }, status: "ok" },
@@ -116,7 +119,9 @@ async function main(): Promise<void> {
     const srv = await startViewerServer({ runs: [dir], port: 0 });
     const load = performance.now() - t0;
     const rss = process.memoryUsage().rss;
-    console.log(`load + index of ${srv.index!.totalCells.toLocaleString("en")} cells: ${load.toFixed(0)} ms (anchor: streamed parse of ${parsed.toLocaleString("en")} records ${anchorLoad.toFixed(0)} ms; ratio ${(load / anchorLoad).toFixed(2)}×)`);
+    console.log(
+      `load + index of ${srv.index!.totalCells.toLocaleString("en")} cells: ${load.toFixed(0)} ms (anchor: streamed parse of ${parsed.toLocaleString("en")} records ${anchorLoad.toFixed(0)} ms; ratio ${(load / anchorLoad).toFixed(2)}×)`,
+    );
     console.log(`RSS after load: ${(rss / 2 ** 20).toFixed(0)} MiB (before the run was read: ${(rss0 / 2 ** 20).toFixed(0)} MiB)`);
 
     const anchor = await timed(`${srv.url}/static/style.css`, repeats);
@@ -136,7 +141,9 @@ async function main(): Promise<void> {
     for (const [label, path] of routes) {
       const t = await timed(srv.url + path, repeats);
       const worst = Math.max(t.first, t.median);
-      console.log(`${label.padEnd(30)} ${t.first.toFixed(1).padStart(8)} ${t.firstCpu.toFixed(1).padStart(13)} ${t.median.toFixed(1).padStart(10)} ${(t.median / anchor.median).toFixed(1).padStart(8)}  ${worst <= TARGET_MS ? "ok" : "MISSED"}${" ".repeat(14)}${(t.bytes / 1024).toFixed(1).padStart(6)}`);
+      console.log(
+        `${label.padEnd(30)} ${t.first.toFixed(1).padStart(8)} ${t.firstCpu.toFixed(1).padStart(13)} ${t.median.toFixed(1).padStart(10)} ${(t.median / anchor.median).toFixed(1).padStart(8)}  ${worst <= TARGET_MS ? "ok" : "MISSED"}${" ".repeat(14)}${(t.bytes / 1024).toFixed(1).padStart(6)}`,
+      );
     }
     console.log(`\nRSS at the end: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
     await srv.close();

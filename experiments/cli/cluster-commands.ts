@@ -69,7 +69,13 @@ function configPaths(file: string): { config: string; output: string; name: stri
 /** `medsynth-<name>` reduced to the characters a scheduler's job name allows. */
 function defaultJobName(name: string, dns: boolean): string {
   const base = `medsynth-${name}`.toLowerCase();
-  return dns ? base.replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 52).replace(/-+$/, "") : base.replace(/[^a-z0-9._-]+/g, "-");
+  return dns
+    ? base
+        .replace(/[^a-z0-9-]+/g, "-")
+        .replace(/^-+|-+$/g, "")
+        .slice(0, 52)
+        .replace(/-+$/, "")
+    : base.replace(/[^a-z0-9._-]+/g, "-");
 }
 
 /** Writes files into `dir` (scripts made executable) or prints them with a header each. */
@@ -84,7 +90,11 @@ function emit(files: Record<string, string>, dir: string | undefined, print: (l:
     writeFileSync(path, text);
     if (name.endsWith(".sh") || name.endsWith(".sbatch")) chmodSync(path, 0o755);
   }
-  print(`wrote ${Object.keys(files).map((f) => join(dir, f)).join(", ")}`);
+  print(
+    `wrote ${Object.keys(files)
+      .map((f) => join(dir, f))
+      .join(", ")}`,
+  );
   print(`submit with: bash ${join(dir, "submit.sh")}`);
 }
 
@@ -110,10 +120,14 @@ async function checkRunnable(file: string, shards: number, check: boolean | unde
   try {
     cells = (await dryRunCommand(file, {}, () => {})).cells;
   } catch (e) {
-    if (e instanceof Error) e.message = `cluster: ${file} cannot run as it is (the check of \`medsynth run --dry-run\`; --no-check skips it, e.g. when the API keys are set only on the cluster):\n${e.message}`;
+    if (e instanceof Error)
+      e.message = `cluster: ${file} cannot run as it is (the check of \`medsynth run --dry-run\`; --no-check skips it, e.g. when the API keys are set only on the cluster):\n${e.message}`;
     throw e;
   }
-  if (shards > cells) throw new Error(`cluster: --shards ${shards} exceeds the ${cells} cell${cells === 1 ? "" : "s"} of ${file}: shards ${cells + 1}–${shards} would have nothing to run; use --shards ${cells} or fewer`);
+  if (shards > cells)
+    throw new Error(
+      `cluster: --shards ${shards} exceeds the ${cells} cell${cells === 1 ? "" : "s"} of ${file}: shards ${cells + 1}–${shards} would have nothing to run; use --shards ${cells} or fewer`,
+    );
 }
 
 /**
@@ -149,7 +163,9 @@ export async function clusterSlurmCommand(file: string, opts: SlurmCommandOption
 function inContainer(local: string, mountPath: string, what: string): string {
   const rel = relative(process.cwd(), local);
   if (rel.startsWith("..") || isAbsolute(rel)) {
-    throw new Error(`cluster k8s: the ${what} ${local} is outside the current folder ${process.cwd()}, which the pods see at ${mountPath}; run the command from a folder that holds both the config and its output`);
+    throw new Error(
+      `cluster k8s: the ${what} ${local} is outside the current folder ${process.cwd()}, which the pods see at ${mountPath}; run the command from a folder that holds both the config and its output`,
+    );
   }
   return rel === "" ? mountPath : `${mountPath.replace(/\/+$/, "")}/${rel.split(sep).join("/")}`;
 }

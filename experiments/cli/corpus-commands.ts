@@ -52,11 +52,20 @@ export function formatCountsTable(rows: [string, number | string][]): string {
 
 function countsRows(c: IngestCounts): [string, number][] {
   return [
-    ["files", c.files], ["records", c.records], ["with abstract", c.withAbstract], ["structured", c.structured],
-    ["with conclusion", c.withConclusion], ["abstract segments", c.abstractSegments], ["MeSH headings", c.meshHeadings],
-    ["keywords", c.keywords], ["deleted citations", c.deletedCitations], ["retracted", c.retracted],
-    ["retraction notices", c.retractionNotices], ["errata", c.errata],
-    ["skipped (warnings)", c.warnings], ["book records (skipped)", c.books],
+    ["files", c.files],
+    ["records", c.records],
+    ["with abstract", c.withAbstract],
+    ["structured", c.structured],
+    ["with conclusion", c.withConclusion],
+    ["abstract segments", c.abstractSegments],
+    ["MeSH headings", c.meshHeadings],
+    ["keywords", c.keywords],
+    ["deleted citations", c.deletedCitations],
+    ["retracted", c.retracted],
+    ["retraction notices", c.retractionNotices],
+    ["errata", c.errata],
+    ["skipped (warnings)", c.warnings],
+    ["book records (skipped)", c.books],
   ];
 }
 
@@ -64,8 +73,20 @@ function countsRows(c: IngestCounts): [string, number][] {
 const MAX_UPDATE_PMIDS_SHOWN = 20;
 
 /** Counts and PMID lists of an {@link UpdateReport}, for `--json` output. */
-export function updateCounts(u: UpdateReport): { deleteEntries: number; deleted: number; deleteOfUnknown: number; superseded: number; pmids: { deleted: string[]; deleteOfUnknown: string[]; superseded: string[] } } {
-  return { deleteEntries: u.deleteEntries, deleted: u.deleted.length, deleteOfUnknown: u.deleteOfUnknown.length, superseded: u.superseded.length, pmids: { deleted: u.deleted, deleteOfUnknown: u.deleteOfUnknown, superseded: u.superseded } };
+export function updateCounts(u: UpdateReport): {
+  deleteEntries: number;
+  deleted: number;
+  deleteOfUnknown: number;
+  superseded: number;
+  pmids: { deleted: string[]; deleteOfUnknown: string[]; superseded: string[] };
+} {
+  return {
+    deleteEntries: u.deleteEntries,
+    deleted: u.deleted.length,
+    deleteOfUnknown: u.deleteOfUnknown.length,
+    superseded: u.superseded.length,
+    pmids: { deleted: u.deleted, deleteOfUnknown: u.deleteOfUnknown, superseded: u.superseded },
+  };
 }
 
 /**
@@ -76,8 +97,11 @@ export function updateCounts(u: UpdateReport): { deleteEntries: number; deleted:
  */
 export function updateSummary(u: UpdateReport): string[] {
   const n = (k: number, one: string, many: string) => `${k.toLocaleString("en-US")} ${k === 1 ? one : many}`;
-  const list = (pmids: string[]) => `PMIDs ${pmids.slice(0, MAX_UPDATE_PMIDS_SHOWN).join(", ")}${pmids.length > MAX_UPDATE_PMIDS_SHOWN ? `, … ${(pmids.length - MAX_UPDATE_PMIDS_SHOWN).toLocaleString("en-US")} more` : ""}`;
-  const lines = [`\nupdates (DeleteCitation, later file / higher Version): ${n(u.deleted.length, "record deleted", "records deleted")}, ${n(u.deleteOfUnknown.length, "delete of an unknown PMID", "deletes of unknown PMIDs")}, ${n(u.superseded.length, "entry superseded", "entries superseded")}`];
+  const list = (pmids: string[]) =>
+    `PMIDs ${pmids.slice(0, MAX_UPDATE_PMIDS_SHOWN).join(", ")}${pmids.length > MAX_UPDATE_PMIDS_SHOWN ? `, … ${(pmids.length - MAX_UPDATE_PMIDS_SHOWN).toLocaleString("en-US")} more` : ""}`;
+  const lines = [
+    `\nupdates (DeleteCitation, later file / higher Version): ${n(u.deleted.length, "record deleted", "records deleted")}, ${n(u.deleteOfUnknown.length, "delete of an unknown PMID", "deletes of unknown PMIDs")}, ${n(u.superseded.length, "entry superseded", "entries superseded")}`,
+  ];
   if (u.deleted.length) lines.push(`  deleted (record removed by a DeleteCitation): ${list(u.deleted)}`);
   if (u.deleteOfUnknown.length) lines.push(`  delete of unknown PMID (no record of it read before the DeleteCitation): ${list(u.deleteOfUnknown)}`);
   if (u.superseded.length) lines.push(`  superseded (an entry replaced by a later file or a higher Version of its PMID): ${list(u.superseded)}`);
@@ -198,7 +222,20 @@ export async function corpusStatsCommand(path: string, opts: { json: boolean }):
   if (opts.json) console.log(JSON.stringify({ path, ...counts, malformedLines: stats.skipped, languages: langs, years }, null, 2));
   else {
     const rows = countsRows(counts).filter(([k]) => k !== "files" && k !== "skipped (warnings)" && k !== "book records (skipped)");
-    console.log(formatCountsTable([...rows, ["malformed lines skipped", stats.skipped], ["years", years], ["languages", Object.entries(langs).slice(0, 5).map(([k, v]) => `${k} ${v}`).join(", ")]]));
+    console.log(
+      formatCountsTable([
+        ...rows,
+        ["malformed lines skipped", stats.skipped],
+        ["years", years],
+        [
+          "languages",
+          Object.entries(langs)
+            .slice(0, 5)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", "),
+        ],
+      ]),
+    );
   }
 }
 
@@ -215,15 +252,27 @@ export async function corpusFetchCommand(opts: { term: string; out: string; stru
   const counts = emptyIngestCounts();
   const windows = emptyWindowStats();
   // Past NCBI's cap one result set cannot serve every record: fetch date window by window.
-  const records = count > EUTILS_RETRIEVAL_CAP
-    ? fetchAllRecords(client, { term: opts.term, hasStructuredAbstract: opts.structured }, { minDate: opts.minDate, maxDate: opts.maxDate }, { max: count, stats: windows, onWarning: warn.onWarning })
-    : client.fetchRecords({ webEnv: found.webEnv, queryKey: found.queryKey, count }, warn.onWarning);
+  const records =
+    count > EUTILS_RETRIEVAL_CAP
+      ? fetchAllRecords(
+          client,
+          { term: opts.term, hasStructuredAbstract: opts.structured },
+          { minDate: opts.minDate, maxDate: opts.maxDate },
+          { max: count, stats: windows, onWarning: warn.onWarning },
+        )
+      : client.fetchRecords({ webEnv: found.webEnv, queryKey: found.queryKey, count }, warn.onWarning);
   for await (const rec of records) {
     countRecord(counts, rec);
     if (!rec.flags.deleted) await writer.write(rec);
   }
-  if (windows.windows > 0) process.stderr.write(`${found.count.toLocaleString("en-US")} matches exceed the ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")}-record cap: fetched in ${windows.windows} date window(s)${windows.duplicates ? `, ${windows.duplicates} repeated record(s) dropped` : ""}\n`);
-  for (const w of windows.overflow) process.stderr.write(`warning: ${w.minDate} alone matches ${w.count.toLocaleString("en-US")} records; only the first ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")} of that day could be fetched (narrow the term)\n`);
+  if (windows.windows > 0)
+    process.stderr.write(
+      `${found.count.toLocaleString("en-US")} matches exceed the ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")}-record cap: fetched in ${windows.windows} date window(s)${windows.duplicates ? `, ${windows.duplicates} repeated record(s) dropped` : ""}\n`,
+    );
+  for (const w of windows.overflow)
+    process.stderr.write(
+      `warning: ${w.minDate} alone matches ${w.count.toLocaleString("en-US")} records; only the first ${EUTILS_RETRIEVAL_CAP.toLocaleString("en-US")} of that day could be fetched (narrow the term)\n`,
+    );
   await writer.close();
   warn.flush();
   console.log(formatCountsTable([["matched", found.count], ...countsRows(counts).filter(([k]) => k !== "files")]));
@@ -265,9 +314,13 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
   const { parseRetention } = await import("../../corpus/store/lance-store.ts");
   const versionRetentionSeconds = parseRetention(opts.versionRetention ?? "0");
   const { ingestToStore } = await import("../../corpus/ingest/run-ingest.ts");
-  const bar = opts.progress && !opts.json && process.stderr.isTTY
-    ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | files {files} | {entries} entries | {rate} rec/s | ETA {eta_formatted}", stream: process.stderr, etaBuffer: 50 }, cliProgress.Presets.shades_classic)
-    : null;
+  const bar =
+    opts.progress && !opts.json && process.stderr.isTTY
+      ? new cliProgress.SingleBar(
+          { format: "ingest [{bar}] {percentage}% | files {files} | {entries} entries | {rate} rec/s | ETA {eta_formatted}", stream: process.stderr, etaBuffer: 50 },
+          cliProgress.Presets.shades_classic,
+        )
+      : null;
   let started = false;
   const report = await ingestToStore(inputs, {
     store: storeLocation(uri, opts.storageOption),
@@ -293,17 +346,52 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
   const sum = (f: (e: (typeof report.manifest)[number]) => number) => report.manifest.reduce((a, e) => a + f(e), 0);
   const c = report.meta.counts;
   if (opts.json) {
-    console.log(JSON.stringify({ store: uri, processed: report.processed.map(({ peakHeapBytes: _h, peakExternalBytes: _x, ...e }) => e), peakWorkerHeapBytes: report.peakWorkerHeapBytes, peakWorkerExternalBytes: report.peakWorkerExternalBytes, finalizeKeyBytes: report.finalizeKeyBytes, phaseSeconds: report.phaseSeconds, skipped: report.skipped, failed: report.failed.map((f) => ({ file: f.file, error: f.error, byteOffset: f.byteOffset })), finalized: report.meta.finalized, counts: c, updates: report.updates && updateCounts(report.updates) }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          store: uri,
+          processed: report.processed.map(({ peakHeapBytes: _h, peakExternalBytes: _x, ...e }) => e),
+          peakWorkerHeapBytes: report.peakWorkerHeapBytes,
+          peakWorkerExternalBytes: report.peakWorkerExternalBytes,
+          finalizeKeyBytes: report.finalizeKeyBytes,
+          phaseSeconds: report.phaseSeconds,
+          skipped: report.skipped,
+          failed: report.failed.map((f) => ({ file: f.file, error: f.error, byteOffset: f.byteOffset })),
+          finalized: report.meta.finalized,
+          counts: c,
+          updates: report.updates && updateCounts(report.updates),
+        },
+        null,
+        2,
+      ),
+    );
   } else {
-    console.log(formatCountsTable([
-      ["files in store", report.manifest.length], ["processed now", report.processed.length], ["skipped (already done)", report.skipped.length], ["failed", report.failed.length],
-      ["records read", sum((e) => e.records)], ["deleted citations", sum((e) => e.deletes)], ["skipped (warnings)", sum((e) => e.warnings)], ["book records (skipped)", sum((e) => e.books ?? 0)],
-    ]));
+    console.log(
+      formatCountsTable([
+        ["files in store", report.manifest.length],
+        ["processed now", report.processed.length],
+        ["skipped (already done)", report.skipped.length],
+        ["failed", report.failed.length],
+        ["records read", sum((e) => e.records)],
+        ["deleted citations", sum((e) => e.deletes)],
+        ["skipped (warnings)", sum((e) => e.warnings)],
+        ["book records (skipped)", sum((e) => e.books ?? 0)],
+      ]),
+    );
     const books = bookSummary(report.processed.flatMap((e) => (e.bookPmids ?? []).map((pmid) => ({ file: e.file, pmid }))));
     if (books) console.log(books);
     if (c && report.meta.finalized) {
       console.log(`\n${report.meta.clean ? "cleaning (MedConclusion §3.1.1) and updates" : "updates"} — dropped by reason:`);
-      console.log(formatCountsTable([...Object.entries(c.dropped).filter(([k, v]) => report.meta.clean !== null || v > 0 || k === "deleted" || k === "superseded"), ...(c.deleteOfUnknown === undefined ? [] : [["delete of unknown PMID (not a record)", c.deleteOfUnknown] as [string, number]]), ["kept", c.kept], ["keywords dropped (non-ASCII)", c.keywordsDropped.nonAscii], ["keywords dropped (overlong)", c.keywordsDropped.overlong], ["keywords dropped (empty)", c.keywordsDropped.empty]]));
+      console.log(
+        formatCountsTable([
+          ...Object.entries(c.dropped).filter(([k, v]) => report.meta.clean !== null || v > 0 || k === "deleted" || k === "superseded"),
+          ...(c.deleteOfUnknown === undefined ? [] : [["delete of unknown PMID (not a record)", c.deleteOfUnknown] as [string, number]]),
+          ["kept", c.kept],
+          ["keywords dropped (non-ASCII)", c.keywordsDropped.nonAscii],
+          ["keywords dropped (overlong)", c.keywordsDropped.overlong],
+          ["keywords dropped (empty)", c.keywordsDropped.empty],
+        ]),
+      );
       if (report.updates) for (const line of updateSummary(report.updates)) console.log(line);
       console.log(`\nstore ${uri}: ${c.kept.toLocaleString("en-US")} records`);
     } else {
@@ -320,9 +408,10 @@ async function ingestJsonlCommand(inputs: string[], opts: IngestCliOptions, out:
   // Without cleaning, records go to a spool beside the output; the output is written at the end.
   const spool = cleaner ? null : createUpdateSpool(out);
   const warn = warningPrinter(opts.json);
-  const bar = opts.progress && !opts.json && process.stderr.isTTY
-    ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | {value}/{total} MiB | {records} records", stream: process.stderr }, cliProgress.Presets.shades_classic)
-    : null;
+  const bar =
+    opts.progress && !opts.json && process.stderr.isTTY
+      ? new cliProgress.SingleBar({ format: "ingest [{bar}] {percentage}% | {value}/{total} MiB | {records} records", stream: process.stderr }, cliProgress.Presets.shades_classic)
+      : null;
   let started = false;
   let records = 0;
   let report: IngestReport;
@@ -353,7 +442,8 @@ async function ingestJsonlCommand(inputs: string[], opts: IngestCliOptions, out:
   let cleaned: CleanResult | null = null;
   let written = 0;
   let updates: UpdateReport | null = null;
-  if (failure) await spool?.discard(); // nothing usable: no (empty) output file is created
+  if (failure)
+    await spool?.discard(); // nothing usable: no (empty) output file is created
   else if (cleaner) {
     cleaned = cleaner.finish();
     written = await writeJsonl(out, cleaned.kept);
@@ -366,7 +456,24 @@ async function ingestJsonlCommand(inputs: string[], opts: IngestCliOptions, out:
   for (const e of encodingErrors) process.stderr.write(`error: ${e.message}\n`);
   if (failure) process.stderr.write(`error: ${failure}; ${out} not written\n`);
   if (opts.json) {
-    console.log(JSON.stringify({ out: failure ? null : out, written, counts: report.counts, updates: updates && updateCounts(updates), perFile: report.perFile, fileErrors: report.fileErrors, emptyFiles: report.emptyFiles, books: report.books, encodingErrors: report.encodingErrors, clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, duplicatedSegmentsRepaired: cleaned.duplicatedSegmentsRepaired, kept: cleaned.kept.length } }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          out: failure ? null : out,
+          written,
+          counts: report.counts,
+          updates: updates && updateCounts(updates),
+          perFile: report.perFile,
+          fileErrors: report.fileErrors,
+          emptyFiles: report.emptyFiles,
+          books: report.books,
+          encodingErrors: report.encodingErrors,
+          clean: cleaned && { dropped: cleaned.dropped, keywordsDropped: cleaned.keywordsDropped, duplicatedSegmentsRepaired: cleaned.duplicatedSegmentsRepaired, kept: cleaned.kept.length },
+        },
+        null,
+        2,
+      ),
+    );
   } else {
     console.log(formatCountsTable(countsRows(report.counts)));
     const books = bookSummary(report.books);
@@ -374,7 +481,16 @@ async function ingestJsonlCommand(inputs: string[], opts: IngestCliOptions, out:
     if (updates) for (const line of updateSummary(updates)) console.log(line);
     if (cleaned) {
       console.log("\ncleaning (MedConclusion §3.1.1) — dropped by reason:");
-      console.log(formatCountsTable([...Object.entries(cleaned.dropped), ["kept", cleaned.kept.length], ["keywords dropped (non-ASCII)", cleaned.keywordsDropped.nonAscii], ["keywords dropped (overlong)", cleaned.keywordsDropped.overlong], ["keywords dropped (empty)", cleaned.keywordsDropped.empty], ["duplicated segment lists repaired", cleaned.duplicatedSegmentsRepaired]]));
+      console.log(
+        formatCountsTable([
+          ...Object.entries(cleaned.dropped),
+          ["kept", cleaned.kept.length],
+          ["keywords dropped (non-ASCII)", cleaned.keywordsDropped.nonAscii],
+          ["keywords dropped (overlong)", cleaned.keywordsDropped.overlong],
+          ["keywords dropped (empty)", cleaned.keywordsDropped.empty],
+          ["duplicated segment lists repaired", cleaned.duplicatedSegmentsRepaired],
+        ]),
+      );
     }
     if (!failure) console.log(`\nwrote ${written.toLocaleString("en-US")} records to ${out}`);
   }

@@ -27,7 +27,10 @@ export function registerCorpusCommands(program: Command): void {
     .option("--storage-option <key=value>", "LanceDB storage option for --store (repeatable), e.g. aws_endpoint=http://127.0.0.1:9000", collectKeyValue, {} as Record<string, string>)
     .option("--jobs <n>", "worker threads for --store (default: number of cores)")
     .option("--compression <c>", "page compression of a new --store's records: none (default, fastest ingest), lz4 or zstd (~2.4× smaller), lance-default")
-    .option("--version-retention <duration>", "with --store: keep superseded table versions this long after finalisation (seconds or 30m, 2h, 7d; default 0: only the final version stays, disk ≈ data)")
+    .option(
+      "--version-retention <duration>",
+      "with --store: keep superseded table versions this long after finalisation (seconds or 30m, 2h, 7d; default 0: only the final version stays, disk ≈ data)",
+    )
     .option("--out <file>", "output JSONL (.jsonl or .jsonl.gz), one thread, kept records held until the end with --clean")
     .option("--clean", "apply MedConclusion §3.1.1 cleaning (English, ≥3 segments, a conclusion, dedupe; retracted papers and retraction notices dropped) and print drop counts", false)
     .option("--keep-retracted", "with --clean: keep retracted papers and retraction notices", false)
@@ -45,7 +48,9 @@ export function registerCorpusCommands(program: Command): void {
 
   corpus
     .command("rag-export")
-    .description("Write the lean RAG corpus of a store — one snippet per PMID, title + abstract, MedRAG's fields id, title, content, contents — as the store's rag table (indexes then build from it) and/or JSONL")
+    .description(
+      "Write the lean RAG corpus of a store — one snippet per PMID, title + abstract, MedRAG's fields id, title, content, contents — as the store's rag table (indexes then build from it) and/or JSONL",
+    )
     .requiredOption("--store <uri>", "Lance corpus store (folder or object-storage URI)")
     .option("--storage-option <key=value>", "LanceDB storage option (repeatable)", collectKeyValue, {} as Record<string, string>)
     .option("--out <file>", "also write MedRAG JSONL (.jsonl or .jsonl.gz)")

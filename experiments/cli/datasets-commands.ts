@@ -65,7 +65,15 @@ export function formatLoadedDataset(d: LoadedDataset, limit: number): string {
   const lines = [`dataset: ${d.name}`, `task kind: ${d.taskKind}`, `items: ${d.items.length}`];
   if (d.docs) lines.push(`docs: ${d.docs.length}`);
   if (d.qrels) lines.push(`qrels queries: ${Object.keys(d.qrels).length}`);
-  lines.push(`skipped: ${d.skipped.count}${d.skipped.count ? ` (${Object.entries(d.skipped.reasons).map(([r, n]) => `${r}: ${n}`).join("; ")})` : ""}`);
+  lines.push(
+    `skipped: ${d.skipped.count}${
+      d.skipped.count
+        ? ` (${Object.entries(d.skipped.reasons)
+            .map(([r, n]) => `${r}: ${n}`)
+            .join("; ")})`
+        : ""
+    }`,
+  );
   lines.push(`warnings: ${d.warnings.length}`);
   for (const w of d.warnings) lines.push(`  ! ${w}`);
   lines.push("", `first ${Math.min(limit, d.items.length)} item(s):`);
@@ -85,7 +93,6 @@ export function checkDatasetOptions(entry: DatasetEntry, options: Record<string,
   const flag = (p: PropertyKey[]) => `--${String(p[0] ?? "options").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${p.length > 1 ? `.${p.slice(1).map(String).join(".")}` : ""}`;
   throw new Error(formatZodIssues(r.error.issues, flag, (p) => valueAt(options, p), `not an option of dataset "${entry.name}"`));
 }
-
 
 /** Mirror settings from repeated `--mirror` options (else the environment defaults). */
 function accessFrom(mirror: string[] | undefined): DataAccessOptions {
@@ -123,7 +130,9 @@ export async function runDatasetsPull(names: string[], opts: { all?: boolean; mi
       });
       results.push(...got);
       const by = (a: PullResult["action"]) => got.filter((r) => r.action === a).length;
-      const sources = [...new Set(got.filter((r) => r.action !== "present").map((r) => (r.action === "copied" ? r.from.slice(0, r.from.length - r.rel.length).replace(/\/$/, "") : new URL(r.from).origin)))];
+      const sources = [
+        ...new Set(got.filter((r) => r.action !== "present").map((r) => (r.action === "copied" ? r.from.slice(0, r.from.length - r.rel.length).replace(/\/$/, "") : new URL(r.from).origin))),
+      ];
       bar?.stop();
       print(
         `${t}: ${got.length} file(s), ${humanBytes(got.reduce((n, r) => n + r.bytes, 0))} verified — ${by("downloaded")} downloaded, ${by("copied")} copied, ${by("present")} already cached${sources.length ? ` (from ${sources.join(", ")})` : ""}`,
@@ -148,7 +157,9 @@ export async function runDatasetsPull(names: string[], opts: { all?: boolean; mi
 export function unreachableEutilsAdvice(e: unknown, command: string, baseUrl?: string): unknown {
   if (!(e instanceof Error) || e.name !== "EutilsError" || (e as Error & { status?: number | null }).status !== null) return e;
   const where = baseUrl ?? "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/";
-  return new Error(`${command}: NCBI E-utilities at ${where} could not be reached: ${e.message}. This command fetches PubMed abstracts: run it where ${new URL(where).host} is reachable (NCBI_API_KEY raises the rate limit), or point --base-url at an E-utilities mirror or proxy (e.g. --base-url http://proxy.example/entrez/eutils/).`);
+  return new Error(
+    `${command}: NCBI E-utilities at ${where} could not be reached: ${e.message}. This command fetches PubMed abstracts: run it where ${new URL(where).host} is reachable (NCBI_API_KEY raises the rate limit), or point --base-url at an E-utilities mirror or proxy (e.g. --base-url http://proxy.example/entrez/eutils/).`,
+  );
 }
 
 /** Datasets that `datasets prepare` builds. */
@@ -165,10 +176,7 @@ export function parseRowList(value: string): number[] {
 
 /** Text summary of a MedMeta preparation for `datasets prepare medmeta`. */
 export function formatPrepareReport(r: MedMetaPrepareReport): string {
-  const lines = [
-    `rows: ${r.rows.length} (${r.rows.join(", ")})`,
-    `golden abstracts: ${r.golden.found} of ${r.golden.requested} included-study PMIDs`,
-  ];
+  const lines = [`rows: ${r.rows.length} (${r.rows.join(", ")})`, `golden abstracts: ${r.golden.found} of ${r.golden.requested} included-study PMIDs`];
   if (r.golden.missing.length) lines.push(`PMIDs PubMed no longer has (${r.golden.missing.length}):`, ...r.golden.missing.map((m) => `  ${m.pmid}  (row ${m.rows.join(", ")})`));
   if (r.golden.noAbstract.length) lines.push(`PMIDs without an abstract (left out): ${r.golden.noAbstract.join(", ")}`);
   lines.push(
@@ -177,7 +185,7 @@ export function formatPrepareReport(r: MedMetaPrepareReport): string {
     `manifest: ${r.files.manifest}`,
   );
   for (const w of r.warnings) lines.push(`warning: ${w}`);
-  lines.push("", "MedMeta items now carry these golden abstracts; medmeta.yaml's retrieval corpus \"prepared:medmeta\" reads corpus.jsonl.");
+  lines.push("", 'MedMeta items now carry these golden abstracts; medmeta.yaml\'s retrieval corpus "prepared:medmeta" reads corpus.jsonl.');
   return lines.join("\n");
 }
 
@@ -192,7 +200,12 @@ export async function datasetsListCommand(opts: { json?: boolean; counts: boolea
   if (opts.mirror?.length) process.env.MEDSYNTH_DATA_MIRROR = opts.mirror.join(";");
   const mirrors = access.mirrors ?? dataMirrors();
   const remote = mirrors.some((m) => /^https?:\/\//i.test(m))
-    ? await probeUrlMirrors(dataFileSources().filter((f) => locateDataFile(f.path, access).where === "missing").map((f) => f.path), access)
+    ? await probeUrlMirrors(
+        dataFileSources()
+          .filter((f) => locateDataFile(f.path, access).where === "missing")
+          .map((f) => f.path),
+        access,
+      )
     : new Map<string, string>();
   const infos: DatasetInfo[] = await listDatasets({ withCounts: opts.counts, access, remote });
   const downloads = listDownloads(access, remote);
@@ -214,7 +227,9 @@ export async function datasetsListCommand(opts: { json?: boolean; counts: boolea
       downloads.map((d) => [d.name, String(d.files), humanBytes(d.bytes), d.where === "missing" ? `missing (${d.missing})` : d.where, d.licence, d.upstreams.join(", ")]),
     ),
   );
-  console.log(`\ncache: ${dataCacheDir()}\nmirrors: ${mirrors.length ? mirrors.join(", ") : "(none)"}\nget missing ones with: ${pullCommand("<name…> | --all")}${remote.size ? " (\"url mirror\": pulled from that mirror on first use)" : ""}`);
+  console.log(
+    `\ncache: ${dataCacheDir()}\nmirrors: ${mirrors.length ? mirrors.join(", ") : "(none)"}\nget missing ones with: ${pullCommand("<name…> | --all")}${remote.size ? ' ("url mirror": pulled from that mirror on first use)' : ""}`,
+  );
 }
 
 /** `datasets show`: load one dataset and print counts, warnings, skipped records and the first items. */
@@ -230,11 +245,7 @@ export async function datasetsShowCommand(name: string, opts: { limit: string; j
   const d = await entry.load(loadOpts);
   if (opts.json) {
     console.log(
-      JSON.stringify(
-        { name: d.name, taskKind: d.taskKind, count: d.items.length, docs: d.docs?.length ?? null, warnings: d.warnings, skipped: d.skipped, items: d.items.slice(0, limit) },
-        null,
-        2,
-      ),
+      JSON.stringify({ name: d.name, taskKind: d.taskKind, count: d.items.length, docs: d.docs?.length ?? null, warnings: d.warnings, skipped: d.skipped, items: d.items.slice(0, limit) }, null, 2),
     );
     return;
   }
@@ -242,7 +253,10 @@ export async function datasetsShowCommand(name: string, opts: { limit: string; j
 }
 
 /** `datasets prepare`: build a dataset (medmeta) from PubMed. */
-export async function datasetsPrepareCommand(name: string, opts: { noise: string; seed: string; rows?: string; noiseTerm: string; minYear?: string; maxYear?: string; outDir?: string; medmeta?: string; baseUrl?: string; json?: boolean }): Promise<void> {
+export async function datasetsPrepareCommand(
+  name: string,
+  opts: { noise: string; seed: string; rows?: string; noiseTerm: string; minYear?: string; maxYear?: string; outDir?: string; medmeta?: string; baseUrl?: string; json?: boolean },
+): Promise<void> {
   if (!(PREPARABLE_DATASETS as readonly string[]).includes(name)) throw new Error(`datasets prepare: "${name}" is not built from PubMed; preparable: ${PREPARABLE_DATASETS.join(", ")}`);
   const int = (flag: string, v: string | undefined) => {
     if (v === undefined) return undefined;
@@ -255,7 +269,16 @@ export async function datasetsPrepareCommand(name: string, opts: { noise: string
   const client = createEutilsClient({ apiKey: process.env.NCBI_API_KEY || null, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
   const report = await prepareMedMeta(
     client,
-    { noiseCount: int("--noise", opts.noise), seed: opts.seed, noiseTerm: opts.noiseTerm, minYear: int("--min-year", opts.minYear), maxYear: int("--max-year", opts.maxYear), ...(opts.rows ? { rows: parseRowList(opts.rows) } : {}), ...(opts.outDir ? { outDir: opts.outDir } : {}), ...(opts.medmeta ? { medmetaPath: opts.medmeta } : {}) },
+    {
+      noiseCount: int("--noise", opts.noise),
+      seed: opts.seed,
+      noiseTerm: opts.noiseTerm,
+      minYear: int("--min-year", opts.minYear),
+      maxYear: int("--max-year", opts.maxYear),
+      ...(opts.rows ? { rows: parseRowList(opts.rows) } : {}),
+      ...(opts.outDir ? { outDir: opts.outDir } : {}),
+      ...(opts.medmeta ? { medmetaPath: opts.medmeta } : {}),
+    },
     (l) => process.stderr.write(`${l}\n`),
   ).catch((e: unknown) => {
     throw unreachableEutilsAdvice(e, `datasets prepare ${name}`, opts.baseUrl);
@@ -303,8 +326,21 @@ export function formatBuildReport(r: BuildMedMetaReport): string {
     `kept ${r.counts.kept}, dropped ${r.counts.dropped}, skipped ${r.counts.skipped}, failed ${r.counts.failed}`,
     `feasibility: ${r.feasibility.minRefs}–${r.feasibility.maxRefs} included-study PMIDs, ≤ ${r.feasibility.maxUnresolved} without PMID, included-studies table ${r.feasibility.requireStudiesTable ? "required" : "optional"}`,
   ];
-  if (r.sample.n !== null) lines.push(`sample: ${r.sample.n}, seed "${r.sample.seed}", stratified by ${r.sample.stratify.join(", ") || "nothing"} (topic: ${r.sample.topic}); strata: ${Object.entries(r.sample.strata).map(([k, v]) => `${k} ${v}`).join("; ")}`);
-  const rows = r.reviews.map((v) => [v.pmid, v.status, v.pmcid ?? "-", v.year === null ? "-" : String(v.year), v.topic ?? "-", v.includedPmids === null ? "-" : `${v.includedPmids}${v.unresolved ? ` (+${v.unresolved} unresolved)` : ""}`, v.reason ?? `row ${v.row}`]);
+  if (r.sample.n !== null)
+    lines.push(
+      `sample: ${r.sample.n}, seed "${r.sample.seed}", stratified by ${r.sample.stratify.join(", ") || "nothing"} (topic: ${r.sample.topic}); strata: ${Object.entries(r.sample.strata)
+        .map(([k, v]) => `${k} ${v}`)
+        .join("; ")}`,
+    );
+  const rows = r.reviews.map((v) => [
+    v.pmid,
+    v.status,
+    v.pmcid ?? "-",
+    v.year === null ? "-" : String(v.year),
+    v.topic ?? "-",
+    v.includedPmids === null ? "-" : `${v.includedPmids}${v.unresolved ? ` (+${v.unresolved} unresolved)` : ""}`,
+    v.reason ?? `row ${v.row}`,
+  ]);
   lines.push("", formatTable(["PMID", "status", "PMCID", "year", "topic", "included", "reason"], rows), "", `rows: ${r.out}`, `report: ${r.reportPath}`);
   return lines.join("\n");
 }
@@ -337,7 +373,12 @@ export async function datasetsBuildMedMetaCommand(opts: BuildMedMetaCliOptions):
       ...(opts.out ? { out: opts.out } : {}),
       ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
       refresh: !!opts.refresh,
-      feasibility: { minRefs: int("--min-refs", opts.minRefs, 1), maxRefs: int("--max-refs", opts.maxRefs, 1), maxUnresolved: int("--max-unresolved", opts.maxUnresolved, 0), requireStudiesTable: opts.requireTable },
+      feasibility: {
+        minRefs: int("--min-refs", opts.minRefs, 1),
+        maxRefs: int("--max-refs", opts.maxRefs, 1),
+        maxUnresolved: int("--max-unresolved", opts.maxUnresolved, 0),
+        requireStudiesTable: opts.requireTable,
+      },
       sample: int("--sample", opts.sample, 1),
       seed: opts.seed,
       stratify: parseStratify(opts.stratify),
@@ -349,10 +390,8 @@ export async function datasetsBuildMedMetaCommand(opts: BuildMedMetaCliOptions):
   if (opts.prepare) {
     if (report.counts.kept === 0) throw new Error(`datasets build-medmeta --prepare: no review was kept, nothing to prepare (see ${report.reportPath})`);
     const { prepareMedMeta } = await import("../../corpus/medmeta-prepare.ts");
-    prepared = await prepareMedMeta(
-      client,
-      { medmetaPath: report.out, noiseCount: int("--noise", opts.noise, 0), ...(opts.prepareOutDir ? { outDir: opts.prepareOutDir } : {}) },
-      (l) => process.stderr.write(`${l}\n`),
+    prepared = await prepareMedMeta(client, { medmetaPath: report.out, noiseCount: int("--noise", opts.noise, 0), ...(opts.prepareOutDir ? { outDir: opts.prepareOutDir } : {}) }, (l) =>
+      process.stderr.write(`${l}\n`),
     );
   }
   if (opts.json) console.log(JSON.stringify(prepared ? { build: report, prepare: prepared } : report, null, 2));

@@ -47,7 +47,12 @@ export function registerDatasetsCommands(program: Command): void {
     .option("--medmeta <file>", "MedMeta.csv whose rows to prepare (default the bundled file; e.g. the output of build-medmeta)")
     .option("--base-url <url>", "E-utilities base URL")
     .option("--json", "print the report as JSON")
-    .action(async (name: string, opts: { noise: string; seed: string; rows?: string; noiseTerm: string; minYear?: string; maxYear?: string; outDir?: string; medmeta?: string; baseUrl?: string; json?: boolean }) => (await impl()).datasetsPrepareCommand(name, opts));
+    .action(
+      async (
+        name: string,
+        opts: { noise: string; seed: string; rows?: string; noiseTerm: string; minYear?: string; maxYear?: string; outDir?: string; medmeta?: string; baseUrl?: string; json?: boolean },
+      ) => (await impl()).datasetsPrepareCommand(name, opts),
+    );
   datasets
     .command("build-medmeta")
     .description("Build MedMeta rows from any reviews (PMIDs): PMC ID converter → PMC open-access JATS → conclusion, year, included studies; feasibility filter and stratified sampling (MedMeta §3.1)")

@@ -72,7 +72,11 @@ export function formatRunResult(itemId: string, r: WorkflowRunResult): string {
  * @throws Error on an unknown workflow/model/dataset id (listing valid ids), a task-kind mismatch
  *   or a bad option / `--config` field (one line per problem, naming it)
  */
-export async function runGenerate(opts: GenerateOptions, print: (line: string) => void = console.log, log: (line: string) => void = (l) => console.error(l)): Promise<{ itemId: string; result: WorkflowRunResult }[]> {
+export async function runGenerate(
+  opts: GenerateOptions,
+  print: (line: string) => void = console.log,
+  log: (line: string) => void = (l) => console.error(l),
+): Promise<{ itemId: string; result: WorkflowRunResult }[]> {
   const def = getWorkflow(opts.workflow);
   const limit = positiveInt("limit", opts.limit);
   const repeat = positiveInt("repeat", opts.repeat, 0);
@@ -90,7 +94,14 @@ export async function runGenerate(opts: GenerateOptions, print: (line: string) =
   if (opts.k !== undefined) config.k = positiveInt("k", opts.k);
   const checked = def.configSchema.safeParse(config);
   if (!checked.success) {
-    throw new Error(formatZodIssues(checked.error.issues, (p) => (p.length && p[0] === "k" && opts.k !== undefined ? "--k" : `--config ${p.map(String).join(".") || "(value)"}`), (p) => valueAt(config, p), `not a setting of workflow '${def.id}'`));
+    throw new Error(
+      formatZodIssues(
+        checked.error.issues,
+        (p) => (p.length && p[0] === "k" && opts.k !== undefined ? "--k" : `--config ${p.map(String).join(".") || "(value)"}`),
+        (p) => valueAt(config, p),
+        `not a setting of workflow '${def.id}'`,
+      ),
+    );
   }
   const isRag = def.id === "standard-rag";
   if (opts.corpus !== undefined && !isRag) throw new Error(`--corpus: only standard-rag retrieves (workflow '${def.id}' takes no corpus)`);
@@ -131,7 +142,11 @@ export async function runGenerate(opts: GenerateOptions, print: (line: string) =
   const total = summarizeUsage(results.flatMap((r) => r.result.calls));
   const counts = { ok: 0, failed: 0, skipped: 0 };
   for (const r of results) counts[r.result.status]++;
-  print(opts.json ? JSON.stringify({ summary: { items: results.length, ...counts, usage: total } }) : `--- ${results.length} items: ${counts.ok} ok, ${counts.failed} failed, ${counts.skipped} skipped; usage ${JSON.stringify(total)}`);
+  print(
+    opts.json
+      ? JSON.stringify({ summary: { items: results.length, ...counts, usage: total } })
+      : `--- ${results.length} items: ${counts.ok} ok, ${counts.failed} failed, ${counts.skipped} skipped; usage ${JSON.stringify(total)}`,
+  );
   return results;
 }
 
@@ -149,7 +164,12 @@ async function loadGenerateDataset(opts: GenerateOptions, taskKind: string, log:
   if (opts.dataset === JSONL_DATASET && (JSONL_TASK_KINDS as readonly string[]).includes(taskKind)) loadOpts.kind = taskKind;
   checkDatasetOptions(entry, loadOpts);
   const ds = await entry.load(loadOpts);
-  if (ds.skipped.count) log(`# dataset ${opts.dataset}: ${ds.items.length} items; skipped ${ds.skipped.count} (${Object.entries(ds.skipped.reasons).map(([r, n]) => `${r}: ${n}`).join("; ")}; first: ${ds.warnings[0] ?? "?"})`);
+  if (ds.skipped.count)
+    log(
+      `# dataset ${opts.dataset}: ${ds.items.length} items; skipped ${ds.skipped.count} (${Object.entries(ds.skipped.reasons)
+        .map(([r, n]) => `${r}: ${n}`)
+        .join("; ")}; first: ${ds.warnings[0] ?? "?"})`,
+    );
   if (ds.items.length === 0) throw new Error(`dataset '${opts.dataset}'${opts.path ? ` (${opts.path})` : ""} has no usable ${taskKind} items`);
   return ds;
 }
@@ -167,7 +187,9 @@ export function generateExitCode(results: readonly { result: WorkflowRunResult }
 export async function generateCommand(opts: GenerateOptions): Promise<void> {
   const results = await runGenerate(opts);
   if (generateExitCode(results) !== 0) {
-    console.error(`medsynth: generate: no item succeeded (${results.filter((r) => r.result.status === "failed").length} of ${results.length} failed)${firstError(results) ? ` (first error: ${firstError(results)})` : ""}`);
+    console.error(
+      `medsynth: generate: no item succeeded (${results.filter((r) => r.result.status === "failed").length} of ${results.length} failed)${firstError(results) ? ` (first error: ${firstError(results)})` : ""}`,
+    );
     process.exitCode = 1;
   }
 }

@@ -109,7 +109,13 @@ export async function runJudgeCommand(input: string, opts: JudgeCommandOptions):
       ...rec,
       judgeScores: res.judgeScores,
       panel: mergePanelSummary(rec.panel, res.aggregate, panel.aggregation),
-      judge: { calls: j.calls + res.usage.calls, inputTokens: unknown ? null : inputTokens, outputTokens: unknown ? null : outputTokens, latencyMs: j.latencyMs + res.usage.latencyMs, ...(unknownUsageCalls ? { unknownUsageCalls } : {}) },
+      judge: {
+        calls: j.calls + res.usage.calls,
+        inputTokens: unknown ? null : inputTokens,
+        outputTokens: unknown ? null : outputTokens,
+        latencyMs: j.latencyMs + res.usage.latencyMs,
+        ...(unknownUsageCalls ? { unknownUsageCalls } : {}),
+      },
     };
     counts.newVerdicts += res.added.length;
     journal.append({ key: judgedRec.key, judgeScores: judgedRec.judgeScores, panel: judgedRec.panel, judge: judgedRec.judge } as unknown as RunRecord);
@@ -142,7 +148,8 @@ export async function runJudgeCommand(input: string, opts: JudgeCommandOptions):
     previous.close();
   }
   rmSync(journalPath, { force: true });
-  if (stats.malformedLines.length) log(`judge: skipped ${stats.malformedLines.length} malformed line(s) of ${input}: ${stats.malformedLines.slice(0, 10).join(", ")}${stats.malformedLines.length > 10 ? ", …" : ""}`);
+  if (stats.malformedLines.length)
+    log(`judge: skipped ${stats.malformedLines.length} malformed line(s) of ${input}: ${stats.malformedLines.slice(0, 10).join(", ")}${stats.malformedLines.length > 10 ? ", …" : ""}`);
 
   const modelOf = Object.fromEntries(panel.judges.map((j) => [j.id, j.modelId]));
   const table = formatTable(
@@ -273,7 +280,9 @@ export async function runMetricsCommand(input: string, opts: { metrics: string[]
       scored++;
     }
     if (records === 0) {
-      throw new Error(`metrics: ${input} is not a results file: ${stats.malformedLines.length ? `none of its ${stats.malformedLines.length} non-empty line(s) is a run record (JSON with a "key")` : "it holds no records"}; pass the results.jsonl of a run folder`);
+      throw new Error(
+        `metrics: ${input} is not a results file: ${stats.malformedLines.length ? `none of its ${stats.malformedLines.length} non-empty line(s) is a run record (JSON with a "key")` : "it holds no records"}; pass the results.jsonl of a run folder`,
+      );
     }
     writer.commit();
   } catch (err) {
@@ -282,9 +291,11 @@ export async function runMetricsCommand(input: string, opts: { metrics: string[]
   }
   if (stats.malformedLines.length) log(`metrics: skipped ${stats.malformedLines.length} malformed line(s) of ${input}`);
   const means = Object.fromEntries(Object.entries(sums).map(([k, s]) => [k, { mean: s.n ? s.sum / s.n : null, n: s.n, nulls: s.nulls }]));
-  const table = formatTable(["metric", "mean", "n", "null"], Object.entries(means).map(([k, m]) => [k, m.mean === null ? "—" : m.mean.toFixed(6), m.n, m.nulls]));
+  const table = formatTable(
+    ["metric", "mean", "n", "null"],
+    Object.entries(means).map(([k, m]) => [k, m.mean === null ? "—" : m.mean.toFixed(6), m.n, m.nulls]),
+  );
   log(`metrics: ${scored} record(s) scored, ${skipped} without output or reference → ${out}`);
   log(table);
   return { out, records, scored, skipped, means, table };
 }
-

@@ -27,6 +27,12 @@ export function registerJudgeCommands(program: Command): void {
     .option("--metrics <ids>", "comma-separated metric ids: rouge, bleu, count-ratios (counts), embedding-cosine[@embedder], bertscore, perplexity", "rouge,bleu,count-ratios")
     .option("--out <file>", "output JSONL (default <results>.metrics.jsonl)")
     .action(async (results: string, o: { metrics: string; out?: string }) => {
-      await (await impl()).runMetricsCommand(results, { metrics: o.metrics.split(",").map((s) => s.trim()).filter(Boolean), out: o.out });
+      await (await impl()).runMetricsCommand(results, {
+        metrics: o.metrics
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+        out: o.out,
+      });
     });
 }

@@ -32,7 +32,10 @@ export function listPublishedCommand(opts: { json?: boolean; papers?: readonly s
   const values = publishedValues(parsePapers(opts.papers ?? []));
   for (const v of values) {
     if (opts.json) print(JSON.stringify(v));
-    else print(`${PAPER_TITLES[v.paper]}  ${v.table}  ${Object.values(v.row).join(" · ")}  ${v.column}: ${v.printed}${v.interval ? ` [${v.interval.join(", ")}]` : ""}${v.pmKind ? ` (${v.pmKind})` : ""}`);
+    else
+      print(
+        `${PAPER_TITLES[v.paper]}  ${v.table}  ${Object.values(v.row).join(" · ")}  ${v.column}: ${v.printed}${v.interval ? ` [${v.interval.join(", ")}]` : ""}${v.pmKind ? ` (${v.pmKind})` : ""}`,
+      );
   }
   const counts = countByTable(values).map((c) => `${PAPER_TITLES[c.paper]} ${c.table}: ${c.count}`);
   (opts.json ? note : print)(`${values.length} published values (${counts.join("; ")})`);
@@ -58,7 +61,11 @@ export function parseAs(pairs: readonly string[]): Record<string, string> {
  * Papers: `--paper`, else the spec's `report.papers`, else those the paperModel labels name, else all three.
  * @throws Error naming the folder when it is not a run folder.
  */
-export function reproduceCommand(dir: string, opts: { json?: boolean; papers?: readonly string[]; as?: readonly string[] } = {}, print: (l: string) => void = console.log): { markdown: string; json: string } {
+export function reproduceCommand(
+  dir: string,
+  opts: { json?: boolean; papers?: readonly string[]; as?: readonly string[] } = {},
+  print: (l: string) => void = console.log,
+): { markdown: string; json: string } {
   const { records, config } = readRunForPapers(dir);
   const models = paperModelEntries(config, parseAs(opts.as ?? []));
   const chosen = parsePapers(opts.papers ?? []) ?? sectionPapers(models, config?.report?.papers === false ? undefined : config?.report?.papers);

@@ -12,7 +12,7 @@ const collect = (v: string, prev: string[]) => [...prev, v];
 export function registerReproduceCommands(program: Command): void {
   program
     .command("reproduce")
-    .description("the papers' published tables beside a run (\"Paper vs this run\": values, 95 % CIs, headline claims with verdicts), or --list-published")
+    .description('the papers\' published tables beside a run ("Paper vs this run": values, 95 % CIs, headline claims with verdicts), or --list-published')
     .argument("[run-dir]", "run folder (results.jsonl, spec.json): writes paper-vs-run.md and paper-vs-run.json there")
     .option("--list-published", "print every published number of MedMeta Tables 2–5, MedConclusion Tables 2–5, RWESummary Table 1 and Figure 2")
     .option("--json", "JSON: one object per line for --list-published, the whole comparison otherwise")

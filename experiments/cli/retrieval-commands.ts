@@ -34,7 +34,17 @@ import { evaluateRun, type Qrels, type RunEvaluation } from "../../retrieval/eva
 import { readTrecQrels, readTrecRun, TREC_EXPORT_DEPTH, trecFilePaths, writeTrecQrels, writeTrecRun, type TrecRun } from "../../retrieval/eval/trec.ts";
 import { holm } from "../../judges/stats/multiple-testing.ts";
 import { pairedRandomizationTest, pairedTTest } from "../../judges/stats/paired-tests.ts";
-import { createReranker, createRetriever, defaultRetrievalMode, DEFAULT_RETRIEVER_EMBEDDER_ID, RETRIEVAL_MODES, RetrieverConfigSchema, type BuiltRetriever, type RetrievalMode, type RetrieverConfigInput } from "../../retrieval/registry.ts";
+import {
+  createReranker,
+  createRetriever,
+  defaultRetrievalMode,
+  DEFAULT_RETRIEVER_EMBEDDER_ID,
+  RETRIEVAL_MODES,
+  RetrieverConfigSchema,
+  type BuiltRetriever,
+  type RetrievalMode,
+  type RetrieverConfigInput,
+} from "../../retrieval/registry.ts";
 import type { SearchHit } from "../../retrieval/types.ts";
 
 export { readCorpusFile, loadCorpusArg, type CorpusFileRead } from "../../corpus/corpus-file.ts";
@@ -70,7 +80,8 @@ export function parseModes(s: string, multi: boolean): RetrievalMode[] {
   const modes = [...new Set(s.split(",").map((x) => x.trim()))];
   if (!multi && modes.length > 1) throw new Error(`--mode: expected one of ${RETRIEVAL_MODES.join(", ")} (got "${s}"); only \`retrieval eval\` takes a comma-separated list`);
   for (const m of modes) {
-    if (!(RETRIEVAL_MODES as readonly string[]).includes(m)) throw new Error(`--mode: expected ${multi ? "a comma-separated list of " : "one of "}${RETRIEVAL_MODES.join(", ")} (got "${m === "" ? s : m}")`);
+    if (!(RETRIEVAL_MODES as readonly string[]).includes(m))
+      throw new Error(`--mode: expected ${multi ? "a comma-separated list of " : "one of "}${RETRIEVAL_MODES.join(", ")} (got "${m === "" ? s : m}")`);
   }
   return modes as RetrievalMode[];
 }
@@ -130,7 +141,13 @@ export function retrieverConfig(o: Partial<RetrievalCliOptions>, mode: Retrieval
   const r = RetrieverConfigSchema.safeParse(config);
   if (!r.success) {
     const opt = (path: PropertyKey[]) => OPTION_OF_PATH[path.map(String).join(".")];
-    throw new Error(formatZodIssues(r.error.issues, (p) => opt(p)?.flag ?? p.map(String).join("."), (p) => (opt(p) ? o[opt(p)!.key] : valueAt(config, p))));
+    throw new Error(
+      formatZodIssues(
+        r.error.issues,
+        (p) => opt(p)?.flag ?? p.map(String).join("."),
+        (p) => (opt(p) ? o[opt(p)!.key] : valueAt(config, p)),
+      ),
+    );
   }
   return config;
 }
@@ -158,10 +175,21 @@ export function rerankFailureWarning(rerankerId: string, f: RerankFailures): str
   return `warning: reranker ${rerankerId} failed to grade ${f.failed} of ${f.total} doc(s) (first error: ${f.firstError}); they are ranked last with rerank score -Infinity`;
 }
 
-async function searchOnce(r: BuiltRetriever, reranker: Awaited<ReturnType<typeof buildRerankerArg>>, query: string, k: number, rerankCandidates: number, failures?: RerankFailures): Promise<SearchHit[]> {
+async function searchOnce(
+  r: BuiltRetriever,
+  reranker: Awaited<ReturnType<typeof buildRerankerArg>>,
+  query: string,
+  k: number,
+  rerankCandidates: number,
+  failures?: RerankFailures,
+): Promise<SearchHit[]> {
   if (!reranker) return r.search(query, k);
   const first = await r.search(query, Math.max(k, rerankCandidates));
-  const reranked = await reranker.rerank(query, first.filter((h) => h.doc).map((h) => h.doc!), { topN: k });
+  const reranked = await reranker.rerank(
+    query,
+    first.filter((h) => h.doc).map((h) => h.doc!),
+    { topN: k },
+  );
   if (failures) {
     failures.total += reranked.length;
     for (const h of reranked) {
@@ -207,7 +235,21 @@ export async function runSearch(query: string, o: SearchCliOptions, out: (l: str
   const warning = reranker ? rerankFailureWarning(reranker.id, failures) : null;
   if (warning) err(warning);
   if (o.json) {
-    out(JSON.stringify(hits.map((h) => ({ rank: h.rank, pmid: h.id, title: h.doc?.title ?? null, ...(h.doc?.retraction ? { retraction: h.doc.retraction } : {}), score: Number.isFinite(h.score) ? h.score : null, scores: h.scores ?? {}, ...(h.error ? { error: h.error } : {}) })), null, 2));
+    out(
+      JSON.stringify(
+        hits.map((h) => ({
+          rank: h.rank,
+          pmid: h.id,
+          title: h.doc?.title ?? null,
+          ...(h.doc?.retraction ? { retraction: h.doc.retraction } : {}),
+          score: Number.isFinite(h.score) ? h.score : null,
+          scores: h.scores ?? {},
+          ...(h.error ? { error: h.error } : {}),
+        })),
+        null,
+        2,
+      ),
+    );
     return hits;
   }
   const names = [...new Set(hits.flatMap((h) => Object.keys(h.scores ?? {})))];
@@ -300,7 +342,11 @@ export interface ModeComparison {
  * @param runs label and per-query metric values (`RunEvaluation.perQuery`) of each run.
  * @param opts `iterations` and `seed` of the randomisation test (default 10,000, "medsynth").
  */
-export function compareRuns(runs: readonly { label: string; perQuery: Record<string, Record<string, number>> }[], metrics: readonly string[], opts: { iterations?: number; seed?: string } = {}): ModeComparison[] {
+export function compareRuns(
+  runs: readonly { label: string; perQuery: Record<string, Record<string, number>> }[],
+  metrics: readonly string[],
+  opts: { iterations?: number; seed?: string } = {},
+): ModeComparison[] {
   if (runs.length < 2) return [];
   const [base, ...rest] = runs;
   const out: ModeComparison[] = [];
@@ -311,15 +357,33 @@ export function compareRuns(runs: readonly { label: string; perQuery: Record<str
       const ys = qids.map((q) => base.perQuery[q][m]);
       const t = qids.length >= 2 ? pairedTTest(xs, ys) : null;
       const rnd = pairedRandomizationTest(xs, ys, opts);
-      out.push({ baseline: base.label, mode: r.label, metric: m, n: qids.length, meanDiff: rnd.meanDiff, t: t?.t ?? Number.NaN, pT: t?.p ?? Number.NaN, pRandomization: rnd.p, pTHolm: Number.NaN, pRandomizationHolm: Number.NaN, status: t?.status ?? "too-few" });
+      out.push({
+        baseline: base.label,
+        mode: r.label,
+        metric: m,
+        n: qids.length,
+        meanDiff: rnd.meanDiff,
+        t: t?.t ?? Number.NaN,
+        pT: t?.p ?? Number.NaN,
+        pRandomization: rnd.p,
+        pTHolm: Number.NaN,
+        pRandomizationHolm: Number.NaN,
+        status: t?.status ?? "too-few",
+      });
     }
   }
   const adjust = (get: (c: ModeComparison) => number, set: (c: ModeComparison, v: number) => void) => {
     const testable = out.filter((c) => Number.isFinite(get(c)));
     holm(testable.map(get)).forEach((v, i) => set(testable[i], v));
   };
-  adjust((c) => c.pT, (c, v) => (c.pTHolm = v));
-  adjust((c) => c.pRandomization, (c, v) => (c.pRandomizationHolm = v));
+  adjust(
+    (c) => c.pT,
+    (c, v) => (c.pTHolm = v),
+  );
+  adjust(
+    (c) => c.pRandomization,
+    (c, v) => (c.pRandomizationHolm = v),
+  );
   return out;
 }
 
@@ -330,14 +394,30 @@ export function formatComparisons(rows: readonly ModeComparison[]): string[] {
   const header = ["mode vs baseline", "metric", "n", "mean diff", "t", "p (t)", "p (t, Holm)", "p (rand.)", "p (rand., Holm)"];
   const body = rows.map((c) => [`${c.mode} vs ${c.baseline}`, c.metric, String(c.n), f(c.meanDiff), f(c.t, 2), f(c.pT), f(c.pTHolm), f(c.pRandomization), f(c.pRandomizationHolm)]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  return [header, ...body].map((row) => row.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd());
+  return [header, ...body].map((row) =>
+    row
+      .map((c, i) => c.padEnd(widths[i]))
+      .join("  ")
+      .trimEnd(),
+  );
 }
 
 /** Text lines of the metrics table of one evaluation: a row per k (MRR@k), then uncut MRR and MAP. */
 export function formatEvaluation(ev: RunEvaluation, ks: readonly number[]): string[] {
   const fams = ["recall", "precision", "ndcg", "mrr", "hit"];
-  const lines = [["k", "recall@k", "precision@k", "nDCG@k", "MRR@k", "hit@k"].map((c) => c.padEnd(12)).join("").trimEnd()];
-  for (const k of ks) lines.push([String(k), ...fams.map((f) => ev.mean[`${f}@${k}`].toFixed(4))].map((c) => c.padEnd(12)).join("").trimEnd());
+  const lines = [
+    ["k", "recall@k", "precision@k", "nDCG@k", "MRR@k", "hit@k"]
+      .map((c) => c.padEnd(12))
+      .join("")
+      .trimEnd(),
+  ];
+  for (const k of ks)
+    lines.push(
+      [String(k), ...fams.map((f) => ev.mean[`${f}@${k}`].toFixed(4))]
+        .map((c) => c.padEnd(12))
+        .join("")
+        .trimEnd(),
+    );
   lines.push(`MRR (uncut) ${ev.mean.mrr.toFixed(4)}   MAP ${ev.mean.map.toFixed(4)}`);
   return lines;
 }
@@ -359,9 +439,7 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
   const ds = await loadDataset(o.dataset, o.datasetDir ? { dir: o.datasetDir } : undefined);
   if (!ds.qrels) throw new Error(`dataset ${o.dataset} has no qrels (relevance judgments); use medevidence or cohen2006`);
   const qrels: Qrels = ds.qrels;
-  const queries = (ds.items as Record<string, unknown>[])
-    .map((it) => ({ id: String(it.id), text: String(it.question ?? it.query ?? "") }))
-    .filter((q) => q.text.trim() !== "" && qrels[q.id]);
+  const queries = (ds.items as Record<string, unknown>[]).map((it) => ({ id: String(it.id), text: String(it.question ?? it.query ?? "") })).filter((q) => q.text.trim() !== "" && qrels[q.id]);
   // A BEIR set is searched in its own corpus (the bundled PubMed abstracts hold none of its documents).
   const ownCorpus = o.corpus === "dataset" || (o.dataset.startsWith("beir:") && o.corpus === "bundled");
   if (ownCorpus && !ds.docs?.length) throw new Error(`--corpus dataset: ${o.dataset} carries no documents`);
@@ -400,9 +478,23 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
     results.push({ mode: config.mode as RetrievalMode, retriever: r.id, reranker: reranker?.id ?? null, config: r.config, msPerQuery: ms, ev });
   }
   const cmpMetrics = [`recall@${Math.max(...ks)}`, `ndcg@${Math.max(...ks)}`, `mrr@${Math.max(...ks)}`, "map"];
-  const comparisons = compareRuns(results.map((x) => ({ label: x.mode, perQuery: x.ev.perQuery })), cmpMetrics);
+  const comparisons = compareRuns(
+    results.map((x) => ({ label: x.mode, perQuery: x.ev.perQuery })),
+    cmpMetrics,
+  );
   if (o.json) {
-    const one = (x: (typeof results)[number]) => ({ dataset: o.dataset, retriever: x.retriever, reranker: x.reranker, config: x.config, corpusDocs: corpus.count, queries: x.ev.queries, depth, msPerQuery: x.msPerQuery, mean: x.ev.mean, perQuery: x.ev.perQuery });
+    const one = (x: (typeof results)[number]) => ({
+      dataset: o.dataset,
+      retriever: x.retriever,
+      reranker: x.reranker,
+      config: x.config,
+      corpusDocs: corpus.count,
+      queries: x.ev.queries,
+      depth,
+      msPerQuery: x.msPerQuery,
+      mean: x.ev.mean,
+      perQuery: x.ev.perQuery,
+    });
     out(JSON.stringify(results.length === 1 ? one(results[0]) : { dataset: o.dataset, modes, runs: results.map(one), comparisons }, null, 2));
     return results;
   }
@@ -426,17 +518,38 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
  */
 export function runRetrievalScore(runPath: string, qrelsPath: string, o: { k: string; json?: boolean }, out: (l: string) => void = (l) => console.log(l)): RunEvaluation {
   const ks = parseKList(o.k);
-  for (const [p, what] of [[runPath, "TREC run"], [qrelsPath, "TREC qrels"]] as const) {
+  for (const [p, what] of [
+    [runPath, "TREC run"],
+    [qrelsPath, "TREC qrels"],
+  ] as const) {
     if (existsSync(p) && statSync(p).isDirectory()) throw new Error(`${what} ${p}: it is a folder, not a file`);
   }
   const { run, tag } = readTrecRun(runPath);
   const qrels = readTrecQrels(qrelsPath);
   const ev = evaluateRun(Object.fromEntries(Object.entries(run).map(([q, es]) => [q, es.map((e) => e.id)])), qrels, evalMetricNames(ks));
   if (o.json) {
-    out(JSON.stringify({ run: runPath, tag, qrels: qrelsPath, queries: ev.queries, skippedNoRelevant: ev.skippedNoRelevant, missingFromRun: ev.missingFromRun, unjudged: ev.unjudged, mean: ev.mean, perQuery: ev.perQuery }, null, 2));
+    out(
+      JSON.stringify(
+        {
+          run: runPath,
+          tag,
+          qrels: qrelsPath,
+          queries: ev.queries,
+          skippedNoRelevant: ev.skippedNoRelevant,
+          missingFromRun: ev.missingFromRun,
+          unjudged: ev.unjudged,
+          mean: ev.mean,
+          perQuery: ev.perQuery,
+        },
+        null,
+        2,
+      ),
+    );
     return ev;
   }
-  out(`${runPath} (${tag ?? "no tag"}): ${ev.queries} judged queries${ev.missingFromRun.length ? `, ${ev.missingFromRun.length} missing from the run (scored 0)` : ""}${ev.unjudged.length ? `, ${ev.unjudged.length} run queries without qrels ignored` : ""}`);
+  out(
+    `${runPath} (${tag ?? "no tag"}): ${ev.queries} judged queries${ev.missingFromRun.length ? `, ${ev.missingFromRun.length} missing from the run (scored 0)` : ""}${ev.unjudged.length ? `, ${ev.unjudged.length} run queries without qrels ignored` : ""}`,
+  );
   for (const l of formatEvaluation(ev, ks)) out(l);
   return ev;
 }
@@ -473,7 +586,9 @@ export async function indexBuildCommand(o: IndexBuildCliOptions, out: (l: string
   const s = r.store;
   if (s) {
     const recall = s.annRecallAt10 === null || s.annRecallAt10 === undefined ? "" : `, recall@10 vs exact ${s.annRecallAt10.toFixed(3)}`;
-    out(`dense: table ${s.tableName} in ${s.dir} (${s.built ? "built" : "already built"}; ${s.docCount} docs, ${s.embedderId}, ${s.dims}-d; ${s.index === "none" ? "exact search" : `${s.index}${recall}`})`);
+    out(
+      `dense: table ${s.tableName} in ${s.dir} (${s.built ? "built" : "already built"}; ${s.docCount} docs, ${s.embedderId}, ${s.dims}-d; ${s.index === "none" ? "exact search" : `${s.index}${recall}`})`,
+    );
     out(`corpus hash: ${s.corpusHash}`);
   }
   out(`engine: ${r.engine}; done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -13,8 +13,15 @@ const impl = () => import("./retrieval-commands.ts");
 /** The retriever options shared by `search` and `retrieval eval` (`multiMode`: `--mode` takes a comma-separated list). */
 function addRetrieverOptions(cmd: Command, multiMode = false): Command {
   return cmd
-    .option("--mode <mode>", `${multiMode ? `retrieval mode(s), comma-separated: ${HELP_RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${HELP_RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder)`)
-    .option("--corpus <corpus>", "bundled | dataset (retrieval eval: the dataset's own documents) | lance:<store> (a corpus store, streamed) | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text}, `corpus ingest` PubmedRecord or MedRAG {id,title,content,contents} lines)", "bundled")
+    .option(
+      "--mode <mode>",
+      `${multiMode ? `retrieval mode(s), comma-separated: ${HELP_RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${HELP_RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder)`,
+    )
+    .option(
+      "--corpus <corpus>",
+      "bundled | dataset (retrieval eval: the dataset's own documents) | lance:<store> (a corpus store, streamed) | path to a corpus JSONL (.jsonl/.jsonl.gz; CorpusDoc {id,title,text}, `corpus ingest` PubmedRecord or MedRAG {id,title,content,contents} lines)",
+      "bundled",
+    )
     .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--bm25-engine <engine>", "fast | wink | disk (medsynth's on-disk BM25)", "fast")
     .option("--fusion <fusion>", "hybrid fusion: rrf | weighted", "rrf")
@@ -57,7 +64,11 @@ export function registerRetrievalCommands(program: Command): void {
 
   const retrieval = program.command("retrieval").description("Retrieval evaluation");
   addRetrieverOptions(retrieval.command("eval").description("Evaluate retrievers on a dataset's qrels (recall, precision, nDCG, MRR, hit at each k)"), true)
-    .option("--dataset <name>", "dataset with qrels (medevidence, cohen2006, beir:nfcorpus, beir:scifact, beir:trec-covid; a BEIR set is fetched on first use and searched in its own corpus)", "medevidence")
+    .option(
+      "--dataset <name>",
+      "dataset with qrels (medevidence, cohen2006, beir:nfcorpus, beir:scifact, beir:trec-covid; a BEIR set is fetched on first use and searched in its own corpus)",
+      "medevidence",
+    )
     .option("--dataset-dir <dir>", "folder of the dataset (a BEIR archive you unzipped: corpus.jsonl, queries.jsonl, qrels/)")
     .option("--k <list>", "cutoffs, comma-separated (repeats ignored)", "5,10")
     .option("--rerank <id>", `reranker (${HELP_RERANKER_IDS.join(", ")})`)
@@ -72,8 +83,10 @@ export function registerRetrievalCommands(program: Command): void {
 
   retrieval
     .command("sweep")
-    .description("Grid over retriever settings (BM25 k1/b, fusion, weights, normalisation, RRF k, candidates, reranker and depth) on a qrels dataset: recall/nDCG/MRR@K with bootstrap CIs, recall-vs-K curves, paired tests against a baseline, dev/test or k-fold tuning; writes a results folder")
-    .argument("<config>", "sweep config (YAML or JSON); see docs/retrieval.md \"Tuning retrieval\"")
+    .description(
+      "Grid over retriever settings (BM25 k1/b, fusion, weights, normalisation, RRF k, candidates, reranker and depth) on a qrels dataset: recall/nDCG/MRR@K with bootstrap CIs, recall-vs-K curves, paired tests against a baseline, dev/test or k-fold tuning; writes a results folder",
+    )
+    .argument("<config>", 'sweep config (YAML or JSON); see docs/retrieval.md "Tuning retrieval"')
     .option("--out <dir>", "results folder (default: the config's output, else sweep-<name>)")
     .action(async (configPath: string, o: { out?: string }) => {
       await (await import("../sweep/command.ts")).runSweepCommand(configPath, o);

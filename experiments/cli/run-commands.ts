@@ -91,7 +91,10 @@ function batchSummaryLine(b: BatchCollector, left: string[], cancelled: boolean)
   const retried = s.retriedOnline + s.retriedInBatch;
   const parts = [`${s.batches} batch(es) submitted with ${s.linesSubmitted} request(s)`, `${s.linesDone} result line(s) received`];
   if (s.reattached) parts.push(`${s.reattached} answered by batches of an earlier run (re-attached, not resubmitted)`);
-  if (s.failedLines || s.missingLines || retried) parts.push(`${s.failedLines} error line(s), ${s.missingLines} request(s) left unanswered by expired/cancelled batches; ${retried} retried (${s.retriedOnline} online, ${s.retriedInBatch} in new batches)`);
+  if (s.failedLines || s.missingLines || retried)
+    parts.push(
+      `${s.failedLines} error line(s), ${s.missingLines} request(s) left unanswered by expired/cancelled batches; ${retried} retried (${s.retriedOnline} online, ${s.retriedInBatch} in new batches)`,
+    );
   if (left.length) parts.push(cancelled ? `cancelled ${left.join(", ")}` : `left running: ${left.join(", ")} (re-run the same command to re-attach; nothing is resubmitted)`);
   return `batches: ${parts.join("; ")}`;
 }
@@ -145,7 +148,11 @@ function shardOf(opts: RunCommandOptions, log: (l: string) => void): ShardSpec |
  * @returns the runner summary plus the report paths.
  * @throws ConfigError for an invalid config; errors for unknown dataset/workflow/model/metric ids.
  */
-export async function runCommand(file: string, opts: RunCommandOptions = {}, print: (l: string) => void = console.log): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean; failures: ReturnType<typeof failureSummary>; batch: BatchCollector["stats"] }> {
+export async function runCommand(
+  file: string,
+  opts: RunCommandOptions = {},
+  print: (l: string) => void = console.log,
+): Promise<RunSummary & { report: string | null; retrievalRecomputed: boolean; failures: ReturnType<typeof failureSummary>; batch: BatchCollector["stats"] }> {
   const config = loadExperimentConfig(file);
   checkRegistryIds(config, file);
   const shard = shardOf(opts, (l) => console.error(l));
@@ -162,7 +169,9 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     interrupts++;
     if (interrupts > 1) process.exit(130);
     // Only a person at a terminal presses Ctrl-C again; a SIGTERM comes from a process manager.
-    console.error(signal === "SIGINT" ? "\nstopping: finishing nothing new; finished records are kept (Ctrl-C again to quit now)" : `\nstopping on ${signal}: finishing nothing new; finished records are kept`);
+    console.error(
+      signal === "SIGINT" ? "\nstopping: finishing nothing new; finished records are kept (Ctrl-C again to quit now)" : `\nstopping on ${signal}: finishing nothing new; finished records are kept`,
+    );
     ac.abort();
   };
   const onSigint = () => onSignal("SIGINT");
@@ -201,7 +210,10 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     if (config.retrievalEval) log(`retrieval evaluation: ${retrieval.recomputed ? "computed" : "reused"} (${retrieval.rows.length} rows)`);
     const showBar = opts.progress !== false && !opts.json && process.stderr.isTTY;
     const bar = showBar
-      ? new cliProgress.SingleBar({ format: "{bar} {value}/{total} cells | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {cost}", hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
+      ? new cliProgress.SingleBar(
+          { format: "{bar} {value}/{total} cells | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {cost}", hideCursor: true, stream: process.stderr },
+          cliProgress.Presets.shades_classic,
+        )
       : null;
     let started = false;
     let lastLog = 0;
@@ -212,13 +224,18 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
       signal: ac.signal,
       log,
       onPlan: (p: RunPlan) => {
-        if (!opts.json && p.pending.length) for (const l of formatEstimate(estimateRun(config, p.pending, p.finished, p.items, plan, { isBatched: batchedModels(config, opts, plan?.batchedModels ?? []) }))) log(l);
+        if (!opts.json && p.pending.length)
+          for (const l of formatEstimate(estimateRun(config, p.pending, p.finished, p.items, plan, { isBatched: batchedModels(config, opts, plan?.batchedModels ?? []) }))) log(l);
       },
       onProgress: (p) => {
         // Unknown usage is shown as unknown ("–", "≥ N (k calls unknown)"), never as 0 tokens / $0.
         const spent = p.inputTokens + p.outputTokens;
         const allUnknown = p.unknownUsageCalls > 0 && spent === 0;
-        const payload = { failed: p.failed, tokens: formatTokenCount(spent, p.unknownUsageCalls), cost: Object.keys(config.prices).length ? formatCostUsd(p.costUsd, p.unknownUsageCalls, allUnknown) : "not priced" };
+        const payload = {
+          failed: p.failed,
+          tokens: formatTokenCount(spent, p.unknownUsageCalls),
+          cost: Object.keys(config.prices).length ? formatCostUsd(p.costUsd, p.unknownUsageCalls, allUnknown) : "not priced",
+        };
         if (bar) {
           if (!started) {
             bar.start(p.total, 0, payload);
@@ -245,7 +262,9 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
     const failures = failureSummary(latestFailedRecords(summary.resultsPath));
     if (opts.json) print(JSON.stringify({ ...summary, report, retrievalRecomputed: retrieval.recomputed, seconds: Number(seconds), failures }, null, 2));
     else {
-      print(`${summary.totalCells} cells: ${summary.ran} run now (${summary.failed} failed, ${summary.skippedItems} skipped items), ${summary.skippedFinished} already finished${summary.aborted ? " — interrupted" : ""}; ${seconds} s`);
+      print(
+        `${summary.totalCells} cells: ${summary.ran} run now (${summary.failed} failed, ${summary.skippedItems} skipped items), ${summary.skippedFinished} already finished${summary.aborted ? " — interrupted" : ""}; ${seconds} s`,
+      );
       print(`results: ${summary.resultsPath}`);
       if (report) print(`report:  ${report} (and report.md)`);
     }
@@ -285,7 +304,9 @@ export async function runCommand(file: string, opts: RunCommandOptions = {}, pri
 export async function mergeCommand(dirs: string[], opts: { output?: string; allowMissing?: boolean; report?: boolean }): Promise<void> {
   const out = opts.output ?? dirname(resolve(dirs[0]));
   const s = mergeShards(dirs, out, { allowMissing: opts.allowMissing });
-  console.log(`merged shards ${s.shards.join(", ")} into ${s.outputDir}: ${s.records} of ${s.totalCells} cells have a record${s.missingCells ? ` (${s.missingCells} without: run the missing shard(s) or resume them, then merge again)` : ""}`);
+  console.log(
+    `merged shards ${s.shards.join(", ")} into ${s.outputDir}: ${s.records} of ${s.totalCells} cells have a record${s.missingCells ? ` (${s.missingCells} without: run the missing shard(s) or resume them, then merge again)` : ""}`,
+  );
   if (opts.report !== false) {
     const files = await writeReport(out);
     console.log(`report: ${files.html}`);

@@ -18,9 +18,15 @@ export function registerRunCommands(program: Command): void {
     .option("--no-report", "do not write the report at the end")
     .option("--no-progress", "no progress bar")
     .option("--json", "print the run summary as JSON")
-    .option("--shard <i/n|auto>", "run only shard i of n (a deterministic 1/n of the cells) into <output>/shard-i-of-n; combine with `medsynth merge`. `auto`: i/n from a Slurm array task (SLURM_ARRAY_TASK_*) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + --shard-count)")
+    .option(
+      "--shard <i/n|auto>",
+      "run only shard i of n (a deterministic 1/n of the cells) into <output>/shard-i-of-n; combine with `medsynth merge`. `auto`: i/n from a Slurm array task (SLURM_ARRAY_TASK_*) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + --shard-count)",
+    )
     .option("--shard-count <n>", "with --shard auto under Kubernetes: the number of shards (the Indexed Job's completions)")
-    .option("--batch", "send every chat call (generation steps, judge verdicts, LLM metrics) through the endpoints' Batch APIs in waves, at the batch price; resumable (batch ids in <output>/batches.jsonl)")
+    .option(
+      "--batch",
+      "send every chat call (generation steps, judge verdicts, LLM metrics) through the endpoints' Batch APIs in waves, at the batch price; resumable (batch ids in <output>/batches.jsonl)",
+    )
     .option("--batch-retry <how>", "with --batch: retry a failed, expired or cancelled line `online` (default) or in a new `batch`")
     .option("--cancel-batches", "with --batch: on exit or Ctrl-C cancel the run's batches still in flight (default: leave them running; a re-run re-attaches)")
     .option("--dry-run", "check everything and print the estimate (cells, calls per cell, tokens, cost); run nothing")
@@ -33,7 +39,9 @@ export function registerRunCommands(program: Command): void {
   const batch = program.command("batch").description("batch runs through request files, for servers that run OpenAI-format batch files offline (vllm run-batch)");
   batch
     .command("export")
-    .description("run the config in batch mode writing each wave's requests to <output>/batch-files/*.jsonl (OpenAI batch format), then stop; after `batch import`, export again for the next wave (the run finishes when no call is left)")
+    .description(
+      "run the config in batch mode writing each wave's requests to <output>/batch-files/*.jsonl (OpenAI batch format), then stop; after `batch import`, export again for the next wave (the run finishes when no call is left)",
+    )
     .argument("<config>")
     .option("--no-report", "do not write the report when the run finishes")
     .action(async (file: string, opts: { report?: boolean }) => {

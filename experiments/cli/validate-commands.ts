@@ -4,16 +4,7 @@
  * direction classifier and (when configured) an LLM judge panel with the MSLR experts' ratings;
  * writes `<out>/validation.json` and `<out>/validation.md` and prints the alignment table.
  */
-import {
-  ALIGNMENT_TABLE_HEADER,
-  alignmentTableRows,
-  formatTextTable,
-  loadValidationConfig,
-  runValidation,
-  writeValidationOutputs,
-  type ValidationDeps,
-  type ValidationReport,
-} from "../validation.ts";
+import { ALIGNMENT_TABLE_HEADER, alignmentTableRows, formatTextTable, loadValidationConfig, runValidation, writeValidationOutputs, type ValidationDeps, type ValidationReport } from "../validation.ts";
 
 /** Options of {@link validateCommand}. */
 export interface ValidateCommandOptions {
@@ -50,11 +41,12 @@ export async function validateCommand(file: string, opts: ValidateCommandOptions
     if (report.direction) {
       const d = report.direction;
       const f = (v: number | null) => (v === null ? "–" : v.toFixed(3));
-      print(`\n${d.classifierId} vs experts (coarse direction): target acc ${f(d.target.accuracy)} κ ${f(d.target.kappa)} (n ${d.target.n}); generated acc ${f(d.generated.accuracy)} κ ${f(d.generated.kappa)} (n ${d.generated.n}); agreement κ ${f(d.agreementKappa.kappa)} (n ${d.agreementKappa.n})`);
+      print(
+        `\n${d.classifierId} vs experts (coarse direction): target acc ${f(d.target.accuracy)} κ ${f(d.target.kappa)} (n ${d.target.n}); generated acc ${f(d.generated.accuracy)} κ ${f(d.generated.kappa)} (n ${d.generated.n}); agreement κ ${f(d.agreementKappa.kappa)} (n ${d.agreementKappa.n})`,
+      );
     }
     for (const n of report.notes) print(`note: ${n}`);
     print(`\nwrote ${paths.json} and ${paths.md} (${report.dataset.rowsUsed} rows, ${(report.timing.totalMs / 1000).toFixed(1)} s)`);
   }
   return { report, ...paths };
 }
-

@@ -22,7 +22,9 @@ export async function viewCommand(runDirs: string[], o: { host?: string; port?: 
   const srv = await startViewerServer({ runs: runDirs, host: o.host, port: o.port, onIndexProgress });
   for (const r of srv.index!.runs) {
     const how = r.action === "reused" ? "index reused" : `index ${r.action} in ${r.seconds.toFixed(1)} s`;
-    print(`run ${r.index}: ${r.name} — ${r.cells} cells (${how})${r.malformedLines.length ? `, ${r.malformedLines.length} malformed line(s) skipped` : ""}${r.truncatedTail ? ", torn last line left out" : ""}`);
+    print(
+      `run ${r.index}: ${r.name} — ${r.cells} cells (${how})${r.malformedLines.length ? `, ${r.malformedLines.length} malformed line(s) skipped` : ""}${r.truncatedTail ? ", torn last line left out" : ""}`,
+    );
   }
   print(`medsynth viewer: ${srv.url}/  (Ctrl-C to stop)`);
   return srv;
@@ -63,9 +65,13 @@ export async function annotateCreateCommand(runDir: string, o: CreateCli, print:
   const items = new Set(study.tasks.filter((t) => !t.calibration).map((t) => t.itemId)).size;
   const ex = study.excluded;
   if (ex && ex.cells) {
-    print(`left out ${ex.items} item(s) and ${ex.cells} cell(s) without the ${study.requiredInputs!.join(" / ")} text the rubric needs${ex.itemIds.length ? `: ${ex.itemIds.slice(0, 10).join(", ")}${ex.itemIds.length > 10 ? ", …" : ""}` : ""} (--missing-inputs refuse stops instead)`);
+    print(
+      `left out ${ex.items} item(s) and ${ex.cells} cell(s) without the ${study.requiredInputs!.join(" / ")} text the rubric needs${ex.itemIds.length ? `: ${ex.itemIds.slice(0, 10).join(", ")}${ex.itemIds.length > 10 ? ", …" : ""}` : ""} (--missing-inputs refuse stops instead)`,
+    );
   }
-  print(`study "${study.name}" in ${dir}: ${items} items, ${study.tasks.length} tasks (${study.tasks.filter((t) => t.calibration).length} calibration), ${study.configs.length} configurations, ${study.raters.length} raters, mode ${study.mode}`);
+  print(
+    `study "${study.name}" in ${dir}: ${items} items, ${study.tasks.length} tasks (${study.tasks.filter((t) => t.calibration).length} calibration), ${study.configs.length} configurations, ${study.raters.length} raters, mode ${study.mode}`,
+  );
   print(`serve it with: medsynth annotate serve ${dir}`);
   return { study, dir };
 }
@@ -97,7 +103,18 @@ export interface AnnotateServeOptions {
 export async function annotateServeCommand(studyDir: string, o: AnnotateServeOptions, print: (l: string) => void = console.log) {
   const { startViewerServer } = await import("../../viewer/server.ts");
   const { isLoopback } = await import("../../viewer/study/remote.ts");
-  const srv = await startViewerServer({ study: studyDir, host: o.host, port: o.port, runs: o.runs, publicUrl: o.publicUrl, tlsCert: o.tlsCert, tlsKey: o.tlsKey, trustProxy: o.trustProxy, savesPerMinute: o.saveLimit, log: o.accessLog });
+  const srv = await startViewerServer({
+    study: studyDir,
+    host: o.host,
+    port: o.port,
+    runs: o.runs,
+    publicUrl: o.publicUrl,
+    tlsCert: o.tlsCert,
+    tlsKey: o.tlsKey,
+    trustProxy: o.trustProxy,
+    savesPerMinute: o.saveLimit,
+    log: o.accessLog,
+  });
   const remoteHost = !!o.host && !isLoopback(o.host);
   const base = o.publicUrl ? srv.publicUrl : remoteHost ? srv.url.replace("127.0.0.1", "<this-machine>") : srv.url;
   const links = srv.study!.raters.map((r) => `${r.id}: ${base}/rate/${r.token}`);
@@ -124,7 +141,22 @@ export async function annotateExportCommand(studyDir: string, o: { format: strin
   const store = new RatingStore(studyDir);
   try {
     const rows = exportRatings(study, store);
-    const columns = ["rater", "task", "itemId", "calibration", "keyA", "configA", "keyB", "configB", ...studyDimensions(study).map((d) => d.id), "preference", "preferred", "comment", "revision", "updatedAt"];
+    const columns = [
+      "rater",
+      "task",
+      "itemId",
+      "calibration",
+      "keyA",
+      "configA",
+      "keyB",
+      "configB",
+      ...studyDimensions(study).map((d) => d.id),
+      "preference",
+      "preferred",
+      "comment",
+      "revision",
+      "updatedAt",
+    ];
     let text: string;
     if (o.format === "csv") text = await toCsv(columns, rows);
     else if (o.format === "jsonl") text = rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
@@ -162,4 +194,3 @@ export async function validateHumanCommand(studyDir: string, o: { json?: boolean
     store.close();
   }
 }
-

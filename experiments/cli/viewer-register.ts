@@ -86,7 +86,10 @@ export function registerViewerCommands(program: Command): void {
         publicUrl: o.publicUrl,
         tlsCert: o.tlsCert,
         tlsKey: o.tlsKey,
-        trustProxy: o.trustProxy?.split(",").map((s) => s.trim()).filter(Boolean),
+        trustProxy: o.trustProxy
+          ?.split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
         saveLimit,
         linksFile: o.linksFile,
         accessLog: o.accessLog ? (l) => process.stderr.write(`access ${l}\n`) : undefined,

@@ -11,7 +11,12 @@ import type { z } from "zod";
  * @param got maps an issue path to the value the user gave (shown as `(got …)`), or undefined.
  * @param unknownKey text after `<name>: ` for a key the schema does not accept (default "unknown option").
  */
-export function formatZodIssues(issues: readonly z.core.$ZodIssue[], name: (path: PropertyKey[]) => string, got: (path: PropertyKey[]) => unknown = () => undefined, unknownKey = "unknown option"): string {
+export function formatZodIssues(
+  issues: readonly z.core.$ZodIssue[],
+  name: (path: PropertyKey[]) => string,
+  got: (path: PropertyKey[]) => unknown = () => undefined,
+  unknownKey = "unknown option",
+): string {
   return issues
     .map((i) => {
       const path = i.path as PropertyKey[];
@@ -44,4 +49,3 @@ export function valueAt(obj: unknown, path: readonly PropertyKey[]): unknown {
   }
   return v;
 }
-

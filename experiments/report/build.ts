@@ -8,7 +8,20 @@ import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
 import { readReportRecords } from "./read-records.ts";
 import { columnsOf, matchesFilter, recordValues, sortByConfig } from "./columns.ts";
-import { allColumnsTable, answerAccuracyTables, comparisonsTable, judgeVsJudgeTable, judgesOf, modelByVariantTable, perJudgeTable, rweTable, statusTable, subgroupTable, fmt, type ReportTable } from "./tables.ts";
+import {
+  allColumnsTable,
+  answerAccuracyTables,
+  comparisonsTable,
+  judgeVsJudgeTable,
+  judgesOf,
+  modelByVariantTable,
+  perJudgeTable,
+  rweTable,
+  statusTable,
+  subgroupTable,
+  fmt,
+  type ReportTable,
+} from "./tables.ts";
 import { barsWithCi, blandAltmanChart, paramSweep, type Chart } from "./charts.ts";
 import { uncertaintyTable } from "./uncertainty.ts";
 import { computeRweWeightedScore, RWE_DEFAULT_METRICS, type RweModelRow } from "../../judges/rwe-weighted-score.ts";
@@ -60,7 +73,7 @@ export interface ReportSettings {
 export function primaryColumn(records: RunRecord[], explicit?: string): string | null {
   const cols = columnsOf(records);
   if (explicit) return explicit;
-  return cols.find((c) => c.startsWith("judge:") && !c.includes("@")) ?? (cols.find((c) => c === "rougeL" || c === "rougeL_fmeasure") ?? cols[0] ?? null);
+  return cols.find((c) => c.startsWith("judge:") && !c.includes("@")) ?? cols.find((c) => c === "rougeL" || c === "rougeL_fmeasure") ?? cols[0] ?? null;
 }
 
 /**
@@ -98,7 +111,8 @@ export function settingsNotes(records: RunRecord[], settings: ReportSettings): s
   const cols = new Set(columnsOf(records));
   const notes: string[] = [];
   const known = () => [...cols].filter((c) => !c.includes("@")).join(", ");
-  if (settings.primaryMetric && !cols.has(settings.primaryMetric)) notes.push(`primaryMetric "${settings.primaryMetric}" is not a column of these records (columns: ${known()}); the first available column was used.`);
+  if (settings.primaryMetric && !cols.has(settings.primaryMetric))
+    notes.push(`primaryMetric "${settings.primaryMetric}" is not a column of these records (columns: ${known()}); the first available column was used.`);
   for (const c of settings.comparisons ?? []) {
     const label = c.label ?? `${JSON.stringify(c.a)} vs ${JSON.stringify(c.b)}`;
     if (!cols.has(c.metric)) notes.push(`comparison "${label}": metric "${c.metric}" is not a column of these records.`);
@@ -118,7 +132,19 @@ export function retrievalTable(rows: RetrievalEvalRow[]): ReportTable {
     id: "retrieval",
     title: "Retrieval against golden PMIDs (macro means over queries)",
     header: ["dataset", "mode", "K", "queries", "recall@K", "precision@K", "nDCG@K", "MRR@K", "hit@K", "MRR", "MAP"],
-    rows: rows.map((r) => [r.dataset, r.mode, String(r.k), String(r.queries), fmt(r.recall), fmt(r.precision), fmt(r.ndcg), fmt(r.mrrAtK), fmt(r.hit), r.mrr === undefined ? "–" : fmt(r.mrr), r.map === undefined ? "–" : fmt(r.map)]),
+    rows: rows.map((r) => [
+      r.dataset,
+      r.mode,
+      String(r.k),
+      String(r.queries),
+      fmt(r.recall),
+      fmt(r.precision),
+      fmt(r.ndcg),
+      fmt(r.mrrAtK),
+      fmt(r.hit),
+      r.mrr === undefined ? "–" : fmt(r.mrr),
+      r.map === undefined ? "–" : fmt(r.map),
+    ]),
     caption: "MRR@K is cut at K; MRR and MAP are uncut, over the hits retrieved per query (TREC export depth, 100 by default).",
     values: rows as unknown as Record<string, unknown>[],
   };
@@ -192,7 +218,8 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
   }
   // MedConclusion §5: journal subgroups by SJR, quartile and subject category.
   const conclusions = records.filter((r) => r.taskKind === "conclusion");
-  if (conclusions.length && (settings.scimago || conclusions.some((r) => r.itemMeta.sjr !== undefined && r.itemMeta.sjr !== null))) sections.push(await sjrSection(conclusions, settings.scimago ?? null, { primaryMetric: settings.primaryMetric }));
+  if (conclusions.length && (settings.scimago || conclusions.some((r) => r.itemMeta.sjr !== undefined && r.itemMeta.sjr !== null)))
+    sections.push(await sjrSection(conclusions, settings.scimago ?? null, { primaryMetric: settings.primaryMetric }));
   const jj = judgeVsJudgeTable(records);
   if (jj && jj.rows.length) {
     const charts: Chart[] = [];
@@ -201,7 +228,12 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
     const pair = judgeCols.filter((c) => c.split("@")[0] === first).slice(0, 2);
     if (pair.length === 2) {
       const vals = records.map(recordValues).filter((v) => v[pair[0]] !== undefined && v[pair[1]] !== undefined);
-      const ch = await blandAltmanChart("bland-altman-judges", `Bland–Altman: ${pair[0].split("@")[1]} vs ${pair[1].split("@")[1]} on ${first}`, vals.map((v) => v[pair[0]]), vals.map((v) => v[pair[1]]));
+      const ch = await blandAltmanChart(
+        "bland-altman-judges",
+        `Bland–Altman: ${pair[0].split("@")[1]} vs ${pair[1].split("@")[1]} on ${first}`,
+        vals.map((v) => v[pair[0]]),
+        vals.map((v) => v[pair[1]]),
+      );
       if (ch) charts.push({ ...ch, id: ch.id.replace(/[^A-Za-z0-9_.-]/g, "_") });
     }
     sections.push({ heading: "Judge vs judge (MedConclusion Table 5)", tables: [jj], charts });
@@ -221,7 +253,12 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
   }
   if (settings.extraSections) sections.push(...settings.extraSections(records));
   const notes = settingsNotes(records, settings);
-  if (notes.length) sections.push({ heading: "Notes on the report settings", tables: [{ id: "notes", title: "Settings that matched nothing, and metrics that were not computed", header: ["note"], rows: notes.map((n) => [n]) }], charts: [] });
+  if (notes.length)
+    sections.push({
+      heading: "Notes on the report settings",
+      tables: [{ id: "notes", title: "Settings that matched nothing, and metrics that were not computed", header: ["note"], rows: notes.map((n) => [n]) }],
+      charts: [],
+    });
   return sections;
 }
 
@@ -317,14 +354,23 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   const read = readReportRecords(resultsPath, existsSync(cellsPath) && !settings.allRecords ? new Set(cellKeys) : null);
   let { records } = read;
   const { spent, otherRecords } = read;
-  let spec: { config?: { name?: string; report?: { subgroups?: string[]; primaryMetric?: string; scimago?: string }; comparisons?: ReportSettings["comparisons"]; prices?: Record<string, { input: number; output: number }>; models?: { id: string; label?: string }[]; workflows?: { id: string }[] } } = {};
+  let spec: {
+    config?: {
+      name?: string;
+      report?: { subgroups?: string[]; primaryMetric?: string; scimago?: string };
+      comparisons?: ReportSettings["comparisons"];
+      prices?: Record<string, { input: number; output: number }>;
+      models?: { id: string; label?: string }[];
+      workflows?: { id: string }[];
+    };
+  } = {};
   if (existsSync(join(runDir, "spec.json"))) spec = JSON.parse(readFileSync(join(runDir, "spec.json"), "utf8"));
   // Tables list models, workflows, judges and metrics in the config's order, not in the order
   // concurrent cells happened to finish (which changes from run to run).
   records = sortByConfig(records, { cellKeys, models: (spec.config?.models ?? []).map((m) => m.label ?? m.id), workflows: (spec.config?.workflows ?? []).map((w) => w.id) });
   cellKeys = []; // the plan's keys (10⁶ strings at scale) are not needed past this point
   const retrievalPath = join(runDir, "retrieval-eval.json");
-  const retrieval: RetrievalEvalRow[] = existsSync(retrievalPath) ? JSON.parse(readFileSync(retrievalPath, "utf8")).rows ?? [] : [];
+  const retrieval: RetrievalEvalRow[] = existsSync(retrievalPath) ? (JSON.parse(readFileSync(retrievalPath, "utf8")).rows ?? []) : [];
   const merged: ReportSettings = {
     subgroups: settings.subgroups ?? spec.config?.report?.subgroups ?? [],
     primaryMetric: settings.primaryMetric ?? spec.config?.report?.primaryMetric,

@@ -77,7 +77,10 @@ export async function paramSweep(records: RunRecord[], param: string, column: st
     height: 220,
     // Integer parameters (K) get integer ticks at their values; the padding keeps the CI whiskers
     // of the first and last points inside the plot.
-    encoding: { x: { field: param, type: "quantitative", scale: { zero: false, nice: false, padding: 16 }, axis: xs.every(Number.isInteger) ? { values: xs, format: "d" } : { values: xs } }, color: { field: "series", type: "nominal", sort: null, legend: { labelLimit: 400, orient: "bottom", columns: 1 } } },
+    encoding: {
+      x: { field: param, type: "quantitative", scale: { zero: false, nice: false, padding: 16 }, axis: xs.every(Number.isInteger) ? { values: xs, format: "d" } : { values: xs } },
+      color: { field: "series", type: "nominal", sort: null, legend: { labelLimit: 400, orient: "bottom", columns: 1 } },
+    },
     layer: [
       { mark: { type: "line", point: true }, encoding: { y: { field: "mean", type: "quantitative", title: column } } },
       { mark: "rule", encoding: { y: { field: "lo", type: "quantitative" }, y2: { field: "hi" } } },
@@ -104,7 +107,8 @@ export async function blandAltmanChart(id: string, title: string, a: ArrayLike<n
   const sampled = n > maxPoints;
   const picks = sampled ? Array.from({ length: maxPoints }, (_, i) => Math.floor((i * n) / maxPoints)) : Array.from({ length: n }, (_, i) => i);
   const data = picks.map((i) => ({ mean: (a[i] + b[i]) / 2, diff: a[i] - b[i] }));
-  if (sampled) title = `${title} (${maxPoints.toLocaleString("en-US")} of ${n.toLocaleString("en-US")} pairs plotted: a systematic sample, every ${(n / maxPoints).toFixed(1)}th pair in report order; bias and limits of agreement over all pairs)`;
+  if (sampled)
+    title = `${title} (${maxPoints.toLocaleString("en-US")} of ${n.toLocaleString("en-US")} pairs plotted: a systematic sample, every ${(n / maxPoints).toFixed(1)}th pair in report order; bias and limits of agreement over all pairs)`;
   const lines = [
     { y: ba.bias, label: `bias ${ba.bias.toFixed(3)}` },
     { y: ba.loaLower, label: `LoA ${ba.loaLower.toFixed(3)}` },
@@ -116,7 +120,11 @@ export async function blandAltmanChart(id: string, title: string, a: ArrayLike<n
     width: 360,
     height: 220,
     layer: [
-      { data: { values: data }, mark: { type: "point", filled: true, opacity: 0.6 }, encoding: { x: { field: "mean", type: "quantitative", title: "mean of the two scores" }, y: { field: "diff", type: "quantitative", title: "difference (a − b)" } } },
+      {
+        data: { values: data },
+        mark: { type: "point", filled: true, opacity: 0.6 },
+        encoding: { x: { field: "mean", type: "quantitative", title: "mean of the two scores" }, y: { field: "diff", type: "quantitative", title: "difference (a − b)" } },
+      },
       { data: { values: lines }, mark: { type: "rule", strokeDash: [4, 3] }, encoding: { y: { field: "y", type: "quantitative" } } },
       { data: { values: lines }, mark: { type: "text", align: "left", dx: 4, dy: -6 }, encoding: { y: { field: "y", type: "quantitative" }, x: { value: 0 }, text: { field: "label" } } },
     ],

@@ -157,7 +157,13 @@ export function sortByConfig<T extends Pick<RunRecord, "key" | "model" | "workfl
     return i < 0 ? Number.MAX_SAFE_INTEGER : i;
   };
   const rank = (r: T) => cell.get(r.key) ?? Number.MAX_SAFE_INTEGER;
-  return [...records].sort((a, b) => rank(a) - rank(b) || idx(order.models, a.model) - idx(order.models, b.model) || idx(order.workflows, a.workflow) - idx(order.workflows, b.workflow) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return [...records].sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      idx(order.models, a.model) - idx(order.models, b.model) ||
+      idx(order.workflows, a.workflow) - idx(order.workflows, b.workflow) ||
+      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
 }
 
 /** Records grouped by a key function, in first-seen order. */

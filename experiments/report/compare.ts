@@ -45,7 +45,12 @@ export interface RunDelta {
  * differences, otherwise they are null.
  * @param groupOf the variant a record of run A belongs to (default: model + workflow variant).
  */
-export function compareRecords(a: RunRecord[], b: RunRecord[], identity: (r: RunRecord) => string = cellIdentity, groupOf: (r: RunRecord) => string = (r) => `${r.model} · ${variantLabel(r, { configured: true })}`): RunDelta[] {
+export function compareRecords(
+  a: RunRecord[],
+  b: RunRecord[],
+  identity: (r: RunRecord) => string = cellIdentity,
+  groupOf: (r: RunRecord) => string = (r) => `${r.model} · ${variantLabel(r, { configured: true })}`,
+): RunDelta[] {
   const A = new Map(a.map((r) => [identity(r), { v: recordValues(r), g: groupOf(r) }]));
   const B = new Map(b.map((r) => [identity(r), recordValues(r)]));
   const cols = columnsOf([...a, ...b]).filter((c) => !c.includes("@"));
@@ -75,7 +80,18 @@ export function compareRecords(a: RunRecord[], b: RunRecord[], identity: (r: Run
         }
       }
       const t = testable ? pairedTTest(xb, xa) : null;
-      out.push({ column: c, variant: g, n: xa.length, meanA: mean(xa), meanB: mean(xb), delta: mean(xb) - mean(xa), t: t?.t ?? null, p: t?.p ?? null, dz: testable ? cohenDz(xb, xa) : null, wilcoxonP: w });
+      out.push({
+        column: c,
+        variant: g,
+        n: xa.length,
+        meanA: mean(xa),
+        meanB: mean(xb),
+        delta: mean(xb) - mean(xa),
+        t: t?.t ?? null,
+        p: t?.p ?? null,
+        dz: testable ? cohenDz(xb, xa) : null,
+        wilcoxonP: w,
+      });
     }
   }
   return out;

@@ -64,7 +64,10 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
  */
 export function couplingOf(records: readonly RunRecord[]): Coupling | null {
   if (!records.some((r) => r.workflow === "standard-rag" && typeof r.params.retrieval === "string")) return null;
-  const cells = records.filter((r) => r.workflow === "standard-rag" && r.status === "ok").map((r) => ({ r, v: recordValues(r) })).filter((c) => c.v.goldenRecall !== undefined);
+  const cells = records
+    .filter((r) => r.workflow === "standard-rag" && r.status === "ok")
+    .map((r) => ({ r, v: recordValues(r) }))
+    .filter((c) => c.v.goldenRecall !== undefined);
   const outcomes = [...new Set(cells.flatMap((c) => Object.keys(c.v)))].filter((k) => !NOT_OUTCOMES.has(k) && !k.includes("@")).sort();
   const settings = [...new Set(cells.map((c) => retrievalSettingOf(c.r)))];
   const models = [...new Set(cells.map((c) => c.r.model))];
@@ -118,5 +121,10 @@ export function couplingSection(records: readonly RunRecord[]): ReportSection | 
     rows: c.correlations.map((x) => [x.outcome, x.scope, String(x.n), f(x.rho), f(x.p, 4)]),
     values: c.correlations as unknown as Record<string, unknown>[],
   };
-  return { heading: "Retrieval → synthesis coupling", text: "Does better retrieval give better conclusions? Each retrieval setting of the sweep, its golden recall, and the synthesis metrics and judge scores of the same cells.", tables: [perSetting, corr], charts: [] };
+  return {
+    heading: "Retrieval → synthesis coupling",
+    text: "Does better retrieval give better conclusions? Each retrieval setting of the sweep, its golden recall, and the synthesis metrics and judge scores of the same cells.",
+    tables: [perSetting, corr],
+    charts: [],
+  };
 }

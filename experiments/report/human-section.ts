@@ -13,8 +13,26 @@ interface HumanAlignmentFile {
   study: string;
   raters: string[];
   ratings: number;
-  agreement: { dimension: string; tasks: number; icc: { icc21: number | null; n: number } | null; alpha: { alpha: number | null } | null; kappa: { raters: string[]; result: { kappa: number | null } }[] }[];
-  humanVsPanel: { dimension: string; group: string; result: { n: number; pearson: { estimate: number | null }; spearman: { estimate: number | null }; blandAltman: { bias: number; loaLower: number; loaUpper: number }; pairedT: { t: number | null; p: number | null }; cohenDz: number | null } | null; note: string | null }[];
+  agreement: {
+    dimension: string;
+    tasks: number;
+    icc: { icc21: number | null; n: number } | null;
+    alpha: { alpha: number | null } | null;
+    kappa: { raters: string[]; result: { kappa: number | null } }[];
+  }[];
+  humanVsPanel: {
+    dimension: string;
+    group: string;
+    result: {
+      n: number;
+      pearson: { estimate: number | null };
+      spearman: { estimate: number | null };
+      blandAltman: { bias: number; loaLower: number; loaUpper: number };
+      pairedT: { t: number | null; p: number | null };
+      cohenDz: number | null;
+    } | null;
+    note: string | null;
+  }[];
   preferences: { dimension: string; n: number; agreement: number | null }[];
 }
 
@@ -46,7 +64,14 @@ export function humanRatingSections(runDir: string): ReportSection[] {
           id: `human-agreement-${name}`,
           title: "Rater–rater agreement",
           header: ["dimension", "tasks", "ICC(2,1)", "ICC n", "Krippendorff α", "Cohen's κ"],
-          rows: h.agreement.map((a) => [a.dimension, String(a.tasks), f(a.icc?.icc21), String(a.icc?.n ?? "–"), f(a.alpha?.alpha), a.kappa.map((k) => `${k.raters.join("–")} ${f(k.result.kappa)}`).join("; ") || "–"]),
+          rows: h.agreement.map((a) => [
+            a.dimension,
+            String(a.tasks),
+            f(a.icc?.icc21),
+            String(a.icc?.n ?? "–"),
+            f(a.alpha?.alpha),
+            a.kappa.map((k) => `${k.raters.join("–")} ${f(k.result.kappa)}`).join("; ") || "–",
+          ]),
         },
         {
           id: `human-panel-${name}`,
@@ -54,11 +79,27 @@ export function humanRatingSections(runDir: string): ReportSection[] {
           header: ["dimension", "group", "n", "Pearson r", "Spearman ρ", "bias (panel − human)", "LoA", "paired t", "p", "d_z"],
           rows: h.humanVsPanel.map((x) =>
             x.result
-              ? [x.dimension, x.group, String(x.result.n), f(x.result.pearson.estimate), f(x.result.spearman.estimate), f(x.result.blandAltman.bias), `${f(x.result.blandAltman.loaLower)} to ${f(x.result.blandAltman.loaUpper)}`, f(x.result.pairedT.t), f(x.result.pairedT.p, 4), f(x.result.cohenDz)]
+              ? [
+                  x.dimension,
+                  x.group,
+                  String(x.result.n),
+                  f(x.result.pearson.estimate),
+                  f(x.result.spearman.estimate),
+                  f(x.result.blandAltman.bias),
+                  `${f(x.result.blandAltman.loaLower)} to ${f(x.result.blandAltman.loaUpper)}`,
+                  f(x.result.pairedT.t),
+                  f(x.result.pairedT.p, 4),
+                  f(x.result.cohenDz),
+                ]
               : [x.dimension, x.group, "–", "–", "–", "–", "–", "–", "–", x.note ?? ""],
           ),
         },
-        ...h.preferences.map((p) => ({ id: `human-preference-${name}`, title: `Pairwise preference agreement (${p.dimension})`, header: ["ratings with both panel scores", "human = panel"], rows: [[String(p.n), p.agreement === null ? "–" : `${(p.agreement * 100).toFixed(1)} %`]] })),
+        ...h.preferences.map((p) => ({
+          id: `human-preference-${name}`,
+          title: `Pairwise preference agreement (${p.dimension})`,
+          header: ["ratings with both panel scores", "human = panel"],
+          rows: [[String(p.n), p.agreement === null ? "–" : `${(p.agreement * 100).toFixed(1)} %`]],
+        })),
       ],
       charts: [],
     });

@@ -146,7 +146,14 @@ export function feasibilityCorrelationTable(records: RunRecord[], column: string
   const rows: string[][] = [];
   const values: Record<string, unknown>[] = [];
   const scored = records.filter((r) => r.workflow !== FEASIBILITY_WORKFLOW);
-  const baselineByModel = new Map([...groupBy(scored.filter((r) => r.workflow === BASELINE_WORKFLOW), (r) => r.model)].map(([m, rs]) => [m, itemMeans(rs, column)]));
+  const baselineByModel = new Map(
+    [
+      ...groupBy(
+        scored.filter((r) => r.workflow === BASELINE_WORKFLOW),
+        (r) => r.model,
+      ),
+    ].map(([m, rs]) => [m, itemMeans(rs, column)]),
+  );
   for (const [group, rs] of groupBy(scored, groupLabel)) {
     const means = itemMeans(rs, column);
     const pairs = [...means].filter(([k]) => feas.has(k)).map(([k, y]) => [feas.get(k)!, y] as const);
@@ -155,7 +162,13 @@ export function feasibilityCorrelationTable(records: RunRecord[], column: string
     // Improvement over the same model's P-ZS score (the authors' `<approach>_improvement`).
     const base = rs[0].workflow === BASELINE_WORKFLOW ? undefined : baselineByModel.get(rs[0].model);
     const imp = base ? [...means].filter(([k]) => feas.has(k) && base.has(k)).map(([k, v]) => [feas.get(k)!, v - base.get(k)!] as const) : [];
-    const pi = imp.length >= 3 ? pearson(imp.map((p) => p[0]), imp.map((p) => p[1])) : null;
+    const pi =
+      imp.length >= 3
+        ? pearson(
+            imp.map((p) => p[0]),
+            imp.map((p) => p[1]),
+          )
+        : null;
     const impCells = pi ? [fmt(pi.estimate), String(imp.length)] : ["–", String(imp.length)];
     if (pairs.length < 3) {
       rows.push([group, String(pairs.length), "–", "–", "–", "–", ...impCells]);
@@ -182,11 +195,11 @@ export function feasibilityCorrelationTable(records: RunRecord[], column: string
  * Mean `column` per workflow (columns: model · workflow) for each value of an item attribute
  * (rows), cells "mean (n)". Null when no record has the attribute.
  */
-export function meanByAttributeTable(records: RunRecord[], column: string, attribute: string, valueOf: (r: RunRecord) => string | number | null, order: "n" | "value" = "n"): ReportTable | null {
-  const rs = records.filter((r) => r.workflow !== FEASIBILITY_WORKFLOW && valueOf(r) !== null && recordValues(r)[column] !== undefined);
+export function meanByAttributeTable(records: RunRecord[], column: string, attribute: string, attributeOf: (r: RunRecord) => string | number | null, order: "n" | "value" = "n"): ReportTable | null {
+  const rs = records.filter((r) => r.workflow !== FEASIBILITY_WORKFLOW && attributeOf(r) !== null && recordValues(r)[column] !== undefined);
   if (!rs.length) return null;
   const groups = [...new Set(rs.map(groupLabel))];
-  const byValue = [...groupBy(rs, (r) => String(valueOf(r)))];
+  const byValue = [...groupBy(rs, (r) => String(attributeOf(r)))];
   const itemsOf = (xs: RunRecord[]) => new Set(xs.map(itemKey)).size;
   byValue.sort(order === "value" ? (a, b) => a[0].localeCompare(b[0], undefined, { numeric: true }) : (a, b) => itemsOf(b[1]) - itemsOf(a[1]) || a[0].localeCompare(b[0]));
   const rows: string[][] = [];
@@ -227,9 +240,19 @@ export function bertscoreBesideJudgesTable(records: RunRecord[], column: string 
     const judge = column ? gs.map((r) => recordValues(r)[column]).filter((x): x is number => x !== undefined) : [];
     const bs = gs.map((r) => recordValues(r).bertscore_f1).filter((x): x is number => x !== undefined);
     rows.push([group, column ? meanSe(judge) : "–", have ? meanSe(bs) : "not available", String(bs.length)]);
-    values.push({ group, judgeN: judge.length, judgeMean: judge.length ? judge.reduce((a, b) => a + b, 0) / judge.length : null, bertscoreN: bs.length, bertscoreMean: bs.length ? bs.reduce((a, b) => a + b, 0) / bs.length : null });
+    values.push({
+      group,
+      judgeN: judge.length,
+      judgeMean: judge.length ? judge.reduce((a, b) => a + b, 0) / judge.length : null,
+      bertscoreN: bs.length,
+      bertscoreMean: bs.length ? bs.reduce((a, b) => a + b, 0) / bs.length : null,
+    });
   }
-  const why = have ? "" : note ? ` BERTScore not available in this run: ${note}.` : " BERTScore not available in this run: add `bertscore` to the config's `metrics` (it needs its model in the local model cache).";
+  const why = have
+    ? ""
+    : note
+      ? ` BERTScore not available in this run: ${note}.`
+      : " BERTScore not available in this run: add `bertscore` to the config's `metrics` (it needs its model in the local model cache).";
   return {
     id: "medmeta-bertscore",
     title: `BERTScore F1 beside the judges${column ? ` (${column})` : ""}`,

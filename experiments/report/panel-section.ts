@@ -39,8 +39,19 @@ export function diagnosticsTable(d: PanelDiagnostics): ReportTable {
   for (const c of d.calibration) rows.push(["mean offset from panel", c.judgeId, `${fmt(c.meanOffset)} (judge mean ${fmt(c.meanScore)}, n=${c.n})`]);
   for (const l of d.leaveOneOut) rows.push(["panel mean without this judge", l.judgeId, `${fmt(l.meanScore)} (shift ${fmt(l.shift)})`]);
   for (const a of d.rankingAgreement) rows.push(["Kendall tau-b of system rankings", `${a.judgeA} vs ${a.judgeB}`, val(a.tau, (v) => `${fmt(v.tau)} (p ${fmt(v.p, 4)}, ${a.nSystems} systems)`)]);
-  for (const b of d.lengthBias) rows.push(["length bias: score vs words (Pearson / Spearman)", b.scorer, `${val(b.pearson, (v) => `${fmt(v.r)} (p ${fmt(v.p, 4)})`)} / ${val(b.spearman, (v) => `${fmt(v.rho)} (p ${fmt(v.p, 4)})`)}, n=${b.n}`]);
-  return { id: `panel-${d.rubricId}-${d.dimension}`, title: `Panel diagnostics: ${d.rubricId}.${d.dimension}`, header: ["statistic", "judge", "value"], rows, values: [d as unknown as Record<string, unknown>] };
+  for (const b of d.lengthBias)
+    rows.push([
+      "length bias: score vs words (Pearson / Spearman)",
+      b.scorer,
+      `${val(b.pearson, (v) => `${fmt(v.r)} (p ${fmt(v.p, 4)})`)} / ${val(b.spearman, (v) => `${fmt(v.rho)} (p ${fmt(v.p, 4)})`)}, n=${b.n}`,
+    ]);
+  return {
+    id: `panel-${d.rubricId}-${d.dimension}`,
+    title: `Panel diagnostics: ${d.rubricId}.${d.dimension}`,
+    header: ["statistic", "judge", "value"],
+    rows,
+    values: [d as unknown as Record<string, unknown>],
+  };
 }
 
 /**
@@ -55,7 +66,8 @@ export function panelSection(records: RunRecord[]): ReportSection | null {
   tables.push({
     id: "panel-missing",
     title: "Judge answers: missing rates",
-    caption: "A missing verdict is an answer that could not be parsed after bounded retries (raw text kept in the record) or a record lacking an input the rubric needs (no call made); it is left out of every mean, never scored 0. Failed-answer rate = (missing − no input) / (verdicts − no input).",
+    caption:
+      "A missing verdict is an answer that could not be parsed after bounded retries (raw text kept in the record) or a record lacking an input the rubric needs (no call made); it is left out of every mean, never scored 0. Failed-answer rate = (missing − no input) / (verdicts − no input).",
     header: ["judge", "verdicts", "missing", "of which no input", "failed-answer rate"],
     rows: rates.map((r) => [r.judgeId, String(r.total), String(r.missing), String(r.noInput), fmt(r.total - r.noInput ? (r.missing - r.noInput) / (r.total - r.noInput) : null)]),
     values: rates as unknown as Record<string, unknown>[],
@@ -65,18 +77,30 @@ export function panelSection(records: RunRecord[]): ReportSection | null {
     for (const dimension of dims) {
       try {
         const level = withScores.some((r) => r.judgeScores?.some((e) => e.rubricId === rubricId && Object.values(e.scores).some((v) => v !== null && v !== 0 && v !== 1))) ? "interval" : "nominal";
-        tables.push(diagnosticsTable(panelDiagnostics(withScores, { rubricId, dimension, level }, (r) => `${r.model} | ${variantLabel({ workflow: r.workflow, params: r.params ?? {}, intermediate: (r as { intermediate?: Record<string, unknown> }).intermediate })}`)));
+        tables.push(
+          diagnosticsTable(
+            panelDiagnostics(
+              withScores,
+              { rubricId, dimension, level },
+              (r) => `${r.model} | ${variantLabel({ workflow: r.workflow, params: r.params ?? {}, intermediate: (r as { intermediate?: Record<string, unknown> }).intermediate })}`,
+            ),
+          ),
+        );
       } catch (e) {
         tables.push({ id: `panel-${rubricId}-${dimension}`, title: `Panel diagnostics: ${rubricId}.${dimension}`, header: ["note"], rows: [[e instanceof Error ? e.message : String(e)]] });
       }
     }
   }
   const judgeModels: Record<string, string> = {};
-  for (const r of withScores) for (const e of r.judgeScores ?? []) {
-    const m = (e as { modelId?: string }).modelId ?? e.call?.modelId;
-    if (m) judgeModels[e.judgeId] = m;
-  }
-  const flags = familyOverlapFlags(judgeModels, records.map((r) => r.model));
+  for (const r of withScores)
+    for (const e of r.judgeScores ?? []) {
+      const m = (e as { modelId?: string }).modelId ?? e.call?.modelId;
+      if (m) judgeModels[e.judgeId] = m;
+    }
+  const flags = familyOverlapFlags(
+    judgeModels,
+    records.map((r) => r.model),
+  );
   if (flags.length)
     tables.push({
       id: "panel-family",

@@ -120,7 +120,8 @@ export function paperTables(res: PaperVsRun): ReportTable[] {
   const values: ReportTable = {
     id: "paper-vs-run-values",
     title: "Published values this run covers",
-    caption: "Published: the value as printed and the interval the paper gives (its 95 % CI; ±1.96·SE where it prints a standard error; the limits of agreement). This run: the same statistic over this run's items — means with the t-based 95 % CI (Wilson for 0/1 values), paired statistics over items scored in both conditions — and n, the items (or pairs) behind it. Difference = this run − published.",
+    caption:
+      "Published: the value as printed and the interval the paper gives (its 95 % CI; ±1.96·SE where it prints a standard error; the limits of agreement). This run: the same statistic over this run's items — means with the t-based 95 % CI (Wilson for 0/1 values), paired statistics over items scored in both conditions — and n, the items (or pairs) behind it. Difference = this run − published.",
     header: ["paper", "table", "row", "column", "published", "published interval", "this run", "95 % CI", "n", "difference", "published in run CI", "run in published interval"],
     rows: res.covered.map((c) => [
       PAPER_TITLES[c.value.paper],
@@ -136,7 +137,20 @@ export function paperTables(res: PaperVsRun): ReportTable[] {
       yn(c.publishedInRunCi),
       yn(c.runInPublishedInterval),
     ]),
-    values: res.covered.map((c) => ({ paper: c.value.paper, table: c.value.table, row: c.value.row, column: c.value.column, published: c.value.value, pm: c.value.pm ?? null, pmKind: c.value.pmKind ?? null, publishedInterval: c.publishedInterval, run: c.run, difference: c.difference, publishedInRunCi: c.publishedInRunCi, runInPublishedInterval: c.runInPublishedInterval })),
+    values: res.covered.map((c) => ({
+      paper: c.value.paper,
+      table: c.value.table,
+      row: c.value.row,
+      column: c.value.column,
+      published: c.value.value,
+      pm: c.value.pm ?? null,
+      pmKind: c.value.pmKind ?? null,
+      publishedInterval: c.publishedInterval,
+      run: c.run,
+      difference: c.difference,
+      publishedInRunCi: c.publishedInRunCi,
+      runInPublishedInterval: c.runInPublishedInterval,
+    })),
   };
   const claims: ReportTable = {
     id: "paper-vs-run-claims",

@@ -130,4 +130,3 @@ export function readReportRecords(resultsPath: string, keys: ReadonlySet<string>
   const records = [...latest.values()];
   return { records, spent: superseded.length ? [...records, ...superseded] : records, otherRecords: others.size };
 }
-

@@ -57,7 +57,11 @@ export function reportToMarkdown(title: string, intro: string, sections: ReportS
 
 /** Anchor id of a section heading (`tokens-cost-and-failures`), unique within the page. */
 function anchorOf(heading: string, seen: Map<string, number>): string {
-  const base = heading.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "section";
+  const base =
+    heading
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || "section";
   const n = (seen.get(base) ?? 0) + 1;
   seen.set(base, n);
   return n === 1 ? base : `${base}-${n}`;
@@ -82,7 +86,8 @@ export function reportToHtml(title: string, intro: string, sections: ReportSecti
   const ids = merged.map((s) => anchorOf(s.heading, seen));
   const toc = merged.length > 1 ? `<nav class="toc"><h2>Contents</h2><ol>${merged.map((s, i) => `<li><a href="#${ids[i]}">${esc(s.heading)}</a></li>`).join("")}</ol></nav>` : "";
   const parts = merged.map(
-    (s, i) => `<section id="${ids[i]}"><h2>${esc(s.heading)}</h2>${s.text ? `<p>${esc(s.text)}</p>` : ""}${s.tables.map((t) => tableToHtml(t, s.heading)).join("\n")}${s.charts.map((c) => `<figure>${c.svg}<figcaption>${esc(c.title)}</figcaption></figure>`).join("\n")}</section>`,
+    (s, i) =>
+      `<section id="${ids[i]}"><h2>${esc(s.heading)}</h2>${s.text ? `<p>${esc(s.text)}</p>` : ""}${s.tables.map((t) => tableToHtml(t, s.heading)).join("\n")}${s.charts.map((c) => `<figure>${c.svg}<figcaption>${esc(c.title)}</figcaption></figure>`).join("\n")}</section>`,
   );
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title><style>
 body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}

@@ -59,7 +59,16 @@ export function robustnessRows(records: readonly RunRecord[]): RobustnessRow[] {
     if (strength === null || r.status !== "ok" || typeof gold !== "string") continue;
     const applied = perturbationApplied(r);
     const abstained = (r.intermediate.critic as { abstained?: boolean } | undefined)?.abstained === true;
-    rows.push({ item: r.itemId, model: r.model, workflow: workflowOf(r), strength, answer: r.labels?.answer_label_lexical ?? null, gold, ...(abstained ? { abstained } : {}), ...(applied !== undefined ? { applied } : {}) });
+    rows.push({
+      item: r.itemId,
+      model: r.model,
+      workflow: workflowOf(r),
+      strength,
+      answer: r.labels?.answer_label_lexical ?? null,
+      gold,
+      ...(abstained ? { abstained } : {}),
+      ...(applied !== undefined ? { applied } : {}),
+    });
   }
   return rows;
 }
@@ -74,7 +83,10 @@ async function curveChart(points: ReturnType<typeof robustnessCurve>): Promise<C
     height: 240,
     data: { values: data },
     layer: [
-      { mark: { type: "line", point: true }, encoding: { x, y: { field: "accuracy", type: "quantitative", title: "answer accuracy", scale: { domain: [0, 1] } }, color: { field: "series", type: "nominal", title: null } } },
+      {
+        mark: { type: "line", point: true },
+        encoding: { x, y: { field: "accuracy", type: "quantitative", title: "answer accuracy", scale: { domain: [0, 1] } }, color: { field: "series", type: "nominal", title: null } },
+      },
       { mark: { type: "errorbar", ticks: true }, encoding: { x, y: { field: "lo", type: "quantitative" }, y2: { field: "hi" }, color: { field: "series", type: "nominal" } } },
     ],
   });
@@ -94,7 +106,8 @@ export async function robustnessSection(records: readonly RunRecord[]): Promise<
     tables.push({
       id: "robustness-curve",
       title: "Robustness curve: answer accuracy by strength",
-      caption: "n = cells of the group with an answer label; accuracy = share whose label equals the gold answer (Wilson 95% CI). Strength: share of passages perturbed (negate, numeric, conflict, swap, retracted mark), or distractors per passage (distract); 0 = clean evidence; Golden-RAG is the clean reference.",
+      caption:
+        "n = cells of the group with an answer label; accuracy = share whose label equals the gold answer (Wilson 95% CI). Strength: share of passages perturbed (negate, numeric, conflict, swap, retracted mark), or distractors per passage (distract); 0 = clean evidence; Golden-RAG is the clean reference.",
       header: ["model", "workflow", "strength", "n", "accuracy", "95% CI"],
       rows: curve.map((p) => [p.model, p.workflow, String(p.strength), String(p.n), fmt(p.accuracy), `${fmt(p.low)}–${fmt(p.high)}`]),
     });
@@ -106,7 +119,18 @@ export async function robustnessSection(records: readonly RunRecord[]): Promise<
       caption:
         "eligible = items the model × workflow answered correctly on clean evidence (its own strength-0 cell, else Golden-RAG's) that have a cell at this strength; perturbed = of those, cells whose evidence the perturbation actually changed (the rest had nothing it could change, see the next table); misled = answered wrongly; rate = misled / eligible with a Wilson 95% CI; followed = switched to exactly the flipped direction (higher ↔ lower); abstained = the workflow declined to conclude (Critic-RAG), counted as eligible but not as misled.",
       header: ["model", "workflow", "strength", "eligible", "perturbed", "misled", "rate", "95% CI", "followed", "abstained"],
-      rows: mis.map((m) => [m.model, m.workflow, String(m.strength), String(m.eligible), String(m.applied), String(m.misled), fmt(m.rate), `${fmt(m.low)}–${fmt(m.high)}`, String(m.followedCorruption), String(m.abstained)]),
+      rows: mis.map((m) => [
+        m.model,
+        m.workflow,
+        String(m.strength),
+        String(m.eligible),
+        String(m.applied),
+        String(m.misled),
+        fmt(m.rate),
+        `${fmt(m.low)}–${fmt(m.high)}`,
+        String(m.followedCorruption),
+        String(m.abstained),
+      ]),
     });
   }
   // Cells whose perturbation changed nothing, with the most frequent reason recorded.
@@ -124,7 +148,14 @@ export async function robustnessSection(records: readonly RunRecord[]): Promise<
     notApplied.push([...k.split("\u0000"), String(rs.length), String(none.length), `${top[0]} (${top[1]})`]);
   }
   if (notApplied.length)
-    tables.push({ id: "perturbation-not-applied", title: "Perturbed cells whose evidence was left unchanged", caption: "Such cells are still counted at their strength above (the dose was asked for, nothing could be changed); the reason is the operator's own record, the most frequent one shown with its count.", header: ["model", "workflow", "strength", "cells", "unchanged", "most frequent reason"], rows: notApplied });
+    tables.push({
+      id: "perturbation-not-applied",
+      title: "Perturbed cells whose evidence was left unchanged",
+      caption:
+        "Such cells are still counted at their strength above (the dose was asked for, nothing could be changed); the reason is the operator's own record, the most frequent one shown with its count.",
+      header: ["model", "workflow", "strength", "cells", "unchanged", "most frequent reason"],
+      rows: notApplied,
+    });
   // Lexical baseline always; the LLM judge's columns when grounding:llm ran on any perturbed cell.
   const llmCols = ["perturbation_uptake_llm", "grounding_supported_llm"].filter((c) => perturbed.some((r) => recordValues(r)[c] !== undefined));
   const groundingCols = ["perturbation_uptake", "grounding_supported", "numeric_fidelity", ...llmCols];
@@ -140,12 +171,21 @@ export async function robustnessSection(records: readonly RunRecord[]): Promise<
       title: `Perturbation uptake and grounding, perturbed cells (lexical baseline${llmCols.length ? " and LLM judge" : ""})`,
       caption:
         "Means over the perturbed cells (strength > 0) with a value (n). perturbation_uptake: share of output sentences supported by an evidence sentence that carries a perturbed span and closer to the perturbed than to the original text (lexical; every sentence of an inserted distractor or a retracted study counts as perturbed); grounding_supported: share of output sentences whose content words are ≥ 50 % in one evidence sentence; numeric_fidelity: share of output numbers equal to, or rounded from, a number of the evidence the workflow saw with every changed span put back (inserted abstracts included)." +
-        (llmCols.length ? " _llm columns: the same shares from the LLM grounding judge (grounding:llm), which attributes each output sentence to cited evidence sentences; uptake = supported and citing a perturbed sentence; cells whose judge answer was missing are left out of n." : ""),
+        (llmCols.length
+          ? " _llm columns: the same shares from the LLM grounding judge (grounding:llm), which attributes each output sentence to cited evidence sentences; uptake = supported and citing a perturbed sentence; cells whose judge answer was missing are left out of n."
+          : ""),
       header: ["model", "workflow", ...groundingCols],
       rows: gRows,
     });
   const gap = oracleGap(records.filter((r) => r.status === "ok").map((r) => ({ item: r.itemId, model: r.model, workflow: r.workflow, value: recordValues(r).answer_correct_lexical ?? null })));
-  if (gap.length) tables.push({ id: "oracle-gap", title: "Oracle gap on answer accuracy: Golden-RAG − Standard-RAG (paired by item)", caption: "n = items with both a Golden-RAG and a Standard-RAG answer; columns are mean answer_correct_lexical over those items; gap = mean of the per-item differences.", header: ["model", "n", "Golden-RAG", "Standard-RAG", "gap"], rows: gap.map((g) => [g.model, String(g.n), fmt(g.golden), fmt(g.standard), fmt(g.gap)]) });
+  if (gap.length)
+    tables.push({
+      id: "oracle-gap",
+      title: "Oracle gap on answer accuracy: Golden-RAG − Standard-RAG (paired by item)",
+      caption: "n = items with both a Golden-RAG and a Standard-RAG answer; columns are mean answer_correct_lexical over those items; gap = mean of the per-item differences.",
+      header: ["model", "n", "Golden-RAG", "Standard-RAG", "gap"],
+      rows: gap.map((g) => [g.model, String(g.n), fmt(g.golden), fmt(g.standard), fmt(g.gap)]),
+    });
   if (!tables.length) return null;
   const chart = await curveChart(curve);
   const noGrounding = [...new Set(perturbed.filter((r) => !r.intermediate.perturbation).map((r) => r.workflow))];
@@ -153,7 +193,9 @@ export async function robustnessSection(records: readonly RunRecord[]): Promise<
     heading: "Robustness to corrupted evidence",
     text:
       "Answers are the offline lexical direction classifier's label of each output (answer_label_lexical) against the item's gold answer (MedEvidence: higher / lower / no difference / uncertain effect / insufficient data). Perturbations are recorded per cell (what changed, before/after, and why an operator could not apply); see graphs/perturb/." +
-      (noGrounding.length ? ` Grounding and uptake need the evidence text on the record; ${noGrounding.join(", ")} record(s) only the changed sentences, so they are absent from the uptake table (run the same operator as perturbed-rag op: negate for it).` : ""),
+      (noGrounding.length
+        ? ` Grounding and uptake need the evidence text on the record; ${noGrounding.join(", ")} record(s) only the changed sentences, so they are absent from the uptake table (run the same operator as perturbed-rag op: negate for it).`
+        : ""),
     tables,
     charts: chart ? [chart] : [],
   };

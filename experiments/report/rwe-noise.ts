@@ -30,7 +30,14 @@ export function rweNoiseTable(records: RunRecord[]): ReportTable | null {
   const within: string[] = [];
   const latency: Record<string, MeanCi | null> = {};
   for (const [metric, get] of Object.entries(series)) {
-    const cis = models.map((m) => meanCi(rwe.filter((r) => r.model === m).map(get).filter((x): x is number => x !== undefined)));
+    const cis = models.map((m) =>
+      meanCi(
+        rwe
+          .filter((r) => r.model === m)
+          .map(get)
+          .filter((x): x is number => x !== undefined),
+      ),
+    );
     if (metric === "inference_time") models.forEach((m, i) => (latency[m] = cis[i]));
     const present = cis.filter((c): c is MeanCi => !!c);
     if (present.length < 2) continue;

@@ -113,7 +113,8 @@ export async function sjrSection(records: RunRecord[], index: ScimagoIndex | nul
   const withInfo = records.filter((r) => items.get(itemKey(r))?.info);
   const groups = [...groupBy(withInfo, (r) => `${r.model} · ${variantLabel(r)}`)].sort((a, b) => b[1].length - a[1].length);
   const text = `${matched.length} of ${all.length} items joined to a journal${index ? ` (SCImago file ${index.source}: ${index.journals.length} journals)` : ""}.`;
-  if (!groups.length) return { heading: "Journal subgroups: SJR and subject category (MedConclusion §5)", text: `${text} No record has a journal with an SJR, so no subgroup analysis.`, tables, charts };
+  if (!groups.length)
+    return { heading: "Journal subgroups: SJR and subject category (MedConclusion §5)", text: `${text} No record has a journal with an SJR, so no subgroup analysis.`, tables, charts };
   const [condition, rs] = groups[0];
   const cols = columnsOf(rs).filter((c) => !c.includes("@") && c !== "latencySeconds" && c !== "outputWords");
   const primary = options.primaryMetric && cols.includes(options.primaryMetric) ? options.primaryMetric : (cols.find((c) => c.startsWith("judge:")) ?? cols[0]);
@@ -151,7 +152,8 @@ export async function sjrSection(records: RunRecord[], index: ScimagoIndex | nul
   tables.push({
     id: "sjr-association",
     title: `Association of each metric with journal SJR (${condition})`,
-    caption: "One point per journal: its SJR and the mean of the metric over its records (MedConclusion Figure 2 aggregates by journal the same way; the paper also removes outliers, which this table does not). Spearman ρ with the t-approximation p; OLS slope of the journal mean on SJR with its standard error and two-sided t-test p (n − 2 df).",
+    caption:
+      "One point per journal: its SJR and the mean of the metric over its records (MedConclusion Figure 2 aggregates by journal the same way; the paper also removes outliers, which this table does not). Spearman ρ with the t-approximation p; OLS slope of the journal mean on SJR with its standard error and two-sided t-test p (n − 2 df).",
     header: ["metric", "journals", "records", "Spearman ρ", "p (ρ)", "OLS slope", "SE", "p (slope)"],
     rows: assoc,
     values: assocValues,
@@ -172,7 +174,10 @@ export async function sjrSection(records: RunRecord[], index: ScimagoIndex | nul
       .filter((c) => c.n >= minN)
       .sort((a, b) => b.mean - a.mean || a.category.localeCompare(b.category));
     ranked = Math.max(ranked, cats.length);
-    const chosen = cats.length <= 2 * show ? cats.map((c, i) => ({ ...c, pos: `${i + 1}` })) : [...cats.slice(0, show).map((c, i) => ({ ...c, pos: `top ${i + 1}` })), ...cats.slice(-show).map((c, i) => ({ ...c, pos: `bottom ${show - i}` }))];
+    const chosen =
+      cats.length <= 2 * show
+        ? cats.map((c, i) => ({ ...c, pos: `${i + 1}` }))
+        : [...cats.slice(0, show).map((c, i) => ({ ...c, pos: `top ${i + 1}` })), ...cats.slice(-show).map((c, i) => ({ ...c, pos: `bottom ${show - i}` }))];
     for (const c of chosen) catRows.push([metric, c.pos, c.category, String(c.n), fmt(c.mean)]);
     catValues.push({ metric, categories: cats });
   }
@@ -198,7 +203,15 @@ export async function sjrSection(records: RunRecord[], index: ScimagoIndex | nul
 
 /** Per-item journal table (first `max` rows; all in `values`). */
 function itemJournalTable(all: { r: RunRecord; info: JournalInfo | null; issns: string[] }[], max: number): ReportTable {
-  const values = all.map(({ r, info, issns }) => ({ itemId: r.itemId, issns, journal: info?.title ?? null, sjr: info?.sjr ?? null, quartile: info?.quartile ?? null, categories: info?.categories ?? [], source: info?.source ?? null }));
+  const values = all.map(({ r, info, issns }) => ({
+    itemId: r.itemId,
+    issns,
+    journal: info?.title ?? null,
+    sjr: info?.sjr ?? null,
+    quartile: info?.quartile ?? null,
+    categories: info?.categories ?? [],
+    source: info?.source ?? null,
+  }));
   return {
     id: "sjr-items",
     title: "Journal of each item: SJR, best quartile and subject categories",
@@ -238,8 +251,15 @@ async function sjrScatter(points: Record<string, unknown>[]): Promise<Chart | nu
       width: 180,
       height: 140,
       layer: [
-        { mark: { type: "point", filled: true, opacity: 0.6 }, encoding: { x: { field: "sjr", type: "quantitative", title: "SJR" }, y: { field: "value", type: "quantitative", title: "journal mean", scale: { zero: false } } } },
-        { transform: [{ regression: "value", on: "sjr", groupby: ["metric"] }], mark: { type: "line", color: "firebrick" }, encoding: { x: { field: "sjr", type: "quantitative" }, y: { field: "value", type: "quantitative" } } },
+        {
+          mark: { type: "point", filled: true, opacity: 0.6 },
+          encoding: { x: { field: "sjr", type: "quantitative", title: "SJR" }, y: { field: "value", type: "quantitative", title: "journal mean", scale: { zero: false } } },
+        },
+        {
+          transform: [{ regression: "value", on: "sjr", groupby: ["metric"] }],
+          mark: { type: "line", color: "firebrick" },
+          encoding: { x: { field: "sjr", type: "quantitative" }, y: { field: "value", type: "quantitative" } },
+        },
       ],
     },
     resolve: { scale: { y: "independent" } },

@@ -89,7 +89,7 @@ export function statusTable(records: RunRecord[]): ReportTable {
   }
   const header = ["model", "workflow", "ok", ...(anyTruncated ? ["ok, truncated"] : []), "failed", "skipped", "generator tokens"];
   const caption = anyTruncated
-    ? "\"ok, truncated\": outputs cut off at the output limit (finish_reason \"length\") and kept because the endpoint sets onTruncated: keep-marked; they are counted in \"ok\", scored and judged like the others, and marked in results.jsonl (truncated: true) and the viewer."
+    ? '"ok, truncated": outputs cut off at the output limit (finish_reason "length") and kept because the endpoint sets onTruncated: keep-marked; they are counted in "ok", scored and judged like the others, and marked in results.jsonl (truncated: true) and the viewer.'
     : undefined;
   return { id: "status", title: "Cells by status", header, rows, values, ...(caption ? { caption } : {}) };
 }
@@ -121,7 +121,14 @@ export function modelByVariantTable(records: RunRecord[], column: string, id = `
     }
     rows.push(row);
   }
-  return { id, title: `${column}: mean ± 95 % CI by model and workflow`, caption: "t-based 95 % CI over items (and repeats); binary metrics (0/1) show the Wilson interval [low, high]; cells without a value are failed, skipped or unscored records.", header: ["model", ...variants], rows, values };
+  return {
+    id,
+    title: `${column}: mean ± 95 % CI by model and workflow`,
+    caption: "t-based 95 % CI over items (and repeats); binary metrics (0/1) show the Wilson interval [low, high]; cells without a value are failed, skipped or unscored records.",
+    header: ["model", ...variants],
+    rows,
+    values,
+  };
 }
 
 /**
@@ -161,7 +168,8 @@ export function perJudgeTable(records: RunRecord[], panelColumn: string, id = `p
   return {
     id,
     title: `${panelColumn}: each judge separately (${judges.map((j, i) => `${role(i)}: ${j}`).join(", ")}), panel aggregate last`,
-    caption: "Mean ± t-based 95 % CI over the records each judge scored (MedConclusion reports its primary and secondary judge separately); the last column is the panel's aggregate, shown for reference.",
+    caption:
+      "Mean ± t-based 95 % CI over the records each judge scored (MedConclusion reports its primary and secondary judge separately); the last column is the panel's aggregate, shown for reference.",
     header: ["model", "workflow", ...judges.map((j, i) => `${j} (${role(i)})`), "panel"],
     rows,
     values,
@@ -183,7 +191,14 @@ export function allColumnsTable(records: RunRecord[], columns: string[] = column
     }
     rows.push(row);
   }
-  return { id: "all-columns", title: "All scores: mean ± 95 % CI (n)", caption: "n in parentheses: records with a value (reference-based metrics need a reference text; answer accuracy needs a gold answer).", header: ["model", "workflow", ...columns], rows, values };
+  return {
+    id: "all-columns",
+    title: "All scores: mean ± 95 % CI (n)",
+    caption: "n in parentheses: records with a value (reference-based metrics need a reference text; answer accuracy needs a gold answer).",
+    header: ["model", "workflow", ...columns],
+    rows,
+    values,
+  };
 }
 
 /**
@@ -208,7 +223,14 @@ export function judgeVsJudgeTable(records: RunRecord[]): ReportTable | null {
       values.push({ column: panelCol, judge, n: complete.length, mean: means[i], offset: means[i] - grand });
     });
   }
-  return { id: "judge-vs-judge", title: "Judge vs judge: mean score and offset from the panel mean", caption: "Over records scored by every judge; offset = judge mean − mean of judge means (calibration shift).", header: ["criterion", "judge", "n", "mean", "offset"], rows, values };
+  return {
+    id: "judge-vs-judge",
+    title: "Judge vs judge: mean score and offset from the panel mean",
+    caption: "Over records scored by every judge; offset = judge mean − mean of judge means (calibration shift).",
+    header: ["criterion", "judge", "n", "mean", "offset"],
+    rows,
+    values,
+  };
 }
 
 /** A paired comparison's result. */
@@ -237,7 +259,13 @@ export function comparisonsTable(records: RunRecord[], specs: { metric: string; 
   const results: (ComparisonResult | { label: string; metric: string; n: number; meanA?: number; meanB?: number; meanDiff?: number })[] = [];
   for (const s of specs) {
     const label = s.label ?? `${JSON.stringify(s.a)} vs ${JSON.stringify(s.b)}`;
-    const pick = (f: Record<string, unknown>) => new Map(records.filter((r) => matchesFilter(r, f)).map((r) => [pairKey(r), recordValues(r)[s.metric]] as const).filter(([, v]) => v !== undefined) as [string, number][]);
+    const pick = (f: Record<string, unknown>) =>
+      new Map(
+        records
+          .filter((r) => matchesFilter(r, f))
+          .map((r) => [pairKey(r), recordValues(r)[s.metric]] as const)
+          .filter(([, v]) => v !== undefined) as [string, number][],
+      );
     const A = pick(s.a);
     const B = pick(s.b);
     const keys = [...A.keys()].filter((k) => B.has(k));
@@ -269,7 +297,8 @@ export function comparisonsTable(records: RunRecord[], specs: { metric: string; 
   return {
     id: "comparisons",
     title: "Paired comparisons",
-    caption: "Pairs matched by item and repeat; d = A − B; paired t-test (two-sided), Cohen's d_z = mean(d)/SD(d), Holm-adjusted p across this table, Wilcoxon signed-rank p (scipy defaults). '–' in the test columns = fewer than 2 pairs or constant differences (t undefined); the means and the difference are shown regardless.",
+    caption:
+      "Pairs matched by item and repeat; d = A − B; paired t-test (two-sided), Cohen's d_z = mean(d)/SD(d), Holm-adjusted p across this table, Wilcoxon signed-rank p (scipy defaults). '–' in the test columns = fewer than 2 pairs or constant differences (t undefined); the means and the difference are shown regardless.",
     header: ["comparison", "metric", "n pairs", "mean A", "mean B", "mean diff", "t", "p", "p (Holm)", "d_z", "Wilcoxon p"],
     rows,
     values: results as unknown as Record<string, unknown>[],
@@ -290,7 +319,14 @@ export function subgroupTable(records: RunRecord[], field: string, column: strin
   if (!groups.length) return null;
   const chosen = groups.length <= 2 * show ? groups : [...groups.slice(0, show), ...groups.slice(-show)];
   const rows = chosen.map((g, i) => [groups.length <= 2 * show ? "" : i < show ? "top" : "bottom", g.value, String(g.n), fmtMeanCi(g)]);
-  return { id: `subgroup-${field}-${column}`, title: `${column} by ${field}`, caption: `${groups.length} groups with ≥ ${minN} records; all models and workflows pooled.`, header: ["", field, "n", `${column} mean ± 95 % CI`], rows, values: groups };
+  return {
+    id: `subgroup-${field}-${column}`,
+    title: `${column} by ${field}`,
+    caption: `${groups.length} groups with ≥ ${minN} records; all models and workflows pooled.`,
+    header: ["", field, "n", `${column} mean ± 95 % CI`],
+    rows,
+    values: groups,
+  };
 }
 
 /**
@@ -315,7 +351,17 @@ export function rweTable(records: RunRecord[]): { table: ReportTable; perModel: 
     perModel[model] = entry;
     rows.push([model, String(rs.length), ...cols.map((c) => fmt(entry[c])), fmt(entry.latencySeconds, 2)]);
   }
-  return { table: { id: "rwe-table1", title: "RWESummary: jury metrics and inference time by model", caption: "Mean of the panel's binary verdicts (1 = yes) and mean generator time in seconds.", header: ["model", "n", ...cols.map((c) => c.replace(/^judge:/, "")), "inference time (s)"], rows, values: Object.entries(perModel).map(([model, v]) => ({ model, ...v })) }, perModel };
+  return {
+    table: {
+      id: "rwe-table1",
+      title: "RWESummary: jury metrics and inference time by model",
+      caption: "Mean of the panel's binary verdicts (1 = yes) and mean generator time in seconds.",
+      header: ["model", "n", ...cols.map((c) => c.replace(/^judge:/, "")), "inference time (s)"],
+      rows,
+      values: Object.entries(perModel).map(([model, v]) => ({ model, ...v })),
+    },
+    perModel,
+  };
 }
 
 /**
@@ -344,7 +390,14 @@ export function answerAccuracyTables(records: RunRecord[]): ReportTable[] {
       rows.push(row);
       values.push(v);
     }
-    out.push({ id: `answer-accuracy-${col}`, title: `Answer accuracy (${col.replace("answer_correct_", "")} classifier) overall and by evidence certainty`, caption: "Share of outputs whose classified answer (higher / lower / no difference / uncertain effect / insufficient data) equals the gold answer; n in parentheses.", header: ["model", "workflow", "overall", ...levels], rows, values });
+    out.push({
+      id: `answer-accuracy-${col}`,
+      title: `Answer accuracy (${col.replace("answer_correct_", "")} classifier) overall and by evidence certainty`,
+      caption: "Share of outputs whose classified answer (higher / lower / no difference / uncertain effect / insufficient data) equals the gold answer; n in parentheses.",
+      header: ["model", "workflow", "overall", ...levels],
+      rows,
+      values,
+    });
   }
   return out;
 }

@@ -59,7 +59,13 @@ export function uncertaintyTable(records: RunRecord[], column: string, id = `unc
     for (const ps of byItem.values()) repeats = Math.max(repeats, ps.length);
     const m = meanCi(pts.map((p) => p.v))!;
     const b = boots[gi];
-    const c = repeats > 1 && byItem.size >= 2 ? clusteredMean(pts.map((p) => p.v), pts.map((p) => p.item)) : null;
+    const c =
+      repeats > 1 && byItem.size >= 2
+        ? clusteredMean(
+            pts.map((p) => p.v),
+            pts.map((p) => p.item),
+          )
+        : null;
     const row: UncertaintyRow = {
       model,
       variant,

@@ -14,7 +14,17 @@ function n(x: number): string {
 }
 
 function usageRow(role: string, model: string, t: PricedTotals): string[] {
-  return [role, model, n(t.calls), n(t.requests), fmtTokens(t, "inputTokens"), fmtTokens(t, "outputTokens"), t.cachedCalls ? `${n(t.cachedCalls)} (${n(t.cachedInputTokens)} / ${n(t.cachedOutputTokens)})` : "0", t.unknownUsageCalls ? `${n(t.unknownUsageCalls)} (unknown)` : "0", fmtTotalsCost(t)];
+  return [
+    role,
+    model,
+    n(t.calls),
+    n(t.requests),
+    fmtTokens(t, "inputTokens"),
+    fmtTokens(t, "outputTokens"),
+    t.cachedCalls ? `${n(t.cachedCalls)} (${n(t.cachedInputTokens)} / ${n(t.cachedOutputTokens)})` : "0",
+    t.unknownUsageCalls ? `${n(t.unknownUsageCalls)} (unknown)` : "0",
+    fmtTotalsCost(t),
+  ];
 }
 
 /**
@@ -25,11 +35,19 @@ function usageRow(role: string, model: string, t: PricedTotals): string[] {
  * @param prices the config's `prices` (USD per 1M tokens).
  * @param modelIdOf generator model id of a record (labels → ids).
  */
-export function usageSection(spent: readonly RunRecord[], latest: readonly RunRecord[], prices: Record<string, { input: number; output: number }>, modelIdOf?: (r: RunRecord) => string): ReportSection {
+export function usageSection(
+  spent: readonly RunRecord[],
+  latest: readonly RunRecord[],
+  prices: Record<string, { input: number; output: number }>,
+  modelIdOf?: (r: RunRecord) => string,
+): ReportSection {
   const u = runUsage(spent, prices, modelIdOf);
   const rows: string[][] = [];
   const values: Record<string, unknown>[] = [];
-  for (const [role, r] of [["generator", u.generator], ["judges", u.judge]] as const) {
+  for (const [role, r] of [
+    ["generator", u.generator],
+    ["judges", u.judge],
+  ] as const) {
     for (const [m, t] of Object.entries(r.byModel)) {
       rows.push(usageRow(role, m, t));
       values.push({ role, model: m, ...t });
@@ -49,7 +67,8 @@ export function usageSection(spent: readonly RunRecord[], latest: readonly RunRe
     rows,
     values,
   };
-  if (u.total.batchCalls) usage.caption += ` ${n(u.total.batchCalls)} of the calls went through Batch APIs (\`run --batch\`), priced at the batch rate (prices.batchInput/batchOutput, default half the online price).`;
+  if (u.total.batchCalls)
+    usage.caption += ` ${n(u.total.batchCalls)} of the calls went through Batch APIs (\`run --batch\`), priced at the batch rate (prices.batchInput/batchOutput, default half the online price).`;
   const tables: ReportTable[] = [usage];
   const failures = failureSummary(latest);
   if (failures.length) {
@@ -64,10 +83,11 @@ export function usageSection(spent: readonly RunRecord[], latest: readonly RunRe
   }
   let total = 0;
   let missing = 0;
-  for (const r of latest) for (const v of r.judgeScores ?? []) {
-    total++;
-    if (v.status === "missing") missing++;
-  }
+  for (const r of latest)
+    for (const v of r.judgeScores ?? []) {
+      total++;
+      if (v.status === "missing") missing++;
+    }
   const text = total ? `Judge verdicts: ${n(total - missing)} of ${n(total)} given, ${n(missing)} missing (raw answers kept in results.jsonl; a missing verdict is never scored).` : undefined;
   return { heading: "Tokens, cost and failures", ...(text ? { text } : {}), tables, charts: [] };
 }

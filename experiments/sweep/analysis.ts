@@ -84,7 +84,13 @@ export function summarise(perQuery: PerQuery, qids: readonly string[], metrics: 
  * p-values, e.g. t with constant differences, are left out of the adjustment and stay NaN).
  * @param rows settings in table order; the baseline's own row is skipped.
  */
-export function compareToBaseline(rows: readonly { setting: string; perQuery: PerQuery }[], baseline: string, qids: readonly string[], metrics: readonly string[], opts: { iterations: number; seed: string }): SweepComparison[] {
+export function compareToBaseline(
+  rows: readonly { setting: string; perQuery: PerQuery }[],
+  baseline: string,
+  qids: readonly string[],
+  metrics: readonly string[],
+  opts: { iterations: number; seed: string },
+): SweepComparison[] {
   const base = rows.find((r) => r.setting === baseline);
   if (!base) throw new Error(`sweep: baseline "${baseline}" is not among the settings compared`);
   const out: SweepComparison[] = [];
@@ -95,15 +101,32 @@ export function compareToBaseline(rows: readonly { setting: string; perQuery: Pe
       const ys = qids.map((q) => base.perQuery[q][m]);
       const t = qids.length >= 2 ? pairedTTest(xs, ys) : null;
       const rnd = pairedRandomizationTest(xs, ys, opts);
-      out.push({ setting: r.setting, baseline, metric: m, n: qids.length, meanDiff: rnd.meanDiff, t: t?.t ?? Number.NaN, pT: t?.p ?? Number.NaN, pTHolm: Number.NaN, pRandomization: rnd.p, pRandomizationHolm: Number.NaN });
+      out.push({
+        setting: r.setting,
+        baseline,
+        metric: m,
+        n: qids.length,
+        meanDiff: rnd.meanDiff,
+        t: t?.t ?? Number.NaN,
+        pT: t?.p ?? Number.NaN,
+        pTHolm: Number.NaN,
+        pRandomization: rnd.p,
+        pRandomizationHolm: Number.NaN,
+      });
     }
   }
   const adjust = (get: (c: SweepComparison) => number, set: (c: SweepComparison, v: number) => void) => {
     const testable = out.filter((c) => Number.isFinite(get(c)));
     holm(testable.map(get)).forEach((v, i) => set(testable[i], v));
   };
-  adjust((c) => c.pT, (c, v) => (c.pTHolm = v));
-  adjust((c) => c.pRandomization, (c, v) => (c.pRandomizationHolm = v));
+  adjust(
+    (c) => c.pT,
+    (c, v) => (c.pTHolm = v),
+  );
+  adjust(
+    (c) => c.pRandomization,
+    (c, v) => (c.pRandomizationHolm = v),
+  );
   return out;
 }
 
@@ -168,8 +191,16 @@ export const CV_LABEL = "chosen per fold (cross-validated)";
  *   other folds is scored; the pooled held-out values form one row (`cv`) compared with the baseline.
  * @param perSetting setting → query → metric → value (every query of `queries`).
  */
-export function analyseSweep(plan: Pick<SweepPlan, "protocol" | "metric" | "baseline" | "testK" | "devFraction" | "splitSeed" | "folds" | "bootstrap" | "randomization" | "k" | "curveK">, queries: readonly SweepQuery[], perSetting: Record<string, PerQuery>, order: readonly string[]): SweepAnalysis {
-  const metrics = sweepMetrics([...new Set(plan.k)].sort((a, b) => a - b), plan.curveK);
+export function analyseSweep(
+  plan: Pick<SweepPlan, "protocol" | "metric" | "baseline" | "testK" | "devFraction" | "splitSeed" | "folds" | "bootstrap" | "randomization" | "k" | "curveK">,
+  queries: readonly SweepQuery[],
+  perSetting: Record<string, PerQuery>,
+  order: readonly string[],
+): SweepAnalysis {
+  const metrics = sweepMetrics(
+    [...new Set(plan.k)].sort((a, b) => a - b),
+    plan.curveK,
+  );
   const tested = [`recall@${plan.testK}`, `ndcg@${plan.testK}`, `mrr@${plan.testK}`];
   const scope = (id: SweepScope["id"], description: string, qids: string[], rows: { setting: string; perQuery: PerQuery }[]): SweepScope => ({
     id,
@@ -181,7 +212,12 @@ export function analyseSweep(plan: Pick<SweepPlan, "protocol" | "metric" | "base
   const all = queries.map((q) => q.id);
   const rowsOf = (names: readonly string[]) => names.map((s) => ({ setting: s, perQuery: perSetting[s] }));
   if (plan.protocol === "dev-test") {
-    const split = groupedDevTestSplit(queries, (q) => q.id, (q) => q.group, { devFraction: plan.devFraction, seed: plan.splitSeed });
+    const split = groupedDevTestSplit(
+      queries,
+      (q) => q.id,
+      (q) => q.group,
+      { devFraction: plan.devFraction, seed: plan.splitSeed },
+    );
     const best = bestSetting(perSetting, order, split.dev, plan.metric);
     const testNames = [...new Set([plan.baseline, best.setting])];
     return {
@@ -195,14 +231,28 @@ export function analyseSweep(plan: Pick<SweepPlan, "protocol" | "metric" | "base
     };
   }
   if (plan.protocol === "folds") {
-    const folds = groupedKFold(queries, (q) => q.id, (q) => q.group, plan.folds!, plan.splitSeed);
+    const folds = groupedKFold(
+      queries,
+      (q) => q.id,
+      (q) => q.group,
+      plan.folds!,
+      plan.splitSeed,
+    );
     const pooled: PerQuery = {};
     const results: FoldResult[] = folds.map((test, i) => {
       const inTest = new Set(test);
       const dev = all.filter((q) => !inTest.has(q));
       const best = bestSetting(perSetting, order, dev, plan.metric);
       for (const q of test) pooled[q] = perSetting[best.setting][q];
-      return { fold: i + 1, devQueries: dev.length, testQueries: test.length, test, chosen: best.setting, devScore: best.score, testScore: test.reduce((a, q) => a + perSetting[best.setting][q][plan.metric], 0) / Math.max(1, test.length) };
+      return {
+        fold: i + 1,
+        devQueries: dev.length,
+        testQueries: test.length,
+        test,
+        chosen: best.setting,
+        devScore: best.score,
+        testScore: test.reduce((a, q) => a + perSetting[best.setting][q][plan.metric], 0) / Math.max(1, test.length),
+      };
     });
     const counts = new Map<string, number>();
     for (const f of results) counts.set(f.chosen, (counts.get(f.chosen) ?? 0) + 1);
@@ -213,7 +263,12 @@ export function analyseSweep(plan: Pick<SweepPlan, "protocol" | "metric" | "base
       chosen: { setting: most, pickedOn: "folds", score: cvScore },
       folds: results,
       cvLabel: CV_LABEL,
-      scopes: [scope("cv", `${folds.length}-fold cross-validation (${all.length} queries): each fold scored with the setting best on the other folds; the baseline on the same queries`, all, [{ setting: CV_LABEL, perQuery: pooled }, ...rowsOf([plan.baseline])])],
+      scopes: [
+        scope("cv", `${folds.length}-fold cross-validation (${all.length} queries): each fold scored with the setting best on the other folds; the baseline on the same queries`, all, [
+          { setting: CV_LABEL, perQuery: pooled },
+          ...rowsOf([plan.baseline]),
+        ]),
+      ],
     };
   }
   const best = bestSetting(perSetting, order, all, plan.metric);

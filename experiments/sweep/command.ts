@@ -21,7 +21,12 @@ export interface SweepCliOptions {
  * @returns the result and the folder written.
  * @throws SweepConfigError listing every problem; dataset, corpus and index errors.
  */
-export async function runSweepCommand(configPath: string, o: SweepCliOptions = {}, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<{ result: SweepResult; dir: string }> {
+export async function runSweepCommand(
+  configPath: string,
+  o: SweepCliOptions = {},
+  out: (l: string) => void = (l) => console.log(l),
+  err: (l: string) => void = (l) => console.error(l),
+): Promise<{ result: SweepResult; dir: string }> {
   const plan = loadSweepConfig(configPath);
   const dir = resolve(o.out ?? plan.output ?? `sweep-${plan.name}`);
   const result = await runSweep(plan, { log: err });
@@ -33,7 +38,13 @@ export async function runSweepCommand(configPath: string, o: SweepCliOptions = {
   const rows = sc.rows.map((r) => [r.setting, ...metrics.map((m) => fmt(r.metrics[m].mean, 4))]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   out(`${sc.id}: ${sc.queries} questions`);
-  for (const row of [header, ...rows]) out(row.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd());
+  for (const row of [header, ...rows])
+    out(
+      row
+        .map((c, i) => c.padEnd(widths[i]))
+        .join("  ")
+        .trimEnd(),
+    );
   out(`wrote ${dir} (results.tsv, curves.tsv, comparisons.tsv, results.json, report.md, report.html)`);
   return { result, dir };
 }

@@ -112,8 +112,14 @@ export const SweepConfigSchema = z
     splitSeed: z.string().default("medsynth"),
     /** Item meta field that groups questions (kept on one side); default original_review (MedEvidence's Cochrane review). */
     groupBy: z.string().min(1).default("original_review"),
-    bootstrap: z.object({ iterations: z.number().int().min(100).default(1000), level: z.number().gt(0).lt(1).default(0.95), seed: z.string().default("medsynth") }).strict().prefault({}),
-    randomization: z.object({ iterations: z.number().int().min(100).default(10_000), seed: z.string().default("medsynth") }).strict().prefault({}),
+    bootstrap: z
+      .object({ iterations: z.number().int().min(100).default(1000), level: z.number().gt(0).lt(1).default(0.95), seed: z.string().default("medsynth") })
+      .strict()
+      .prefault({}),
+    randomization: z
+      .object({ iterations: z.number().int().min(100).default(10_000), seed: z.string().default("medsynth") })
+      .strict()
+      .prefault({}),
     /** Named settings run as written. */
     settings: z.array(z.unknown()).default([]),
     /** Keys of a setting, each with a list of values: the Cartesian product is run. */
@@ -241,7 +247,8 @@ export function planSweep(raw: unknown, file: string | null = null): SweepPlan {
   }
   // Rerankers other than the known ids, and llm-pointwise without a chat model.
   for (const { setting, where } of parsed) {
-    if (!/^(none|cross-encoder(:.+)?|llm-pointwise)$/.test(setting.reranker)) problems.push(`${where}.reranker: unknown reranker "${setting.reranker}"; valid: none, cross-encoder, cross-encoder:<model id>, llm-pointwise`);
+    if (!/^(none|cross-encoder(:.+)?|llm-pointwise)$/.test(setting.reranker))
+      problems.push(`${where}.reranker: unknown reranker "${setting.reranker}"; valid: none, cross-encoder, cross-encoder:<model id>, llm-pointwise`);
     else if (setting.reranker === "llm-pointwise" && !c.chatModel) problems.push(`${where}.reranker: llm-pointwise needs chatModel (openai:<model>)`);
     if (setting.mode === "hybrid") {
       try {
@@ -271,7 +278,13 @@ export function planSweep(raw: unknown, file: string | null = null): SweepPlan {
   for (const { setting, where } of parsed) {
     const canon = canonicalSetting(setting);
     const key = stringify(canon) ?? "";
-    const name = setting.name ?? (gridKeys.filter((k) => (canon as Record<string, unknown>)[k] !== undefined).map((k) => `${k}=${show((canon as Record<string, unknown>)[k])}`).join(" ") || canon.mode);
+    const name =
+      setting.name ??
+      (gridKeys
+        .filter((k) => (canon as Record<string, unknown>)[k] !== undefined)
+        .map((k) => `${k}=${show((canon as Record<string, unknown>)[k])}`)
+        .join(" ") ||
+        canon.mode);
     if (byCanon.has(key)) {
       if (setting.name && byCanon.get(key) !== setting.name) problems.push(`${where}: "${setting.name}" is the same retriever as "${byCanon.get(key)}"`);
       collapsed++;

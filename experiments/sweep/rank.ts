@@ -84,7 +84,11 @@ export function applyReranker(list: readonly RankedItem[], depth: number, grade:
  * @returns setting name → query id → ranked doc ids; and what was built.
  * @throws errors of the retriever/reranker factories (missing model, store errors).
  */
-export async function rankSettings(plan: Pick<SweepPlan, "settings" | "k" | "curveK">, queries: readonly SweepQuery[], deps: RankDeps): Promise<{ rankings: Record<string, Record<string, string[]>>; stats: RankStats }> {
+export async function rankSettings(
+  plan: Pick<SweepPlan, "settings" | "k" | "curveK">,
+  queries: readonly SweepQuery[],
+  deps: RankDeps,
+): Promise<{ rankings: Record<string, Record<string, string[]>>; stats: RankStats }> {
   const log = deps.log ?? (() => {});
   const depth = componentDepth(plan);
   const evalDepth = Math.max(...plan.k, ...plan.curveK);
@@ -97,7 +101,11 @@ export async function rankSettings(plan: Pick<SweepPlan, "settings" | "k" | "cur
       const r = await deps.bm25(k1, b);
       stats.bm25Indexes++;
       m = new Map();
-      for (const q of queries) m.set(q.id, (await r.search(q.text, depth)).map((h) => ({ id: h.id, score: h.score })));
+      for (const q of queries)
+        m.set(
+          q.id,
+          (await r.search(q.text, depth)).map((h) => ({ id: h.id, score: h.score })),
+        );
       bm25Lists.set(key, m);
       log(`sweep: BM25 k1=${k1} b=${b}: ${queries.length} queries to depth ${depth}`);
     }
@@ -109,7 +117,11 @@ export async function rankSettings(plan: Pick<SweepPlan, "settings" | "k" | "cur
       const r = await deps.dense();
       stats.denseBuilt = true;
       denseLists = new Map();
-      for (const q of queries) denseLists.set(q.id, (await r.search(q.text, depth)).map((h) => ({ id: h.id, score: h.score })));
+      for (const q of queries)
+        denseLists.set(
+          q.id,
+          (await r.search(q.text, depth)).map((h) => ({ id: h.id, score: h.score })),
+        );
       log(`sweep: dense ${r.id}: ${queries.length} queries to depth ${depth}`);
     }
     return denseLists;
@@ -132,7 +144,10 @@ export async function rankSettings(plan: Pick<SweepPlan, "settings" | "k" | "cur
       const gkey = `${s.reranker}\u0000${q.id}`;
       const g = grades.get(gkey) ?? new Map<string, number>();
       grades.set(gkey, g);
-      const ungraded = list.slice(0, s.rerankDepth).filter((h) => !g.has(h.id)).map((h) => h.id);
+      const ungraded = list
+        .slice(0, s.rerankDepth)
+        .filter((h) => !g.has(h.id))
+        .map((h) => h.id);
       const byId = deps.getDocs && ungraded.length ? await deps.getDocs(ungraded) : deps.docs;
       const todo = ungraded.filter((id) => byId.has(id)).map((id) => byId.get(id)!);
       if (todo.length) {

@@ -51,20 +51,30 @@ export function resultsRows(r: SweepResult): string[][] {
   for (const sc of r.analysis.scopes)
     for (const row of sc.rows) {
       const s = byName.get(row.setting);
-      rows.push([sc.id, row.setting, String(sc.queries), ...metrics.flatMap((m) => [num(row.metrics[m].mean), num(row.metrics[m].lo), num(row.metrics[m].hi)]), ...SETTING_COLUMNS.map((c) => param(s, c))]);
+      rows.push([
+        sc.id,
+        row.setting,
+        String(sc.queries),
+        ...metrics.flatMap((m) => [num(row.metrics[m].mean), num(row.metrics[m].lo), num(row.metrics[m].hi)]),
+        ...SETTING_COLUMNS.map((c) => param(s, c)),
+      ]);
     }
   return rows;
 }
 
 function curveRows(r: SweepResult): string[][] {
   const rows = [["scope", "setting", "K", "recall", "lo", "hi"]];
-  for (const sc of r.analysis.scopes) for (const row of sc.rows) for (const k of r.plan.curveK) rows.push([sc.id, row.setting, String(k), num(row.metrics[`recall@${k}`].mean), num(row.metrics[`recall@${k}`].lo), num(row.metrics[`recall@${k}`].hi)]);
+  for (const sc of r.analysis.scopes)
+    for (const row of sc.rows)
+      for (const k of r.plan.curveK) rows.push([sc.id, row.setting, String(k), num(row.metrics[`recall@${k}`].mean), num(row.metrics[`recall@${k}`].lo), num(row.metrics[`recall@${k}`].hi)]);
   return rows;
 }
 
 function comparisonRows(r: SweepResult): string[][] {
   const rows = [["scope", "setting", "baseline", "metric", "n", "mean_diff", "t", "p_t", "p_t_holm", "p_rand", "p_rand_holm"]];
-  for (const sc of r.analysis.scopes) for (const c of sc.comparisons) rows.push([sc.id, c.setting, c.baseline, c.metric, String(c.n), num(c.meanDiff), num(c.t), num(c.pT), num(c.pTHolm), num(c.pRandomization), num(c.pRandomizationHolm)]);
+  for (const sc of r.analysis.scopes)
+    for (const c of sc.comparisons)
+      rows.push([sc.id, c.setting, c.baseline, c.metric, String(c.n), num(c.meanDiff), num(c.t), num(c.pT), num(c.pTHolm), num(c.pRandomization), num(c.pRandomizationHolm)]);
   return rows;
 }
 
@@ -73,8 +83,10 @@ export function protocolStatement(r: SweepResult): string {
   const a = r.analysis;
   const p = r.plan;
   const grouping = r.grouped ? `questions grouped by ${p.groupBy}` : `no question has ${p.groupBy}, so each is its own group`;
-  if (a.protocol === "dev-test") return `Protocol: dev-test split (seed "${p.splitSeed}", dev share ${p.devFraction}, ${grouping}; no group is on both sides). Chosen on dev: "${a.chosen.setting}" (${p.metric} ${fmt(a.chosen.score, 4)} on dev); its figures below are on the test split only, next to the baseline "${p.baseline}".`;
-  if (a.protocol === "folds") return `Protocol: ${p.folds}-fold cross-validation (seed "${p.splitSeed}", ${grouping}). On each fold the setting best by ${p.metric} on the other folds was scored; pooled held-out ${p.metric} ${fmt(a.chosen.score, 4)}. Picked most often: "${a.chosen.setting}". Per-fold choices are in the folds table.`;
+  if (a.protocol === "dev-test")
+    return `Protocol: dev-test split (seed "${p.splitSeed}", dev share ${p.devFraction}, ${grouping}; no group is on both sides). Chosen on dev: "${a.chosen.setting}" (${p.metric} ${fmt(a.chosen.score, 4)} on dev); its figures below are on the test split only, next to the baseline "${p.baseline}".`;
+  if (a.protocol === "folds")
+    return `Protocol: ${p.folds}-fold cross-validation (seed "${p.splitSeed}", ${grouping}). On each fold the setting best by ${p.metric} on the other folds was scored; pooled held-out ${p.metric} ${fmt(a.chosen.score, 4)}. Picked most often: "${a.chosen.setting}". Per-fold choices are in the folds table.`;
   return `Protocol: none (every setting scored on all ${r.queries} questions). Best by ${p.metric}: "${a.chosen.setting}" (${fmt(a.chosen.score, 4)}), picked and scored on the same questions, so this figure is optimistic; use \`split: dev-test\` or \`folds: k\` for an honest estimate.`;
 }
 
@@ -82,14 +94,19 @@ async function recallCurveChart(r: SweepResult): Promise<Chart | null> {
   const { renderSvg } = await import("../report/charts.ts");
   const sc = r.analysis.scopes[r.analysis.scopes.length - 1];
   if (r.plan.curveK.length < 2) return null;
-  const data = sc.rows.flatMap((row) => r.plan.curveK.map((k) => ({ setting: row.setting, K: k, recall: row.metrics[`recall@${k}`].mean, lo: row.metrics[`recall@${k}`].lo, hi: row.metrics[`recall@${k}`].hi })));
+  const data = sc.rows.flatMap((row) =>
+    r.plan.curveK.map((k) => ({ setting: row.setting, K: k, recall: row.metrics[`recall@${k}`].mean, lo: row.metrics[`recall@${k}`].lo, hi: row.metrics[`recall@${k}`].hi })),
+  );
   const svg = await renderSvg({
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     title: `recall@K (${sc.id})`,
     data: { values: data },
     width: 420,
     height: 260,
-    encoding: { x: { field: "K", type: "quantitative", scale: { type: "log" }, axis: { values: r.plan.curveK, format: "d" } }, color: { field: "setting", type: "nominal", sort: null, legend: { labelLimit: 400, orient: "bottom", columns: 1 } } },
+    encoding: {
+      x: { field: "K", type: "quantitative", scale: { type: "log" }, axis: { values: r.plan.curveK, format: "d" } },
+      color: { field: "setting", type: "nominal", sort: null, legend: { labelLimit: 400, orient: "bottom", columns: 1 } },
+    },
     layer: [
       { mark: { type: "line", point: true }, encoding: { y: { field: "recall", type: "quantitative", title: "recall@K", scale: { domain: [0, 1] } } } },
       { mark: { type: "errorbar", ticks: true }, encoding: { y: { field: "lo", type: "quantitative" }, y2: { field: "hi" } } },
@@ -103,7 +120,12 @@ export async function sweepSections(r: SweepResult): Promise<ReportSection[]> {
   const metrics = mainMetrics(r.plan.k);
   const lvl = `${Math.round(r.plan.bootstrap.level * 100)} %`;
   const sections: ReportSection[] = [];
-  const settingsTable: ReportTable = { id: "settings", title: "Settings", header: ["setting", ...SETTING_COLUMNS], rows: r.plan.settings.map((s) => [s.name, ...SETTING_COLUMNS.map((c) => param(s, c) || "–")]) };
+  const settingsTable: ReportTable = {
+    id: "settings",
+    title: "Settings",
+    header: ["setting", ...SETTING_COLUMNS],
+    rows: r.plan.settings.map((s) => [s.name, ...SETTING_COLUMNS.map((c) => param(s, c) || "–")]),
+  };
   sections.push({ heading: "Protocol and chosen setting", text: protocolStatement(r), tables: [settingsTable], charts: [] });
   for (const sc of r.analysis.scopes) {
     const table: ReportTable = {
@@ -124,7 +146,19 @@ export async function sweepSections(r: SweepResult): Promise<ReportSection[]> {
       });
     sections.push({ heading: `Results: ${sc.id}`, tables, charts: [] });
   }
-  if (r.analysis.folds) sections.push({ heading: "Folds", tables: [{ id: "folds", title: "Setting chosen per fold", header: ["fold", "dev questions", "test questions", "chosen", `dev ${r.plan.metric}`, `test ${r.plan.metric}`], rows: r.analysis.folds.map((f) => [String(f.fold), String(f.devQueries), String(f.testQueries), f.chosen, fmt(f.devScore, 4), fmt(f.testScore, 4)]) }], charts: [] });
+  if (r.analysis.folds)
+    sections.push({
+      heading: "Folds",
+      tables: [
+        {
+          id: "folds",
+          title: "Setting chosen per fold",
+          header: ["fold", "dev questions", "test questions", "chosen", `dev ${r.plan.metric}`, `test ${r.plan.metric}`],
+          rows: r.analysis.folds.map((f) => [String(f.fold), String(f.devQueries), String(f.testQueries), f.chosen, fmt(f.devScore, 4), fmt(f.testScore, 4)]),
+        },
+      ],
+      charts: [],
+    });
   const chart = await recallCurveChart(r);
   if (chart) sections.push({ heading: "Recall against K", tables: [], charts: [chart] });
   return sections;
@@ -150,7 +184,14 @@ export async function writeSweepResults(r: SweepResult, dir: string): Promise<Sw
   put("results.tsv", tsv(resultsRows(r)));
   put("curves.tsv", tsv(curveRows(r)));
   put("comparisons.tsv", tsv(comparisonRows(r)));
-  if (r.analysis.folds) put("folds.tsv", tsv([["fold", "dev_queries", "test_queries", "chosen", "dev_score", "test_score"], ...r.analysis.folds.map((f) => [String(f.fold), String(f.devQueries), String(f.testQueries), f.chosen, num(f.devScore), num(f.testScore)])]));
+  if (r.analysis.folds)
+    put(
+      "folds.tsv",
+      tsv([
+        ["fold", "dev_queries", "test_queries", "chosen", "dev_score", "test_score"],
+        ...r.analysis.folds.map((f) => [String(f.fold), String(f.devQueries), String(f.testQueries), f.chosen, num(f.devScore), num(f.testScore)]),
+      ]),
+    );
   const { plan, ...rest } = r;
   put("results.json", JSON.stringify({ ...rest, config: { ...plan } }, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2) + "\n");
   const sections = await sweepSections(r);

@@ -121,12 +121,34 @@ export async function runSweep(plan: SweepPlan, opts: { log?: (l: string) => voi
   const corpusDocs = data.source ? await data.source.count() : data.docs.length;
   const relevantMissing = relevant.filter((id) => !inCorpus.has(id)).length;
   if (relevantMissing) log(`warning: ${relevantMissing} of ${relevant.length} relevant (query, doc) pairs name documents absent from the corpus (they count as misses)`);
-  log(`sweep ${plan.name}: ${plan.settings.length} setting(s)${plan.collapsed ? ` (${plan.collapsed} grid point(s) were the same retriever as another and run once)` : ""} on ${data.queries.length} ${plan.dataset} questions`);
+  log(
+    `sweep ${plan.name}: ${plan.settings.length} setting(s)${plan.collapsed ? ` (${plan.collapsed} grid point(s) were the same retriever as another and run once)` : ""} on ${data.queries.length} ${plan.dataset} questions`,
+  );
   const deps = opts.deps ?? (await realRankDeps(plan, data.source ?? data.docs, log));
   const { rankings, stats } = await rankSettings(plan, data.queries, deps);
   if (stats.rerankFailures) log(`warning: the reranker failed to grade ${stats.rerankFailures} document(s) (first error: ${stats.firstRerankError}); they rank after every graded one`);
-  const metrics = sweepMetrics([...new Set(plan.k)].sort((a, b) => a - b), plan.curveK);
+  const metrics = sweepMetrics(
+    [...new Set(plan.k)].sort((a, b) => a - b),
+    plan.curveK,
+  );
   const perQuery = scoreRankings(rankings, data.qrels, metrics);
-  const analysis = analyseSweep(plan, data.queries, perQuery, plan.settings.map((s) => s.name));
-  return { plan, dataset: plan.dataset, corpus: data.corpusLabel, corpusDocs, queries: data.queries.length, metrics, analysis, rankStats: stats, perQuery, relevantMissing, grouped: data.queries.filter((q) => q.group !== null).length };
+  const analysis = analyseSweep(
+    plan,
+    data.queries,
+    perQuery,
+    plan.settings.map((s) => s.name),
+  );
+  return {
+    plan,
+    dataset: plan.dataset,
+    corpus: data.corpusLabel,
+    corpusDocs,
+    queries: data.queries.length,
+    metrics,
+    analysis,
+    rankStats: stats,
+    perQuery,
+    relevantMissing,
+    grouped: data.queries.filter((q) => q.group !== null).length,
+  };
 }

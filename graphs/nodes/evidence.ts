@@ -36,7 +36,12 @@ export interface SynthesisOutput {
  * @param targetWords optional length target passed to extractive models
  * @throws StepFailure when the LLM call fails; Error on empty evidence (callers must skip first)
  */
-export async function synthesizeFromEvidence(ctx: RunContext, model: GeneratorModel, prompt: WorkflowPrompt, input: { topic: string; evidence: EvidencePassage[]; targetWords?: number; params?: ChatParams }): Promise<SynthesisOutput> {
+export async function synthesizeFromEvidence(
+  ctx: RunContext,
+  model: GeneratorModel,
+  prompt: WorkflowPrompt,
+  input: { topic: string; evidence: EvidencePassage[]; targetWords?: number; params?: ChatParams },
+): Promise<SynthesisOutput> {
   if (input.evidence.length === 0) throw new Error("synthesizeFromEvidence called with no evidence: the workflow must skip such items");
   if (isExtractiveModel(model)) {
     const r = model.synthesize({ question: input.topic, evidence: input.evidence, ...(input.targetWords ? { targetWords: input.targetWords } : {}) });

@@ -24,7 +24,9 @@ export function isExtractiveModel(model: GeneratorModel): model is ExtractiveMod
  */
 export function requireChatModel(model: GeneratorModel, workflowId: string, why = "it gives the model no evidence to extract from"): ChatModel {
   if (isChatModel(model)) return model;
-  throw new Error(`workflow '${workflowId}' cannot run with the extractive baseline '${model.id}': ${why}. Use an LLM (openai:<model>) or an evidence-based workflow (golden-rag, standard-rag, negated-rag).`);
+  throw new Error(
+    `workflow '${workflowId}' cannot run with the extractive baseline '${model.id}': ${why}. Use an LLM (openai:<model>) or an evidence-based workflow (golden-rag, standard-rag, negated-rag).`,
+  );
 }
 
 /**
@@ -47,7 +49,17 @@ export async function chatStep(ctx: RunContext, model: ChatModel, step: string, 
  * @returns the validated value
  * @throws StepFailure carrying the raw text when validation failed after bounded retries
  */
-export async function structuredStep<S extends z.ZodType>(ctx: RunContext, model: ChatModel, step: string, prompt: WorkflowPrompt, vars: Record<string, string | number>, schema: S, schemaName: string, params?: ChatParams, repeatOffset = 0): Promise<z.infer<S>> {
+export async function structuredStep<S extends z.ZodType>(
+  ctx: RunContext,
+  model: ChatModel,
+  step: string,
+  prompt: WorkflowPrompt,
+  vars: Record<string, string | number>,
+  schema: S,
+  schemaName: string,
+  params?: ChatParams,
+  repeatOffset = 0,
+): Promise<z.infer<S>> {
   const r = await model.structured(renderWorkflowPrompt(prompt, vars), schema, { meta: promptMeta(prompt, ctx.repeat + repeatOffset), params, signal: ctx.signal, schemaName });
   ctx.calls.push(r.call);
   if (!r.ok) throw new StepFailure(step, r.error, r.raw ?? undefined, r.reason);

@@ -106,9 +106,17 @@ export async function runGraph<I, O>(
     return { status: "ok", output, intermediate, calls: ctx.calls, latencyMs: performance.now() - started };
   } catch (err) {
     const base = { status: "failed" as const, output: null, intermediate: { ...ctx.partial }, calls: ctx.calls, latencyMs: performance.now() - started };
-    if (err instanceof StepFailure) return { ...base, error: err.message, ...(err.raw !== undefined ? { raw: err.raw } : {}), ...(err.reason ? { failureReason: err.reason } : {}), intermediate: { failedStep: err.step, ...(err.branch ? { failedBranch: err.branch } : {}), ...ctx.partial } };
+    if (err instanceof StepFailure)
+      return {
+        ...base,
+        error: err.message,
+        ...(err.raw !== undefined ? { raw: err.raw } : {}),
+        ...(err.reason ? { failureReason: err.reason } : {}),
+        intermediate: { failedStep: err.step, ...(err.branch ? { failedBranch: err.branch } : {}), ...ctx.partial },
+      };
     if (err instanceof GraphRecursionError) return { ...base, error: `recursion limit ${opts.recursionLimit} reached: ${err.message}` };
-    if (opts.signal?.aborted || (err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError"))) return { ...base, error: `aborted: ${err instanceof Error ? err.message : String(err)}` };
+    if (opts.signal?.aborted || (err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError")))
+      return { ...base, error: `aborted: ${err instanceof Error ? err.message : String(err)}` };
     throw err;
   }
 }

@@ -5,7 +5,43 @@
  */
 
 /** Abbreviations after which a period does not end a sentence (lower-case, without the period). */
-const ABBREVIATIONS = new Set(["e.g", "i.e", "vs", "et al", "al", "fig", "figs", "approx", "ca", "cf", "dr", "no", "nos", "ref", "resp", "incl", "mr", "mrs", "ms", "st", "jr", "sr", "u.s", "min", "max", "mg", "ml", "kg", "yr", "yrs", "mo", "wk", "wks", "hr", "hrs"]);
+const ABBREVIATIONS = new Set([
+  "e.g",
+  "i.e",
+  "vs",
+  "et al",
+  "al",
+  "fig",
+  "figs",
+  "approx",
+  "ca",
+  "cf",
+  "dr",
+  "no",
+  "nos",
+  "ref",
+  "resp",
+  "incl",
+  "mr",
+  "mrs",
+  "ms",
+  "st",
+  "jr",
+  "sr",
+  "u.s",
+  "min",
+  "max",
+  "mg",
+  "ml",
+  "kg",
+  "yr",
+  "yrs",
+  "mo",
+  "wk",
+  "wks",
+  "hr",
+  "hrs",
+]);
 
 /**
  * Split a text into sentences.

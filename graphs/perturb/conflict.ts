@@ -27,7 +27,13 @@ export function createConflictOp(config: z.input<typeof ConflictOpSchema>): Pert
   return {
     id: CONFLICT_OP,
     async apply(evidence, ctx) {
-      const chosen = chooseFraction(evidence.map((e) => e.id), cfg.strength, ctx.seed, ctx.itemId, CONFLICT_OP);
+      const chosen = chooseFraction(
+        evidence.map((e) => e.id),
+        cfg.strength,
+        ctx.seed,
+        ctx.itemId,
+        CONFLICT_OP,
+      );
       const out: PerturbedPassage[] = [];
       const changes: PerturbationChange[] = [];
       const inserted: string[] = [];

@@ -40,7 +40,10 @@ export function createDistractOp(config: z.input<typeof DistractOpSchema>): Pert
         if (!ctx.search) return none('source "near" needs a search over a corpus (the workflow has no retriever)');
         const hits = await ctx.search(ctx.question, want + evidence.length + ctx.goldenIds.size + 10);
         for (const h of hits) if (h.doc) found.set(h.id, h.doc);
-        ids = hits.map((h) => h.id).filter(eligible).slice(0, want);
+        ids = hits
+          .map((h) => h.id)
+          .filter(eligible)
+          .slice(0, want);
       } else {
         // A loaded pool, else the store's ids (same order, so the same seeded draw); documents fetched for the picks only.
         const poolIds = ctx.pool?.length ? ctx.pool.map((d) => d.id) : (ctx.poolSource?.ids ?? []);
@@ -49,12 +52,21 @@ export function createDistractOp(config: z.input<typeof DistractOpSchema>): Pert
         ids = candidates.slice(0, want);
         if (!ctx.pool?.length && ctx.poolSource) for (const [id, d] of await ctx.poolSource.getDocs(ids)) found.set(id, d);
       }
-      const added: PerturbedPassage[] = ids.map((id) => found.get(id)).filter((d): d is CorpusDoc => d !== undefined).map((d) => ({ id: d.id, title: d.title, text: d.text, origin: "inserted" }));
+      const added: PerturbedPassage[] = ids
+        .map((id) => found.get(id))
+        .filter((d): d is CorpusDoc => d !== undefined)
+        .map((d) => ({ id: d.id, title: d.title, text: d.text, origin: "inserted" }));
       if (added.length === 0) return none(`no eligible ${cfg.source} distractor found`);
       const reason = added.length < want ? `only ${added.length} of ${want} distractors available` : undefined;
       return {
         evidence: [...evidence, ...added],
-        step: { op: DISTRACT_OP, applied: true, ...(reason ? { reason } : {}), changes: added.map((a) => ({ op: DISTRACT_OP, docId: a.id, kind: cfg.source, before: "", after: a.title })), inserted: added.map((a) => a.id) },
+        step: {
+          op: DISTRACT_OP,
+          applied: true,
+          ...(reason ? { reason } : {}),
+          changes: added.map((a) => ({ op: DISTRACT_OP, docId: a.id, kind: cfg.source, before: "", after: a.title })),
+          inserted: added.map((a) => a.id),
+        },
       };
     },
   };

@@ -16,7 +16,13 @@ export interface EvidenceFinding {
 }
 
 const STOP = new Set("the a an of and or in on to with for was were is are be by at from as that this than not no did does".split(" "));
-const words = (t: string) => new Set(t.toLowerCase().match(/[a-z][a-z0-9-]+/g)?.filter((w) => !STOP.has(w)) ?? []);
+const words = (t: string) =>
+  new Set(
+    t
+      .toLowerCase()
+      .match(/[a-z][a-z0-9-]+/g)
+      ?.filter((w) => !STOP.has(w)) ?? [],
+  );
 const NEGATIVE = /\b(?:no|not|did not|does not|without|failed to)\s+(?:\w+\s+){0,3}(?:significant|differ|reduc|increas|improv|associat|effect)|\bnon-?significant|\bno (?:\w+ )?difference/i;
 
 function jaccard(a: Set<string>, b: Set<string>): number {
@@ -25,7 +31,8 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return inter / Math.max(1, a.size + b.size - inter);
 }
 
-const RATIO_CI = /\b(?:a?(?:OR|RR|HR|IRR)|[Oo]dds ratio|[Rr]isk ratio|[Hh]azard ratio|[Rr]elative risk|[Rr]ate ratio)\b[^0-9]{0,15}?(\d+(?:\.\d+)?)(?![\d.])\s*[([,;]?\s*(?:95\s*%\s*(?:CI|confidence interval)\s*[:,=]?\s*)?(\d+(?:\.\d+)?)\s*(?:-|–|to)\s*(\d+(?:\.\d+)?)(?:[^.]{0,40}?\b[Pp]\s*([<=≤])\s*(0?\.\d+))?/g;
+const RATIO_CI =
+  /\b(?:a?(?:OR|RR|HR|IRR)|[Oo]dds ratio|[Rr]isk ratio|[Hh]azard ratio|[Rr]elative risk|[Rr]ate ratio)\b[^0-9]{0,15}?(\d+(?:\.\d+)?)(?![\d.])\s*[([,;]?\s*(?:95\s*%\s*(?:CI|confidence interval)\s*[:,=]?\s*)?(\d+(?:\.\d+)?)\s*(?:-|–|to)\s*(\d+(?:\.\d+)?)(?:[^.]{0,40}?\b[Pp]\s*([<=≤])\s*(0?\.\d+))?/g;
 
 /** Numeric self-contradictions in one text. */
 export function numericInconsistencies(text: string): string[] {

@@ -46,7 +46,12 @@ export function createNegateOp(config: z.input<typeof NegateOpSchema>, deps: { m
   return {
     id: NEGATE_OP,
     async apply(evidence, ctx) {
-      const chosen = chooseFraction(evidence.map((e) => e.id), cfg.strength, ctx.seed, ctx.itemId);
+      const chosen = chooseFraction(
+        evidence.map((e) => e.id),
+        cfg.strength,
+        ctx.seed,
+        ctx.itemId,
+      );
       const changes: PerturbationChange[] = [];
       const out = [];
       for (const p of evidence) {

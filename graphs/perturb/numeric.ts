@@ -26,7 +26,10 @@ export const NumericOpSchema = z
     op: z.literal(NUMERIC_OP),
     /** Share of passages altered, 0–1. */
     strength: z.number().min(0).max(1).default(1),
-    targets: z.array(z.enum(NUMERIC_TARGETS)).min(1).default([...NUMERIC_TARGETS]),
+    targets: z
+      .array(z.enum(NUMERIC_TARGETS))
+      .min(1)
+      .default([...NUMERIC_TARGETS]),
   })
   .strict();
 
@@ -35,7 +38,11 @@ const fmt = (x: number, d: number): string => x.toFixed(Math.max(d, 2));
 const recip = (s: string): string => fmt(1 / Number(s), decimals(s));
 
 const NUM = String.raw`(\d+(?:\.\d+)?)`;
-const RATIO_RE = new RegExp(String.raw`\b((?:a|[Aa]djusted )?(?:OR|RR|HR|IRR)|[Oo]dds ratio|[Rr]isk ratio|[Hh]azard ratio|[Rr]elative risk|[Rr]ate ratio)(\s*(?:\(|,)?\s*(?:=|:|of|was)?\s*)${NUM}` + String.raw`(?:(\s*(?:\(|\[|,|;)?\s*(?:95\s*%\s*)?(?:CI|confidence interval)?\s*[:=,]?\s*)${NUM}(\s*(?:-|–|to|,)\s*)${NUM})?`, "g");
+const RATIO_RE = new RegExp(
+  String.raw`\b((?:a|[Aa]djusted )?(?:OR|RR|HR|IRR)|[Oo]dds ratio|[Rr]isk ratio|[Hh]azard ratio|[Rr]elative risk|[Rr]ate ratio)(\s*(?:\(|,)?\s*(?:=|:|of|was)?\s*)${NUM}` +
+    String.raw`(?:(\s*(?:\(|\[|,|;)?\s*(?:95\s*%\s*)?(?:CI|confidence interval)?\s*[:=,]?\s*)${NUM}(\s*(?:-|–|to|,)\s*)${NUM})?`,
+  "g",
+);
 const P_RE = /\b([Pp])(\s*)([<=≤>≥])(\s*)(0?\.\d+)/g;
 const PCT_RE = /(?<![\d.])(\d{1,3}(?:\.\d+)?)(\s?%)(?!\s*(?:CI\b|confidence))/g;
 
@@ -82,7 +89,13 @@ export function createNumericOp(config: z.input<typeof NumericOpSchema>): Pertur
   return {
     id: NUMERIC_OP,
     async apply(evidence, ctx) {
-      const chosen = chooseFraction(evidence.map((e) => e.id), cfg.strength, ctx.seed, ctx.itemId, NUMERIC_OP);
+      const chosen = chooseFraction(
+        evidence.map((e) => e.id),
+        cfg.strength,
+        ctx.seed,
+        ctx.itemId,
+        NUMERIC_OP,
+      );
       const changes: PerturbationChange[] = [];
       const out = evidence.map((p) => {
         if (!chosen.has(p.id)) return p;
@@ -91,7 +104,12 @@ export function createNumericOp(config: z.input<typeof NumericOpSchema>): Pertur
         return { ...p, text: r.text };
       });
       const applied = changes.length > 0;
-      const reason = chosen.size === 0 ? `strength ${cfg.strength} selects no passage of ${evidence.length}` : !applied ? `no ${cfg.targets.join("/")} numbers in the ${chosen.size} selected passage(s)` : undefined;
+      const reason =
+        chosen.size === 0
+          ? `strength ${cfg.strength} selects no passage of ${evidence.length}`
+          : !applied
+            ? `no ${cfg.targets.join("/")} numbers in the ${chosen.size} selected passage(s)`
+            : undefined;
       return { evidence: out, step: { op: NUMERIC_OP, applied, ...(reason ? { reason } : {}), changes, inserted: [] } };
     },
   };

@@ -54,8 +54,16 @@ function tokens(text: string): Tok[] {
   return out;
 }
 
-const BACK_STOP = new Set("of comparing compare compared between by to in on for from after following during among at who the a an and or trial trials study studies randomized randomised controlled effect effects efficacy safety whether if that receive received receiving undergo either versus vs".split(" "));
-const FWD_STOP = new Set("for on among after following during with without was were is are in at as by from than versus vs compared who which that to or had has have did does do showed shows reduced increased improved decreased may can could would will".split(" "));
+const BACK_STOP = new Set(
+  "of comparing compare compared between by to in on for from after following during among at who the a an and or trial trials study studies randomized randomised controlled effect effects efficacy safety whether if that receive received receiving undergo either versus vs".split(
+    " ",
+  ),
+);
+const FWD_STOP = new Set(
+  "for on among after following during with without was were is are in at as by from than versus vs compared who which that to or had has have did does do showed shows reduced increased improved decreased may can could would will".split(
+    " ",
+  ),
+);
 const OUTCOME_FWD_STOP = new Set("on among after following during with without was were is are at as by from than versus vs compared who which that between and or to".split(" "));
 const IN_TAIL = /^(?:patients?|the|those|a|an|all|both|each|children|adults|women|men|subjects|people|participants|infants|elderly|group|groups)$/i;
 const LEADING = /^(?:the|a|an|either|both)$/i;
@@ -111,7 +119,9 @@ const lower = (t: Tok | undefined) => (t ? t.s.toLowerCase() : "");
 
 /** Words that show a phrase is a clause or a methods fragment, not a PICO term. */
 const NOT_A_TERM = new Set(
-  "was were is are be been being has have had did do does died confirm refute enter evaluate evaluated assigned randomized randomised observed compared these those this that data study studies analysis variance test chi patients patient subjects participants percent because presence who which whether there remains remained results day days baseline efficacy safety prior such only".split(" "),
+  "was were is are be been being has have had did do does died confirm refute enter evaluate evaluated assigned randomized randomised observed compared these those this that data study studies analysis variance test chi patients patient subjects participants percent because presence who which whether there remains remained results day days baseline efficacy safety prior such only".split(
+    " ",
+  ),
 );
 
 /**
@@ -175,7 +185,10 @@ function extractFrom(text: string): PicoTerms {
       }
     }
     // patients receiving / treated with / randomised to / assigned to X
-    if ((w === "receiving" || (w === "with" && lower(toks[i - 1]) === "treated") || (w === "to" && /^(?:randomi[sz]ed|assigned|allocated)$/.test(lower(toks[i - 1])))) && !/^(?:either|one|two|three|a|an|the|groups?|arms?)$/.test(lower(toks[i + 1]))) {
+    if (
+      (w === "receiving" || (w === "with" && lower(toks[i - 1]) === "treated") || (w === "to" && /^(?:randomi[sz]ed|assigned|allocated)$/.test(lower(toks[i - 1])))) &&
+      !/^(?:either|one|two|three|a|an|the|groups?|arms?)$/.test(lower(toks[i + 1]))
+    ) {
       set("intervention", fwd(toks, /^(?:undergo|receive)$/.test(lower(toks[i + 1])) ? i + 2 : i + 1, text), "receiving");
     }
     // outcomes
@@ -185,10 +198,20 @@ function extractFrom(text: string): PicoTerms {
       if (lower(toks[k]) === "on") set("outcome", fwd(toks, k + 1, text, OUTCOME_FWD_STOP), "effect of … on");
     }
     if (w === "terms" && lower(toks[i - 1]) === "in" && lower(toks[i + 1]) === "of") set("outcome", fwd(toks, i + 2, text, OUTCOME_FWD_STOP), "in terms of");
-    if ((w === "outcome" || w === "endpoint" || (w === "point" && lower(toks[i - 1]) === "end")) && /^(?:was|were)$/.test(lower(toks[i + 1])) && /primary/.test(text.slice(Math.max(0, toks[i].start - 20), toks[i].start).toLowerCase())) {
+    if (
+      (w === "outcome" || w === "endpoint" || (w === "point" && lower(toks[i - 1]) === "end")) &&
+      /^(?:was|were)$/.test(lower(toks[i + 1])) &&
+      /primary/.test(text.slice(Math.max(0, toks[i].start - 20), toks[i].start).toLowerCase())
+    ) {
       set("outcome", fwd(toks, i + 2, text, OUTCOME_FWD_STOP), "primary outcome was");
     }
-    if (/^(?:risk|incidence|rate|rates|odds)$/.test(w) && lower(toks[i + 1]) === "of" && toks[i + 2]?.word && !/^(?:patients|the|a|an|this|these|those|such|bias|randomi[sz]ed|studies|trials)$/i.test(toks[i + 2].s)) set("outcome", fwd(toks, i + 2, text, OUTCOME_FWD_STOP), "risk of");
+    if (
+      /^(?:risk|incidence|rate|rates|odds)$/.test(w) &&
+      lower(toks[i + 1]) === "of" &&
+      toks[i + 2]?.word &&
+      !/^(?:patients|the|a|an|this|these|those|such|bias|randomi[sz]ed|studies|trials)$/i.test(toks[i + 2].s)
+    )
+      set("outcome", fwd(toks, i + 2, text, OUTCOME_FWD_STOP), "risk of");
   }
   return out;
 }

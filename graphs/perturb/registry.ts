@@ -117,7 +117,11 @@ export function evidenceHash(evidence: readonly PerturbedPassage[]): string {
  * Apply operators in order (each sees the previous one's output).
  * @returns the final evidence, one step record per operator, and the evidence hash
  */
-export async function applyPerturbations(ops: readonly PerturbationOperator[], evidence: readonly PerturbedPassage[], ctx: PerturbationContext): Promise<{ evidence: PerturbedPassage[]; steps: PerturbationStep[]; hash: string }> {
+export async function applyPerturbations(
+  ops: readonly PerturbationOperator[],
+  evidence: readonly PerturbedPassage[],
+  ctx: PerturbationContext,
+): Promise<{ evidence: PerturbedPassage[]; steps: PerturbationStep[]; hash: string }> {
   let current = [...evidence];
   const steps: PerturbationStep[] = [];
   for (const op of ops) {

@@ -42,7 +42,13 @@ export function createRetractedOp(config: z.input<typeof RetractedOpSchema>): Pe
     id: RETRACTED_OP,
     async apply(evidence, ctx) {
       if (cfg.mode === "mark") {
-        const chosen = chooseFraction(evidence.map((e) => e.id), Math.min(1, cfg.strength), ctx.seed, ctx.itemId, RETRACTED_OP);
+        const chosen = chooseFraction(
+          evidence.map((e) => e.id),
+          Math.min(1, cfg.strength),
+          ctx.seed,
+          ctx.itemId,
+          RETRACTED_OP,
+        );
         const changes: PerturbationChange[] = [];
         const out = evidence.map((p): PerturbedPassage => {
           if (!chosen.has(p.id)) return p;
@@ -56,12 +62,24 @@ export function createRetractedOp(config: z.input<typeof RetractedOpSchema>): Pe
       const want = Math.round(cfg.strength * evidence.length);
       const present = new Set(evidence.map((e) => e.id));
       const docs = ctx.pool?.length ? ctx.pool : ctx.poolSource && want > 0 ? await ctx.poolSource.retracted() : [];
-      const pool = seededShuffle(docs.filter((d) => isRetractedDoc(d) && !present.has(d.id)), `${ctx.seed}:${RETRACTED_OP}:${ctx.itemId}`);
-      const added: PerturbedPassage[] = pool.slice(0, want).map((d) => ({ id: d.id, title: d.title.startsWith(RETRACTED_PREFIX) ? d.title : RETRACTED_PREFIX + d.title, text: d.text, retracted: true, origin: "inserted" }));
-      const reason = want === 0 ? `strength ${cfg.strength} × ${evidence.length} passages rounds to 0` : added.length < want ? `only ${added.length} of ${want} retracted studies in the pool` : undefined;
+      const pool = seededShuffle(
+        docs.filter((d) => isRetractedDoc(d) && !present.has(d.id)),
+        `${ctx.seed}:${RETRACTED_OP}:${ctx.itemId}`,
+      );
+      const added: PerturbedPassage[] = pool
+        .slice(0, want)
+        .map((d) => ({ id: d.id, title: d.title.startsWith(RETRACTED_PREFIX) ? d.title : RETRACTED_PREFIX + d.title, text: d.text, retracted: true, origin: "inserted" }));
+      const reason =
+        want === 0 ? `strength ${cfg.strength} × ${evidence.length} passages rounds to 0` : added.length < want ? `only ${added.length} of ${want} retracted studies in the pool` : undefined;
       return {
         evidence: [...evidence, ...added],
-        step: { op: RETRACTED_OP, applied: added.length > 0, ...(reason ? { reason } : {}), changes: added.map((a) => ({ op: RETRACTED_OP, docId: a.id, kind: "insert", before: "", after: a.title })), inserted: added.map((a) => a.id) },
+        step: {
+          op: RETRACTED_OP,
+          applied: added.length > 0,
+          ...(reason ? { reason } : {}),
+          changes: added.map((a) => ({ op: RETRACTED_OP, docId: a.id, kind: "insert", before: "", after: a.title })),
+          inserted: added.map((a) => a.id),
+        },
       };
     },
   };

@@ -86,8 +86,52 @@ interface Rule {
   to: (m: RegExpExecArray) => string;
 }
 
-const PAST: Record<string, string> = { show: "showed", find: "found", demonstrate: "demonstrated", reveal: "revealed", reach: "reached", achieve: "achieved", observe: "observed", detect: "detected", improve: "improved", reduce: "reduced", increase: "increased", decrease: "decreased", lower: "lowered", raise: "raised", change: "changed", affect: "affected", alter: "altered", prevent: "prevented", worsen: "worsened", support: "supported", differ: "differed" };
-const THIRD: Record<string, string> = { show: "shows", find: "finds", demonstrate: "demonstrates", reveal: "reveals", reach: "reaches", achieve: "achieves", observe: "observes", detect: "detects", improve: "improves", reduce: "reduces", increase: "increases", decrease: "decreases", lower: "lowers", raise: "raises", change: "changes", affect: "affects", alter: "alters", prevent: "prevents", worsen: "worsens", support: "supports", differ: "differs" };
+const PAST: Record<string, string> = {
+  show: "showed",
+  find: "found",
+  demonstrate: "demonstrated",
+  reveal: "revealed",
+  reach: "reached",
+  achieve: "achieved",
+  observe: "observed",
+  detect: "detected",
+  improve: "improved",
+  reduce: "reduced",
+  increase: "increased",
+  decrease: "decreased",
+  lower: "lowered",
+  raise: "raised",
+  change: "changed",
+  affect: "affected",
+  alter: "altered",
+  prevent: "prevented",
+  worsen: "worsened",
+  support: "supported",
+  differ: "differed",
+};
+const THIRD: Record<string, string> = {
+  show: "shows",
+  find: "finds",
+  demonstrate: "demonstrates",
+  reveal: "reveals",
+  reach: "reaches",
+  achieve: "achieves",
+  observe: "observes",
+  detect: "detects",
+  improve: "improves",
+  reduce: "reduces",
+  increase: "increases",
+  decrease: "decreases",
+  lower: "lowers",
+  raise: "raises",
+  change: "changes",
+  affect: "affects",
+  alter: "alters",
+  prevent: "prevents",
+  worsen: "worsens",
+  support: "supports",
+  differ: "differs",
+};
 /** Regular past tense of a base verb ("reduce" → "reduced", "delay" → "delayed", "modify" → "modified"). */
 function pastOf(v: string): string {
   if (PAST[v]) return PAST[v];
@@ -115,11 +159,24 @@ function conjugate(aux: string, verb: string): string {
  */
 const VERBS = new Set([
   ...Object.keys(PAST),
-  ...("accelerate affect alleviate alter attenuate augment benefit boost change correlate cut decline delay diminish double elevate enhance exceed extend favour favor halve " +
+  ...(
+    "accelerate affect alleviate alter attenuate augment benefit boost change correlate cut decline delay diminish double elevate enhance exceed extend favour favor halve " +
     "influence inhibit lengthen lessen mitigate modify outperform predict prolong promote raise relieve remain restore shorten slow stabilize stabilise suppress " +
-    "exhibit experience produce yield report have").split(" "),
+    "exhibit experience produce yield report have"
+  ).split(" "),
 ]);
-const IRREGULAR_PAST: Record<string, string> = { ...Object.fromEntries(Object.entries(PAST).map(([b, p]) => [p, b])), found: "find", had: "have", rose: "rise", fell: "fall", grew: "grow", cut: "cut", led: "lead", showed: "show", shown: "show" };
+const IRREGULAR_PAST: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(PAST).map(([b, p]) => [p, b])),
+  found: "find",
+  had: "have",
+  rose: "rise",
+  fell: "fall",
+  grew: "grow",
+  cut: "cut",
+  led: "lead",
+  showed: "show",
+  shown: "show",
+};
 
 /** Base form of a past-tense verb: exact for listed verbs, else by spelling ("attenuated" → "attenuate", "inhibited" → "inhibit"). */
 function baseOfPast(word: string): string {
@@ -142,7 +199,8 @@ const COMPARATIVE = /^(?:higher|lower|greater|fewer|more|less|better|worse|short
 const BE = /^(?:was|were|is|are|be|been|being|am|get|gets|got|became|become|becomes|seemed|seems|appeared|appears)$/i;
 const MODAL = /^(?:may|might|can|could|will|would|shall|should|must|to|cannot)$/i;
 const HAVE = /^(?:has|have|had)$/i;
-const LINKING = /^(?:show|shows|showed|shown|demonstrate|demonstrates|demonstrated|find|finds|found|report|reports|reported|observe|observes|observed|reveal|reveals|revealed|experience|experiences|experienced|exhibit|exhibits|exhibited|achieve|achieves|achieved|yield|yields|yielded|produce|produces|produced|remain|remains|remained)$/i;
+const LINKING =
+  /^(?:show|shows|showed|shown|demonstrate|demonstrates|demonstrated|find|finds|found|report|reports|reported|observe|observes|observed|reveal|reveals|revealed|experience|experiences|experienced|exhibit|exhibits|exhibited|achieve|achieves|achieved|yield|yields|yielded|produce|produces|produced|remain|remains|remained)$/i;
 
 /** Verb phrase "do/does/did not <base>" for a finite verb (past, third person or base form), or null when `word` is not one. */
 function negatedFinite(word: string): { aux: string; base: string } | null {
@@ -193,13 +251,18 @@ function negateSignificantly(m: RegExpExecArray): string {
 }
 
 const SIG_CUE = /\bsignifican|\bNS\b|\bp\s*(?:[<>=≤≥]|-value)|\bno (?:\w+ )?differences?\b|\b(?:did|does|do) not differ/i;
-const FINDING_CUE = /\bsignifican|\bNS\b|\bp\s*(?:[<>=≤≥]|-value)|\bno (?:\w+ )?differences?\b|\bnot differ|\b(?:found|showed|shows|demonstrated|observed|revealed|associated|conclud\w*|increased|decreased|reduced|higher|lower|improved|worsened|superior|inferior)\b/i;
-const OBJECTIVE = /^(?:to |the (?:aim|goal|objective|purpose)|(?:we|this (?:study|trial))\s+(?:aimed|sought|hypothesi[sz]ed|was designed))|\b(?:is|are) (?:warranted|needed)\b|\bfurther (?:research|studies|trials)\b/i;
+const FINDING_CUE =
+  /\bsignifican|\bNS\b|\bp\s*(?:[<>=≤≥]|-value)|\bno (?:\w+ )?differences?\b|\bnot differ|\b(?:found|showed|shows|demonstrated|observed|revealed|associated|conclud\w*|increased|decreased|reduced|higher|lower|improved|worsened|superior|inferior)\b/i;
+const OBJECTIVE =
+  /^(?:to |the (?:aim|goal|objective|purpose)|(?:we|this (?:study|trial))\s+(?:aimed|sought|hypothesi[sz]ed|was designed))|\b(?:is|are) (?:warranted|needed)\b|\bfurther (?:research|studies|trials)\b/i;
 const FINDING_LABEL = /^(?:results?|findings?|conclusions?|interpretation|main results?|authors'? conclusions?)$/i;
 
 const verbAlt = Object.keys(PAST).join("|");
 const SIGNIFICANCE_RULES: Rule[] = [
-  { re: /\b(did|does|do) not (show|find|demonstrate|reveal|reach|achieve|observe|detect) (?:a |any )?(statistical(?:ly)? )?(significan(?:t|ce))\b/gi, to: (m) => `${conjugate(m[1], m[2])} ${m[3] ?? ""}${m[4]}` },
+  {
+    re: /\b(did|does|do) not (show|find|demonstrate|reveal|reach|achieve|observe|detect) (?:a |any )?(statistical(?:ly)? )?(significan(?:t|ce))\b/gi,
+    to: (m) => `${conjugate(m[1], m[2])} ${m[3] ?? ""}${m[4]}`,
+  },
   { re: /\b(did|does|do) not differ(?: significantly)?\b/gi, to: (m) => `${conjugate(m[1], "differ")} significantly` },
   { re: /\bno (statistically )?significant\b/gi, to: (m) => `${m[1] ?? ""}significant` },
   { re: /\bno differences\b/gi, to: () => "significant differences" },
@@ -232,17 +295,59 @@ const NEGATION_REMOVAL: Rule[] = [
 ];
 
 const SWAPS: Record<string, string> = {
-  increased: "decreased", decreased: "increased", increase: "decrease", decrease: "increase", increases: "decreases", decreases: "increases", increasing: "decreasing", decreasing: "increasing",
-  reduced: "increased", reduce: "increase", reduces: "increases", reducing: "increasing", reduction: "increase", reductions: "increases",
-  higher: "lower", lower: "higher", highest: "lowest", lowest: "highest",
-  improved: "worsened", worsened: "improved", improve: "worsen", worsen: "improve", improves: "worsens", worsens: "improves", improvement: "worsening", improvements: "worsening", worsening: "improvement",
-  shorter: "longer", longer: "shorter", larger: "smaller", smaller: "larger", greater: "smaller",
-  more: "less", less: "more", fewer: "more", better: "worse", worse: "better",
-  superior: "inferior", inferior: "superior", "non-inferior": "inferior", noninferior: "inferior",
-  beneficial: "harmful", harmful: "beneficial", effective: "ineffective", ineffective: "effective",
+  increased: "decreased",
+  decreased: "increased",
+  increase: "decrease",
+  decrease: "increase",
+  increases: "decreases",
+  decreases: "increases",
+  increasing: "decreasing",
+  decreasing: "increasing",
+  reduced: "increased",
+  reduce: "increase",
+  reduces: "increases",
+  reducing: "increasing",
+  reduction: "increase",
+  reductions: "increases",
+  higher: "lower",
+  lower: "higher",
+  highest: "lowest",
+  lowest: "highest",
+  improved: "worsened",
+  worsened: "improved",
+  improve: "worsen",
+  worsen: "improve",
+  improves: "worsens",
+  worsens: "improves",
+  improvement: "worsening",
+  improvements: "worsening",
+  worsening: "improvement",
+  shorter: "longer",
+  longer: "shorter",
+  larger: "smaller",
+  smaller: "larger",
+  greater: "smaller",
+  more: "less",
+  less: "more",
+  fewer: "more",
+  better: "worse",
+  worse: "better",
+  superior: "inferior",
+  inferior: "superior",
+  "non-inferior": "inferior",
+  noninferior: "inferior",
+  beneficial: "harmful",
+  harmful: "beneficial",
+  effective: "ineffective",
+  ineffective: "effective",
 };
 const SWAP_RULE: Rule = {
-  re: new RegExp(`(?<![\\w-])(${Object.keys(SWAPS).sort((a, b) => b.length - a.length).join("|")})(?![\\w-])`, "gi"),
+  re: new RegExp(
+    `(?<![\\w-])(${Object.keys(SWAPS)
+      .sort((a, b) => b.length - a.length)
+      .join("|")})(?![\\w-])`,
+    "gi",
+  ),
   to: (m) => SWAPS[m[1].toLowerCase()],
 };
 

@@ -75,7 +75,13 @@ export function createSwapOp(config: z.input<typeof SwapOpSchema>, deps: { model
   return {
     id: SWAP_OP,
     async apply(evidence, ctx) {
-      const chosen = chooseFraction(evidence.map((e) => e.id), cfg.strength, ctx.seed, ctx.itemId, SWAP_OP);
+      const chosen = chooseFraction(
+        evidence.map((e) => e.id),
+        cfg.strength,
+        ctx.seed,
+        ctx.itemId,
+        SWAP_OP,
+      );
       const none = (reason: string) => ({ evidence: [...evidence], step: { op: SWAP_OP, applied: false, reason, changes: [], inserted: [] } });
       if (chosen.size === 0) return none(`strength ${cfg.strength} selects no passage of ${evidence.length}`);
       // A loaded pool, else the store's ids (same order, so the same seeded donors); donors fetched by id.

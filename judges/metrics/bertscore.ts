@@ -140,7 +140,12 @@ export function createBertScoreMetric(config: Partial<BertScoreConfig> = {}): Me
       const tf = await import("@xenova/transformers");
       const special = new Set<number>((tokenizer.all_special_ids ?? []).map(Number));
       const idsOf = (text: string) => encodeText(tokenizer, text, effectiveMaxLength(tokenizer, model, c.maxLength)).inputIds;
-      const weight = c.idf ? idfWeights(pairs.map((p) => idsOf(p.reference)), special) : (id: number) => (special.has(id) ? 0 : 1);
+      const weight = c.idf
+        ? idfWeights(
+            pairs.map((p) => idsOf(p.reference)),
+            special,
+          )
+        : (id: number) => (special.has(id) ? 0 : 1);
       const rows: MetricScores[] = [];
       for (const p of pairs) {
         try {

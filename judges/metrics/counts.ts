@@ -50,7 +50,7 @@ export function splitSentences(text: string): string[] {
       if (m[0].startsWith(".") && m[0].length === 1) {
         const before = line.slice(start, m.index);
         const lastWord = /([\p{L}.]+)$/u.exec(before)?.[1]?.toLowerCase() ?? "";
-        if (ABBREVIATIONS.has(lastWord) || /^\p{Lu}$/u.test(before.slice(-1)) && /(^|\s)\p{Lu}$/u.test(before)) continue;
+        if (ABBREVIATIONS.has(lastWord) || (/^\p{Lu}$/u.test(before.slice(-1)) && /(^|\s)\p{Lu}$/u.test(before))) continue;
       }
       const sent = line.slice(start, end).trim();
       if (countWords(sent) > 0) out.push(sent);

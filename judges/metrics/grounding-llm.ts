@@ -184,11 +184,22 @@ export async function llmGrounding(model: ChatModel, input: LlmGroundingInput, o
           const c = byClaim.get(i + 1)!;
           const supported = c.verdict === "supported";
           const cited = supported ? c.evidence : [];
-          return { sentence, support: supported ? 1 : 0, evidence: cited.length ? cited.map((k) => ev[k - 1].s).join(" ") : null, uptake: supported && cited.some((k) => isPerturbedSentence(ev[k - 1].s, spans)), cited };
+          return {
+            sentence,
+            support: supported ? 1 : 0,
+            evidence: cited.length ? cited.map((k) => ev[k - 1].s).join(" ") : null,
+            uptake: supported && cited.some((k) => isPerturbedSentence(ev[k - 1].s, spans)),
+            cited,
+          };
         });
         const n = perSentence.length;
         const supported = perSentence.filter((p) => p.support === 1).length;
-        return { status: "ok", result: { sentences: n, supportedShare: supported / n, uptakeShare: perSentence.filter((p) => p.uptake).length / n, unsupported: n - supported, perSentence }, calls, attempts: attempt };
+        return {
+          status: "ok",
+          result: { sentences: n, supportedShare: supported / n, uptakeShare: perSentence.filter((p) => p.uptake).length / n, unsupported: n - supported, perSentence },
+          calls,
+          attempts: attempt,
+        };
       }
       lastError = `unusable attribution: ${problem}`;
       lastRaw = JSON.stringify(answer);

@@ -20,7 +20,9 @@
 import { splitSentences } from "../answer-classifier.ts";
 
 const STOP = new Set(
-  "a an the of and or in on to with for was were is are be been by at from as that this these those than not no but it its their there which who whom whose we our they them he she his her also may might can could would should will".split(" "),
+  "a an the of and or in on to with for was were is are be been by at from as that this these those than not no but it its their there which who whom whose we our they them he she his her also may might can could would should will".split(
+    " ",
+  ),
 );
 
 /** Content words of a text (lower case, stop words removed). */
@@ -129,5 +131,13 @@ export function numericFidelity(output: string, source: string, alteredSpans: re
   });
   const count = (k: string) => perNumber.filter((p) => p.kind === k).length;
   const total = perNumber.length;
-  return { total, exact: count("exact"), rounded: count("rounded"), altered: count("altered"), invented: count("invented"), fidelity: total ? (count("exact") + count("rounded")) / total : null, perNumber };
+  return {
+    total,
+    exact: count("exact"),
+    rounded: count("rounded"),
+    altered: count("altered"),
+    invented: count("invented"),
+    fidelity: total ? (count("exact") + count("rounded")) / total : null,
+    perNumber,
+  };
 }

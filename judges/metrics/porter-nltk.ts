@@ -67,13 +67,7 @@ function endsDoubleConsonant(word: string): boolean {
 function endsCvc(word: string): boolean {
   const n = word.length;
   return (
-    (n >= 3 &&
-      isConsonant(word, n - 3) &&
-      !isConsonant(word, n - 2) &&
-      isConsonant(word, n - 1) &&
-      word[n - 1] !== "w" &&
-      word[n - 1] !== "x" &&
-      word[n - 1] !== "y") ||
+    (n >= 3 && isConsonant(word, n - 3) && !isConsonant(word, n - 2) && isConsonant(word, n - 1) && word[n - 1] !== "w" && word[n - 1] !== "x" && word[n - 1] !== "y") ||
     (n === 2 && !isConsonant(word, 0) && isConsonant(word, 1))
   );
 }

@@ -53,7 +53,10 @@ export const RougeConfigSchema = z
      */
     tokenizer: z.enum(["rouge-score", "unicode"]).default("rouge-score"),
     /** Which of precision / recall / fmeasure the registry metric reports. */
-    report: z.array(z.enum(["precision", "recall", "fmeasure"])).min(1).default(["fmeasure"]),
+    report: z
+      .array(z.enum(["precision", "recall", "fmeasure"]))
+      .min(1)
+      .default(["fmeasure"]),
   })
   .strict();
 /** Parsed ROUGE config. */

@@ -52,11 +52,7 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
  * @param options {@link BootstrapOptionsSchema}.
  * @throws RangeError on fewer than 2 values; ZodError on bad options.
  */
-export function bootstrapCi(
-  values: readonly number[],
-  options: Partial<BootstrapOptions> = {},
-  statistic: (sample: number[]) => number = mean,
-): BootstrapCi {
+export function bootstrapCi(values: readonly number[], options: Partial<BootstrapOptions> = {}, statistic: (sample: number[]) => number = mean): BootstrapCi {
   const o = BootstrapOptionsSchema.parse(options);
   const n = values.length;
   if (n < 2) throw new RangeError(`bootstrapCi: need at least 2 values, got ${n}`);
@@ -107,10 +103,22 @@ export function bootstrapMeanCis(samples: readonly (readonly number[])[], option
   const alpha = (1 - o.level) / 2;
   for (const ks of byLength.values()) {
     const stats = ks.map(() => new Float64Array(o.iterations));
-    meanResamples(ks.map((k) => samples[k]), o.seed, stats);
+    meanResamples(
+      ks.map((k) => samples[k]),
+      o.seed,
+      stats,
+    );
     ks.forEach((k, m) => {
       stats[m].sort();
-      out[k] = { status: "ok", estimate: mean([...samples[k]]), lower: quantileSorted(stats[m], alpha), upper: quantileSorted(stats[m], 1 - alpha), level: o.level, iterations: o.iterations, seed: o.seed };
+      out[k] = {
+        status: "ok",
+        estimate: mean([...samples[k]]),
+        lower: quantileSorted(stats[m], alpha),
+        upper: quantileSorted(stats[m], 1 - alpha),
+        level: o.level,
+        iterations: o.iterations,
+        seed: o.seed,
+      };
     });
   }
   return out;

@@ -66,7 +66,8 @@ export function weightedCohenKappa(a: readonly (number | null)[], b: readonly (n
       excluded++;
       continue;
     }
-    for (const v of [x, y]) if (!Number.isInteger(v) || v < 0 || v > max) throw new RangeError(`weightedCohenKappa: category ${v} at index ${i} is not an integer in 0…${max} (bin scores first with binScore)`);
+    for (const v of [x, y])
+      if (!Number.isInteger(v) || v < 0 || v > max) throw new RangeError(`weightedCohenKappa: category ${v} at index ${i} is not an integer in 0…${max} (bin scores first with binScore)`);
     O[x][y]++;
     n++;
   }

@@ -156,7 +156,20 @@ export function wilcoxonSignedRank(x: readonly number[], y: readonly number[]): 
   if (n === 0) throw new RangeError("wilcoxonSignedRank: no pairs");
   if (count === 0) {
     const method = n <= 13 ? "permutation" : "asymptotic";
-    return { status: "all-zero-differences", statistic: 0, p: method === "permutation" ? 1 : Number.NaN, method, rPlus: 0, rMinus: 0, n, nZero, nNonzero: 0, hasTies: false, zAsymptotic: Number.NaN, pAsymptotic: Number.NaN };
+    return {
+      status: "all-zero-differences",
+      statistic: 0,
+      p: method === "permutation" ? 1 : Number.NaN,
+      method,
+      rPlus: 0,
+      rMinus: 0,
+      n,
+      nZero,
+      nNonzero: 0,
+      hasTies: false,
+      zAsymptotic: Number.NaN,
+      pAsymptotic: Number.NaN,
+    };
   }
   const { ranks, tieGroups } = rankAverage(nonzero.map(Math.abs));
   let rPlus = 0;
@@ -220,7 +233,12 @@ export function pairedRandomizationTest(x: readonly number[], y: readonly number
   const iterations = opts.iterations ?? 10_000;
   if (n === 0) return { status: "too-few", meanDiff: Number.NaN, p: Number.NaN, method: "exact", permutations: 0, n };
   const obs = Math.abs(d.reduce((a, b) => a + b, 0));
-  const tol = 1e-12 * Math.max(obs, d.reduce((a, b) => a + Math.abs(b), 0));
+  const tol =
+    1e-12 *
+    Math.max(
+      obs,
+      d.reduce((a, b) => a + Math.abs(b), 0),
+    );
   const meanDiff = mean(d);
   if (d.every((v) => v === 0)) return { status: "constant-differences", meanDiff: 0, p: 1, method: "exact", permutations: 1, n };
   if (n <= 30 && 2 ** n <= iterations) {

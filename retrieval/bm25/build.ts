@@ -55,11 +55,7 @@ export interface Bm25BuildResult {
  * @throws ZodError on unknown config keys; Error from the engine builders (duplicate ids, wink < 3 docs);
  *   Error naming the cache path when a cache entry exists but cannot be read or does not match the corpus.
  */
-export function buildBm25(
-  docs: readonly CorpusDoc[],
-  config: Bm25ConfigInput = {},
-  opts: { cacheRoot?: string; analyzer?: Analyzer; partBytes?: number } = {},
-): Bm25BuildResult {
+export function buildBm25(docs: readonly CorpusDoc[], config: Bm25ConfigInput = {}, opts: { cacheRoot?: string; analyzer?: Analyzer; partBytes?: number } = {}): Bm25BuildResult {
   const cfg = Bm25ConfigSchema.parse(config);
   const analyzer = opts.analyzer ?? defaultAnalyzer;
   const params = { k1: cfg.k1, b: cfg.b, fieldWeights: cfg.fieldWeights };
@@ -67,9 +63,7 @@ export function buildBm25(
   const contentHash = corpusContentHash(docs);
   const root = opts.cacheRoot ?? join(cacheDir(), "bm25");
   const ext = cfg.engine === "fast" ? "" : ".json";
-  const cachePath = cfg.cache
-    ? join(root, `${cfg.engine}-${contentHash.slice(0, 16)}-${stableHash({ params, analyzer: analyzer.id, contentHash })}${ext}`)
-    : null;
+  const cachePath = cfg.cache ? join(root, `${cfg.engine}-${contentHash.slice(0, 16)}-${stableHash({ params, analyzer: analyzer.id, contentHash })}${ext}`) : null;
   if (cachePath && existsSync(cachePath)) {
     const engine = loadCached(cfg.engine, cachePath, analyzer);
     if (engine.info.contentHash !== contentHash || engine.info.docCount !== docs.length) {
@@ -80,10 +74,7 @@ export function buildBm25(
     engine.attachDocs(docs);
     return { engine, contentHash, fromCache: true, cachePath, ms: performance.now() - t0 };
   }
-  const engine =
-    cfg.engine === "fast"
-      ? buildFastBm25(docs, params, { analyzer, contentHash })
-      : buildWinkBm25(docs, params, { analyzer, contentHash });
+  const engine = cfg.engine === "fast" ? buildFastBm25(docs, params, { analyzer, contentHash }) : buildWinkBm25(docs, params, { analyzer, contentHash });
   if (cachePath) {
     mkdirSync(root, { recursive: true });
     const tmp = `${cachePath}.${process.pid}.tmp`;

@@ -25,7 +25,7 @@ import { join } from "node:path";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import type { Analyzer } from "../analyzer.ts";
 import type { Bm25Params } from "./params-core.ts";
-import { BLOCK, ensureDir, FileAppender, FileScanner, readRaw, SegmentReader, SegmentWriter, type SegmentHeader } from "./disk-segment.ts";
+import { BLOCK, ensureDir, FileAppender, FileScanner, readRaw, type SegmentReader, SegmentWriter, type SegmentHeader } from "./disk-segment.ts";
 
 /** Default postings per run (~17 bytes each while the run is in memory: ≈ 270 MiB). */
 export const DEFAULT_RUN_POSTINGS = 16_000_000;
@@ -223,7 +223,8 @@ async function writeRuns(work: string, docs: AsyncIterable<readonly CorpusDoc[]>
       else if (np + 65_536 > pairTerm.length) flushRun();
     }
   }
-  if (skip > 0) throw new Error(`bm25-disk build: the source has ${seen} documents but ${prog.docsDone} were already indexed by the interrupted build in ${work}; the source changed — delete ${work} to rebuild`);
+  if (skip > 0)
+    throw new Error(`bm25-disk build: the source has ${seen} documents but ${prog.docsDone} were already indexed by the interrupted build in ${work}; the source changed — delete ${work} to rebuild`);
   flushRun();
   prog.complete = true;
   writeJsonAtomic(join(work, "progress.json"), prog);
@@ -297,7 +298,9 @@ function mergeRuns(dir: string, work: string, prog: Progress, params: Bm25Params
   rmSync(join(work, "progress.json"), { force: true });
   const header = writer.finish(analyzerId);
   renameSync(work, dir);
-  log(`bm25-disk: segment ${dir}: ${header.docCount} docs, ${header.vocabSize} terms, ${header.postings} postings (${(header.postingBytes / Math.max(1, header.postings)).toFixed(2)} B/posting + 0.25 B block index)`);
+  log(
+    `bm25-disk: segment ${dir}: ${header.docCount} docs, ${header.vocabSize} terms, ${header.postings} postings (${(header.postingBytes / Math.max(1, header.postings)).toFixed(2)} B/posting + 0.25 B block index)`,
+  );
   return header;
 }
 

@@ -134,7 +134,8 @@ export function readDiskManifest(dir: string): DiskIndexManifest | null {
   } catch (e) {
     throw new Error(`on-disk BM25: cannot read ${path} (${(e as Error).message}); delete the folder to rebuild`);
   }
-  if (m.format !== DISK_BM25_FORMAT) throw new Error(`on-disk BM25: the index in ${dir} has format ${JSON.stringify(m.format)}, expected ${DISK_BM25_FORMAT}; delete the folder ${dir} and rebuild the index`);
+  if (m.format !== DISK_BM25_FORMAT)
+    throw new Error(`on-disk BM25: the index in ${dir} has format ${JSON.stringify(m.format)}, expected ${DISK_BM25_FORMAT}; delete the folder ${dir} and rebuild the index`);
   return m;
 }
 
@@ -151,7 +152,15 @@ export async function buildDiskBm25(dir: string, docs: DocStream, opts: DiskBuil
   const analyzer = opts.analyzer ?? defaultAnalyzer;
   const name = segName(0);
   const header = await buildSegment(join(dir, name), asBatches(docs), { params, analyzer, runPostings: opts.runPostings, log: opts.log, afterRun: opts.afterRun });
-  const manifest: DiskIndexManifest = { format: DISK_BM25_FORMAT, params, analyzerId: analyzer.id, generation: 0, segments: [{ name, docCount: header.docCount, deleted: 0, mask: null }], liveDocs: header.docCount, liveLength: header.totalLen };
+  const manifest: DiskIndexManifest = {
+    format: DISK_BM25_FORMAT,
+    params,
+    analyzerId: analyzer.id,
+    generation: 0,
+    segments: [{ name, docCount: header.docCount, deleted: 0, mask: null }],
+    liveDocs: header.docCount,
+    liveLength: header.totalLen,
+  };
   writeJsonAtomic(join(dir, "index.json"), manifest);
   return manifest;
 }
@@ -310,7 +319,13 @@ export function mergeDiskBm25Segments(dir: string): DiskIndexManifest {
   const header = mergeSegments(join(dir, name), inputs, m.params, m.analyzerId);
   for (const i of inputs) i.seg.close();
   cache.close();
-  const next: DiskIndexManifest = { ...m, generation: gen, segments: header.docCount > 0 ? [{ name, docCount: header.docCount, deleted: 0, mask: null }] : [], liveDocs: header.docCount, liveLength: header.docCount > 0 ? header.totalLen : 0 };
+  const next: DiskIndexManifest = {
+    ...m,
+    generation: gen,
+    segments: header.docCount > 0 ? [{ name, docCount: header.docCount, deleted: 0, mask: null }] : [],
+    liveDocs: header.docCount,
+    liveLength: header.docCount > 0 ? header.totalLen : 0,
+  };
   writeJsonAtomic(join(dir, "index.json"), next);
   removeStaleFiles(dir, next);
   return next;
@@ -479,7 +494,17 @@ export class DiskBm25 {
     const kk = Math.min(Math.floor(k), this.n);
     const heap: Heap = { docs: new Int32Array(kk), scores: new Float64Array(kk), size: 0, k: kk };
     if (this.imp.length < WINDOW * m) this.imp = new Float64Array(WINDOW * m);
-    const q: QueryState = { m, idf: Float64Array.from(qIdf), count: Float64Array.from(qCount), imp: this.imp, acc: this.acc, bits: this.bits, cand: this.cand, touched: this.touched, seeded: new Set() };
+    const q: QueryState = {
+      m,
+      idf: Float64Array.from(qIdf),
+      count: Float64Array.from(qCount),
+      imp: this.imp,
+      acc: this.acc,
+      bits: this.bits,
+      cand: this.cand,
+      touched: this.touched,
+      seeded: new Set(),
+    };
     for (let si = 0; si < this.segs.length; si++) {
       const lists: List[] = [];
       for (let i = 0; i < m; i++) {
@@ -738,7 +763,10 @@ export class DiskBm25 {
       }
     }
     cands.sort((a, b) => b.v - a.v || a.d - b.d);
-    const seeds = cands.slice(0, k).map((c) => c.d).sort((a, b) => a - b);
+    const seeds = cands
+      .slice(0, k)
+      .map((c) => c.d)
+      .sort((a, b) => a - b);
     // Exact scores: every list probed (query order), the fast engine's expression.
     for (const d of seeds) {
       const g = gbase + d;

@@ -685,7 +685,8 @@ export class SegmentReader {
     } catch (e) {
       throw new Error(`on-disk BM25: cannot read ${join(dir, "header.json")} (${(e as Error).message}); the segment is unfinished or corrupt`);
     }
-    if (header.format !== DISK_SEGMENT_FORMAT) throw new Error(`on-disk BM25: ${dir} has format ${JSON.stringify(header.format)}, expected ${DISK_SEGMENT_FORMAT}; delete the index folder and rebuild it`);
+    if (header.format !== DISK_SEGMENT_FORMAT)
+      throw new Error(`on-disk BM25: ${dir} has format ${JSON.stringify(header.format)}, expected ${DISK_SEGMENT_FORMAT}; delete the index folder and rebuild it`);
     this.header = header;
     const v = header.vocabSize;
     const file = (name: string, bytes: number): number => {

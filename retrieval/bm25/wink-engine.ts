@@ -120,17 +120,11 @@ function prepTask(analyzer: Analyzer): (x: unknown) => unknown {
  * @throws Error when fewer than 3 docs are given (wink cannot consolidate; use engine "fast"), on a
  *   duplicate id, or a doc whose title/text is not a string.
  */
-export function buildWinkBm25(
-  docs: readonly CorpusDoc[],
-  params: Partial<Bm25Params> = {},
-  opts: { analyzer?: Analyzer; contentHash?: string | null } = {},
-): WinkBm25 {
+export function buildWinkBm25(docs: readonly CorpusDoc[], params: Partial<Bm25Params> = {}, opts: { analyzer?: Analyzer; contentHash?: string | null } = {}): WinkBm25 {
   const p = Bm25ParamsSchema.parse(params);
   const analyzer = opts.analyzer ?? defaultAnalyzer;
   if (docs.length < WINK_MIN_DOCS) {
-    throw new Error(
-      `buildWinkBm25: wink-bm25-text-search needs at least ${WINK_MIN_DOCS} documents to consolidate, got ${docs.length}; use the "fast" engine for tiny corpora`,
-    );
+    throw new Error(`buildWinkBm25: wink-bm25-text-search needs at least ${WINK_MIN_DOCS} documents to consolidate, got ${docs.length}; use the "fast" engine for tiny corpora`);
   }
   assertUniqueIds(docs, "buildWinkBm25");
   const model = winkBm25();

@@ -53,7 +53,10 @@ export const LanceStoreConfigSchema = z
     /** LanceDB database folder (default `cacheDir()/lancedb`). */
     dir: z.string().optional(),
     /** Table name; default `dense_<corpus hash 16>_<sanitised embedder id>`. */
-    tableName: z.string().regex(/^[A-Za-z0-9_.-]+$/).optional(),
+    tableName: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/)
+      .optional(),
     /** `none` = exact kNN (default); `hnsw_sq` / `ivf_pq` build an ANN index and measure its recall@10. */
     index: z.enum(["none", "hnsw_sq", "ivf_pq"]).default("none"),
     /** HNSW search breadth `ef` (query time). */
@@ -147,14 +150,7 @@ export async function loadLanceDb(): Promise<typeof LanceDb> {
 
 async function vectorSchema(dims: number, meta: Map<string, string>): Promise<Schema> {
   const { Field, FixedSizeList, Float32, Schema, Utf8 } = await import("apache-arrow");
-  return new Schema(
-    [
-      new Field("id", new Utf8(), false),
-      new Field("content", new Utf8(), false),
-      new Field("vector", new FixedSizeList(dims, new Field("item", new Float32(), true)), false),
-    ],
-    meta,
-  );
+  return new Schema([new Field("id", new Utf8(), false), new Field("content", new Utf8(), false), new Field("vector", new FixedSizeList(dims, new Field("item", new Float32(), true)), false)], meta);
 }
 
 function sidecarPath(dir: string, tableName: string): string {
@@ -172,12 +168,7 @@ function sidecarPath(dir: string, tableName: string): string {
  *   dimensionality (message names the table, both values and how to fix it), when an embedder
  *   returns a vector of the wrong length, or on an invalid config.
  */
-export async function openOrBuildDenseStore(
-  docs: readonly CorpusDoc[],
-  embedder: Embedder,
-  config: LanceStoreConfig = {},
-  opts: DenseStoreOptions = {},
-): Promise<DenseStore> {
+export async function openOrBuildDenseStore(docs: readonly CorpusDoc[], embedder: Embedder, config: LanceStoreConfig = {}, opts: DenseStoreOptions = {}): Promise<DenseStore> {
   const cfg = LanceStoreConfigSchema.parse(config);
   const log = opts.log ?? ((l: string) => console.error(l));
   const dir = cfg.dir ?? join(cacheDir(), "lancedb");
@@ -258,7 +249,15 @@ async function openCheckedTable(db: LanceDb.Connection, tableName: string, dir: 
  * LanceDB in large appends (one fragment and one version each), then compacted.
  * @throws on a duplicate doc id or an embedder answer of the wrong count or length.
  */
-async function buildDenseTable(db: LanceDb.Connection, tableName: string, docs: readonly CorpusDoc[], embedder: Embedder, corpusHash: string, batchSize: number, log: (l: string) => void): Promise<DenseTable> {
+async function buildDenseTable(
+  db: LanceDb.Connection,
+  tableName: string,
+  docs: readonly CorpusDoc[],
+  embedder: Embedder,
+  corpusHash: string,
+  batchSize: number,
+  log: (l: string) => void,
+): Promise<DenseTable> {
   const ids = new Set<string>();
   for (const [i, d] of docs.entries()) {
     if (ids.has(d.id)) throw new Error(`dense store: duplicate doc id ${JSON.stringify(d.id)} at position ${i}`);
@@ -305,7 +304,17 @@ async function buildDenseTable(db: LanceDb.Connection, tableName: string, docs: 
  * reuse it with the recall@10 recorded in its sidecar (null when none: measured afterwards).
  * @throws when an index is asked for fewer than 256 docs.
  */
-async function ensureAnnIndex(lancedb: typeof LanceDb, table: LanceDb.Table, tableName: string, dir: string, cfg: LanceStoreConfigParsed, built: boolean, docCount: number, dims: number, log: (l: string) => void): Promise<{ index: DenseStore["index"]; annRecallAt10: number | null }> {
+async function ensureAnnIndex(
+  lancedb: typeof LanceDb,
+  table: LanceDb.Table,
+  tableName: string,
+  dir: string,
+  cfg: LanceStoreConfigParsed,
+  built: boolean,
+  docCount: number,
+  dims: number,
+  log: (l: string) => void,
+): Promise<{ index: DenseStore["index"]; annRecallAt10: number | null }> {
   let annRecallAt10: number | null = null;
   const indices = await table.listIndices();
   const hasVectorIndex = indices.some((i) => i.columns.includes("vector"));
@@ -409,11 +418,7 @@ function denseSearch(table: LanceDb.Table, tableName: string, index: DenseStore[
  * Recall@10 of the ANN index against exact search, averaged over up to 100 stored vectors
  * (evenly spaced rows) used as queries.
  */
-async function measureAnnRecall(
-  table: LanceDb.Table,
-  n: number,
-  search: (v: Float32Array, k: number, o?: { exact?: boolean }) => Promise<VectorHit[]>,
-): Promise<number> {
+async function measureAnnRecall(table: LanceDb.Table, n: number, search: (v: Float32Array, k: number, o?: { exact?: boolean }) => Promise<VectorHit[]>): Promise<number> {
   const m = Math.min(100, n);
   const step = n / m;
   const rows = (await table.query().select(["id", "vector"]).toArray()) as { id: string; vector: { toArray(): Float32Array } | number[] }[];

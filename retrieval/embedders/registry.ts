@@ -75,11 +75,15 @@ const exact: Record<string, Factory> = {
   [`${WORD_VECTORS_ID_PREFIX}-mean`]: (_r, o) => createWordVectorsEmbedder({ pooling: "mean", cacheDir: o.wordVectorCacheDir }),
   [`${WORD_VECTORS_ID_PREFIX}-sif`]: (_r, o) => createWordVectorsEmbedder({ pooling: "sif", frequencies: "vocab-rank", cacheDir: o.wordVectorCacheDir }),
   [`${WORD_VECTORS_ID_PREFIX}-sif-corpus-pc1`]: (_r, o) =>
-    createWordVectorsEmbedder({ pooling: "sif", frequencies: "corpus", removeComponents: 1, cacheDir: o.wordVectorCacheDir }, { fitTexts: o.docs?.map((d) => `${d.title}\n${d.text}`), fitTextsKey: o.corpusHash, log: o.log }),
+    createWordVectorsEmbedder(
+      { pooling: "sif", frequencies: "corpus", removeComponents: 1, cacheDir: o.wordVectorCacheDir },
+      { fitTexts: o.docs?.map((d) => `${d.title}\n${d.text}`), fitTextsKey: o.corpusHash, log: o.log },
+    ),
 };
 
 const prefixed: Record<string, Factory> = {
-  [TRANSFORMERS_EMBEDDER_PREFIX]: (rest, o) => createTransformersEmbedder({ ...transformersSettings(rest), modelDir: o.modelDir, allowRemote: o.allowRemote, quantized: o.quantized, batchSize: o.batchSize }),
+  [TRANSFORMERS_EMBEDDER_PREFIX]: (rest, o) =>
+    createTransformersEmbedder({ ...transformersSettings(rest), modelDir: o.modelDir, allowRemote: o.allowRemote, quantized: o.quantized, batchSize: o.batchSize }),
   [OPENAI_EMBEDDER_PREFIX]: (rest, o) => {
     const m = /^(.+?)(?:@(\d+))?$/.exec(rest);
     const dimensions = o.dimensions ?? (m?.[2] ? Number(m[2]) : undefined);
@@ -119,5 +123,13 @@ export async function createEmbedder(id: string, opts: EmbedderOptions = {}): Pr
 export function describeEmbedder(id: string): Record<string, unknown> {
   if (!id.startsWith(`${TRANSFORMERS_EMBEDDER_PREFIX}:`)) return { id };
   const s = transformersSettings(id.slice(TRANSFORMERS_EMBEDDER_PREFIX.length + 1));
-  return { id, model: s.model, ...(s.queryModel ? { queryModel: s.queryModel } : {}), revision: s.revision ?? "local", pooling: s.pooling, normalize: s.normalize ?? true, queryPrefix: s.queryPrefix ?? "" };
+  return {
+    id,
+    model: s.model,
+    ...(s.queryModel ? { queryModel: s.queryModel } : {}),
+    revision: s.revision ?? "local",
+    pooling: s.pooling,
+    normalize: s.normalize ?? true,
+    queryPrefix: s.queryPrefix ?? "",
+  };
 }

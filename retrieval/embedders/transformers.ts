@@ -123,7 +123,9 @@ export interface TransformersEmbedder extends Embedder {
 async function loadEncoder(tf: any, model: string, modelDir: string, cfg: z.output<typeof TransformersEmbedderConfigSchema>) {
   const local = localModelPath(model, modelDir);
   if (!cfg.allowRemote && !existsSync(join(local, "config.json"))) {
-    throw new Error(`transformers embedder: model ${model} not found locally (looked in ${local}); put the ONNX export there (config.json, tokenizer.json, onnx/) or set allowRemote: true while online`);
+    throw new Error(
+      `transformers embedder: model ${model} not found locally (looked in ${local}); put the ONNX export there (config.json, tokenizer.json, onnx/) or set allowRemote: true while online`,
+    );
   }
   try {
     const tokenizer = await tf.AutoTokenizer.from_pretrained(model);
@@ -180,6 +182,10 @@ export async function createTransformersEmbedder(config: TransformersEmbedderCon
     info,
     stats,
     embed: (texts) => run(doc, texts),
-    embedQueries: (texts) => run(query, texts.map((t) => cfg.queryPrefix + t)),
+    embedQueries: (texts) =>
+      run(
+        query,
+        texts.map((t) => cfg.queryPrefix + t),
+      ),
   };
 }

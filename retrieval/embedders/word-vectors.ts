@@ -262,7 +262,8 @@ export function openWordVectors(base?: string): Promise<LazyWordVectors> {
       if (aligned.byteLength !== 12 + 4 * (n + 1) + 4 * slots + 2 * chars || textOff % 2 !== 0) throw new Error(`word-vector vocabulary index ${ixPath} is inconsistent; delete it to rebuild`);
       const text = new Uint16Array(aligned.buffer, textOff, chars);
       const vecPath = join(dir, "vectors.f32");
-      if (statSync(vecPath).size !== n * WORD_VECTOR_DIMS * 4) throw new Error(`word-vector cache ${dir} is inconsistent (vectors.f32 does not hold ${n} × ${WORD_VECTOR_DIMS} floats); delete the folder to rebuild it`);
+      if (statSync(vecPath).size !== n * WORD_VECTOR_DIMS * 4)
+        throw new Error(`word-vector cache ${dir} is inconsistent (vectors.f32 does not hold ${n} × ${WORD_VECTOR_DIMS} floats); delete the folder to rebuild it`);
       const fd = openSync(vecPath, "r");
       const rows = new Array<Float32Array | undefined>(n).fill(undefined); // rows read so far
       const get = (w: string): number | undefined => {
@@ -458,7 +459,12 @@ function applySmallCorpusFallback(cfg: ResolvedWordVectorsConfig, fit: FitContex
     if (usable < cfg.minFitTexts) {
       frequencies = "vocab-rank";
       removeComponents = 0;
-      const what = [cfg.pooling === "sif" && cfg.frequencies === "corpus" ? "vocabulary-rank word frequencies instead of corpus counts" : "", cfg.removeComponents > 0 ? "no common-component removal" : ""].filter(Boolean).join(" and ");
+      const what = [
+        cfg.pooling === "sif" && cfg.frequencies === "corpus" ? "vocabulary-rank word frequencies instead of corpus counts" : "",
+        cfg.removeComponents > 0 ? "no common-component removal" : "",
+      ]
+        .filter(Boolean)
+        .join(" and ");
       const fallbackId = cfg.pooling === "sif" ? `${WORD_VECTORS_ID_PREFIX}-sif` : `${WORD_VECTORS_ID_PREFIX}-mean`;
       (log ?? ((l: string) => console.error(l)))(`word-vectors: fit corpus has ${usable} text(s) with known words (< minFitTexts ${cfg.minFitTexts}); using ${what} (embedder id ${fallbackId})`);
     }

@@ -22,7 +22,13 @@ export function createBorda(config: BordaConfig = {}): FusionMethod {
     id: BORDA_ID,
     fuse(lists, names) {
       const union = new Set(lists.flatMap((l) => l.map((x) => String(x.id)))).size;
-      return combine(lists, names, (list) => list.map((e) => union - e.place + 1), "sum", (_li, list, c) => (c - list.length + 1) / 2);
+      return combine(
+        lists,
+        names,
+        (list) => list.map((e) => union - e.place + 1),
+        "sum",
+        (_li, list, c) => (c - list.length + 1) / 2,
+      );
     },
   };
 }

@@ -59,8 +59,14 @@ export function dedupe(list: readonly RankedItem[]): DedupedList {
     out.push({ id, score: item.score, rank: i + 1, place: out.length + 1, ...(item.doc ? { doc: item.doc } : {}) });
   });
   const scores = out.map((e) => e.score);
-  const ranks = sharedRanks(out.map((e) => e.rank), scores);
-  const places = sharedRanks(out.map((e) => e.place), scores);
+  const ranks = sharedRanks(
+    out.map((e) => e.rank),
+    scores,
+  );
+  const places = sharedRanks(
+    out.map((e) => e.place),
+    scores,
+  );
   out.forEach((e, j) => {
     e.rank = ranks[j];
     e.place = places[j];

@@ -482,7 +482,12 @@ async function readMatchingAnnMeta(db: LanceDb.Connection, tableName: string, cf
   const meta = cfg.mode !== "rebuild" ? await readMeta(db, tableName) : null;
   if (!meta) return null;
   const infoJson = embedder.info ? JSON.stringify(embedder.info) : undefined;
-  const stale = meta.kind !== "ann" || meta.fingerprint !== fp || meta.embedderId !== embedder.id || meta.dims !== embedder.dims || (infoJson !== undefined && meta.embedderInfo !== undefined && JSON.stringify(meta.embedderInfo) !== infoJson);
+  const stale =
+    meta.kind !== "ann" ||
+    meta.fingerprint !== fp ||
+    meta.embedderId !== embedder.id ||
+    meta.dims !== embedder.dims ||
+    (infoJson !== undefined && meta.embedderInfo !== undefined && JSON.stringify(meta.embedderInfo) !== infoJson);
   return stale ? null : meta;
 }
 
@@ -543,7 +548,11 @@ async function buildAnnTable(
 function annSearchers(table: LanceDb.Table, m: DiskIndexMeta, unmatchable: ReadonlySet<string>): { annSearch: AnnSearchFn; exactSearch: (vector: Float32Array, k: number) => Promise<VectorHit[]> } {
   const byScore = (a: VectorHit, b: VectorHit) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const annSearch: AnnSearchFn = async (vector, k, nprobes, refineFactor = m.refineFactor ?? 10) => {
-    let q = table.vectorSearch(Array.from(vector)).distanceType("cosine").select(["id", "_distance"]).limit(k + unmatchable.size);
+    let q = table
+      .vectorSearch(Array.from(vector))
+      .distanceType("cosine")
+      .select(["id", "_distance"])
+      .limit(k + unmatchable.size);
     if (m.index === "hnsw_sq") q = q.ef(Math.max(m.ef ?? 150, k));
     else q = q.nprobes(nprobes);
     // IVF-FLAT scans full vectors in the probed partitions (distances already exact): no refine.
@@ -556,7 +565,13 @@ function annSearchers(table: LanceDb.Table, m: DiskIndexMeta, unmatchable: Reado
       .slice(0, k);
   };
   const exactSearch = async (vector: Float32Array, k: number): Promise<VectorHit[]> => {
-    const rows = (await table.vectorSearch(Array.from(vector)).distanceType("dot").bypassVectorIndex().select(["id", "_distance"]).limit(k + unmatchable.size).toArray()) as { id: string; _distance: number }[];
+    const rows = (await table
+      .vectorSearch(Array.from(vector))
+      .distanceType("dot")
+      .bypassVectorIndex()
+      .select(["id", "_distance"])
+      .limit(k + unmatchable.size)
+      .toArray()) as { id: string; _distance: number }[];
     return rows
       .map((r) => ({ id: String(r.id), score: 1 - r._distance }))
       .filter((h) => !unmatchable.has(h.id))
@@ -732,7 +747,11 @@ async function buildAnnVectors(db: LanceDb.Connection, tableName: string, source
   const sampleVectors: Float32Array[] = [];
   for (let i = 0; i < sampleIds.length; i += 500) {
     const chunk = sampleIds.slice(i, i + 500);
-    const rows = (await t.query().where(`id IN (${chunk.map((id) => `'${id.replace(/'/g, "''")}'`).join(", ")})`).select(["id", "vector"]).toArray()) as { id: string; vector: { toArray(): Float32Array } }[];
+    const rows = (await t
+      .query()
+      .where(`id IN (${chunk.map((id) => `'${id.replace(/'/g, "''")}'`).join(", ")})`)
+      .select(["id", "vector"])
+      .toArray()) as { id: string; vector: { toArray(): Float32Array } }[];
     const byId = new Map(rows.map((r) => [String(r.id), Float32Array.from(r.vector.toArray())]));
     for (const id of chunk) {
       const v = byId.get(id);

@@ -61,7 +61,12 @@ describe("search marks retracted papers and notices", () => {
     await writeJsonl(all, recs);
     const base = { mode: "bm25", embedder: DEFAULT_RETRIEVER_EMBEDDER_ID, bm25Engine: "fast", fusion: "rrf", candidates: "100", index: "none", rerankCandidates: "50", corpus: all, k: "7" };
     const lines: string[] = [];
-    const hits = await runSearch("effect retraction", base, (l) => lines.push(l), () => {});
+    const hits = await runSearch(
+      "effect retraction",
+      base,
+      (l) => lines.push(l),
+      () => {},
+    );
     const tagged = new Map(hits.map((h) => [h.id, h.doc?.retraction]));
     expect(tagged.get("90000002")).toBe("retracted");
     expect(tagged.get("90000001")).toBe("notice");
@@ -69,7 +74,12 @@ describe("search marks retracted papers and notices", () => {
     expect(lines.find((l) => /^\d+\s+90000002\b/.test(l))).toMatch(/\[RETRACTED\] Effect of A on B\.$/);
     expect(lines.find((l) => /^\d+\s+90000001\b/.test(l))).toMatch(/\[RETRACTION NOTICE\] Retraction Note: Effect of A on B\.$/);
     const json: string[] = [];
-    await runSearch("effect retraction", { ...base, json: true }, (l) => json.push(l), () => {});
+    await runSearch(
+      "effect retraction",
+      { ...base, json: true },
+      (l) => json.push(l),
+      () => {},
+    );
     const byPmid = new Map(JSON.parse(json[0]).map((h: { pmid: string; retraction?: string }) => [h.pmid, h.retraction]));
     expect(byPmid.get("90000002")).toBe("retracted");
     expect(byPmid.get("90000001")).toBe("notice");

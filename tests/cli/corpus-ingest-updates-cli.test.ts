@@ -27,7 +27,11 @@ beforeAll(() => {
   update = writeSet(dir, "update.xml", [{ pmid: "102", title: "Beta cohort of statins (revised).", conclusion: "Revised conclusion." }], ["103", "201", "202"]);
 });
 
-const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { pmid: string; version: string; title: string });
+const lines = (path: string) =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { pmid: string; version: string; title: string });
 
 describe("corpus ingest --out applies PubMed update semantics", () => {
   it("writes the final state (deleted, superseded and duplicate entries gone) and names the PMIDs", () => {
@@ -51,7 +55,10 @@ describe("corpus ingest --out applies PubMed update semantics", () => {
 
     const j = runCli(["corpus", "ingest", baseline, update, "--out", join(dir, "y.jsonl.gz"), "--no-progress", "--json"]);
     expect(j.status).toBe(0);
-    expect(JSON.parse(j.stdout)).toMatchObject({ written: 3, updates: { deleteEntries: 3, deleted: 1, deleteOfUnknown: 2, superseded: 2, pmids: { deleted: ["103"], deleteOfUnknown: ["201", "202"], superseded: ["104", "102"] } } });
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      written: 3,
+      updates: { deleteEntries: 3, deleted: 1, deleteOfUnknown: 2, superseded: 2, pmids: { deleted: ["103"], deleteOfUnknown: ["201", "202"], superseded: ["104", "102"] } },
+    });
   });
 
   it("--clean gives the same records and update counts", () => {
@@ -76,7 +83,11 @@ describe("corpus ingest --out applies PubMed update semantics", () => {
     expect(r.stdout).toContain("  superseded (an entry replaced by a later file or a higher Version of its PMID): PMIDs 102, 104\n");
     const out = join(dir, "exported.jsonl");
     expect(runCli(["corpus", "export", "--store", uri, "--out", out]).status).toBe(0);
-    expect(lines(out).map((x) => x.pmid).sort()).toEqual(["101", "102", "104"]);
+    expect(
+      lines(out)
+        .map((x) => x.pmid)
+        .sort(),
+    ).toEqual(["101", "102", "104"]);
   });
 
   it("an ingest that yields nothing creates no output file (not a 0-byte one)", () => {

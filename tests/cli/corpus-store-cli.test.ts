@@ -11,7 +11,10 @@ describe("medsynth corpus ingest --store", () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-store-cli-"));
     const inDir = join(dir, "in");
     mkdirSync(inDir);
-    writeSet(inDir, "a.xml", [{ pmid: "11", title: "One trial." }, { pmid: "12", title: "Two trial." }]);
+    writeSet(inDir, "a.xml", [
+      { pmid: "11", title: "One trial." },
+      { pmid: "12", title: "Two trial." },
+    ]);
     const good = readFileSync(writeSet(dir, "b-full.xml", [{ pmid: "13", title: "Three trial." }]), "utf8");
     writeFileSync(join(inDir, "b.xml"), good.slice(0, good.indexOf("</Abstract>")));
     const store = join(dir, "store");

@@ -67,7 +67,11 @@ function fresh(): Record<string, string> {
   return { MEDSYNTH_DATA_DIR: mkdtempSync(join(dir, "cache-")), MEDSYNTH_AUTO_MIRROR: "0", MEDSYNTH_DATA_MIRROR: "", MEDSYNTH_UPSTREAM_BASE: `${urlMirror}/no-upstream` };
 }
 
-const rowOf = (stdout: string, name: string) => stdout.split("\n").find((l) => l.startsWith(`${name} `))?.split(/\s{2,}/) ?? [];
+const rowOf = (stdout: string, name: string) =>
+  stdout
+    .split("\n")
+    .find((l) => l.startsWith(`${name} `))
+    ?.split(/\s{2,}/) ?? [];
 
 describe("datasets list with --mirror", () => {
   it("a folder mirror: exits 0, rows say mirror and items are counted from it (no upstream fetch)", async () => {
@@ -93,7 +97,17 @@ describe("datasets list with --mirror", () => {
 describe("a run with several datasets missing", () => {
   it("names every missing dataset at once, before any work, exit 1", async () => {
     const cfgPath = join(dir, "two.yaml");
-    writeFileSync(cfgPath, YAML.stringify({ name: "two", output: join(dir, "run-two"), datasets: [{ name: "medmeta", sample: 1 }, { name: "medevidence", sample: 1 }, { name: "ms2" }], models: [{ id: "extractive:mmr" }], workflows: [{ id: "golden-rag" }], metrics: ["rouge"] }));
+    writeFileSync(
+      cfgPath,
+      YAML.stringify({
+        name: "two",
+        output: join(dir, "run-two"),
+        datasets: [{ name: "medmeta", sample: 1 }, { name: "medevidence", sample: 1 }, { name: "ms2" }],
+        models: [{ id: "extractive:mmr" }],
+        workflows: [{ id: "golden-rag" }],
+        metrics: ["rouge"],
+      }),
+    );
     const r = await runCliAsync(["run", cfgPath, "--no-progress"], fresh());
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("3 datasets this run needs are not available: medmeta, medevidence, ms2 (nothing was run).");
@@ -133,7 +147,9 @@ describe("messages naming the cause and the way round", () => {
     const client = createEutilsClient({ apiKey: null, baseUrl: `${dead}/entrez/eutils/`, maxRetries: 0 });
     const e = await client.esearch({ term: "aspirin", retmax: 0 }).catch((x) => x);
     const advised = unreachableEutilsAdvice(e, "datasets prepare medmeta", `${dead}/entrez/eutils/`) as Error;
-    expect(advised.message).toMatch(/^datasets prepare medmeta: NCBI E-utilities at http:\/\/127\.0\.0\.1:\d+\/entrez\/eutils\/ could not be reached: esearch\.fcgi .*: failed after 1 attempts: fetch failed \(ECONNREFUSED\)\. /);
+    expect(advised.message).toMatch(
+      /^datasets prepare medmeta: NCBI E-utilities at http:\/\/127\.0\.0\.1:\d+\/entrez\/eutils\/ could not be reached: esearch\.fcgi .*: failed after 1 attempts: fetch failed \(ECONNREFUSED\)\. /,
+    );
     expect(advised.message).toContain("point --base-url at an E-utilities mirror or proxy");
     // An HTTP answer (the server was reached) is not rewritten.
     const http = Object.assign(new Error("esearch: HTTP 400"), { name: "EutilsError", status: 400 });

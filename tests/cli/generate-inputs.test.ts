@@ -25,7 +25,11 @@ beforeAll(() => {
 describe("generate --corpus", () => {
   it("standard-rag retrieves from the bundled 3,340-doc corpus by default", async () => {
     const log: string[] = [];
-    const results = await runGenerate(base, () => {}, (l) => log.push(l));
+    const results = await runGenerate(
+      base,
+      () => {},
+      (l) => log.push(l),
+    );
     expect(log[0]).toBe("# corpus: bundled, 3340 docs (pubmedqa 1000, medevidence 329, cohen2006 2011)");
     expect(results.map((r) => r.result.status)).toEqual(["ok"]);
     expect(generateExitCode(results)).toBe(0);
@@ -33,7 +37,11 @@ describe("generate --corpus", () => {
 
   it("takes a corpus file; when every item fails the exit code is 1", async () => {
     const log: string[] = [];
-    const results = await runGenerate({ ...base, limit: "2", corpus: tiny }, () => {}, (l) => log.push(l));
+    const results = await runGenerate(
+      { ...base, limit: "2", corpus: tiny },
+      () => {},
+      (l) => log.push(l),
+    );
     expect(log[0]).toBe(`# corpus: ${tiny}, 2 docs`);
     expect(results.map((r) => r.result.status)).toEqual(["failed", "failed"]);
     expect(results[0].result.error).toMatch(/retrieval returned no documents/);
@@ -42,7 +50,9 @@ describe("generate --corpus", () => {
   });
 
   it("the real CLI exits 1 naming the failure", () => {
-    const r = runCli(["generate", "--workflow", "standard-rag", "--dataset", "medevidence", "--model", "extractive:mmr", "--retrieval", "bm25", "--corpus", tiny, "--limit", "2"], { env: { MEDSYNTH_CACHE_DIR: join(dir, "cache") } });
+    const r = runCli(["generate", "--workflow", "standard-rag", "--dataset", "medevidence", "--model", "extractive:mmr", "--retrieval", "bm25", "--corpus", tiny, "--limit", "2"], {
+      env: { MEDSYNTH_CACHE_DIR: join(dir, "cache") },
+    });
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/^--- 2 items: 0 ok, 2 failed, 0 skipped/m);
     expect(r.stderr).toMatch(/medsynth: generate: no item succeeded \(2 of 2 failed\) \(first error: merge: retrieval returned no documents/);
@@ -59,12 +69,22 @@ describe("generate --dataset jsonl --path", () => {
     await expect(runGenerate(opts)).rejects.toThrow(/^--dataset jsonl needs --path <tasks\.jsonl>/);
     const recs: PubmedRecord[] = [];
     const bio = datasetDirSync("pubmed-xml/biopython");
-    await ingestPubmed(["pubmed1.xml", "pubmed4.xml", "pubmed5.xml"].map((f) => join(bio, f)), { onRecord: (r) => void recs.push(r) });
+    await ingestPubmed(
+      ["pubmed1.xml", "pubmed4.xml", "pubmed5.xml"].map((f) => join(bio, f)),
+      { onRecord: (r) => void recs.push(r) },
+    );
     const path = join(dir, "ingested.jsonl");
     await writeJsonl(path, recs);
     const log: string[] = [];
-    const results = await runGenerate({ ...opts, path }, () => {}, (l) => log.push(l));
-    expect(results.map((r) => [r.itemId, r.result.status])).toEqual([["jsonl:27797938", "ok"], ["jsonl:28775130", "ok"]]);
+    const results = await runGenerate(
+      { ...opts, path },
+      () => {},
+      (l) => log.push(l),
+    );
+    expect(results.map((r) => [r.itemId, r.result.status])).toEqual([
+      ["jsonl:27797938", "ok"],
+      ["jsonl:28775130", "ok"],
+    ]);
     expect(log[0]).toMatch(/^# dataset jsonl: 2 items; skipped 2 \(no conclusion: 2; first: /);
   });
 });

@@ -25,7 +25,16 @@ describe("the CLI starts light", () => {
   }, 60_000);
 
   it("heavyPackages picks scoped, prefixed and exact names only", () => {
-    expect(heavyPackages(["/x/node_modules/@langchain/core/dist/a.js", "file:///x/node_modules/vega-scale/b.js", "/x/node_modules/openai/c.js", "/x/node_modules/openai-extra/d.js", "/x/node_modules/zod/e.js", "/x/node_modules/@lancedb/lancedb/f.js"])).toEqual(["@lancedb/lancedb", "@langchain/core", "openai", "vega-scale"]);
+    expect(
+      heavyPackages([
+        "/x/node_modules/@langchain/core/dist/a.js",
+        "file:///x/node_modules/vega-scale/b.js",
+        "/x/node_modules/openai/c.js",
+        "/x/node_modules/openai-extra/d.js",
+        "/x/node_modules/zod/e.js",
+        "/x/node_modules/@lancedb/lancedb/f.js",
+      ]),
+    ).toEqual(["@lancedb/lancedb", "@langchain/core", "openai", "vega-scale"]);
   });
 
   const cases: [string, string[]][] = [
@@ -51,7 +60,8 @@ describe("the CLI starts light", () => {
 
   it("--help lists every command", () => {
     const r = runRecorded([BIN, "--help"], { cwd: tmp });
-    for (const c of ["corpus", "datasets", "index", "search", "retrieval", "generate", "judge", "metrics", "run", "merge", "report", "compare", "validate", "view", "annotate", "reproduce"]) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, "m"));
+    for (const c of ["corpus", "datasets", "index", "search", "retrieval", "generate", "judge", "metrics", "run", "merge", "report", "compare", "validate", "view", "annotate", "reproduce"])
+      expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, "m"));
   }, 60_000);
 
   it("validate of an empty config fails naming the file, without loading heavy modules", () => {

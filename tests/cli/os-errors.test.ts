@@ -27,9 +27,22 @@ function sysErr(code: string, syscall: string, path: string, dest?: string): Nod
 }
 
 const record: RunRecord = {
-  key: "k", itemId: "i", dataset: "d", taskKind: "synthesis", model: "m", workflow: "w", params: {}, repeat: 0, status: "ok",
-  output: "a b", reference: "a c", itemMeta: {}, intermediate: {},
-  generator: { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 1, cached: false }, startedAt: "x", finishedAt: "y",
+  key: "k",
+  itemId: "i",
+  dataset: "d",
+  taskKind: "synthesis",
+  model: "m",
+  workflow: "w",
+  params: {},
+  repeat: 0,
+  status: "ok",
+  output: "a b",
+  reference: "a c",
+  itemMeta: {},
+  intermediate: {},
+  generator: { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 1, cached: false },
+  startedAt: "x",
+  finishedAt: "y",
 };
 
 describe("OS errors name the file and the cause", () => {
@@ -53,7 +66,10 @@ describe("OS errors name the file and the cause", () => {
     writeResultsAtomic(results, [record]);
     const outDir = join(dir, "a-folder");
     mkdirSync(outDir);
-    const err = await runMetricsCommand(results, { metrics: ["rouge"], out: outDir, log: () => {} }).then(() => null, (e) => e);
+    const err = await runMetricsCommand(results, { metrics: ["rouge"], out: outDir, log: () => {} }).then(
+      () => null,
+      (e) => e,
+    );
     expect(err).not.toBeNull();
     expect(formatError(err)).toBe(`cannot write ${outDir}: it is a folder, not a file (EISDIR)`);
   });
@@ -61,7 +77,10 @@ describe("OS errors name the file and the cause", () => {
   it("`metrics --out` under a file: ENOTDIR/EEXIST naming the path", async () => {
     const results = join(dir, "results2.jsonl");
     writeResultsAtomic(results, [record]);
-    const err = await runMetricsCommand(results, { metrics: ["rouge"], out: join(results, "x.jsonl"), log: () => {} }).then(() => null, (e) => e);
+    const err = await runMetricsCommand(results, { metrics: ["rouge"], out: join(results, "x.jsonl"), log: () => {} }).then(
+      () => null,
+      (e) => e,
+    );
     expect(formatError(err)).toMatch(new RegExp(`^cannot create the folder ${results.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.*\\((EEXIST|ENOTDIR)\\)$`));
   });
 
@@ -83,14 +102,24 @@ describe("a truncated .gz names the file, the line and the byte offset", () => {
     let n = 0;
     const err = await (async () => {
       for await (const _ of readJsonl(file)) n++;
-    })().then(() => null, (e: Error) => e);
+    })().then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err).not.toBeNull();
     expect(n).toBeGreaterThan(0);
     expect(err!.message).toBe(`${file}: read failed after line ${n} at compressed byte ${cut.length.toLocaleString("en-US")} (the .gz is truncated): unexpected end of file`);
   });
 
   it("the jsonl dataset loader: same facts", async () => {
-    const err = await getDataset("jsonl").load({ path: file }).then(() => null, (e: Error) => e);
-    expect(err?.message).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: read failed after line \\d+ at compressed byte ${cut.length.toLocaleString("en-US")} \\(the \\.gz is truncated\\)`));
+    const err = await getDataset("jsonl")
+      .load({ path: file })
+      .then(
+        () => null,
+        (e: Error) => e,
+      );
+    expect(err?.message).toMatch(
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: read failed after line \\d+ at compressed byte ${cut.length.toLocaleString("en-US")} \\(the \\.gz is truncated\\)`),
+    );
   });
 });

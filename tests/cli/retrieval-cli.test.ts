@@ -27,7 +27,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "medsynth-retrieval-cli-"));
   process.env.MEDSYNTH_CACHE_DIR = join(dir, "cache");
   const recs: PubmedRecord[] = [];
-  await ingestPubmed(["pubmed1.xml", "pubmed2.xml", "pubmed4.xml", "pubmed5.xml"].map((f) => join(BIO, f)), { onRecord: (r) => void recs.push(r) });
+  await ingestPubmed(
+    ["pubmed1.xml", "pubmed2.xml", "pubmed4.xml", "pubmed5.xml"].map((f) => join(BIO, f)),
+    { onRecord: (r) => void recs.push(r) },
+  );
   ingested = join(dir, "ingested.jsonl");
   await writeJsonl(ingested, recs);
 });
@@ -38,7 +41,12 @@ describe("corpus files", () => {
     writeFileSync(gz, gzipSync(readFileSync(ingested)));
     for (const corpus of [ingested, gz]) {
       const err: string[] = [];
-      const hits = await runSearch("telomere length pancreatic cancer", search({ corpus, k: "2" }), () => {}, (l) => err.push(l));
+      const hits = await runSearch(
+        "telomere length pancreatic cancer",
+        search({ corpus, k: "2" }),
+        () => {},
+        (l) => err.push(l),
+      );
       expect(err[0]).toBe(`corpus: ${corpus}, 6 docs`);
       expect(hits[0].id).toBe("27797938");
       expect(hits[0].doc?.text.startsWith("OBJECTIVE: ")).toBe(true);
@@ -57,16 +65,33 @@ describe("corpus files", () => {
 
   it("keeps the first of repeated ids, skips the rest and warns with the count", async () => {
     const path = join(dir, "dup.jsonl");
-    writeFileSync(path, ['{"id":"a","title":"first a","text":"aspirin heart attack"}', '{"id":"a","title":"second a","text":"aspirin"}', '{"id":"b","title":"b","text":"statin"}', '{"id":"a","title":"third a","text":"aspirin aspirin"}', "{oops"].join("\n"));
+    writeFileSync(
+      path,
+      [
+        '{"id":"a","title":"first a","text":"aspirin heart attack"}',
+        '{"id":"a","title":"second a","text":"aspirin"}',
+        '{"id":"b","title":"b","text":"statin"}',
+        '{"id":"a","title":"third a","text":"aspirin aspirin"}',
+        "{oops",
+      ].join("\n"),
+    );
     const err: string[] = [];
     const docs = await loadCorpusArg(path, (l) => err.push(l));
-    expect(docs.map((d) => [d.id, d.title])).toEqual([["a", "first a"], ["b", "b"]]);
+    expect(docs.map((d) => [d.id, d.title])).toEqual([
+      ["a", "first a"],
+      ["b", "b"],
+    ]);
     expect(err).toEqual([
       `corpus: ${path}, 2 docs`,
       expect.stringMatching(new RegExp(`^warning: .*dup\\.jsonl: 1 malformed line\\(s\\) skipped \\(first: .*dup\\.jsonl:5: invalid JSON`)),
       `warning: ${path}: 2 line(s) repeat an earlier id and were skipped, keeping the first (first repeated id: "a")`,
     ]);
-    const hits = await runSearch("aspirin", search({ corpus: path }), () => {}, () => {});
+    const hits = await runSearch(
+      "aspirin",
+      search({ corpus: path }),
+      () => {},
+      () => {},
+    );
     expect(hits.map((h) => h.id)).toEqual(["a"]);
   });
 });
@@ -76,7 +101,12 @@ describe("default mode with the offline word-vector embedder", () => {
     const { mode: _m, ...noMode } = search({ k: "3" });
     const err: string[] = [];
     const out: string[] = [];
-    const hits = await runSearch("Is mortality higher, lower, or the same when comparing rapid ART to standard initiation?", noMode as SearchCliOptions, (l) => out.push(l), (l) => err.push(l));
+    const hits = await runSearch(
+      "Is mortality higher, lower, or the same when comparing rapid ART to standard initiation?",
+      noMode as SearchCliOptions,
+      (l) => out.push(l),
+      (l) => err.push(l),
+    );
     expect(err.filter((l) => l.startsWith("retrieval mode: bm25 (default with the offline word-vector embedder"))).toHaveLength(1);
     expect(out[0]).toBe("bm25-fast: 3 hit(s)");
     // MedEvidence question 19's relevant sources include both top hits.
@@ -97,9 +127,17 @@ describe("retrieval eval", () => {
   it("accepts a comma-separated list of modes and does not double-count a repeated k", async () => {
     const o = (mode: string, k: string): EvalCliOptions => ({ ...base, mode, k, corpus: "bundled", dataset: "medevidence" });
     const out: string[] = [];
-    const both = await runRetrievalEval(o("bm25,hybrid", "5,5"), (l) => out.push(l), () => {});
+    const both = await runRetrievalEval(
+      o("bm25,hybrid", "5,5"),
+      (l) => out.push(l),
+      () => {},
+    );
     expect(both.map((r) => r.retriever)).toEqual(["bm25-fast", "hybrid-rrf"]);
-    const single = await runRetrievalEval(o("bm25", "5"), () => {}, () => {});
+    const single = await runRetrievalEval(
+      o("bm25", "5"),
+      () => {},
+      () => {},
+    );
     expect(both[0].ev.mean["recall@5"]).toBe(single[0].ev.mean["recall@5"]);
     for (const r of both) for (const v of Object.values(r.ev.mean)) expect(v).toBeLessThanOrEqual(1);
     // one header + one k row per mode
@@ -120,10 +158,16 @@ describe("paired tests between modes and `retrieval score`", () => {
     // Three queries; B − A on m = [0.5, 0.5, 1] (mean 2/3, SD √(1/12)), on z = [0, 0, 0].
     const A = { q1: { m: 0, z: 1 }, q2: { m: 0.5, z: 1 }, q3: { m: 0, z: 1 } };
     const B = { q1: { m: 0.5, z: 1 }, q2: { m: 1, z: 1 }, q3: { m: 1, z: 1 } };
-    const [m, z] = compareRuns([{ label: "A", perQuery: A }, { label: "B", perQuery: B }], ["m", "z"]);
+    const [m, z] = compareRuns(
+      [
+        { label: "A", perQuery: A },
+        { label: "B", perQuery: B },
+      ],
+      ["m", "z"],
+    );
     expect(m).toMatchObject({ baseline: "A", mode: "B", metric: "m", n: 3, status: "ok" });
     expect(m.meanDiff).toBeCloseTo(2 / 3, 15);
-    expect(m.t).toBeCloseTo((2 / 3) / Math.sqrt(1 / 12 / 3), 12); // = 4
+    expect(m.t).toBeCloseTo(2 / 3 / Math.sqrt(1 / 12 / 3), 12); // = 4
     // Sign flips of [0.5, 0.5, 1]: |sum| ≥ 2 only for all + or all − → 2/8.
     expect(m.pRandomization).toBe(0.25);
     expect(z).toMatchObject({ status: "constant-differences", pRandomization: 1 });
@@ -156,7 +200,13 @@ describe("paired tests between modes and `retrieval score`", () => {
 });
 
 describe("option errors name the option", () => {
-  const reject = (o: Partial<SearchCliOptions>) => runSearch("q", search({ corpus: "/nonexistent/corpus.jsonl", ...o }), () => {}, () => {});
+  const reject = (o: Partial<SearchCliOptions>) =>
+    runSearch(
+      "q",
+      search({ corpus: "/nonexistent/corpus.jsonl", ...o }),
+      () => {},
+      () => {},
+    );
   it("one line per problem, checked before the corpus is read", async () => {
     await expect(reject({ fusion: "foo" })).rejects.toThrow(/^--fusion: expected one of rrf, weighted \(got "foo"\)$/);
     await expect(reject({ bm25Engine: "foo" })).rejects.toThrow(/^--bm25-engine: expected one of fast, wink \(got "foo"\)$/);
@@ -187,7 +237,12 @@ describe("reranker failures", () => {
     Object.assign(process.env, { MEDSYNTH_OPENAI_BASE_URL: server.baseURL, MEDSYNTH_OPENAI_API_KEY_ENV: "RR_TEST_KEY", RR_TEST_KEY: "sk-test", MEDSYNTH_OPENAI_MAX_RETRIES: "0" });
     const err: string[] = [];
     const out: string[] = [];
-    const hits = await runSearch("aspirin", search({ corpus: path, rerank: "llm-pointwise", chatModel: "openai:rr-test" }), (l) => out.push(l), (l) => err.push(l));
+    const hits = await runSearch(
+      "aspirin",
+      search({ corpus: path, rerank: "llm-pointwise", chatModel: "openai:rr-test" }),
+      (l) => out.push(l),
+      (l) => err.push(l),
+    );
     expect(hits.map((h) => h.score)).toEqual([-Infinity, -Infinity]);
     const warning = err.find((l) => l.startsWith("warning: reranker"));
     expect(warning).toMatch(/^warning: reranker llm-pointwise:openai:rr-test failed to grade 2 of 2 doc\(s\) \(first error: .+\); they are ranked last with rerank score -Infinity$/);

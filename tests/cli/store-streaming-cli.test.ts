@@ -53,7 +53,10 @@ describe("CLI on a Lance corpus store, streaming", () => {
   }, 300_000);
 
   it(`retrieval eval on the store under a ${HEAP_MB} MB heap: the judged ids are looked up, not the corpus loaded`, () => {
-    const r = runCli(["retrieval", "eval", "--corpus", `lance:${store.uri}`, "--engine", "lance", "--disk-dir", join(dir, "idx"), "--mode", "bm25", "--dataset", "medevidence", "--k", "5", "--trec-depth", "5"], { env: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` } });
+    const r = runCli(
+      ["retrieval", "eval", "--corpus", `lance:${store.uri}`, "--engine", "lance", "--disk-dir", join(dir, "idx"), "--mode", "bm25", "--dataset", "medevidence", "--k", "5", "--trec-depth", "5"],
+      { env: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` } },
+    );
     expect(r.stderr).not.toMatch(/heap out of memory/);
     expect(r.status).toBe(0);
     // MedEvidence's golden PMIDs are real ones: none is in this store.

@@ -25,9 +25,19 @@ describe("cleanRecords on the 2016 baseline slice (MedConclusion §3.1.1)", asyn
   it("counts every dropped record by reason", () => {
     expect(res.seen).toBe(605);
     expect(res.dropped).toEqual({
-      deleted: 0, superseded: 0, retracted: 0, "retraction-notice": 0, "not-english": 18, "missing-core-fields": 0,
-      "no-abstract": 68, unstructured: 307, "malformed-labels": 10, "too-few-segments": 1, "no-conclusion": 2,
-      "duplicate-doi": 0, "duplicate-title": 0,
+      deleted: 0,
+      superseded: 0,
+      retracted: 0,
+      "retraction-notice": 0,
+      "not-english": 18,
+      "missing-core-fields": 0,
+      "no-abstract": 68,
+      unstructured: 307,
+      "malformed-labels": 10,
+      "too-few-segments": 1,
+      "no-conclusion": 2,
+      "duplicate-doi": 0,
+      "duplicate-title": 0,
     });
     expect(res.kept.length).toBe(198);
     // The file's one DeleteCitation (PMID 26432306) names a PMID not in the file: a delete of an unknown PMID, no record removed.
@@ -79,7 +89,10 @@ describe("deduplication and deletion", async () => {
     const sameDoiB = variant(b, { pmid: "999", doi: "10.1/x", title: "Another title entirely" });
     const sameTitle = variant(a, { pmid: "998", doi: null, title: a.title.toUpperCase().replace(/\.$/, "") });
     const res = cleanRecords([a, sameDoiA, v2, sameDoiB, sameTitle]);
-    expect(res.kept.map((r) => [r.pmid, r.version])).toEqual([["18621939", "1"], ["17942999", "2"]]);
+    expect(res.kept.map((r) => [r.pmid, r.version])).toEqual([
+      ["18621939", "1"],
+      ["17942999", "2"],
+    ]);
     expect(res.kept[1].abstract[0].text).toBe("version two");
     expect(res.dropped.superseded).toBe(1);
     expect(res.updates.superseded).toEqual(["17942999"]);

@@ -16,7 +16,9 @@ describe("recordToConclusionTask", () => {
     expect(task.id).toBe("medline16n0902:17942999");
     expect(task.pmid).toBe("17942999");
     expect(task.sections.map((s) => s.label)).toEqual(["PURPOSE", "METHODS", "RESULTS"]);
-    expect(task.referenceConclusion).toBe("The MMN can serve as an index of pitch features that are differentially weighted depending on a listener's experience with lexical tones and their acoustic correlates within a particular tone space.");
+    expect(task.referenceConclusion).toBe(
+      "The MMN can serve as an index of pitch features that are differentially weighted depending on a listener's experience with lexical tones and their acoustic correlates within a particular tone space.",
+    );
     expect(task.year).toBe(2007);
     expect(task.journal?.nlmUniqueId).toBe("9005499");
     expect(task.meshHeadings?.length).toBe(11);
@@ -36,7 +38,9 @@ describe("recordToCorpusDoc", () => {
     expect(doc.source).toBe("pubmed");
     const lines = doc.text.split("\n");
     expect(lines.length).toBe(4);
-    expect(lines[0]).toBe("PURPOSE: An auditory electrophysiological study was conducted to explore the influence of language experience on the saliency of dimensions underlying cortical pitch processing.");
+    expect(lines[0]).toBe(
+      "PURPOSE: An auditory electrophysiological study was conducted to explore the influence of language experience on the saliency of dimensions underlying cortical pitch processing.",
+    );
     expect(lines[3].startsWith("CONCLUSIONS: The MMN can serve")).toBe(true);
   });
 

@@ -50,7 +50,10 @@ describe("searches past the 10,000 cap (fake E-utilities enforcing it)", () => {
     const windows = await searchWindows(client, { term: "all" }, { minDate: "2020/01/01", maxDate: "2020/12/31" }, { stats });
     // Days 0–365 of 2020 halved at floor((lo+hi)/2): [0,182] [183,365], then [0,91] [92,182] [183,274] [275,365].
     expect(windows.map((w) => [w.minDate, w.maxDate])).toEqual([
-      ["2020/01/01", "2020/04/01"], ["2020/04/02", "2020/07/01"], ["2020/07/02", "2020/10/01"], ["2020/10/02", "2020/12/31"],
+      ["2020/01/01", "2020/04/01"],
+      ["2020/04/02", "2020/07/01"],
+      ["2020/07/02", "2020/10/01"],
+      ["2020/10/02", "2020/12/31"],
     ]);
     expect(windows.every((w) => w.count <= 10_000)).toBe(true);
     expect(windows.reduce((a, w) => a + w.count, 0)).toBe(25_000);
@@ -104,7 +107,10 @@ describe("searches past the 10,000 cap (fake E-utilities enforcing it)", () => {
   }, 60_000);
 
   it("a single day over the cap is reported as overflow, not split forever", async () => {
-    const oneDay = await startFakeEutils(Array.from({ length: 30 }, (_, i) => ({ pmid: String(500 + i), date: "2021/03/04", title: `t${i}`, abstract: [{ text: "x" }] })), { cap: 10 });
+    const oneDay = await startFakeEutils(
+      Array.from({ length: 30 }, (_, i) => ({ pmid: String(500 + i), date: "2021/03/04", title: `t${i}`, abstract: [{ text: "x" }] })),
+      { cap: 10 },
+    );
     try {
       const client = createEutilsClient({ baseUrl: oneDay.url, requestsPerSecond: 10 });
       const stats = emptyWindowStats();

@@ -62,8 +62,18 @@ describe("E-utilities client (local fake server)", () => {
     expect(fake.seen.length).toBe(1);
     expect(fake.seen[0].path).toBe("/eutils/esearch.fcgi");
     expect(fake.seen[0].params).toEqual({
-      db: "pubmed", term: "(asthma) AND hasstructuredabstract", retmode: "json", retmax: "100", retstart: "0",
-      mindate: "2020/01/01", maxdate: "2020/12/31", datetype: "pdat", usehistory: "y", tool: "medsynth", email: "a@b.c", api_key: "SECRET",
+      db: "pubmed",
+      term: "(asthma) AND hasstructuredabstract",
+      retmode: "json",
+      retmax: "100",
+      retstart: "0",
+      mindate: "2020/01/01",
+      maxdate: "2020/12/31",
+      datetype: "pdat",
+      usehistory: "y",
+      tool: "medsynth",
+      email: "a@b.c",
+      api_key: "SECRET",
     });
   });
 
@@ -83,7 +93,9 @@ describe("E-utilities client (local fake server)", () => {
     for await (const _xml of client.efetchXml({ webEnv: "WE2", queryKey: "7", count: 5 })) batches++;
     expect(batches).toBe(3);
     expect(fake.seen.map((s) => [s.params.WebEnv, s.params.query_key, s.params.retstart, s.params.retmax])).toEqual([
-      ["WE2", "7", "0", "2"], ["WE2", "7", "2", "2"], ["WE2", "7", "4", "2"],
+      ["WE2", "7", "0", "2"],
+      ["WE2", "7", "2", "2"],
+      ["WE2", "7", "4", "2"],
     ]);
   });
 

@@ -12,7 +12,9 @@ import { runCli } from "../cli/run-cli.ts";
 
 /** The bundled edge-case PubMed XML files (11 records). */
 const FIXTURES = resolve("tests/fixtures/pubmed-edge");
-const XML = readdirSync(FIXTURES).filter((f) => f.endsWith(".xml")).sort();
+const XML = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith(".xml"))
+  .sort();
 
 /** `<tmp>/links/`: the first XML file linked, the folder of the others linked as `more/`; `<tmp>/folder` links the whole fixture folder. */
 function linkedTree(): { root: string; links: string; folder: string } {

@@ -16,7 +16,10 @@ async function ingestedLines(): Promise<string[]> {
   // pubmed1 (PMIDs 12091962, 9997) and pubmed2 (11748933, 11700088): no abstract or one unlabelled
   // paragraph, so no conclusion;
   // pubmed4 (27797938) and pubmed5 (28775130) are structured with a CONCLUSIONS segment.
-  await ingestPubmed(["pubmed1.xml", "pubmed2.xml", "pubmed4.xml", "pubmed5.xml"].map((f) => join(BIO, f)), { onRecord: (r) => void recs.push(r) });
+  await ingestPubmed(
+    ["pubmed1.xml", "pubmed2.xml", "pubmed4.xml", "pubmed5.xml"].map((f) => join(BIO, f)),
+    { onRecord: (r) => void recs.push(r) },
+  );
   return recs.map((r) => JSON.stringify(r));
 }
 

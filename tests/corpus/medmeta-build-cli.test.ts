@@ -36,8 +36,18 @@ describe("datasets build-medmeta (CLI, fake E-utilities/PMC)", () => {
   const NOT_IN_PMC = "40000001";
 
   beforeAll(async () => {
-    const golden: FakePubmedEntry[] = STATIN_REVIEW.includedPmids.map((pmid, i) => ({ pmid, date: `${2012 + (i % 6)}/04/01`, title: `Statin trial ${i + 1}`, abstract: [{ text: `Statin trial ${i + 1} found fewer strokes.` }] }));
-    const noise: FakePubmedEntry[] = Array.from({ length: 12 }, (_, i) => ({ pmid: String(32000000 + i), date: `${2012 + (i % 6)}/07/15`, title: `Other study ${i}`, abstract: [{ text: `Unrelated finding ${i}.` }] }));
+    const golden: FakePubmedEntry[] = STATIN_REVIEW.includedPmids.map((pmid, i) => ({
+      pmid,
+      date: `${2012 + (i % 6)}/04/01`,
+      title: `Statin trial ${i + 1}`,
+      abstract: [{ text: `Statin trial ${i + 1} found fewer strokes.` }],
+    }));
+    const noise: FakePubmedEntry[] = Array.from({ length: 12 }, (_, i) => ({
+      pmid: String(32000000 + i),
+      date: `${2012 + (i % 6)}/07/15`,
+      title: `Other study ${i}`,
+      abstract: [{ text: `Unrelated finding ${i}.` }],
+    }));
     fake = await startFakeEutils([reviewPubmedEntry(STATIN_REVIEW.pmid, 2023, "Stroke"), ...golden, ...noise], {
       pmc: {
         pmcids: { [STATIN_REVIEW.pmid]: STATIN_REVIEW.pmcid },
@@ -53,7 +63,27 @@ describe("datasets build-medmeta (CLI, fake E-utilities/PMC)", () => {
   it("builds the rows, prepares their golden abstracts + noise, and the loader reads both", async () => {
     const out = join(dir, "rows.csv");
     const prep = join(dir, "prepared");
-    const r = await cli(["datasets", "build-medmeta", "--review", STATIN_REVIEW.pmid, NOT_IN_PMC, "--out", out, "--max-unresolved", "1", "--base-url", fake.url, "--idconv-url", fake.idconvUrl, "--prepare", "--noise", "5", "--prepare-out-dir", prep, "--json"]);
+    const r = await cli([
+      "datasets",
+      "build-medmeta",
+      "--review",
+      STATIN_REVIEW.pmid,
+      NOT_IN_PMC,
+      "--out",
+      out,
+      "--max-unresolved",
+      "1",
+      "--base-url",
+      fake.url,
+      "--idconv-url",
+      fake.idconvUrl,
+      "--prepare",
+      "--noise",
+      "5",
+      "--prepare-out-dir",
+      prep,
+      "--json",
+    ]);
     expect(r.stderr).not.toMatch(/Error/);
     expect(r.status).toBe(0);
     const { build, prepare } = JSON.parse(r.stdout) as { build: BuildMedMetaReport; prepare: MedMetaPrepareReport };
@@ -80,6 +110,8 @@ describe("datasets build-medmeta (CLI, fake E-utilities/PMC)", () => {
     expect(r.stdout).toContain("0 fetched, 2 from the cache");
     expect(r.stdout).toContain("kept 1, dropped 0, skipped 1, failed 0");
     expect(r.stdout).toMatch(new RegExp(`${NOT_IN_PMC}\\s+skipped\\s+-\\s+-\\s+-\\s+-\\s+no PMCID`));
-    expect(readFileSync(join(dir, "rows.csv"), "utf8").split("\n")[0]).toBe("Number,Meta Analysis Name,URL,PMID,Conclusion,References,Date,Number of refs,PMCID,Year,Topic,Conclusion Source,Included From");
+    expect(readFileSync(join(dir, "rows.csv"), "utf8").split("\n")[0]).toBe(
+      "Number,Meta Analysis Name,URL,PMID,Conclusion,References,Date,Number of refs,PMCID,Year,Topic,Conclusion Source,Included From",
+    );
   });
 });

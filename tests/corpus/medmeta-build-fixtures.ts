@@ -102,7 +102,10 @@ export interface FakeReviewSpec {
 
 /** A generated JATS review (for the many-review tests): conclusion "Conclusion of review <pmid>.". */
 export function jatsReview(s: FakeReviewSpec): string {
-  const refs = s.included.map((p, i) => `<ref id="R${i + 1}"><element-citation><person-group><name><surname>Author${i + 1}</surname></name></person-group><source>J</source><year>2010</year>${p ? `<pub-id pub-id-type="pmid">${p}</pub-id>` : ""}</element-citation></ref>`);
+  const refs = s.included.map(
+    (p, i) =>
+      `<ref id="R${i + 1}"><element-citation><person-group><name><surname>Author${i + 1}</surname></name></person-group><source>J</source><year>2010</year>${p ? `<pub-id pub-id-type="pmid">${p}</pub-id>` : ""}</element-citation></ref>`,
+  );
   const cites = s.included.map((_, i) => `<xref ref-type="bibr" rid="R${i + 1}">${i + 1}</xref>`);
   const concl = `Conclusion of review ${s.pmid}.`;
   const c = s.conclusion ?? "abstract";
@@ -117,5 +120,12 @@ export function jatsReview(s: FakeReviewSpec): string {
 
 /** A PubMed entry for a review (topic = MeSH major heading), for the fake's efetch db=pubmed. */
 export function reviewPubmedEntry(pmid: string, year: number, majorMesh: string | null, journal = "Generated Journal"): FakePubmedEntry {
-  return { pmid, date: `${year}/03/02`, title: `Review ${pmid}`, abstract: [{ text: `Abstract of review ${pmid}.` }], journal, mesh: majorMesh ? [{ name: "Humans" }, { name: majorMesh, major: true }] : [] };
+  return {
+    pmid,
+    date: `${year}/03/02`,
+    title: `Review ${pmid}`,
+    abstract: [{ text: `Abstract of review ${pmid}.` }],
+    journal,
+    mesh: majorMesh ? [{ name: "Humans" }, { name: majorMesh, major: true }] : [],
+  };
 }

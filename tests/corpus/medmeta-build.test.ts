@@ -72,14 +72,24 @@ describe("JATS extraction of a hand-written review", () => {
   });
 
   it("matches a table without reference links by first author and year", () => {
-    const xml = jatsReview({ pmid: "2", pmcid: "PMC2", year: 2020, included: ["11", "12", "13"] }).replace(/<xref ref-type="bibr" rid="R(\d)">\d<\/xref>/g, (_, i) => (i === "1" ? "Author1 et al. (2010)" : i === "3" ? "Author3 2010" : "Someone 2011"));
+    const xml = jatsReview({ pmid: "2", pmcid: "PMC2", year: 2020, included: ["11", "12", "13"] }).replace(/<xref ref-type="bibr" rid="R(\d)">\d<\/xref>/g, (_, i) =>
+      i === "1" ? "Author1 et al. (2010)" : i === "3" ? "Author3 2010" : "Someone 2011",
+    );
     expect(extract(xml).studyTables.map((t) => [t.refIds, t.method])).toEqual([[["R1", "R3"], "author-year"]]);
   });
 
   it("recognises included-studies captions and leaves out excluded/ongoing ones and other tables", () => {
     const isIncluded = (c: string) => INCLUDED_TABLE_RE.test(c) && !EXCLUDED_TABLE_RE.test(c);
-    expect(["Characteristics of included studies", "Main characteristics of the included trials", "Study characteristics", "Summary of included studies", "Table 2 Eligible RCTs"].map(isIncluded)).toEqual([true, true, true, true, true]);
-    expect(["Characteristics of excluded studies", "Characteristics of ongoing studies", "Baseline characteristics of patients", "Pooled estimates", "Risk of bias"].map(isIncluded)).toEqual([false, false, false, false, false]);
+    expect(
+      ["Characteristics of included studies", "Main characteristics of the included trials", "Study characteristics", "Summary of included studies", "Table 2 Eligible RCTs"].map(isIncluded),
+    ).toEqual([true, true, true, true, true]);
+    expect(["Characteristics of excluded studies", "Characteristics of ongoing studies", "Baseline characteristics of patients", "Pooled estimates", "Risk of bias"].map(isIncluded)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 
@@ -136,8 +146,16 @@ describe("balanced stratified sampling", () => {
 
   // 10 reviews: 2019 A,A,B,B · 2020 A,B · 2021 A,A,A,B.
   const items = [
-    ["a", 2019, "A"], ["b", 2019, "A"], ["c", 2019, "B"], ["d", 2019, "B"], ["e", 2020, "A"],
-    ["f", 2020, "B"], ["g", 2021, "A"], ["h", 2021, "A"], ["i", 2021, "A"], ["j", 2021, "B"],
+    ["a", 2019, "A"],
+    ["b", 2019, "A"],
+    ["c", 2019, "B"],
+    ["d", 2019, "B"],
+    ["e", 2020, "A"],
+    ["f", 2020, "B"],
+    ["g", 2021, "A"],
+    ["h", 2021, "A"],
+    ["i", 2021, "A"],
+    ["j", 2021, "B"],
   ] as const;
   const key = (t: (typeof items)[number]) => ({ year: t[1], topic: t[2] });
   const names = (xs: readonly (typeof items)[number][]) => xs.map((t) => t[0]);
@@ -148,8 +166,17 @@ describe("balanced stratified sampling", () => {
     const kept: string[] = names(s.kept);
     expect(kept).toHaveLength(6);
     for (const must of ["e", "f", "j"]) expect(kept).toContain(must);
-    for (const group of [["a", "b"], ["c", "d"], ["g", "h", "i"]]) expect(group.filter((x) => kept.includes(x))).toHaveLength(1);
-    expect(names(s.dropped).sort()).toEqual(names(items).filter((x) => !kept.includes(x)).sort());
+    for (const group of [
+      ["a", "b"],
+      ["c", "d"],
+      ["g", "h", "i"],
+    ])
+      expect(group.filter((x) => kept.includes(x))).toHaveLength(1);
+    expect(names(s.dropped).sort()).toEqual(
+      names(items)
+        .filter((x) => !kept.includes(x))
+        .sort(),
+    );
     expect(names(stratifiedSample(items, key, 6, "seed-1").kept)).toEqual(kept);
   });
 
@@ -208,8 +235,15 @@ describe("reference resolution (fake E-utilities)", () => {
     const refs = r.studyTables[0].refIds.map((id) => r.refs.find((x) => x.id === id)!);
     const res = await resolveRefs(createEutilsClient({ baseUrl: fake.url, requestsPerSecond: 10 }), refs);
     expect(res.map((x) => [x.refId, x.pmid, x.via])).toEqual([
-      ["B2", "31000002", "pub-id"], ["B3", "31000003", "pub-id"], ["B4", "31000004", "pub-id"], ["B5", "31000005", "pub-id"], ["B6", "31000006", "pub-id"],
-      ["B7", "31000007", "doi"], ["B8", "31000008", "ecitmatch"], ["B9", "31000009", "title"], ["B10", null, null],
+      ["B2", "31000002", "pub-id"],
+      ["B3", "31000003", "pub-id"],
+      ["B4", "31000004", "pub-id"],
+      ["B5", "31000005", "pub-id"],
+      ["B6", "31000006", "pub-id"],
+      ["B7", "31000007", "doi"],
+      ["B8", "31000008", "ecitmatch"],
+      ["B9", "31000009", "title"],
+      ["B10", null, null],
     ]);
     const cit = fake.requests.find((q) => q.endpoint === "ecitmatch.cgi")!;
     expect(cit.params.bdata).toBe("Stroke|2015|46|1201|Garcia|B8|");
@@ -247,7 +281,9 @@ describe("buildMedMeta against the fake E-utilities/PMC server", () => {
 
   beforeAll(async () => {
     fx = fakePmc();
-    const entries = [STATIN_REVIEW.pmid, ...fx.specs.map((s) => s.pmid)].map((p) => reviewPubmedEntry(p, p === STATIN_REVIEW.pmid ? 2023 : fx.specs.find((s) => s.pmid === p)!.year, fx.topics[p] ?? null));
+    const entries = [STATIN_REVIEW.pmid, ...fx.specs.map((s) => s.pmid)].map((p) =>
+      reviewPubmedEntry(p, p === STATIN_REVIEW.pmid ? 2023 : fx.specs.find((s) => s.pmid === p)!.year, fx.topics[p] ?? null),
+    );
     fx.pmc.failing!.push("PMC40000009");
     fake = await startFakeEutils(entries, { pmc: fx.pmc });
     dir = mkdtempSync(join(tmpdir(), "medmeta-build-"));

@@ -16,7 +16,11 @@ import { buildNoiseCorpus } from "../../retrieval/noise-corpus.ts";
 import { startFakeEutils, type FakeEutilsServer, type FakePubmedEntry } from "../helpers/fake-eutils-server.ts";
 import { medmetaFakePubmed, MISSING_GOLDEN_PMID, ROW1_PMIDS, ROW2_PMIDS } from "../helpers/fake-pubmed-medmeta.ts";
 
-const ids = (path: string) => readFileSync(path, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { pmid: string }).pmid);
+const ids = (path: string) =>
+  readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => (JSON.parse(l) as { pmid: string }).pmid);
 
 describe("prepare medmeta (fake E-utilities, rows 1–2)", () => {
   let entries: FakePubmedEntry[];
@@ -39,7 +43,10 @@ describe("prepare medmeta (fake E-utilities, rows 1–2)", () => {
     expect(first.golden.requested).toBe(12);
     expect(first.golden.found).toBe(11);
     expect(first.golden.missing).toEqual([{ pmid: MISSING_GOLDEN_PMID, rows: [1] }]);
-    expect(first.golden.perRow).toEqual([{ row: 1, cited: 7, found: 6 }, { row: 2, cited: 5, found: 5 }]);
+    expect(first.golden.perRow).toEqual([
+      { row: 1, cited: 7, found: 6 },
+      { row: 2, cited: 5, found: 5 },
+    ]);
     expect(first.warnings.join("\n")).toContain(`${MISSING_GOLDEN_PMID} (row 1)`);
     expect(ids(first.files.golden)).toEqual([...ROW1_PMIDS, ...ROW2_PMIDS].filter((p) => p !== MISSING_GOLDEN_PMID));
   });
@@ -85,7 +92,11 @@ describe("prepare medmeta (fake E-utilities, rows 1–2)", () => {
     expect(ds.warnings.join("\n")).toMatch(/no prepared golden abstract for row\(s\) 3, 4, .*20/);
     expect(ds.warnings.join("\n")).toContain(`row 1: ${MISSING_GOLDEN_PMID}`);
     const pool = await readCorpusFile(first.files.noise);
-    const built = buildNoiseCorpus(ds.items.flatMap((t) => t.goldenDocs), pool.docs, { noiseCount: 25, seed: "x" });
+    const built = buildNoiseCorpus(
+      ds.items.flatMap((t) => t.goldenDocs),
+      pool.docs,
+      { noiseCount: 25, seed: "x" },
+    );
     expect(built.goldenCount).toBe(11);
     expect(built.docs).toHaveLength(36);
   });

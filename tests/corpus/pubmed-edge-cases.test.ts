@@ -94,7 +94,10 @@ describe("authors and the copyright line (issue 12 item 3)", async () => {
   it("parses persons, a group author, affiliations and ORCID iDs; drops ValidYN=N and empty authors", () => {
     expect(a.authors).toEqual([
       {
-        lastName: "Bonà", foreName: "Maria José", initials: "MJ", collectiveName: null,
+        lastName: "Bonà",
+        foreName: "Maria José",
+        initials: "MJ",
+        collectiveName: null,
         affiliations: ["Dipartimento di Medicina, Università di Padova, Padova, Italy.", "Centre for Evidence & Synthesis, Oxford, UK."],
         orcid: "0000-0002-1825-009X",
       },
@@ -179,8 +182,17 @@ describe("declared encodings and invalid bytes (issue 12 item 2)", () => {
 
   it("reports invalid UTF-8 per file with the count and first byte offset; records are kept", async () => {
     const d = tmp();
-    const good = Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID Version="1">90000041</PMID><Article><Journal><Title>J</Title></Journal><ArticleTitle>Bad ', "utf8");
-    const bad = Buffer.concat([good, Buffer.from([0xe9]), Buffer.from(" byte and another ", "utf8"), Buffer.from([0xff, 0xfe]), Buffer.from("</ArticleTitle></Article></MedlineCitation></PubmedArticle></PubmedArticleSet>\n", "utf8")]);
+    const good = Buffer.from(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID Version="1">90000041</PMID><Article><Journal><Title>J</Title></Journal><ArticleTitle>Bad ',
+      "utf8",
+    );
+    const bad = Buffer.concat([
+      good,
+      Buffer.from([0xe9]),
+      Buffer.from(" byte and another ", "utf8"),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from("</ArticleTitle></Article></MedlineCitation></PubmedArticle></PubmedArticleSet>\n", "utf8"),
+    ]);
     const path = join(d, "bad.xml.gz");
     writeFileSync(path, gzipSync(bad));
     const warnings: PubmedWarning[] = [];
@@ -197,7 +209,11 @@ describe("declared encodings and invalid bytes (issue 12 item 2)", () => {
   it("counts bytes invalid in a declared single-byte encoding, and refuses an unknown encoding", async () => {
     const d = tmp();
     // 0xD2 is undefined in windows-1253 (Greek): TextDecoder gives U+FFFD.
-    const greek = Buffer.concat([Buffer.from('<?xml version="1.0" encoding="windows-1253"?><PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>90000042</PMID><Article><ArticleTitle>', "latin1"), Buffer.from([0xe1, 0xe2, 0xd2]), Buffer.from("</ArticleTitle></Article></MedlineCitation></PubmedArticle></PubmedArticleSet>", "latin1")]);
+    const greek = Buffer.concat([
+      Buffer.from('<?xml version="1.0" encoding="windows-1253"?><PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>90000042</PMID><Article><ArticleTitle>', "latin1"),
+      Buffer.from([0xe1, 0xe2, 0xd2]),
+      Buffer.from("</ArticleTitle></Article></MedlineCitation></PubmedArticle></PubmedArticleSet>", "latin1"),
+    ]);
     writeFileSync(join(d, "greek.xml"), greek);
     const warnings: PubmedWarning[] = [];
     const [r] = await readAll(join(d, "greek.xml"), warnings);
@@ -214,10 +230,16 @@ describe("book records (issue 12 item 4)", () => {
     const warnings: PubmedWarning[] = [];
     const recs = await readAll(join(EDGE, "books.xml"), warnings);
     expect(recs.map((r) => r.pmid)).toEqual(["90000022"]);
-    expect(warnings.map((w) => [w.kind, w.pmid])).toEqual([["book", "90000021"], ["book", "90000023"]]);
+    expect(warnings.map((w) => [w.kind, w.pmid])).toEqual([
+      ["book", "90000021"],
+      ["book", "90000023"],
+    ]);
     const file = join(EDGE, "books.xml");
     const report = await ingestPubmed([file]);
-    expect(report.books).toEqual([{ file, pmid: "90000021" }, { file, pmid: "90000023" }]);
+    expect(report.books).toEqual([
+      { file, pmid: "90000021" },
+      { file, pmid: "90000023" },
+    ]);
     expect(report.counts.books).toBe(2);
     expect(report.counts.warnings).toBe(0);
     expect(report.counts.records).toBe(1);

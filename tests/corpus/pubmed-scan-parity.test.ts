@@ -17,7 +17,6 @@ import { parsePubmedFile, parseRecordXml, RecordSplitter, type PubmedRecordReade
 const XML_DIR = datasetDirSync("pubmed-xml");
 const EDGE = fileURLToPath(new URL("../fixtures/pubmed-edge/", import.meta.url));
 
-
 async function read(path: string, reader: PubmedRecordReader): Promise<{ records: PubmedRecord[]; warnings: PubmedWarning[] }> {
   const records: PubmedRecord[] = [];
   const warnings: PubmedWarning[] = [];
@@ -57,7 +56,11 @@ describe("scanner = fast-xml-parser reference", () => {
       { tag: "PubmedArticle", xml: "<PubmedArticle><MedlineCitation><PMID>x1</PMID></MedlineCitation></PubmedArticle>", error: /^MedlineCitation has no numeric PMID \(got "x1"\)$/ },
       { tag: "PubmedArticle", xml: "<PubmedArticle><PubmedData/></PubmedArticle>", error: /^PubmedArticle without MedlineCitation$/ },
       { tag: "MedlineCitation", xml: "<MedlineCitation><PMID>1</PMID><Article><ArticleTitle>t</ArticleTitle></MedlineCitation>", error: /^<\/MedlineCitation> at char \d+ closes <Article>$/ },
-      { tag: "MedlineCitation", xml: "<MedlineCitation><PMID>1</PMID><Article><Abstract><AbstractText>never closed</Abstract></Article></MedlineCitation>", error: /^<AbstractText> at char \d+ is never closed$/ },
+      {
+        tag: "MedlineCitation",
+        xml: "<MedlineCitation><PMID>1</PMID><Article><Abstract><AbstractText>never closed</Abstract></Article></MedlineCitation>",
+        error: /^<AbstractText> at char \d+ is never closed$/,
+      },
       { tag: "DeleteCitation", xml: "<DeleteCitation><PMID>12</PMID><PMID>a</PMID></DeleteCitation>", error: /^DeleteCitation has a non-numeric PMID "a"$/ },
     ];
     for (const c of cases) {
@@ -67,7 +70,10 @@ describe("scanner = fast-xml-parser reference", () => {
     }
     const del = { tag: "DeleteCitation", xml: '<DeleteCitation><PMID Version="2">12</PMID><PMID>13</PMID></DeleteCitation>', byteOffset: 0 };
     expect(parseRecordXml(del)).toEqual(parseRecordXml(del, "fxp"));
-    expect(parseRecordXml(del).map((r) => [r.pmid, r.version, r.flags.deleted])).toEqual([["12", "2", true], ["13", "1", true]]);
+    expect(parseRecordXml(del).map((r) => [r.pmid, r.version, r.flags.deleted])).toEqual([
+      ["12", "2", true],
+      ["13", "1", true],
+    ]);
   });
 });
 

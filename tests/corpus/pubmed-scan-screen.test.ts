@@ -20,7 +20,6 @@ import type { PubmedRecord } from "../../corpus/types.ts";
 const XML_DIR = datasetDirSync("pubmed-xml");
 const EDGE = fileURLToPath(new URL("../fixtures/pubmed-edge/", import.meta.url));
 
-
 async function read(path: string, screen?: (r: PubmedRecord) => boolean): Promise<PubmedRecord[]> {
   const out: PubmedRecord[] = [];
   for await (const r of parsePubmedFile(path, { screen })) out.push(r);
@@ -49,10 +48,22 @@ describe("scanner screen (the ingest's early cleaning)", () => {
           if (!full[i].flags.deleted) {
             // What a screen sees: the core fields of the full record, segments by label and category.
             const core = cores[i];
-            expect(core.abstract.map((s) => [s.label, s.nlmCategory]), `${file} #${i}`).toEqual(full[i].abstract.map((s) => [s.label, s.nlmCategory]));
-            expect([core.pmid, core.version, core.title, core.journal.title, core.pubDate, core.languages, core.publicationTypes, core.flags, core.retractionIn, core.retractionOf]).toEqual(
-              [full[i].pmid, full[i].version, full[i].title, full[i].journal.title, full[i].pubDate, full[i].languages, full[i].publicationTypes, full[i].flags, full[i].retractionIn, full[i].retractionOf],
-            );
+            expect(
+              core.abstract.map((s) => [s.label, s.nlmCategory]),
+              `${file} #${i}`,
+            ).toEqual(full[i].abstract.map((s) => [s.label, s.nlmCategory]));
+            expect([core.pmid, core.version, core.title, core.journal.title, core.pubDate, core.languages, core.publicationTypes, core.flags, core.retractionIn, core.retractionOf]).toEqual([
+              full[i].pmid,
+              full[i].version,
+              full[i].title,
+              full[i].journal.title,
+              full[i].pubDate,
+              full[i].languages,
+              full[i].publicationTypes,
+              full[i].flags,
+              full[i].retractionIn,
+              full[i].retractionOf,
+            ]);
           }
           if (a.kind === "record") {
             kept++;
@@ -76,7 +87,8 @@ describe("scanner screen (the ingest's early cleaning)", () => {
     const ok = [seg("BACKGROUND", "b"), seg("METHODS", "m"), seg("CONCLUSIONS", "c")];
     // Contents that flatten to "": tags only, whitespace runs, an NBSP entity, a UTF-8 NBSP (C2 A0), a MathML-free tag pair.
     const empties = ["<i></i>", " \n\t ", "&#160;", "\u00a0", "<b> </b>"];
-    const xml = `<MedlineCitationSet>${citation(1, ok)}${empties.map((e, i) => citation(10 + i, [seg("BACKGROUND", "b"), seg("METHODS", e), seg("CONCLUSIONS", "c")])).join("")}` +
+    const xml =
+      `<MedlineCitationSet>${citation(1, ok)}${empties.map((e, i) => citation(10 + i, [seg("BACKGROUND", "b"), seg("METHODS", e), seg("CONCLUSIONS", "c")])).join("")}` +
       `${citation(20, [seg("BACKGROUND", "  <i>x</i>"), seg("METHODS", "&lt;5"), seg("CONCLUSIONS", " c")])}</MedlineCitationSet>`;
     const clean = CleanOptionsSchema.parse({});
     const full = parsePubmedXmlString(xml);
@@ -97,7 +109,7 @@ describe("scanner screen (the ingest's early cleaning)", () => {
 
 describe("RawRecord.ascii", () => {
   it("is set from the record's bytes, and an ASCII record scans the same without the UTF-8 test", () => {
-    const a = '<MedlineCitation><PMID>1</PMID><Article><Journal><Title>J &amp; K</Title></Journal><ArticleTitle>Plain <i>ascii</i></ArticleTitle></Article></MedlineCitation>';
+    const a = "<MedlineCitation><PMID>1</PMID><Article><Journal><Title>J &amp; K</Title></Journal><ArticleTitle>Plain <i>ascii</i></ArticleTitle></Article></MedlineCitation>";
     const b = "<MedlineCitation><PMID>2</PMID><Article><ArticleTitle>Caf\u00e9</ArticleTitle></Article></MedlineCitation>";
     const recs = new RecordSplitter().pushBytes(Buffer.from(`<MedlineCitationSet>${a}${b}</MedlineCitationSet>`, "utf8"));
     expect(recs.map((r) => r.ascii)).toEqual([true, false]);

@@ -4,10 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { datasetDirSync } from "../../corpus/datasets/files.ts";
 import { PubmedRecordSchema, type PubmedRecord } from "../../corpus/types.ts";
-import {
-  normalizeMedlineDate, normalizePubDate, parsePubmedFile, parsePubmedXmlString, PubmedFileError,
-  RecordSplitter, reduceRecordXml, type PubmedWarning,
-} from "../../corpus/pubmed-xml.ts";
+import { normalizeMedlineDate, normalizePubDate, parsePubmedFile, parsePubmedXmlString, PubmedFileError, RecordSplitter, reduceRecordXml, type PubmedWarning } from "../../corpus/pubmed-xml.ts";
 import { flattenInlineMarkup } from "../../corpus/markup.ts";
 
 const XML_DIR = datasetDirSync("pubmed-xml");
@@ -58,10 +55,17 @@ describe("2016 MEDLINE baseline slice (MedlineCitationSet, .xml.gz)", async () =
     expect(r.meshHeadings[0]).toBe("Acoustic Stimulation");
     expect(r.meshHeadings[10]).toBe("Pitch Perception");
     expect(r.abstract.map((s) => [s.label, s.nlmCategory])).toEqual([
-      ["PURPOSE", "OBJECTIVE"], ["METHODS", "METHODS"], ["RESULTS", "RESULTS"], ["CONCLUSIONS", "CONCLUSIONS"],
+      ["PURPOSE", "OBJECTIVE"],
+      ["METHODS", "METHODS"],
+      ["RESULTS", "RESULTS"],
+      ["CONCLUSIONS", "CONCLUSIONS"],
     ]);
-    expect(r.abstract[0].text).toBe("An auditory electrophysiological study was conducted to explore the influence of language experience on the saliency of dimensions underlying cortical pitch processing.");
-    expect(r.abstract[3].text).toBe("The MMN can serve as an index of pitch features that are differentially weighted depending on a listener's experience with lexical tones and their acoustic correlates within a particular tone space.");
+    expect(r.abstract[0].text).toBe(
+      "An auditory electrophysiological study was conducted to explore the influence of language experience on the saliency of dimensions underlying cortical pitch processing.",
+    );
+    expect(r.abstract[3].text).toBe(
+      "The MMN can serve as an index of pitch features that are differentially weighted depending on a listener's experience with lexical tones and their acoustic correlates within a particular tone space.",
+    );
     expect(r.flags).toEqual({ deleted: false, retracted: false, erratum: false });
   });
 
@@ -150,7 +154,9 @@ describe("bad input", () => {
     expect(warnings[0].kind).toBe("malformed");
     expect(warnings[0].message).toContain("broken.xml");
     expect(warnings[0].message).toContain("PMID 9997");
-    expect(warnings[0].byteOffset).toBe(Buffer.byteLength(pubmed1.slice(0, pubmed1.indexOf("<PubmedArticle><MedlineCitation Status=\"MEDLINE\" Owner=\"NLM\" IndexingMethod=\"Manual\"><PMID Version=\"1\">9997"))));
+    expect(warnings[0].byteOffset).toBe(
+      Buffer.byteLength(pubmed1.slice(0, pubmed1.indexOf('<PubmedArticle><MedlineCitation Status="MEDLINE" Owner="NLM" IndexingMethod="Manual"><PMID Version="1">9997'))),
+    );
   });
 
   it("keeps the records before the break of a truncated .gz and throws naming the file", async () => {
@@ -191,7 +197,9 @@ describe("bad input", () => {
 
   it("reduces a record: skipped subtrees cut, raw-text content moved to the side table", () => {
     // (AuthorList was the cut subtree here until authors became a read field, issue 12 item 3.)
-    const red = reduceRecordXml('<MedlineCitation><PMID>1</PMID><GrantList><Grant><GrantID>X</GrantID></Grant></GrantList><ArticleTitle>H<sub>2</sub>O</ArticleTitle><CoiStatement/></MedlineCitation>');
+    const red = reduceRecordXml(
+      "<MedlineCitation><PMID>1</PMID><GrantList><Grant><GrantID>X</GrantID></Grant></GrantList><ArticleTitle>H<sub>2</sub>O</ArticleTitle><CoiStatement/></MedlineCitation>",
+    );
     expect(red.xml).toBe("<MedlineCitation><PMID>1</PMID><ArticleTitle>@0</ArticleTitle></MedlineCitation>");
     expect(red.raw).toEqual(["H<sub>2</sub>O"]);
   });
@@ -213,7 +221,10 @@ describe("ingestPubmed", () => {
     writeFileSync(join(dir, "notes.txt"), "ignored");
     const seen: string[] = [];
     const report = await ingestPubmed([dir], { onRecord: (r) => void seen.push(r.pmid) });
-    expect(report.perFile.map((f) => [f.file.slice(dir.length + 1), f.records])).toEqual([["a.xml", 2], ["b.xml.gz", 0]]);
+    expect(report.perFile.map((f) => [f.file.slice(dir.length + 1), f.records])).toEqual([
+      ["a.xml", 2],
+      ["b.xml.gz", 0],
+    ]);
     expect(report.counts.files).toBe(2);
     expect(report.counts.records).toBe(2);
     expect(report.counts.withAbstract).toBe(1);

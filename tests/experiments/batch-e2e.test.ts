@@ -21,7 +21,8 @@ const fake: FakeBatchOptions = {
   pollsToComplete: 1_000_000,
   responder: (body) => {
     const prompt = JSON.stringify(body.messages);
-    if (body.model === "gen-model") return { content: `Compared with placebo, drug ${/drug (\w+)/.exec(prompt)?.[1] ?? "X"} reduced the outcome.`, usage: { prompt_tokens: 100, completion_tokens: 10 } };
+    if (body.model === "gen-model")
+      return { content: `Compared with placebo, drug ${/drug (\w+)/.exec(prompt)?.[1] ?? "X"} reduced the outcome.`, usage: { prompt_tokens: 100, completion_tokens: 10 } };
     const score = { "judge-a": 4, "judge-b": 3, "judge-c": 5 }[body.model as string] ?? 0;
     return { content: verdict(score), usage: { prompt_tokens: 200, completion_tokens: 20 } };
   },
@@ -31,17 +32,53 @@ let dir: string;
 beforeAll(async () => {
   server = await startFakeBatchServer(fake);
   dir = mkdtempSync(join(tmpdir(), "medsynth-batch-e2e-"));
-  const items = [1, 2, 3, 4, 5].map((i) => ({ kind: "synthesis", id: `t${i}`, dataset: "tiny", question: `Does drug D${i} help?`, referenceConclusion: "The intervention reduced the outcome compared with placebo.", referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: ["1"], goldenDocs: [{ id: "1", title: "Trial", text: "RESULTS: It reduced the outcome." }] }));
+  const items = [1, 2, 3, 4, 5].map((i) => ({
+    kind: "synthesis",
+    id: `t${i}`,
+    dataset: "tiny",
+    question: `Does drug D${i} help?`,
+    referenceConclusion: "The intervention reduced the outcome compared with placebo.",
+    referenceAnswer: "lower",
+    evidenceCertainty: "moderate",
+    goldenPmids: ["1"],
+    goldenDocs: [{ id: "1", title: "Trial", text: "RESULTS: It reduced the outcome." }],
+  }));
   writeFileSync(join(dir, "tiny.jsonl"), items.map((x) => JSON.stringify(x)).join("\n") + "\n");
   const endpoint = { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", maxRetries: 1, retryBaseMs: 1 };
-  writeFileSync(join(dir, "panel.yaml"), YAML.stringify({ id: "p3", rubric: "medmeta-semantic-equivalence", endpoints: { judges: endpoint }, judges: ["a", "b", "c"].map((j) => ({ id: j, model: `openai:judge-${j}`, endpoint: "judges" })) }));
+  writeFileSync(
+    join(dir, "panel.yaml"),
+    YAML.stringify({
+      id: "p3",
+      rubric: "medmeta-semantic-equivalence",
+      endpoints: { judges: endpoint },
+      judges: ["a", "b", "c"].map((j) => ({ id: j, model: `openai:judge-${j}`, endpoint: "judges" })),
+    }),
+  );
   for (const name of ["online", "batch", "files"]) {
-    writeFileSync(join(dir, `${name}.yaml`), YAML.stringify({ name, output: name, datasets: [{ name: "jsonl", options: { path: join(dir, "tiny.jsonl") } }], models: [{ id: "openai:gen-model", endpoint }], workflows: [{ id: "pzs" }], panel: "panel.yaml", prices: { "openai:gen-model": { input: 2, output: 8 } } }));
+    writeFileSync(
+      join(dir, `${name}.yaml`),
+      YAML.stringify({
+        name,
+        output: name,
+        datasets: [{ name: "jsonl", options: { path: join(dir, "tiny.jsonl") } }],
+        models: [{ id: "openai:gen-model", endpoint }],
+        workflows: [{ id: "pzs" }],
+        panel: "panel.yaml",
+        prices: { "openai:gen-model": { input: 2, output: 8 } },
+      }),
+    );
   }
 });
 afterAll(async () => server?.close());
 
-const env = (cache: string) => ({ ...process.env, NO_COLOR: "1", MEDSYNTH_TEST_KEY: "sk-test-abcdef", MEDSYNTH_CACHE_DIR: join(dir, cache), MEDSYNTH_BATCH_POLL_MS: "40", MEDSYNTH_BATCH_IDLE_MS: "1000" });
+const env = (cache: string) => ({
+  ...process.env,
+  NO_COLOR: "1",
+  MEDSYNTH_TEST_KEY: "sk-test-abcdef",
+  MEDSYNTH_CACHE_DIR: join(dir, cache),
+  MEDSYNTH_BATCH_POLL_MS: "40",
+  MEDSYNTH_BATCH_IDLE_MS: "1000",
+});
 /** Run the CLI without blocking this process's event loop (the fake server lives here). */
 function cli(args: string[], cache: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
@@ -53,7 +90,11 @@ function cli(args: string[], cache: string): Promise<{ status: number | null; st
     c.on("exit", (status) => done({ status, stdout, stderr }));
   });
 }
-const records = (run: string) => readFileSync(join(dir, run, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+const records = (run: string) =>
+  readFileSync(join(dir, run, "results.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 
 describe("medsynth run --batch", () => {
   it("--dry-run refuses an invalid --batch-retry, naming the option", async () => {
@@ -108,7 +149,8 @@ describe("medsynth run --batch", () => {
     expect(server.batchLines.map((l) => bodyHash(l.body)).sort()).toEqual(onlineHashes);
 
     const key = (r: any) => r.key;
-    const strip = (rs: any[]) => rs.map((r) => [r.key, r.output, JSON.stringify(r.judges?.map((j: any) => [j.judgeId ?? j.id, j.scores ?? j.score]) ?? null)]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    const strip = (rs: any[]) =>
+      rs.map((r) => [r.key, r.output, JSON.stringify(r.judges?.map((j: any) => [j.judgeId ?? j.id, j.scores ?? j.score]) ?? null)]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
     const a = records("online");
     const b = records("batch");
     expect(b.map(key).sort()).toEqual(a.map(key).sort());
@@ -136,15 +178,24 @@ describe("medsynth run --batch", () => {
       expect(exp.stdout).toMatch(/wave written: \d+ request file\(s\)/);
       if (wave === 1) {
         // Every pending cell runs at once in a batch run: the first wave holds more generation requests than the config's concurrency (2).
-        const genLines = pending.map((f) => readFileSync(join(dirOf, f), "utf8").trim().split("\n")).flat().length;
+        const genLines = pending.flatMap((f) => readFileSync(join(dirOf, f), "utf8").trim().split("\n")).length;
         expect(genLines).toBeGreaterThan(2);
       }
       // Stand-in for `vllm run-batch -i <file> -o <out>`: the same responder answers each line.
       const outs: string[] = [];
       for (const f of pending) {
-        const lines = readFileSync(join(dirOf, f), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+        const lines = readFileSync(join(dirOf, f), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l));
         const out = join(dir, `vllm-${f}`);
-        writeFileSync(out, lines.map((l, i) => JSON.stringify({ id: `vllm-${i}`, custom_id: l.custom_id, response: { status_code: 200, body: chatBody({ body: l.body }, fake.responder(l.body)) }, error: null })).reverse().join("\n") + "\n");
+        writeFileSync(
+          out,
+          lines
+            .map((l, i) => JSON.stringify({ id: `vllm-${i}`, custom_id: l.custom_id, response: { status_code: 200, body: chatBody({ body: l.body }, fake.responder(l.body)) }, error: null }))
+            .reverse()
+            .join("\n") + "\n",
+        );
         outs.push(out);
         answered.add(f);
       }

@@ -9,12 +9,28 @@ import { validateMetricSpecs } from "../../experiments/metrics-stage.ts";
 import { RetrieverConfigSchema } from "../../retrieval/registry.ts";
 
 const dir = resolve(__dirname, "../../experiments/configs");
-const env = { MEDSYNTH_JUDGE_BASE_URL: "http://127.0.0.1:9/v1", MEDSYNTH_JUDGE_MODEL: "judge-a", MEDSYNTH_JUDGE_MODEL_2: "judge-b", MEDSYNTH_JUDGE_MODEL_3: "judge-c", MEDCONCLUSION_HF_PATH: "/data/medconclusion-30k.parquet" };
+const env = {
+  MEDSYNTH_JUDGE_BASE_URL: "http://127.0.0.1:9/v1",
+  MEDSYNTH_JUDGE_MODEL: "judge-a",
+  MEDSYNTH_JUDGE_MODEL_2: "judge-b",
+  MEDSYNTH_JUDGE_MODEL_3: "judge-c",
+  MEDCONCLUSION_HF_PATH: "/data/medconclusion-30k.parquet",
+};
 
 describe("bundled experiment configs", () => {
   const files = readdirSync(dir).filter((f) => f.endsWith(".yaml") && f !== "judge-validation.yaml");
   it("include demo, medmeta, medconclusion, pubmed-rag, robustness, rwesummary and the three paper protocols", () => {
-    expect(files.sort()).toEqual(["demo.yaml", "medconclusion.yaml", "medmeta.yaml", "paper-medconclusion.yaml", "paper-medmeta.yaml", "paper-rwesummary.yaml", "pubmed-rag.yaml", "robustness.yaml", "rwesummary.yaml"]);
+    expect(files.sort()).toEqual([
+      "demo.yaml",
+      "medconclusion.yaml",
+      "medmeta.yaml",
+      "paper-medconclusion.yaml",
+      "paper-medmeta.yaml",
+      "paper-rwesummary.yaml",
+      "pubmed-rag.yaml",
+      "robustness.yaml",
+      "rwesummary.yaml",
+    ]);
   });
   it("pubmed-rag.yaml: Standard-RAG with BM25 and hybrid settings over a lance: corpus store, retriever options valid", () => {
     const cfg = loadExperimentConfig(join(dir, "pubmed-rag.yaml"), {});
@@ -29,9 +45,19 @@ describe("bundled experiment configs", () => {
     }
   });
   it.each([
-    ["paper-medmeta.yaml", "medmeta", ["Gemini Flash 2.5", "O4 Mini", "MedGemma 27B", "Gemma 27B", "Qwen3 8B", "Qwen3 8B (reasoning)", "Qwen3 8B-DeepSeek"], ["gemini-2.5-pro", "o4-mini", "qwen3-235b"]],
+    [
+      "paper-medmeta.yaml",
+      "medmeta",
+      ["Gemini Flash 2.5", "O4 Mini", "MedGemma 27B", "Gemma 27B", "Qwen3 8B", "Qwen3 8B (reasoning)", "Qwen3 8B-DeepSeek"],
+      ["gemini-2.5-pro", "o4-mini", "qwen3-235b"],
+    ],
     ["paper-medconclusion.yaml", "medconclusion", ["GPT-5.4", "Gemini 3.1 Pro", "Gemini 3 Flash", "Gemma-3-27B", "Llama-3.1-8B"], ["primary", "secondary"]],
-    ["paper-rwesummary.yaml", "rwesummary", ["Gemini 2.5 Flash", "Gemini 2.5 Pro", "Gemini 2.0 Flash", "o4-mini", "o3", "Claude 4 Sonnet", "GPT-4.1", "Claude 3.7 Sonnet", "Claude 4 Opus"], ["o4-mini", "claude-sonnet-4", "gemini-2.5-pro"]],
+    [
+      "paper-rwesummary.yaml",
+      "rwesummary",
+      ["Gemini 2.5 Flash", "Gemini 2.5 Pro", "Gemini 2.0 Flash", "o4-mini", "o3", "Claude 4 Sonnet", "GPT-4.1", "Claude 3.7 Sonnet", "Claude 4 Opus"],
+      ["o4-mini", "claude-sonnet-4", "gemini-2.5-pro"],
+    ],
   ])("%s labels every model with the paper row it reproduces, one endpoint variable each, and the paper's judges", (f, paper, rows, judges) => {
     const cfg = loadExperimentConfig(join(dir, f), env);
     expect(cfg.models.map((m) => m.paperModel)).toEqual(rows);

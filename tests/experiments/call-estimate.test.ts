@@ -24,15 +24,63 @@ let dir: string;
 beforeAll(async () => {
   server = await startScriptedServer(reply);
   dir = mkdtempSync(join(tmpdir(), "medsynth-call-estimate-"));
-  const doc = (id: string, extra: string) => ({ id, title: `Trial ${id} of drug A`, text: `RESULTS: drug A reduced mortality compared with placebo (RR 0.80, 95% CI 0.70 to 0.90). ${extra} CONCLUSIONS: drug A lowered mortality.` });
+  const doc = (id: string, extra: string) => ({
+    id,
+    title: `Trial ${id} of drug A`,
+    text: `RESULTS: drug A reduced mortality compared with placebo (RR 0.80, 95% CI 0.70 to 0.90). ${extra} CONCLUSIONS: drug A lowered mortality.`,
+  });
   const golden = ["g1", "g2", "g3"].map((id) => doc(id, "Adults were enrolled."));
-  writeFileSync(join(dir, "tiny.jsonl"), JSON.stringify({ kind: "synthesis", id: "t1", dataset: "tiny", question: "Does drug A reduce mortality?", referenceConclusion: "Drug A reduced mortality.", referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: golden.map((d) => d.id), goldenDocs: golden }) + "\n");
+  writeFileSync(
+    join(dir, "tiny.jsonl"),
+    JSON.stringify({
+      kind: "synthesis",
+      id: "t1",
+      dataset: "tiny",
+      question: "Does drug A reduce mortality?",
+      referenceConclusion: "Drug A reduced mortality.",
+      referenceAnswer: "lower",
+      evidenceCertainty: "moderate",
+      goldenPmids: golden.map((d) => d.id),
+      goldenDocs: golden,
+    }) + "\n",
+  );
   // an item without a reference (the panel's rubric needs one: no judge call) and one without golden abstracts (skipped, no call)
-  writeFileSync(join(dir, "noref.jsonl"), [JSON.stringify({ kind: "synthesis", id: "n1", dataset: "noref", question: "Does drug A reduce mortality?", referenceConclusion: null, referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: golden.map((d) => d.id), goldenDocs: golden }), JSON.stringify({ kind: "synthesis", id: "n2", dataset: "noref", question: "Does drug B reduce mortality?", referenceConclusion: "It does.", referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: ["x"], goldenDocs: [] })].join("\n") + "\n");
+  writeFileSync(
+    join(dir, "noref.jsonl"),
+    [
+      JSON.stringify({
+        kind: "synthesis",
+        id: "n1",
+        dataset: "noref",
+        question: "Does drug A reduce mortality?",
+        referenceConclusion: null,
+        referenceAnswer: "lower",
+        evidenceCertainty: "moderate",
+        goldenPmids: golden.map((d) => d.id),
+        goldenDocs: golden,
+      }),
+      JSON.stringify({
+        kind: "synthesis",
+        id: "n2",
+        dataset: "noref",
+        question: "Does drug B reduce mortality?",
+        referenceConclusion: "It does.",
+        referenceAnswer: "lower",
+        evidenceCertainty: "moderate",
+        goldenPmids: ["x"],
+        goldenDocs: [],
+      }),
+    ].join("\n") + "\n",
+  );
   writeFileSync(join(dir, "corpus.jsonl"), Array.from({ length: 12 }, (_, i) => JSON.stringify(doc(`c${i}`, `Cohort ${i}.`))).join("\n") + "\n");
   writeFileSync(
     join(dir, "panel.yaml"),
-    YAML.stringify({ id: "p", rubric: "medmeta-semantic-equivalence", endpoints: { j: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", cache: false } }, judges: [{ id: "a", model: "openai:judge-a", endpoint: "j" }] }),
+    YAML.stringify({
+      id: "p",
+      rubric: "medmeta-semantic-equivalence",
+      endpoints: { j: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", cache: false } },
+      judges: [{ id: "a", model: "openai:judge-a", endpoint: "j" }],
+    }),
   );
 });
 afterAll(async () => server?.close());
@@ -60,7 +108,9 @@ const CASES: [string, string, Record<string, unknown>, unknown[], Record<string,
   ["critic-rag", "critic-rag", {}, SYNTH, {}, true],
   ["critic-rag negate llm", "critic-rag", { op: "negate", negator: "llm" }, SYNTH, {}, true],
   ["feasibility", "feasibility", { runs: 2 }, SYNTH, {}, true],
-  ...["conclusion-a", "conclusion-b", "conclusion-c", "conclusion-d", "conclusion-sentences", "conclusion-unrestricted", "summary-unrestricted"].map((w) => [w, w, {}, CONCL, {}, true] as [string, string, Record<string, unknown>, unknown[], Record<string, unknown>, boolean]),
+  ...["conclusion-a", "conclusion-b", "conclusion-c", "conclusion-d", "conclusion-sentences", "conclusion-unrestricted", "summary-unrestricted"].map(
+    (w) => [w, w, {}, CONCL, {}, true] as [string, string, Record<string, unknown>, unknown[], Record<string, unknown>, boolean],
+  ),
   ["rwe-summary", "rwe-summary", {}, RWE, {}, true],
 ];
 

@@ -35,7 +35,9 @@ describe("cluster commands check the config first", () => {
   it("a config that cannot run is refused with the dry run's error (slurm and k8s)", async () => {
     const file = config([{ id: "golden-rag" }, { id: "golden-reg" }], true);
     onTestFinished(() => rmSync(dirname(file), { recursive: true, force: true }));
-    await expect(slurm(file, 2)).rejects.toThrow(/cluster: .*exp\.yaml cannot run as it is \(the check of `medsynth run --dry-run`; --no-check skips it[^\n]*\n[\s\S]*workflows\[1\]\.id: unknown workflow "golden-reg"/);
+    await expect(slurm(file, 2)).rejects.toThrow(
+      /cluster: .*exp\.yaml cannot run as it is \(the check of `medsynth run --dry-run`; --no-check skips it[^\n]*\n[\s\S]*workflows\[1\]\.id: unknown workflow "golden-reg"/,
+    );
     await expect(clusterK8sCommand(file, { shards: "2", image: "i", pvc: "p", mountPath: "/work", medsynth: "medsynth" }, () => {})).rejects.toThrow(/cannot run as it is[\s\S]*workflows\[1\]\.id/);
     expect(await slurm(file, 2, false)).toContain("--array=1-2");
   });

@@ -20,7 +20,13 @@ const cli = (args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {
 
 describe("--shard auto", () => {
   it("maps Slurm array tasks to shards 1..n for 0-based, 1-based and stepped arrays", () => {
-    const slurm = (id: number, min: number, max: number, step = 1) => ({ SLURM_ARRAY_TASK_ID: String(id), SLURM_ARRAY_TASK_MIN: String(min), SLURM_ARRAY_TASK_MAX: String(max), SLURM_ARRAY_TASK_STEP: String(step), SLURM_ARRAY_TASK_COUNT: String(Math.floor((max - min) / step) + 1) });
+    const slurm = (id: number, min: number, max: number, step = 1) => ({
+      SLURM_ARRAY_TASK_ID: String(id),
+      SLURM_ARRAY_TASK_MIN: String(min),
+      SLURM_ARRAY_TASK_MAX: String(max),
+      SLURM_ARRAY_TASK_STEP: String(step),
+      SLURM_ARRAY_TASK_COUNT: String(Math.floor((max - min) / step) + 1),
+    });
     expect(resolveShard("auto", undefined, slurm(0, 0, 3)).shard).toEqual({ index: 1, count: 4 });
     expect(resolveShard("auto", undefined, slurm(3, 0, 3)).shard).toEqual({ index: 4, count: 4 });
     expect(resolveShard("auto", undefined, slurm(2, 1, 4)).shard).toEqual({ index: 2, count: 4 });
@@ -51,7 +57,19 @@ describe("--shard auto", () => {
 
 describe("scheduler files", () => {
   it("sbatch scripts: array 1-n, --shard auto, merge of every shard folder, afterok submit; valid bash", () => {
-    const s = buildSlurmScripts({ config: "/data/my exp.yaml", output: "/data/out", shards: 3, jobName: "medsynth-x", workdir: "/data", logDir: "/data/logs", medsynth: "medsynth", partition: "gpu", time: "01:00:00", maxParallel: 2, setup: ["module load node"] });
+    const s = buildSlurmScripts({
+      config: "/data/my exp.yaml",
+      output: "/data/out",
+      shards: 3,
+      jobName: "medsynth-x",
+      workdir: "/data",
+      logDir: "/data/logs",
+      medsynth: "medsynth",
+      partition: "gpu",
+      time: "01:00:00",
+      maxParallel: 2,
+      setup: ["module load node"],
+    });
     expect(s.array).toContain("#SBATCH --array=1-3%2");
     expect(s.array).toContain("#SBATCH --partition=gpu");
     expect(s.array).toContain("exec medsynth run '/data/my exp.yaml' --shard auto --no-progress");
@@ -65,7 +83,16 @@ describe("scheduler files", () => {
   });
 
   it("Kubernetes: an Indexed Job with completions = shards running --shard auto --shard-count n, a merge Job, a submit script", () => {
-    const m = buildK8sManifests({ config: "/work/exp.yaml", output: "/work/runs/x", shards: 5, jobName: "medsynth-x", image: "ghcr.io/me/medsynth:0.2", pvc: "work", secret: "llm-keys", parallelism: 2 });
+    const m = buildK8sManifests({
+      config: "/work/exp.yaml",
+      output: "/work/runs/x",
+      shards: 5,
+      jobName: "medsynth-x",
+      image: "ghcr.io/me/medsynth:0.2",
+      pvc: "work",
+      secret: "llm-keys",
+      parallelism: 2,
+    });
     const job = YAML.parse(m.job);
     expect(job.spec).toMatchObject({ completionMode: "Indexed", completions: 5, parallelism: 2 });
     const c = job.spec.template.spec.containers[0];
@@ -138,10 +165,22 @@ describe.skipIf(skip !== null)("a Slurm job array on a local single-node cluster
       await new Promise((r) => setTimeout(r, 500));
     }
     const logs = join(root, "sbatch", "logs");
-    const taskLog = readFileSync(join(logs, (spawnSync("ls", [logs], { encoding: "utf8" }).stdout.split("\n").find((f) => /_2\.out$/.test(f)) ?? "")), "utf8");
+    const taskLog = readFileSync(
+      join(
+        logs,
+        spawnSync("ls", [logs], { encoding: "utf8" })
+          .stdout.split("\n")
+          .find((f) => /_2\.out$/.test(f)) ?? "",
+      ),
+      "utf8",
+    );
     expect(taskLog).toMatch(/shard 2\/4 from Slurm array task 2/);
     expect(existsSync(merged), `no merged results; logs: ${spawnSync("sh", ["-c", `tail -n 5 ${logs}/*`], { encoding: "utf8" }).stdout}`).toBe(true);
-    const read = (dir: string) => readFileSync(join(root, dir, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const read = (dir: string) =>
+      readFileSync(join(root, dir, "results.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
     const a = read("whole");
     const b = read("array");
     expect(a.length).toBe(15); // 5 items × (golden + negated 0 / 1)

@@ -69,7 +69,9 @@ describe("relative paths in a config file", () => {
     expect(err).toBeInstanceOf(ConfigError);
     const msg = (err as Error).message;
     expect(msg).toContain(file);
-    expect(msg).toContain(`datasets[1].options.path: "nope.jsonl" not found; tried ${join(dir, "nope.jsonl")} (relative to the config file's folder) and ${resolve("nope.jsonl")} (relative to the current folder)`);
+    expect(msg).toContain(
+      `datasets[1].options.path: "nope.jsonl" not found; tried ${join(dir, "nope.jsonl")} (relative to the config file's folder) and ${resolve("nope.jsonl")} (relative to the current folder)`,
+    );
     expect(msg).toContain(`retrieval.corpus: "no-corpus.jsonl" not found; tried ${join(dir, "no-corpus.jsonl")}`);
     expect((err as ConfigError).issues.map((i) => i.path)).toEqual(["datasets[1].options.path", "retrieval.corpus"]);
   });

@@ -17,7 +17,20 @@ function writeConfig(dir: string, cfg: Record<string, unknown>): string {
   return p;
 }
 
-const COHEN = ["ADHD.csv", "ADHD.json", "Antihistamines.csv", "Antihistamines.json", "Estrogens.csv", "Estrogens.json", "LICENSE", "NSAIDS.csv", "NSAIDS.json", "UrinaryIncontinence.csv", "UrinaryIncontinence.json", "index.csv"].map((f) => `cohen2006/${f}`);
+const COHEN = [
+  "ADHD.csv",
+  "ADHD.json",
+  "Antihistamines.csv",
+  "Antihistamines.json",
+  "Estrogens.csv",
+  "Estrogens.json",
+  "LICENSE",
+  "NSAIDS.csv",
+  "NSAIDS.json",
+  "UrinaryIncontinence.csv",
+  "UrinaryIncontinence.json",
+  "index.csv",
+].map((f) => `cohen2006/${f}`);
 
 describe("data pre-flight of a run", () => {
   let server: ScriptedServer | null = null;

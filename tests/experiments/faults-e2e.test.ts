@@ -139,7 +139,15 @@ describe("issue 13: faults end to end", () => {
     const before = server.requests.length;
     const lines: string[] = [];
     const est = await dryRunCommand(file, {}, (l) => lines.push(l));
-    expect(est).toMatchObject({ cells: 3, pending: 3, finished: 0, generatorCalls: { min: 3, max: 3, worst: 3 }, judgeCalls: { min: 6, max: 6, worst: 36 }, metricCalls: { min: 0, max: 0, worst: 0 }, unpriced: ["openai:judge-b"] });
+    expect(est).toMatchObject({
+      cells: 3,
+      pending: 3,
+      finished: 0,
+      generatorCalls: { min: 3, max: 3, worst: 3 },
+      judgeCalls: { min: 6, max: 6, worst: 36 },
+      metricCalls: { min: 0, max: 0, worst: 0 },
+      unpriced: ["openai:judge-b"],
+    });
     // golden-rag: 1 call per cell at maxTokens 64 → 3 × 64 output tokens, plus 6 × 6 judge answers of 150
     expect(est.outputTokens).toBe(3 * 64 + 36 * 150);
     expect(est.costUsd).toBeGreaterThan(0);
@@ -206,7 +214,12 @@ describe("issue 13: faults end to end", () => {
   }, 120_000);
   it("with onTruncated: keep-marked the cut-off answer is kept as an ok output marked truncated, counted in the report", async () => {
     truncations = 0; // the server cuts the next TRUNCME answer again
-    const panel = { id: "p", rubric: "medmeta-semantic-equivalence", endpoints: { judges: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", maxRetries: 0 } }, judges: [{ id: "a", model: "openai:judge-a", endpoint: "judges" }] };
+    const panel = {
+      id: "p",
+      rubric: "medmeta-semantic-equivalence",
+      endpoints: { judges: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", maxRetries: 0 } },
+      judges: [{ id: "a", model: "openai:judge-a", endpoint: "judges" }],
+    };
     // maxTokens 63: a cache key of its own, so the earlier runs' cached answers are not reused.
     const models = [{ id: "openai:gen-model", endpoint: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", maxRetries: 1, retryBaseMs: 1, maxTokens: 63, onTruncated: "keep-marked" } }];
     const { file, run } = setup("keep", panel, models);
@@ -221,5 +234,4 @@ describe("issue 13: faults end to end", () => {
     expect(status.header).toContain("ok, truncated");
     expect(status.rows).toEqual([["openai:gen-model", "golden-rag", "3", "1", "0", "0", expect.any(String)]]);
   });
-
 });

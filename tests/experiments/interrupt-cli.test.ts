@@ -51,10 +51,31 @@ async function interrupt(cfg: string, signal: NodeJS.Signals, group: boolean, re
 describe("interrupting medsynth run", () => {
   it("SIGINT to the process with model calls in flight: 130 within seconds, the finished records kept, no report", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-sigint-"));
-    const items = Array.from({ length: 8 }, (_, i) => ({ kind: "synthesis", id: `t${i}`, dataset: "tiny", question: `Does drug ${i} help?`, referenceConclusion: "It helps.", referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: ["1"], goldenDocs: [{ id: "1", title: "Trial", text: "Mortality was lower." }] }));
+    const items = Array.from({ length: 8 }, (_, i) => ({
+      kind: "synthesis",
+      id: `t${i}`,
+      dataset: "tiny",
+      question: `Does drug ${i} help?`,
+      referenceConclusion: "It helps.",
+      referenceAnswer: "lower",
+      evidenceCertainty: "moderate",
+      goldenPmids: ["1"],
+      goldenDocs: [{ id: "1", title: "Trial", text: "Mortality was lower." }],
+    }));
     writeFileSync(join(dir, "tiny.jsonl"), items.map((x) => JSON.stringify(x)).join("\n") + "\n");
     const cfg = join(dir, "exp.yaml");
-    writeFileSync(cfg, YAML.stringify({ name: "sigint", output: "run", concurrency: 2, datasets: [{ name: "jsonl", options: { path: join(dir, "tiny.jsonl") } }], models: [{ id: "openai:gen", endpoint: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", cache: false, maxRetries: 0, timeoutMs: 60_000 } }], workflows: [{ id: "golden-rag" }], metrics: ["rouge"] }));
+    writeFileSync(
+      cfg,
+      YAML.stringify({
+        name: "sigint",
+        output: "run",
+        concurrency: 2,
+        datasets: [{ name: "jsonl", options: { path: join(dir, "tiny.jsonl") } }],
+        models: [{ id: "openai:gen", endpoint: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", cache: false, maxRetries: 0, timeoutMs: 60_000 } }],
+        workflows: [{ id: "golden-rag" }],
+        metrics: ["rouge"],
+      }),
+    );
     const results = join(dir, "run", "results.jsonl");
     const r = await interrupt(cfg, "SIGINT", false, () => lines(results) >= 2 && server.chatRequests().length >= 4);
     expect(r.code, r.stderr).toBe(130);
@@ -69,7 +90,18 @@ describe("interrupting medsynth run", () => {
   it("SIGTERM to the process group while cells make no request (extractive baseline): stops at once, 130", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-sigterm-"));
     const cfg = join(dir, "exp.yaml");
-    writeFileSync(cfg, YAML.stringify({ name: "sigterm", output: "run", concurrency: 2, datasets: [{ name: "medevidence", sample: 150 }], models: [{ id: "extractive:mmr" }], workflows: [{ id: "golden-rag" }, { id: "negated-rag", params: { fraction: [0, 1] } }], metrics: ["rouge"] }));
+    writeFileSync(
+      cfg,
+      YAML.stringify({
+        name: "sigterm",
+        output: "run",
+        concurrency: 2,
+        datasets: [{ name: "medevidence", sample: 150 }],
+        models: [{ id: "extractive:mmr" }],
+        workflows: [{ id: "golden-rag" }, { id: "negated-rag", params: { fraction: [0, 1] } }],
+        metrics: ["rouge"],
+      }),
+    );
     const results = join(dir, "run", "results.jsonl");
     const r = await interrupt(cfg, "SIGTERM", true, () => lines(results) >= 3);
     expect(r.code, r.stderr).toBe(130);

@@ -30,7 +30,14 @@ describe("kill -9 mid-run", () => {
     const finishedKeys = new Set(before.records.map((r) => r.key));
 
     const state: FakeDepsState = { calls: [], failOn: new Set(), delayMs: 0 };
-    const cfg = parseExperimentConfig({ name: "kill", output: out, concurrency: 2, datasets: [{ name: "fake" }], models: [{ id: "extractive:mmr" }], workflows: [{ id: "echo", params: { k: [5, 10] } }] });
+    const cfg = parseExperimentConfig({
+      name: "kill",
+      output: out,
+      concurrency: 2,
+      datasets: [{ name: "fake" }],
+      models: [{ id: "extractive:mmr" }],
+      workflows: [{ id: "echo", params: { k: [5, 10] } }],
+    });
     const s = await runExperiment(cfg, fakeDeps(40, state), { log: () => {} });
     expect(s.skippedFinished).toBe(finishedKeys.size);
     expect(s.ran).toBe(80 - finishedKeys.size);

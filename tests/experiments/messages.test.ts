@@ -43,9 +43,32 @@ describe("truncation messages", () => {
 
   it("the run's failure summary keeps the advice at the end of a long error", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-messages-"));
-    writeFileSync(join(dir, "tiny.jsonl"), JSON.stringify({ kind: "synthesis", id: "t1", dataset: "tiny", question: "CUT-EARLY: does drug A help?", referenceConclusion: "It helps.", referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: ["1"], goldenDocs: [{ id: "1", title: "Trial", text: "Mortality was lower." }] }) + "\n");
+    writeFileSync(
+      join(dir, "tiny.jsonl"),
+      JSON.stringify({
+        kind: "synthesis",
+        id: "t1",
+        dataset: "tiny",
+        question: "CUT-EARLY: does drug A help?",
+        referenceConclusion: "It helps.",
+        referenceAnswer: "lower",
+        evidenceCertainty: "moderate",
+        goldenPmids: ["1"],
+        goldenDocs: [{ id: "1", title: "Trial", text: "Mortality was lower." }],
+      }) + "\n",
+    );
     const file = join(dir, "exp.yaml");
-    writeFileSync(file, YAML.stringify({ name: "trunc", output: "run", datasets: [{ name: "jsonl", options: { path: join(dir, "tiny.jsonl") } }], models: [{ id: "openai:gen", endpoint: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", cache: false, maxRetries: 0, maxTokens: 1024 } }], workflows: [{ id: "golden-rag" }], metrics: ["rouge"] }));
+    writeFileSync(
+      file,
+      YAML.stringify({
+        name: "trunc",
+        output: "run",
+        datasets: [{ name: "jsonl", options: { path: join(dir, "tiny.jsonl") } }],
+        models: [{ id: "openai:gen", endpoint: { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", cache: false, maxRetries: 0, maxTokens: 1024 } }],
+        workflows: [{ id: "golden-rag" }],
+        metrics: ["rouge"],
+      }),
+    );
     const printed: string[] = [];
     await runCommand(file, { progress: false, report: false }, (l) => printed.push(l));
     const line = printed.find((l) => l.trim().startsWith("truncated: 1"))!;
@@ -64,7 +87,9 @@ describe("prompts without placeholders", () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-messages-"));
     const model = createOpenAIChatModel("openai:gen", { baseURL: server.baseURL, apiKeyEnv: "K", cache: false, maxRetries: 0 }, { cacheDir: dir, env: {} });
     const before = server.chatRequests().length;
-    const r = await getWorkflow("conclusion-a").create({ model }, {}).run(item as never, { repeat: 0 });
+    const r = await getWorkflow("conclusion-a")
+      .create({ model }, {})
+      .run(item as never, { repeat: 0 });
     expect(r.status).toBe("ok");
     const sent = JSON.stringify(server.chatRequests()[before].body.messages);
     expect(sent).not.toContain("(no title)");
@@ -78,7 +103,9 @@ describe("docs agree with behaviour", () => {
     const schema = getWorkflow("standard-rag").configSchema;
     expect((schema.parse({}) as { queryMode: string }).queryMode).toBe("key-questions");
     expect((schema.parse({ queryMode: "sub-questions" }) as { queryMode: string }).queryMode).toBe("key-questions");
-    const row = readFileSync(resolve(__dirname, "../../docs/experiment-configs.md"), "utf8").split("\n").find((l) => l.startsWith("| `standard-rag` |"))!;
+    const row = readFileSync(resolve(__dirname, "../../docs/experiment-configs.md"), "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("| `standard-rag` |"))!;
     expect(row).toMatch(/key questions as the queries \(`queryMode: key-questions`/);
     expect(row).not.toMatch(/the paper's P-CoT sub-questions/);
   });
@@ -100,8 +127,36 @@ describe("one TREC layout", () => {
     const docs = Array.from({ length: 30 }, (_, i) => ({ id: `d${i}`, title: `Trial ${i} of therapy`, text: `Mortality and therapy outcome ${i}.` }));
     writeFileSync(join(dir, "corpus.jsonl"), docs.map((d) => JSON.stringify(d)).join("\n") + "\n");
     const cliOut = join(dir, "cli");
-    await runEvalCli({ corpus: join(dir, "corpus.jsonl"), dataset: "medevidence", mode: "bm25", k: "5", rerankCandidates: "20", trecOut: cliOut, embedder: "word-vectors", bm25Engine: "fast", fusion: "rrf", index: "none", candidates: "100" } as never, () => {}, () => {});
-    const cfg = parseExperimentConfig({ name: "t", output: join(dir, "run"), datasets: [{ name: "medevidence", sample: 1 }], models: [{ id: "extractive:mmr" }], workflows: [{ id: "golden-rag" }], retrieval: { corpus: join(dir, "corpus.jsonl"), mode: "bm25" }, retrievalEval: { datasets: ["medevidence"], modes: ["bm25"], k: [5] } }, null, {});
+    await runEvalCli(
+      {
+        corpus: join(dir, "corpus.jsonl"),
+        dataset: "medevidence",
+        mode: "bm25",
+        k: "5",
+        rerankCandidates: "20",
+        trecOut: cliOut,
+        embedder: "word-vectors",
+        bm25Engine: "fast",
+        fusion: "rrf",
+        index: "none",
+        candidates: "100",
+      } as never,
+      () => {},
+      () => {},
+    );
+    const cfg = parseExperimentConfig(
+      {
+        name: "t",
+        output: join(dir, "run"),
+        datasets: [{ name: "medevidence", sample: 1 }],
+        models: [{ id: "extractive:mmr" }],
+        workflows: [{ id: "golden-rag" }],
+        retrieval: { corpus: join(dir, "corpus.jsonl"), mode: "bm25" },
+        retrievalEval: { datasets: ["medevidence"], modes: ["bm25"], k: [5] },
+      },
+      null,
+      {},
+    );
     await runEvalStage(cfg, () => {});
     for (const folder of [cliOut, join(dir, "run", "trec")]) {
       expect(existsSync(join(folder, "medevidence.bm25.run")), folder).toBe(true);

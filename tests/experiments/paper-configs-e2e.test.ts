@@ -81,7 +81,11 @@ beforeAll(async () => {
   const env: Record<string, string> = { MEDSYNTH_CACHE_DIR: join(dir, "cache") };
   for (const v of ["GEMINI_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "MEDGEMMA_27B_BASE_URL", "GEMMA_27B_BASE_URL", "QWEN3_235B_BASE_URL"]) env[v] = server.baseURL;
   const hf = join(dir, "medconclusion.jsonl");
-  const abstract = (i: number) => [{ label: "BACKGROUND", text: `ITEM${i}: does drug X help?` }, { label: "RESULTS", text: "Drug X reduced events by 20%." }, { label: "CONCLUSIONS", text: "Drug X helps." }];
+  const abstract = (i: number) => [
+    { label: "BACKGROUND", text: `ITEM${i}: does drug X help?` },
+    { label: "RESULTS", text: "Drug X reduced events by 20%." },
+    { label: "CONCLUSIONS", text: "Drug X helps." },
+  ];
   writeFileSync(hf, [1, 2].map((i) => JSON.stringify({ pmid: String(100 + i), title: `Trial ${i}`, abstract: abstract(i) })).join("\n") + "\n");
   env.MEDCONCLUSION_HF_PATH = hf;
   for (const [k, v] of Object.entries(env)) {
@@ -100,7 +104,13 @@ afterAll(async () => {
 /** The bundled paper config with its panel path made absolute, some models only, and overrides. */
 function paperConfig(file: string, paperModels: string[], over: Record<string, unknown>): string {
   const cfg = YAML.parse(readFileSync(join(CONFIGS, file), "utf8"));
-  const out = { ...cfg, output: join(dir, file.replace(".yaml", "")), panel: join(CONFIGS, cfg.panel), models: cfg.models.filter((m: { paperModel: string }) => paperModels.includes(m.paperModel)).map((m: { endpoint: object }) => ({ ...m, endpoint: { ...m.endpoint, maxRetries: 0 } })), ...over };
+  const out = {
+    ...cfg,
+    output: join(dir, file.replace(".yaml", "")),
+    panel: join(CONFIGS, cfg.panel),
+    models: cfg.models.filter((m: { paperModel: string }) => paperModels.includes(m.paperModel)).map((m: { endpoint: object }) => ({ ...m, endpoint: { ...m.endpoint, maxRetries: 0 } })),
+    ...over,
+  };
   expect(out.models).toHaveLength(paperModels.length);
   const p = join(dir, file);
   writeFileSync(p, YAML.stringify(out));
@@ -115,7 +125,17 @@ const table = (s: { tables: { id: string }[] }, id: string) => s.tables.find((t)
 
 describe("paper configs against the scripted server", () => {
   it("paper-medmeta.yaml: Table 2 means and CIs, Table 4 paired t, H2/H3 verdicts as computed by hand", async () => {
-    const items = [1, 2, 3].map((i) => ({ kind: "synthesis", id: `mm${i}`, dataset: "medmeta", question: `ITEM${i}: drug X for condition Y`, referenceConclusion: "Drug X helps.", referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: ["1"], goldenDocs: [{ id: "1", title: "Trial", text: "Drug X reduced events." }] }));
+    const items = [1, 2, 3].map((i) => ({
+      kind: "synthesis",
+      id: `mm${i}`,
+      dataset: "medmeta",
+      question: `ITEM${i}: drug X for condition Y`,
+      referenceConclusion: "Drug X helps.",
+      referenceAnswer: "lower",
+      evidenceCertainty: "moderate",
+      goldenPmids: ["1"],
+      goldenDocs: [{ id: "1", title: "Trial", text: "Drug X reduced events." }],
+    }));
     const jsonl = join(dir, "medmeta.jsonl");
     writeFileSync(jsonl, items.map((x) => JSON.stringify(x)).join("\n") + "\n");
     const file = paperConfig("paper-medmeta.yaml", ["MedGemma 27B", "Gemma 27B"], {

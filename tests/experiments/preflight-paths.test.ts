@@ -24,15 +24,27 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.close();
-  for (const v of VARS) if (saved[v] === undefined) delete process.env[v];
-  else process.env[v] = saved[v];
+  for (const v of VARS)
+    if (saved[v] === undefined) delete process.env[v];
+    else process.env[v] = saved[v];
 });
 
 describe("preflight of paths and retrieval endpoints", () => {
   it("names the missing corpus file, the missing promptDir and the embedder without its key, with 0 requests", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-preflight-paths-"));
     const items = join(dir, "tiny.jsonl");
-    writeFileSync(items, JSON.stringify({ kind: "synthesis", id: "t1", dataset: "tiny", question: "Does drug A help?", referenceConclusion: "It helps.", goldenPmids: ["1"], goldenDocs: [{ id: "1", title: "Trial", text: "Drug A lowered mortality." }] }) + "\n");
+    writeFileSync(
+      items,
+      JSON.stringify({
+        kind: "synthesis",
+        id: "t1",
+        dataset: "tiny",
+        question: "Does drug A help?",
+        referenceConclusion: "It helps.",
+        goldenPmids: ["1"],
+        goldenDocs: [{ id: "1", title: "Trial", text: "Drug A lowered mortality." }],
+      }) + "\n",
+    );
     const file = join(dir, "exp.yaml");
     writeFileSync(
       file,
@@ -63,7 +75,19 @@ describe("preflight of paths and retrieval endpoints", () => {
     const { parseExperimentConfig } = await import("../../experiments/config.ts");
     const corpus = join(dir, "corpus.jsonl");
     writeFileSync(corpus, JSON.stringify({ id: "1", title: "T", text: "x" }) + "\n");
-    const cfg = parseExperimentConfig({ name: "ok", output: join(dir, "run"), promptDir: dir, datasets: [{ name: "medevidence" }], models: [{ id: "extractive:mmr" }], workflows: [{ id: "standard-rag" }], retrieval: { corpus, mode: "bm25", options: { embedder: "openai:text-embedding-3-small" } } }, "x.yaml", {});
+    const cfg = parseExperimentConfig(
+      {
+        name: "ok",
+        output: join(dir, "run"),
+        promptDir: dir,
+        datasets: [{ name: "medevidence" }],
+        models: [{ id: "extractive:mmr" }],
+        workflows: [{ id: "standard-rag" }],
+        retrieval: { corpus, mode: "bm25", options: { embedder: "openai:text-embedding-3-small" } },
+      },
+      "x.yaml",
+      {},
+    );
     expect(resourceIssues(cfg, {})).toEqual([]);
   });
 });

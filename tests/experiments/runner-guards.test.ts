@@ -20,7 +20,10 @@ describe("config checked against the registries before anything runs", () => {
       ...base,
       output: "o",
       models: [{ id: "gpt-4o" }, { id: "extractive:foo" }],
-      workflows: [{ id: "standard-rag", params: { k: [5, "ten"], reranker: "bogus" } }, { id: "negated-rag", params: { fraction: [0, 1.5], kk: 1 } }],
+      workflows: [
+        { id: "standard-rag", params: { k: [5, "ten"], reranker: "bogus" } },
+        { id: "negated-rag", params: { fraction: [0, 1.5], kk: 1 } },
+      ],
       metrics: ["rouge", "nope"],
     });
     try {
@@ -29,7 +32,9 @@ describe("config checked against the registries before anything runs", () => {
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError);
       const paths = (e as ConfigError).issues.map((i) => i.path);
-      expect(paths).toEqual(expect.arrayContaining(["models.0.id", "models.1.id", "workflows.0.params.k", "workflows.0.params.reranker", "workflows.1.params.fraction", "workflows.1.params.kk", "metrics"]));
+      expect(paths).toEqual(
+        expect.arrayContaining(["models.0.id", "models.1.id", "workflows.0.params.k", "workflows.0.params.reranker", "workflows.1.params.fraction", "workflows.1.params.kk", "metrics"]),
+      );
       expect((e as Error).message).toMatch(/models\.0\.id: unknown model id "gpt-4o"; valid ids: openai:<model>, extractive:mmr, extractive:lead/);
     }
   });

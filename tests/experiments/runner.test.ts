@@ -35,14 +35,14 @@ describe("config", () => {
     }
   });
   it("interpolates environment variables with defaults", () => {
-    const c = parseExperimentConfig(
-      { name: "t", output: "o", datasets: [{ name: "a" }], models: [{ id: "openai:${M:-gpt-x}", endpoint: { baseURL: "${URL}" } }], workflows: [{ id: "w" }] },
-      null,
-      { URL: "http://127.0.0.1:1/v1" },
-    );
+    const c = parseExperimentConfig({ name: "t", output: "o", datasets: [{ name: "a" }], models: [{ id: "openai:${M:-gpt-x}", endpoint: { baseURL: "${URL}" } }], workflows: [{ id: "w" }] }, null, {
+      URL: "http://127.0.0.1:1/v1",
+    });
     expect(c.models[0].id).toBe("openai:gpt-x");
     expect(c.models[0].endpoint).toEqual({ baseURL: "http://127.0.0.1:1/v1" });
-    expect(() => parseExperimentConfig({ name: "t", output: "o", datasets: [{ name: "a" }], models: [{ id: "${NOPE}" }], workflows: [{ id: "w" }] }, "x.yaml", {})).toThrow(/models\.0\.id: environment variable NOPE/);
+    expect(() => parseExperimentConfig({ name: "t", output: "o", datasets: [{ name: "a" }], models: [{ id: "${NOPE}" }], workflows: [{ id: "w" }] }, "x.yaml", {})).toThrow(
+      /models\.0\.id: environment variable NOPE/,
+    );
   });
 });
 
@@ -86,7 +86,22 @@ describe("runner", () => {
     expect(r1).toHaveLength(6);
     expect(r1.find((r) => r.itemId === "q1" && r.params.k === 5)!.output).toBe("Answer 1 k=5");
     expect(r1.find((r) => r.itemId === "q2")!.error).toBe("endpoint down");
-    expect(r1[0].generator).toEqual({ calls: 1, requests: 1, cachedCalls: 0, inputTokens: 10, outputTokens: 3, cachedInputTokens: 0, cachedOutputTokens: 0, unknownUsageCalls: 0, batchCalls: 0, batchInputTokens: 0, batchOutputTokens: 0, latencyMs: 5, cached: false, modelLatencyMs: 5 });
+    expect(r1[0].generator).toEqual({
+      calls: 1,
+      requests: 1,
+      cachedCalls: 0,
+      inputTokens: 10,
+      outputTokens: 3,
+      cachedInputTokens: 0,
+      cachedOutputTokens: 0,
+      unknownUsageCalls: 0,
+      batchCalls: 0,
+      batchInputTokens: 0,
+      batchOutputTokens: 0,
+      latencyMs: 5,
+      cached: false,
+      modelLatencyMs: 5,
+    });
     expect(JSON.parse(readFileSync(join(out, "spec.json"), "utf8")).configHash).toBe(s1.configHash);
 
     state.calls.length = 0;
@@ -139,7 +154,16 @@ describe("runner", () => {
     const create = deps.createWorkflow;
     deps.createWorkflow = async (m, id, p) => {
       const w = await create(m, id, p);
-      return { id, run: async (t: any, o) => ({ ...(await w.run(t, o)), calls: [{ modelId: m.id, cached: true, latencyMs: 2, originalLatencyMs: 800, usage: null, attempts: 0 }, { modelId: m.id, cached: false, latencyMs: 300, usage: null, attempts: 1 }] }) };
+      return {
+        id,
+        run: async (t: any, o) => ({
+          ...(await w.run(t, o)),
+          calls: [
+            { modelId: m.id, cached: true, latencyMs: 2, originalLatencyMs: 800, usage: null, attempts: 0 },
+            { modelId: m.id, cached: false, latencyMs: 300, usage: null, attempts: 1 },
+          ],
+        }),
+      };
     };
     await runExperiment(config(out), deps, { log: () => {} });
     const r = readResults(join(out, "results.jsonl")).records[0];

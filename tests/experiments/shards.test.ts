@@ -31,13 +31,7 @@ describe("shard i/n", () => {
 
   it("partitions cover the matrix exactly once, sizes within one cell", () => {
     // 5 items × 2 models × k ∈ {5, 10, 20} × 2 repeats = 60 cells.
-    const cells = expandCells(
-      [{ dataset: "d", taskKind: "synthesis", itemIds: ["a", "b", "c", "d", "e"] }],
-      ["m1", "m2"],
-      [{ id: "w", params: { k: [5, 10, 20] } } as never],
-      2,
-      () => "synthesis",
-    );
+    const cells = expandCells([{ dataset: "d", taskKind: "synthesis", itemIds: ["a", "b", "c", "d", "e"] }], ["m1", "m2"], [{ id: "w", params: { k: [5, 10, 20] } } as never], 2, () => "synthesis");
     expect(cells).toHaveLength(60);
     for (const n of [1, 2, 3, 7, 60, 61]) {
       const parts = Array.from({ length: n }, (_, i) => selectShard(cells, { index: i + 1, count: n }));
@@ -69,12 +63,18 @@ describe("sharded run + merge", () => {
     }
     // No cell ran twice across shards.
     expect(new Set(calls.flat()).size).toBe(20);
-    const merged = mergeShards([3, 1, 2].map((i) => shardDir(sharded, { index: i, count: 3 })), sharded);
+    const merged = mergeShards(
+      [3, 1, 2].map((i) => shardDir(sharded, { index: i, count: 3 })),
+      sharded,
+    );
     expect(merged).toMatchObject({ totalCells: 20, records: 20, missingCells: 0, shards: [1, 2, 3] });
     const cellsOf = (dir: string) => JSON.parse(readFileSync(join(dir, "cells.json"), "utf8"));
     expect(cellsOf(sharded).keys).toEqual(cellsOf(whole).keys);
     expect(cellsOf(sharded).configHash).toBe(cellsOf(whole).configHash);
-    const out = (dir: string) => readResults(join(dir, "results.jsonl")).records.map((r) => [r.key, r.output, r.metrics]).sort();
+    const out = (dir: string) =>
+      readResults(join(dir, "results.jsonl"))
+        .records.map((r) => [r.key, r.output, r.metrics])
+        .sort();
     expect(out(sharded)).toEqual(out(whole));
   });
 

@@ -27,7 +27,11 @@ describe("retrieval sweep on a corpus store", () => {
     const ds = await loadDataset("medevidence");
     const picked = ds.docs!.filter((d) => /^\d+$/.test(d.id)).slice(0, 400);
     mkdirIn(dir);
-    writeSet(join(dir, "in"), "set.xml", picked.map((d) => ({ pmid: d.id, title: esc(d.title), conclusion: esc(d.text.slice(0, 2000)) })));
+    writeSet(
+      join(dir, "in"),
+      "set.xml",
+      picked.map((d) => ({ pmid: d.id, title: esc(d.title), conclusion: esc(d.text.slice(0, 2000)) })),
+    );
     store = join(dir, "store");
     await ingestToStore([join(dir, "in")], { store: { uri: store }, clean: null, jobs: 1 });
     // The same documents as the store yields them, as a JSONL corpus file.
@@ -39,7 +43,17 @@ describe("retrieval sweep on a corpus store", () => {
   }, 120_000);
 
   it("loadSweepData keeps the store as a source (no document loaded); the sweep equals the one on the JSONL copy", async () => {
-    const raw = { name: "s", dataset: "medevidence", k: [5, 10], metric: "ndcg@10", baseline: "default", settings: [{ name: "default", mode: "bm25" }], grid: { b: [0.4] }, bootstrap: { iterations: 100 }, randomization: { iterations: 100 } };
+    const raw = {
+      name: "s",
+      dataset: "medevidence",
+      k: [5, 10],
+      metric: "ndcg@10",
+      baseline: "default",
+      settings: [{ name: "default", mode: "bm25" }],
+      grid: { b: [0.4] },
+      bootstrap: { iterations: 100 },
+      randomization: { iterations: 100 },
+    };
     const onStore = planSweep({ ...raw, corpus: `lance:${store}` });
     const data = await loadSweepData(onStore, () => {});
     expect(data.docs).toEqual([]);

@@ -43,13 +43,19 @@ describe("sweep config", () => {
       "grid.k1[2]: Too small: expected number to be >=0 (got -1)",
       expect.stringMatching(/^grid\.fusion\[1\]: Invalid option: expected one of "rrf"\|.*"borda" \(got "foo"\)$/),
       "grid.colour: unknown key; valid keys: mode, k1, b, fusion, weights, normalization, rrfK, candidates, reranker, rerankDepth",
-      "metric: expected recall@K, ndcg@K or mrr@K with K in k (5, 10, 20) (got \"recall@7\")",
+      'metric: expected recall@K, ndcg@K or mrr@K with K in k (5, 10, 20) (got "recall@7")',
     ]);
-    expect(problemsOf({ settings: [{ mode: "bm25", k2: 1 }], baseline: "nope", split: "dev-test", folds: 3 })).toEqual(["settings[0].k2: unknown key", "split / folds: choose one tuning protocol (split: dev-test or folds: k), not both"]);
+    expect(problemsOf({ settings: [{ mode: "bm25", k2: 1 }], baseline: "nope", split: "dev-test", folds: 3 })).toEqual([
+      "settings[0].k2: unknown key",
+      "split / folds: choose one tuning protocol (split: dev-test or folds: k), not both",
+    ]);
     expect(problemsOf({ settings: [{ name: "a" }], baseline: "nope" })).toEqual(['baseline: no setting named "nope"; settings: a']);
     // An experiment config given by mistake: its keys are named, and so is the command that runs it.
     expect(problemsOf({ name: "x", datasets: [], models: [], workflows: [] }).at(-1)).toBe("(this file has `models` and `workflows`: it is an experiment config — run it with `medsynth run <file>`)");
-    expect(problemsOf({ grid: { reranker: ["llm-pointwise", "bogus"] } })).toEqual(["grid point 1.reranker: llm-pointwise needs chatModel (openai:<model>)", 'grid point 2.reranker: unknown reranker "bogus"; valid: none, cross-encoder, cross-encoder:<model id>, llm-pointwise']);
+    expect(problemsOf({ grid: { reranker: ["llm-pointwise", "bogus"] } })).toEqual([
+      "grid point 1.reranker: llm-pointwise needs chatModel (openai:<model>)",
+      'grid point 2.reranker: unknown reranker "bogus"; valid: none, cross-encoder, cross-encoder:<model id>, llm-pointwise',
+    ]);
   });
 
   it("drops keys that do not apply and runs identical retrievers once", () => {
@@ -64,17 +70,35 @@ describe("sweep config", () => {
 
 describe("ranking pieces", () => {
   it("hybrid first stage = the fusion unit over the top `candidates` of each list (RRF by hand)", () => {
-    const bm25 = [{ id: "a", score: 9 }, { id: "b", score: 5 }, { id: "c", score: 1 }];
-    const dense = [{ id: "c", score: 0.9 }, { id: "d", score: 0.8 }, { id: "a", score: 0.1 }];
+    const bm25 = [
+      { id: "a", score: 9 },
+      { id: "b", score: 5 },
+      { id: "c", score: 1 },
+    ];
+    const dense = [
+      { id: "c", score: 0.9 },
+      { id: "d", score: 0.8 },
+      { id: "a", score: 0.1 },
+    ];
     const s = { mode: "hybrid" as const, k1: 1.5, b: 0.75, fusion: "rrf", rrfK: 0, candidates: 2, reranker: "none" };
     // k = 0, top 2 of each: a 1/1, b 1/2, c 1/1, d 1/2 → a, c (tie, a first), b, d (tie, b first)
-    expect(firstStage(s, { bm25, dense })).toEqual([{ id: "a", score: 1 }, { id: "c", score: 1 }, { id: "b", score: 0.5 }, { id: "d", score: 0.5 }]);
+    expect(firstStage(s, { bm25, dense })).toEqual([
+      { id: "a", score: 1 },
+      { id: "c", score: 1 },
+      { id: "b", score: 0.5 },
+      { id: "d", score: 0.5 },
+    ]);
     expect(firstStage({ ...s, mode: "bm25" }, { bm25 }).map((h) => h.id)).toEqual(["a", "b", "c"]);
   });
 
   it("reranking reorders the top depth by grade (failed grades last), the rest keeps its order", () => {
     const list = ["a", "b", "c", "d", "e"].map((id, i) => ({ id, score: 5 - i }));
-    const grade = new Map([["a", 0.1], ["b", Number.NEGATIVE_INFINITY], ["c", 0.9], ["d", 0.1]]);
+    const grade = new Map([
+      ["a", 0.1],
+      ["b", Number.NEGATIVE_INFINITY],
+      ["c", 0.9],
+      ["d", 0.1],
+    ]);
     expect(applyReranker(list, 4, grade)).toEqual(["c", "a", "d", "b", "e"]);
   });
 });
@@ -105,7 +129,20 @@ describe("paired tests against the baseline, Holm-adjusted (hand values)", () =>
     expect([c[0].pRandomizationHolm, c[1].pRandomizationHolm]).toEqual([0.25, 0.75]);
   });
 
-  const plan = (o: object) => ({ protocol: "none" as const, metric: "recall@10", baseline: "base", testK: 10, devFraction: 0.5, splitSeed: "s", folds: undefined, bootstrap: { iterations: 200, level: 0.95, seed: "b" }, randomization: { iterations: 1000, seed: "r" }, k: [10], curveK: [10], ...o });
+  const plan = (o: object) => ({
+    protocol: "none" as const,
+    metric: "recall@10",
+    baseline: "base",
+    testK: 10,
+    devFraction: 0.5,
+    splitSeed: "s",
+    folds: undefined,
+    bootstrap: { iterations: 200, level: 0.95, seed: "b" },
+    randomization: { iterations: 1000, seed: "r" },
+    k: [10],
+    curveK: [10],
+    ...o,
+  });
   const queries = ["q1", "q2", "q3", "q4"].map((id, i) => ({ id, text: id, group: i < 2 ? "g1" : `g${i}` }));
   const per = Object.fromEntries(rows.map((r) => [r.setting, r.perQuery]));
 
@@ -130,15 +167,41 @@ describe("paired tests against the baseline, Holm-adjusted (hand values)", () =>
 describe("a small sweep on the bundled MedEvidence questions", () => {
   it("writes the documented tables; dev figures equal a direct BM25 evaluation; no review on both sides", async () => {
     const cfg = join(dir, "sweep.yaml");
-    writeFileSync(cfg, ["name: tiny", "dataset: medevidence", "corpus: dataset", "k: [5, 10]", "metric: ndcg@10", "baseline: default", "split: dev-test", "bootstrap: {iterations: 200}", "randomization: {iterations: 500}", "settings:", "  - {name: default, mode: bm25}", "grid:", "  k1: [0.9]", "  b: [0.4, 1.0]"].join("\n"));
+    writeFileSync(
+      cfg,
+      [
+        "name: tiny",
+        "dataset: medevidence",
+        "corpus: dataset",
+        "k: [5, 10]",
+        "metric: ndcg@10",
+        "baseline: default",
+        "split: dev-test",
+        "bootstrap: {iterations: 200}",
+        "randomization: {iterations: 500}",
+        "settings:",
+        "  - {name: default, mode: bm25}",
+        "grid:",
+        "  k1: [0.9]",
+        "  b: [0.4, 1.0]",
+      ].join("\n"),
+    );
     const out: string[] = [];
-    const { result, dir: outDir } = await runSweepCommand(cfg, { out: join(dir, "out") }, (l) => out.push(l), () => {});
+    const { result, dir: outDir } = await runSweepCommand(
+      cfg,
+      { out: join(dir, "out") },
+      (l) => out.push(l),
+      () => {},
+    );
     const names = ["default", "k1=0.9 b=0.4", "k1=0.9 b=1"];
     expect(result.plan.settings.map((s) => s.name)).toEqual(names);
     expect(result.rankStats.bm25Indexes).toBe(3);
     expect(result.queries).toBe(284);
     // results.tsv: header, 3 dev rows, then the chosen setting and the baseline on test.
-    const tsv = readFileSync(join(outDir, "results.tsv"), "utf8").split("\n").filter(Boolean).map((l) => l.split("\t"));
+    const tsv = readFileSync(join(outDir, "results.tsv"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split("\t"));
     expect(tsv[0]).toEqual(resultsHeader([5, 10]));
     expect(tsv[0].slice(0, 6)).toEqual(["scope", "setting", "queries", "recall@5", "recall@5_lo", "recall@5_hi"]);
     expect(tsv.slice(1).map((r) => [r[0], r[1]])).toEqual([...names.map((n) => ["dev", n]), ...[...new Set(["default", result.analysis.chosen.setting])].map((n) => ["test", n])]);

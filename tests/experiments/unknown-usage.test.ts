@@ -17,13 +17,27 @@ let server: ScriptedServer;
 let partial = false;
 beforeAll(async () => {
   // no usage at all, or (partial) usage only on answers to the question of item t1
-  server = await startScriptedServer((req) => (partial && JSON.stringify(req.body.messages).includes("drug 1") ? { content: "Drug 1 lowered mortality.", usage: { prompt_tokens: 100, completion_tokens: 20 } } : { content: "The drug lowered mortality.", omitUsage: true }));
+  server = await startScriptedServer((req) =>
+    partial && JSON.stringify(req.body.messages).includes("drug 1")
+      ? { content: "Drug 1 lowered mortality.", usage: { prompt_tokens: 100, completion_tokens: 20 } }
+      : { content: "The drug lowered mortality.", omitUsage: true },
+  );
 });
 afterAll(async () => server.close());
 
 function setup(name: string): { file: string; run: string } {
   const dir = mkdtempSync(join(tmpdir(), `medsynth-unknown-usage-${name}-`));
-  const items = [1, 2].map((i) => ({ kind: "synthesis", id: `t${i}`, dataset: "tiny", question: `Does drug ${i} lower mortality?`, referenceConclusion: "It lowered mortality.", referenceAnswer: "lower", evidenceCertainty: "moderate", goldenPmids: ["1"], goldenDocs: [{ id: "1", title: "Trial", text: "Mortality was lower." }] }));
+  const items = [1, 2].map((i) => ({
+    kind: "synthesis",
+    id: `t${i}`,
+    dataset: "tiny",
+    question: `Does drug ${i} lower mortality?`,
+    referenceConclusion: "It lowered mortality.",
+    referenceAnswer: "lower",
+    evidenceCertainty: "moderate",
+    goldenPmids: ["1"],
+    goldenDocs: [{ id: "1", title: "Trial", text: "Mortality was lower." }],
+  }));
   writeFileSync(join(dir, "tiny.jsonl"), items.map((x) => JSON.stringify(x)).join("\n") + "\n");
   const file = join(dir, "exp.yaml");
   writeFileSync(

@@ -162,7 +162,20 @@ describe("alignment rows with zero-variance inputs (constant scores, equal diffe
     expect(cells.slice(4, 6)).toEqual(["– constant", "– constant"]);
     expect(cells.join(" ")).not.toMatch(/-0\.000|1\.0000/);
     const out = writeValidationOutputs(
-      { id: "t", createdAt: "x", config: {} as never, dataset: { name: "d", rowsLoaded: 8, rowsUsed: 8, warnings: [], skipped: { count: 0, reasons: {} } }, humanScores: [], scores: [], alignment: [row], direction: null, panel: null, notes: [], items: [], timing: { totalMs: 0, metricsMs: 0, panelMs: 0, classifierMs: 0 } },
+      {
+        id: "t",
+        createdAt: "x",
+        config: {} as never,
+        dataset: { name: "d", rowsLoaded: 8, rowsUsed: 8, warnings: [], skipped: { count: 0, reasons: {} } },
+        humanScores: [],
+        scores: [],
+        alignment: [row],
+        direction: null,
+        panel: null,
+        notes: [],
+        items: [],
+        timing: { totalMs: 0, metricsMs: 0, panelMs: 0, classifierMs: 0 },
+      },
       join(tmp, "constant"),
     );
     const json = JSON.parse(readFileSync(out.json, "utf8"));

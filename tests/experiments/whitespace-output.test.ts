@@ -11,9 +11,22 @@ import { computeRecordMetrics } from "../../experiments/metrics-stage.ts";
 import type { RunRecord } from "../../experiments/types.ts";
 
 const rec = (key: string, output: string | null): RunRecord => ({
-  key, itemId: key, dataset: "d", taskKind: "synthesis", model: "m", workflow: "golden-rag", params: {}, repeat: 0,
-  status: "ok", output, reference: "the cat sat on the mat", itemMeta: {}, intermediate: {},
-  generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs: 1, cached: false }, startedAt: "", finishedAt: "",
+  key,
+  itemId: key,
+  dataset: "d",
+  taskKind: "synthesis",
+  model: "m",
+  workflow: "golden-rag",
+  params: {},
+  repeat: 0,
+  status: "ok",
+  output,
+  reference: "the cat sat on the mat",
+  itemMeta: {},
+  intermediate: {},
+  generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs: 1, cached: false },
+  startedAt: "",
+  finishedAt: "",
 });
 
 describe("whitespace-only outputs are without output", () => {
@@ -26,7 +39,10 @@ describe("whitespace-only outputs are without output", () => {
     // identical texts: ROUGE-1 F1 = 1 and BLEU = 1; the blank output would have pulled both means to 0.5
     expect(s.means.rouge1_fmeasure).toEqual({ mean: 1, n: 1, nulls: 0 });
     expect(s.means.bleu.mean).toBeCloseTo(1, 12);
-    const out = readFileSync(s.out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as RunRecord);
+    const out = readFileSync(s.out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RunRecord);
     expect(out[1].metrics).toBeUndefined();
   });
 

@@ -19,7 +19,11 @@ interface MedEvidenceRow {
 
 /** The first `n` MedEvidence questions as SynthesisTasks with their golden abstracts. */
 export function medEvidenceTasks(n: number): SynthesisTask[] {
-  const rows = readFileSync(datasetFileSync("medevidence/med-evidence-abstract.jsonl"), "utf8").trim().split("\n").slice(0, n).map((l) => JSON.parse(l) as MedEvidenceRow);
+  const rows = readFileSync(datasetFileSync("medevidence/med-evidence-abstract.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .slice(0, n)
+    .map((l) => JSON.parse(l) as MedEvidenceRow);
   return rows.map((r) => ({
     id: `medevidence-${r.question_id}`,
     dataset: "medevidence",
@@ -41,7 +45,11 @@ export function medEvidenceDocs(n: number): CorpusDoc[] {
 
 /** A chat model on the scripted server with a fresh cache folder. */
 export function scriptedModel(server: ScriptedServer, cacheDir = mkdtempSync(join(tmpdir(), "medsynth-graphs-"))): ChatModel {
-  return createGeneratorModel("openai:scripted-chat", { baseURL: server.baseURL, apiKeyEnv: "TEST_KEY", maxRetries: 0, timeoutMs: 5000, structuredMethod: "jsonSchema", structuredRetries: 0, concurrency: 8, requestsPerMinute: 0 }, { cacheDir, env: { TEST_KEY: "sk-test" }, random: () => 0 }) as ChatModel;
+  return createGeneratorModel(
+    "openai:scripted-chat",
+    { baseURL: server.baseURL, apiKeyEnv: "TEST_KEY", maxRetries: 0, timeoutMs: 5000, structuredMethod: "jsonSchema", structuredRetries: 0, concurrency: 8, requestsPerMinute: 0 },
+    { cacheDir, env: { TEST_KEY: "sk-test" }, random: () => 0 },
+  ) as ChatModel;
 }
 
 /** All message text of a request, joined. */

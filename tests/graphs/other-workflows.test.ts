@@ -19,22 +19,38 @@ afterEach(async () => server?.close());
 function pubmedqaTask(): ConclusionTask {
   const d = JSON.parse(readFileSync(datasetFileSync("pubmedqa/ori_pqal.json"), "utf8"));
   const v = d["21645374"];
-  return { id: "pubmedqa-21645374", dataset: "pubmedqa", pmid: "21645374", title: v.QUESTION, sections: v.CONTEXTS.map((text: string, i: number) => ({ label: v.LABELS[i], nlmCategory: null, text })), referenceConclusion: v.LONG_ANSWER };
+  return {
+    id: "pubmedqa-21645374",
+    dataset: "pubmedqa",
+    pmid: "21645374",
+    title: v.QUESTION,
+    sections: v.CONTEXTS.map((text: string, i: number) => ({ label: v.LABELS[i], nlmCategory: null, text })),
+    referenceConclusion: v.LONG_ANSWER,
+  };
 }
 
 /** The GLP-1 vs SGLT2i study of the RWESummary paper, as an RweStudy. */
 function glp1Study(): RweStudy {
   const j = JSON.parse(readFileSync(RWE_GLP1_FILE, "utf8"));
   const o = j.results.outcomes as Record<string, string>;
-  const outcomes = Object.keys(o).filter((k) => k.endsWith("!OR")).map((k) => {
-    const [est, lo, hi] = o[k].match(/[\d.]+/g)!.map(Number);
-    const name = k.replace(/^outcome_3yrs\.ip\.visit\.for\./, "").replace(/_bin!OR$/, "").replace(/\./g, " ");
-    return { name, measure: "OR", estimate: est, ciLower: lo, ciUpper: hi, pValue: Number(o[k.replace("!OR", "!pvalue")]) };
-  });
+  const outcomes = Object.keys(o)
+    .filter((k) => k.endsWith("!OR"))
+    .map((k) => {
+      const [est, lo, hi] = o[k].match(/[\d.]+/g)!.map(Number);
+      const name = k
+        .replace(/^outcome_3yrs\.ip\.visit\.for\./, "")
+        .replace(/_bin!OR$/, "")
+        .replace(/\./g, " ");
+      return { name, measure: "OR", estimate: est, ciLower: lo, ciUpper: hi, pValue: Number(o[k.replace("!OR", "!pvalue")]) };
+    });
   return {
-    id: j.id, dataset: "rwe", question: j.question, design: "cohort",
+    id: j.id,
+    dataset: "rwe",
+    question: j.question,
+    design: "cohort",
     picot: { population: j.design.population, intervention: j.design.intervention, comparator: j.design.control, outcomes: outcomes.map((x) => x.name), time: j.design.timeframe },
-    cohortSizes: { exposed: 34273, comparator: 20571 }, propensityMatched: true,
+    cohortSizes: { exposed: 34273, comparator: 20571 },
+    propensityMatched: true,
     baselineDifferences: Object.entries(j.results.baseline_differences as Record<string, string>).map(([variable, description]) => ({ variable, description })),
     outcomes,
   };
@@ -44,7 +60,9 @@ describe("P-ZS", () => {
   it("sends only the title and refuses an extractive model", async () => {
     server = await startScriptedServer([{ content: "ZS" }]);
     const task = medEvidenceTasks(1)[0];
-    const r = await getWorkflow("pzs").create({ model: scriptedModel(server) }, {}).run(task, { repeat: 0 });
+    const r = await getWorkflow("pzs")
+      .create({ model: scriptedModel(server) }, {})
+      .run(task, { repeat: 0 });
     expect(r.output).toBe("ZS");
     const sent = promptText(server.chatRequests()[0]);
     expect(sent).toContain(task.question);
@@ -60,14 +78,18 @@ describe("feasibility", () => {
     let n = 0;
     server = await startScriptedServer(() => ({ content: JSON.stringify({ evaluation: "e", score: scores[n++] }) }));
     const task = { ...medEvidenceTasks(1)[0], referenceConclusion: "Drains can be omitted." };
-    const r = await getWorkflow("feasibility").create({ model: scriptedModel(server) }, { runs: 3 }).run(task, { repeat: 0 });
+    const r = await getWorkflow("feasibility")
+      .create({ model: scriptedModel(server) }, { runs: 3 })
+      .run(task, { repeat: 0 });
     expect(r.output).toBe("4.00");
     // The runs are concurrent: which run receives which scripted score depends on arrival order.
     expect([...(r.intermediate.scores as number[])].sort()).toEqual([3, 4, 5]);
     expect(r.intermediate.passed).toBe(false);
     expect(server.chatRequests()).toHaveLength(3);
     expect(server.chatRequests()[0].body.temperature).toBe(0.5);
-    const noRef = await getWorkflow("feasibility").create({ model: scriptedModel(server) }, {}).run(medEvidenceTasks(1)[0], { repeat: 0 });
+    const noRef = await getWorkflow("feasibility")
+      .create({ model: scriptedModel(server) }, {})
+      .run(medEvidenceTasks(1)[0], { repeat: 0 });
     expect(noRef.status).toBe("skipped");
   });
 });
@@ -86,7 +108,9 @@ describe("MedConclusion modes", () => {
     expect(sent).toContain("do not add findings");
     expect(sent).toContain(mode === "c" ? "Write the conclusion" : "Write a summary");
     expect(sent).not.toContain("Results depicted mitochondrial dynamics");
-    await getWorkflow(mode === "c" ? "conclusion-a" : "conclusion-b").create({ model }, {}).run(pubmedqaTask(), { repeat: 0 });
+    await getWorkflow(mode === "c" ? "conclusion-a" : "conclusion-b")
+      .create({ model }, {})
+      .run(pubmedqaTask(), { repeat: 0 });
     const free = promptText(server.chatRequests()[1]);
     expect(free).not.toContain("97 words");
     expect(free).toContain("do not add findings");
@@ -96,7 +120,8 @@ describe("MedConclusion modes", () => {
     server = await startScriptedServer([{ content: "OUT" }]);
     const model = scriptedModel(server);
     const runs: Record<string, unknown>[] = [];
-    for (const id of ["conclusion-sentences", "conclusion-unrestricted", "summary-unrestricted"]) runs.push((await getWorkflow(id).create({ model }, {}).run(pubmedqaTask(), { repeat: 0 })).intermediate);
+    for (const id of ["conclusion-sentences", "conclusion-unrestricted", "summary-unrestricted"])
+      runs.push((await getWorkflow(id).create({ model }, {}).run(pubmedqaTask(), { repeat: 0 })).intermediate);
     const [sentences, conclusion, summary] = server.chatRequests().map(promptText);
     expect(sentences).toContain("in exactly 4 sentence(s)");
     expect(sentences).not.toContain("97");
@@ -117,7 +142,9 @@ describe("RWE summary", () => {
   it("gives the model the raw structured study (no significance labels), the paper's rules, the PSM note and the two bundled example summaries", async () => {
     server = await startScriptedServer([{ content: "SUMMARY" }]);
     const study = glp1Study();
-    const r = await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, {}).run(study, { repeat: 0 });
+    const r = await getWorkflow("rwe-summary")
+      .create({ model: scriptedModel(server) }, {})
+      .run(study, { repeat: 0 });
     expect(r.status).toBe("ok");
     const sent = promptText(server.chatRequests()[0]);
     // The study itself, as JSON: every outcome's estimate, CI and p, and nothing pre-judged.
@@ -147,8 +174,12 @@ describe("RWE summary", () => {
     const file = join(mkdtempSync(join(tmpdir(), "medsynth-fewshot-")), "ex.txt");
     writeFileSync(file, "MY OWN EXAMPLE SUMMARY");
     server = await startScriptedServer([{ content: "S1" }, { content: "S2" }]);
-    await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, { fewShotFile: file }).run(glp1Study(), { repeat: 0 });
-    await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, { examples: false }).run(glp1Study(), { repeat: 1 });
+    await getWorkflow("rwe-summary")
+      .create({ model: scriptedModel(server) }, { fewShotFile: file })
+      .run(glp1Study(), { repeat: 0 });
+    await getWorkflow("rwe-summary")
+      .create({ model: scriptedModel(server) }, { examples: false })
+      .run(glp1Study(), { repeat: 1 });
     const [withFile, without] = server.chatRequests().map(promptText);
     expect(withFile).toContain("MY OWN EXAMPLE SUMMARY");
     expect(withFile).not.toContain("Example summary:");
@@ -158,7 +189,9 @@ describe("RWE summary", () => {
   it("uses the case-series instructions and no PSM note when not matched", async () => {
     server = await startScriptedServer([{ content: "SUMMARY" }]);
     const study = { ...glp1Study(), design: "case series" as const, propensityMatched: false };
-    await getWorkflow("rwe-summary").create({ model: scriptedModel(server) }, {}).run(study, { repeat: 0 });
+    await getWorkflow("rwe-summary")
+      .create({ model: scriptedModel(server) }, {})
+      .run(study, { repeat: 0 });
     const sent = promptText(server.chatRequests()[0]);
     expect(sent).toContain("This is a case series");
     expect(sent).not.toContain("propensity-score matched");
@@ -167,7 +200,24 @@ describe("RWE summary", () => {
 
 describe("registry", () => {
   it("lists the workflows and names valid ids on an unknown one", () => {
-    expect(listWorkflowIds()).toEqual(["pzs", "pcot", "standard-rag", "golden-rag", "negated-rag", "perturbed-rag", "critic-rag", "feasibility", "conclusion-a", "conclusion-b", "conclusion-c", "conclusion-d", "conclusion-sentences", "conclusion-unrestricted", "summary-unrestricted", "rwe-summary"]);
+    expect(listWorkflowIds()).toEqual([
+      "pzs",
+      "pcot",
+      "standard-rag",
+      "golden-rag",
+      "negated-rag",
+      "perturbed-rag",
+      "critic-rag",
+      "feasibility",
+      "conclusion-a",
+      "conclusion-b",
+      "conclusion-c",
+      "conclusion-d",
+      "conclusion-sentences",
+      "conclusion-unrestricted",
+      "summary-unrestricted",
+      "rwe-summary",
+    ]);
     expect(() => getWorkflow("gold-rag")).toThrow("unknown workflow 'gold-rag'; valid ids: pzs, pcot, standard-rag");
     expect(() => getWorkflow("golden-rag").create({ model: createGeneratorModel("extractive:mmr") }, { k: 3 } as never)).toThrow();
   });

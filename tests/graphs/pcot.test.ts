@@ -37,7 +37,10 @@ describe("P-CoT", () => {
     // plan 1 + 3 answers + draft + eval = 6; each revision: newQ + 2 answers + revise + eval = 5 → 6 + 2·5
     expect(server.chatRequests()).toHaveLength(16);
     expect(r.calls).toHaveLength(16);
-    const revisePrompt = server.chatRequests().map(promptText).find((t) => t.includes("Rewrite the conclusion so that it fixes"))!;
+    const revisePrompt = server
+      .chatRequests()
+      .map(promptText)
+      .find((t) => t.includes("Rewrite the conclusion so that it fixes"))!;
     expect(revisePrompt).toContain("gap 0");
     expect(revisePrompt).toContain("answer to NQ1a");
   });
@@ -55,7 +58,9 @@ describe("P-CoT", () => {
 
   it("with maxIterations 0 makes one draft and one evaluation", async () => {
     server = await startScriptedServer(pcotResponder([0]));
-    const r = await getWorkflow("pcot").create({ model: scriptedModel(server) }, { numQuestions: 3, maxIterations: 0 }).run(medEvidenceTasks(1)[0], { repeat: 0 });
+    const r = await getWorkflow("pcot")
+      .create({ model: scriptedModel(server) }, { numQuestions: 3, maxIterations: 0 })
+      .run(medEvidenceTasks(1)[0], { repeat: 0 });
     expect(r.intermediate.drafts).toEqual(["DRAFT-0"]);
     expect(server.chatRequests()).toHaveLength(6);
     expect(pcotRecursionLimit(2)).toBe(14);
@@ -63,7 +68,9 @@ describe("P-CoT", () => {
 
   it("turns a malformed structured answer into a failure carrying the raw text", async () => {
     server = await startScriptedServer((req) => (promptText(req).includes("research plan") ? { content: "not json at all" } : { content: "x" }));
-    const r = await getWorkflow("pcot").create({ model: scriptedModel(server) }, {}).run(medEvidenceTasks(1)[0], { repeat: 0 });
+    const r = await getWorkflow("pcot")
+      .create({ model: scriptedModel(server) }, {})
+      .run(medEvidenceTasks(1)[0], { repeat: 0 });
     expect(r.status).toBe("failed");
     expect(r.output).toBeNull();
     expect(r.raw).toBe("not json at all");

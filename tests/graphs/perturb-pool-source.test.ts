@@ -38,7 +38,10 @@ function fakeSource(docs: CorpusDoc[]) {
   return { source, calls };
 }
 
-const POOL: CorpusDoc[] = Array.from({ length: 40 }, (_, i) => ({ id: String(100 + i), title: `Trial ${i} of drug ${i}`, text: `Abstract ${i}.`, ...(i % 9 === 4 ? { retraction: "retracted" } : {}) }) as CorpusDoc);
+const POOL: CorpusDoc[] = Array.from(
+  { length: 40 },
+  (_, i) => ({ id: String(100 + i), title: `Trial ${i} of drug ${i}`, text: `Abstract ${i}.`, ...(i % 9 === 4 ? { retraction: "retracted" } : {}) }) as CorpusDoc,
+);
 const A: PerturbedPassage = { id: "100", title: "Golden one", text: "a" };
 const B: PerturbedPassage = { id: "101", title: "Golden two", text: "b" };
 const ctx = (over: Partial<PerturbationContext>): PerturbationContext => ({ itemId: "item-7", question: "q", seed: 11, goldenIds: new Set(["100", "101"]), ...over });

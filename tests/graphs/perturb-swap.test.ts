@@ -33,7 +33,10 @@ describe("rule-based PICO extraction", () => {
   it.each([
     ["A randomized study comparing retroperitoneal drainage with no drainage after lymphadenectomy.", { intervention: "retroperitoneal drainage", comparator: "no drainage" }],
     ["Donepezil 10 mg daily was compared to placebo to treat memory impairment.", { intervention: "Donepezil 10 mg daily", comparator: "placebo" }],
-    ["High resolution colonoscopy with chromoscopy versus standard colonoscopy for the detection of neoplasia.", { intervention: "High resolution colonoscopy with chromoscopy", comparator: "standard colonoscopy" }],
+    [
+      "High resolution colonoscopy with chromoscopy versus standard colonoscopy for the detection of neoplasia.",
+      { intervention: "High resolution colonoscopy with chromoscopy", comparator: "standard colonoscopy" },
+    ],
     ["Patients were randomly assigned to receive either donepezil (10 mg daily) or placebo.", { intervention: "donepezil", comparator: "placebo" }],
     ["We studied the effect of total colonic dye spray on adenoma detection during routine colonoscopy.", { outcome: "adenoma detection" }],
     ["Outcomes were compared in terms of overall survival, toxicity and cost.", { outcome: "overall survival" }],
@@ -48,7 +51,11 @@ describe("rule-based PICO extraction", () => {
     expect(got).toEqual(expected);
   });
   it("the title wins over the abstract", () => {
-    expect(extractPicoRules(T1.title, T1.text)).toEqual({ intervention: { text: "Aspirin", rule: "versus" }, comparator: { text: "placebo", rule: "versus" }, outcome: { text: "recurrent stroke", rule: "primary outcome was" } });
+    expect(extractPicoRules(T1.title, T1.text)).toEqual({
+      intervention: { text: "Aspirin", rule: "versus" },
+      comparator: { text: "placebo", rule: "versus" },
+      outcome: { text: "recurrent stroke", rule: "primary outcome was" },
+    });
   });
   it("replaces whole words case-insensitively, keeping the first letter's case", () => {
     expect(replacePhrase("Aspirin or aspirin-like drugs; low aspirin", "aspirin", "Clopidogrel")).toEqual({ text: "Clopidogrel or aspirin-like drugs; low clopidogrel", count: 2 });
@@ -59,7 +66,9 @@ describe("swap operator", () => {
   it("swaps the intervention everywhere with the donor's, recording each sentence before/after", async () => {
     const r = await createPerturbation({ op: "swap", strength: 1, element: "intervention" }).apply([T1], ctx());
     expect(r.evidence[0].title).toBe("Clopidogrel versus placebo for secondary prevention of stroke");
-    expect(r.evidence[0].text).toBe("We randomly assigned 400 patients to receive either clopidogrel (100 mg) or placebo. The primary outcome was recurrent stroke at 2 years. Clopidogrel reduced recurrent stroke compared with placebo (HR 0.70). Clopidogrel was well tolerated.");
+    expect(r.evidence[0].text).toBe(
+      "We randomly assigned 400 patients to receive either clopidogrel (100 mg) or placebo. The primary outcome was recurrent stroke at 2 years. Clopidogrel reduced recurrent stroke compared with placebo (HR 0.70). Clopidogrel was well tolerated.",
+    );
     const term = { before: "Aspirin", after: "Clopidogrel", donor: "d1" };
     expect(r.step).toEqual({
       op: "swap",
@@ -67,8 +76,22 @@ describe("swap operator", () => {
       inserted: [],
       changes: [
         { op: "swap", docId: "t1", kind: "intervention:title", before: T1.title, after: "Clopidogrel versus placebo for secondary prevention of stroke", term },
-        { op: "swap", docId: "t1", kind: "intervention", before: "We randomly assigned 400 patients to receive either aspirin (100 mg) or placebo.", after: "We randomly assigned 400 patients to receive either clopidogrel (100 mg) or placebo.", term },
-        { op: "swap", docId: "t1", kind: "intervention", before: "Aspirin reduced recurrent stroke compared with placebo (HR 0.70).", after: "Clopidogrel reduced recurrent stroke compared with placebo (HR 0.70).", term },
+        {
+          op: "swap",
+          docId: "t1",
+          kind: "intervention",
+          before: "We randomly assigned 400 patients to receive either aspirin (100 mg) or placebo.",
+          after: "We randomly assigned 400 patients to receive either clopidogrel (100 mg) or placebo.",
+          term,
+        },
+        {
+          op: "swap",
+          docId: "t1",
+          kind: "intervention",
+          before: "Aspirin reduced recurrent stroke compared with placebo (HR 0.70).",
+          after: "Clopidogrel reduced recurrent stroke compared with placebo (HR 0.70).",
+          term,
+        },
         { op: "swap", docId: "t1", kind: "intervention", before: "Aspirin was well tolerated.", after: "Clopidogrel was well tolerated.", term },
       ],
     });
@@ -76,11 +99,18 @@ describe("swap operator", () => {
   it("swaps the comparator and the outcome", async () => {
     const c = await createPerturbation({ op: "swap", element: "comparator" }).apply([T1], ctx());
     expect(c.evidence[0].title).toBe("Aspirin versus usual care for secondary prevention of stroke");
-    expect(c.evidence[0].text).toBe("We randomly assigned 400 patients to receive either aspirin (100 mg) or usual care. The primary outcome was recurrent stroke at 2 years. Aspirin reduced recurrent stroke compared with usual care (HR 0.70). Aspirin was well tolerated.");
+    expect(c.evidence[0].text).toBe(
+      "We randomly assigned 400 patients to receive either aspirin (100 mg) or usual care. The primary outcome was recurrent stroke at 2 years. Aspirin reduced recurrent stroke compared with usual care (HR 0.70). Aspirin was well tolerated.",
+    );
     const o = await createPerturbation({ op: "swap", element: "outcome" }).apply([T1], ctx());
     expect(o.evidence[0].title).toBe(T1.title);
-    expect(o.evidence[0].text).toBe("We randomly assigned 400 patients to receive either aspirin (100 mg) or placebo. The primary outcome was major bleeding at 2 years. Aspirin reduced major bleeding compared with placebo (HR 0.70). Aspirin was well tolerated.");
-    expect(o.step.changes.map((x) => x.term)).toEqual([{ before: "recurrent stroke", after: "major bleeding", donor: "d1" }, { before: "recurrent stroke", after: "major bleeding", donor: "d1" }]);
+    expect(o.evidence[0].text).toBe(
+      "We randomly assigned 400 patients to receive either aspirin (100 mg) or placebo. The primary outcome was major bleeding at 2 years. Aspirin reduced major bleeding compared with placebo (HR 0.70). Aspirin was well tolerated.",
+    );
+    expect(o.step.changes.map((x) => x.term)).toEqual([
+      { before: "recurrent stroke", after: "major bleeding", donor: "d1" },
+      { before: "recurrent stroke", after: "major bleeding", donor: "d1" },
+    ]);
   });
   it("records why it could not apply: no element, no donor, no pool, strength 0", async () => {
     const noTerm: PerturbedPassage = { id: "n", title: "Notes", text: "Mortality was lower." };
@@ -126,7 +156,9 @@ describe("swap with the LLM extractor and in Perturbed-RAG", () => {
     const model = scriptedModel(server);
     const run = { calls: [], repeat: 0 } as never;
     const r = await createPerturbation({ op: "swap", extractor: "llm", maxDonors: 5 }, { model }).apply([T1], ctx({ pool: [D3, D1], run }));
-    expect(r.evidence[0].text).toBe("We randomly assigned 400 patients to receive either clopidogrel (100 mg) or placebo. The primary outcome was recurrent stroke at 2 years. Clopidogrel reduced recurrent stroke compared with placebo (HR 0.70). Clopidogrel was well tolerated.");
+    expect(r.evidence[0].text).toBe(
+      "We randomly assigned 400 patients to receive either clopidogrel (100 mg) or placebo. The primary outcome was recurrent stroke at 2 years. Clopidogrel reduced recurrent stroke compared with placebo (HR 0.70). Clopidogrel was well tolerated.",
+    );
     // t1, then the donors in seeded order until one fits (d3's "invented drug" is not in its text)
     const titles = server.chatRequests().map((q) => /Title: (\w+)/.exec(promptText(q))?.[1]);
     expect(titles[0]).toBe("Aspirin");
@@ -135,8 +167,19 @@ describe("swap with the LLM extractor and in Perturbed-RAG", () => {
   });
   it("Perturbed-RAG op swap records the step; the extractive baseline copies swapped sentences", async () => {
     const model = createGeneratorModel("extractive:mmr", {});
-    const task = { id: "item-1", dataset: "medevidence", question: "Does aspirin prevent stroke?", referenceConclusion: null, referenceAnswer: null, evidenceCertainty: null, goldenPmids: ["t1"], goldenDocs: [T1 as CorpusDoc] };
-    const r = await getWorkflow("perturbed-rag").create({ model, corpus: [T1 as CorpusDoc, D2, D1, D3] }, { op: "swap", element: "outcome", strength: 1 }).run(task, { repeat: 0 });
+    const task = {
+      id: "item-1",
+      dataset: "medevidence",
+      question: "Does aspirin prevent stroke?",
+      referenceConclusion: null,
+      referenceAnswer: null,
+      evidenceCertainty: null,
+      goldenPmids: ["t1"],
+      goldenDocs: [T1 as CorpusDoc],
+    };
+    const r = await getWorkflow("perturbed-rag")
+      .create({ model, corpus: [T1 as CorpusDoc, D2, D1, D3] }, { op: "swap", element: "outcome", strength: 1 })
+      .run(task, { repeat: 0 });
     expect(r.status).toBe("ok");
     const p = r.intermediate.perturbation as { steps: { op: string; applied: boolean }[]; evidence: { text: string }[] };
     expect(p.steps).toMatchObject([{ op: "swap", applied: true }]);

@@ -17,7 +17,11 @@ import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-op
 import { promptText, scriptedModel } from "./fixtures.ts";
 
 const RESULTS = "Aspirin reduced stroke (OR 0.75, 95% CI 0.60-0.92, p = 0.01); stroke occurred in 12% vs 20%.";
-const A: PerturbedPassage = { id: "1", title: "Aspirin and stroke", text: `BACKGROUND: Aspirin may prevent stroke. RESULTS: ${RESULTS} CONCLUSIONS: Aspirin significantly reduced the risk of stroke.` };
+const A: PerturbedPassage = {
+  id: "1",
+  title: "Aspirin and stroke",
+  text: `BACKGROUND: Aspirin may prevent stroke. RESULTS: ${RESULTS} CONCLUSIONS: Aspirin significantly reduced the risk of stroke.`,
+};
 const B: PerturbedPassage = { id: "2", title: "Statins in heart failure", text: "RESULTS: Mortality did not differ between statin and placebo groups (HR 0.98, 95% CI 0.85 to 1.12; p = 0.74)." };
 const ctx = (over: Partial<PerturbationContext> = {}): PerturbationContext => ({ itemId: "item-1", question: "Does aspirin reduce stroke?", seed: 3, goldenIds: new Set(["1", "2"]), ...over });
 
@@ -39,7 +43,10 @@ describe("numeric", () => {
     const op = createPerturbation({ op: "numeric", strength: 1, targets: ["p"] });
     const r = await op.apply([A, B], ctx());
     expect(r.step.applied).toBe(true);
-    expect(r.step.changes.map((c) => [c.docId, c.before, c.after])).toEqual([["1", "p = 0.01", "p = 0.32"], ["2", "p = 0.74", "p = 0.004"]]);
+    expect(r.step.changes.map((c) => [c.docId, c.before, c.after])).toEqual([
+      ["1", "p = 0.01", "p = 0.32"],
+      ["2", "p = 0.74", "p = 0.004"],
+    ]);
     const none = await op.apply([{ id: "x", title: "t", text: "No numbers here." }], ctx());
     expect(none.step).toMatchObject({ applied: false, reason: "no p numbers in the 1 selected passage(s)" });
   });
@@ -49,8 +56,13 @@ describe("negate, conflict, retracted, distract", () => {
   it("negate at finding level changes every finding sentence; sentence level only the first", async () => {
     const full = await createPerturbation({ op: "negate", strength: 1 }).apply([A], ctx());
     // the rule negator's significance rule: "p = 0.01" → "p > 0.05", "significantly reduced" → "did not significantly reduce"
-    expect(full.evidence[0].text).toBe("BACKGROUND: Aspirin may prevent stroke. RESULTS: Aspirin reduced stroke (OR 0.75, 95% CI 0.60-0.92, p > 0.05); stroke occurred in 12% vs 20%. CONCLUSIONS: Aspirin did not significantly reduce the risk of stroke.");
-    expect(full.step.changes.map((c) => c.after)).toEqual(["Aspirin reduced stroke (OR 0.75, 95% CI 0.60-0.92, p > 0.05); stroke occurred in 12% vs 20%.", "Aspirin did not significantly reduce the risk of stroke."]);
+    expect(full.evidence[0].text).toBe(
+      "BACKGROUND: Aspirin may prevent stroke. RESULTS: Aspirin reduced stroke (OR 0.75, 95% CI 0.60-0.92, p > 0.05); stroke occurred in 12% vs 20%. CONCLUSIONS: Aspirin did not significantly reduce the risk of stroke.",
+    );
+    expect(full.step.changes.map((c) => c.after)).toEqual([
+      "Aspirin reduced stroke (OR 0.75, 95% CI 0.60-0.92, p > 0.05); stroke occurred in 12% vs 20%.",
+      "Aspirin did not significantly reduce the risk of stroke.",
+    ]);
     const one = await createPerturbation({ op: "negate", strength: 1, level: "sentence" }).apply([A], ctx());
     expect(one.step.changes).toHaveLength(1);
     expect(one.step.changes[0].before).toBe(full.step.changes[0].before);
@@ -68,9 +80,15 @@ describe("negate, conflict, retracted, distract", () => {
   it("retracted marks titles as PubMed does, or inserts flagged studies from the pool", async () => {
     const r = await createPerturbation({ op: "retracted", strength: 1 }).apply([A], ctx());
     expect(r.evidence[0]).toMatchObject({ title: "RETRACTED: Aspirin and stroke", retracted: true });
-    const pool = [{ id: "9", title: "Fraudulent trial", text: "x", retracted: true }, { id: "8", title: "Fine", text: "y" }] as unknown as CorpusDoc[];
+    const pool = [
+      { id: "9", title: "Fraudulent trial", text: "x", retracted: true },
+      { id: "8", title: "Fine", text: "y" },
+    ] as unknown as CorpusDoc[];
     const ins = await createPerturbation({ op: "retracted", strength: 1, mode: "insert" }).apply([A], ctx({ pool }));
-    expect(ins.evidence.map((p) => [p.id, p.title, p.retracted])).toEqual([["1", A.title, undefined], ["9", "RETRACTED: Fraudulent trial", true]]);
+    expect(ins.evidence.map((p) => [p.id, p.title, p.retracted])).toEqual([
+      ["1", A.title, undefined],
+      ["9", "RETRACTED: Fraudulent trial", true],
+    ]);
     const empty = await createPerturbation({ op: "retracted", strength: 1, mode: "insert" }).apply([A], ctx({ pool: [pool[1]] }));
     expect(empty.step).toMatchObject({ applied: false, reason: "only 0 of 1 retracted studies in the pool" });
   });
@@ -108,7 +126,10 @@ describe("evidence checks (critic rules)", () => {
     expect(numericInconsistencies(RESULTS)).toEqual([]);
     const conflict = { ...A, id: "1~conflict", text: A.text.replace("significantly reduced", "did not significantly reduce") };
     const f = checkEvidence([A, conflict, { ...B, title: "RETRACTED: x", retracted: true }]);
-    expect(f.map((x) => [x.kind, x.ids])).toEqual([["conflict", ["1", "1~conflict"]], ["retracted", ["2"]]]);
+    expect(f.map((x) => [x.kind, x.ids])).toEqual([
+      ["conflict", ["1", "1~conflict"]],
+      ["retracted", ["2"]],
+    ]);
   });
 });
 
@@ -132,10 +153,19 @@ describe("Perturbed-RAG and Critic-RAG", () => {
   it("Critic-RAG: the check call sees both versions of a contradicted study; abstention is recorded", async () => {
     server = await startScriptedServer((req) => {
       const t = promptText(req);
-      if (t.includes("Automatic checks already flagged")) return { content: JSON.stringify({ findings: [{ pmids: ["1", "1~conflict"], issue: "opposite findings", action: "exclude" }], abstain: true, reason: "the only informative study contradicts itself" }) };
+      if (t.includes("Automatic checks already flagged"))
+        return {
+          content: JSON.stringify({
+            findings: [{ pmids: ["1", "1~conflict"], issue: "opposite findings", action: "exclude" }],
+            abstain: true,
+            reason: "the only informative study contradicts itself",
+          }),
+        };
       return { content: "SHOULD NOT BE CALLED" };
     });
-    const r = await getWorkflow("critic-rag").create({ model: scriptedModel(server) }, { op: "conflict", strength: 1 }).run({ ...TASK, goldenDocs: [A] as CorpusDoc[] }, { repeat: 0 });
+    const r = await getWorkflow("critic-rag")
+      .create({ model: scriptedModel(server) }, { op: "conflict", strength: 1 })
+      .run({ ...TASK, goldenDocs: [A] as CorpusDoc[] }, { repeat: 0 });
     expect(r.status).toBe("ok");
     expect(server.chatRequests()).toHaveLength(1);
     const sent = promptText(server.chatRequests()[0]);

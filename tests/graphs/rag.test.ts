@@ -23,7 +23,8 @@ describe("Standard-RAG", () => {
     const questions = ["Does retroperitoneal drainage reduce lymphocyst formation?", "Does donepezil improve memory in multiple sclerosis?"];
     server = await startScriptedServer((req) => {
       const t = promptText(req);
-      if (t.includes("Write a concise research plan")) return { content: JSON.stringify({ background: "b", keyQuestions: [...questions, "a third question beyond numQuestions"], searchStrategy: "s" }) };
+      if (t.includes("Write a concise research plan"))
+        return { content: JSON.stringify({ background: "b", keyQuestions: [...questions, "a third question beyond numQuestions"], searchStrategy: "s" }) };
       if (t.includes("search queries")) return { content: JSON.stringify({ queries: QUERIES }) };
       return { content: "SYNTHESIS" };
     });
@@ -79,15 +80,19 @@ describe("Standard-RAG", () => {
     let finished = 0;
     let release: () => void = () => undefined;
     const othersDone = new Promise<void>((r) => (release = r));
-    const flaky = { ...bm25, id: bm25.id, search: async (q: string, k: number) => {
-      if (q === QUERIES[2]) {
-        await othersDone;
-        throw new Error("embedding endpoint refused the request (HTTP 503)");
-      }
-      const hits = await bm25.search(q, k);
-      if (++finished === 2) setImmediate(release);
-      return hits;
-    } };
+    const flaky = {
+      ...bm25,
+      id: bm25.id,
+      search: async (q: string, k: number) => {
+        if (q === QUERIES[2]) {
+          await othersDone;
+          throw new Error("embedding endpoint refused the request (HTTP 503)");
+        }
+        const hits = await bm25.search(q, k);
+        if (++finished === 2) setImmediate(release);
+        return hits;
+      },
+    };
     const wf = getWorkflow("standard-rag").create({ model: scriptedModel(server), retriever: flaky, getDoc: (id) => byId.get(id) }, { queryMode: "keywords", numQueries: 3, k: 2 });
     const r = await wf.run(medEvidenceTasks(1)[0], { repeat: 0 });
     expect(r.status).toBe("failed");
@@ -114,13 +119,17 @@ describe("Golden-RAG", () => {
     server = await startScriptedServer([{ content: "GOLDEN CONCLUSION" }]);
     const cache = mkdtempSync(join(tmpdir(), "medsynth-golden-"));
     const task = medEvidenceTasks(2)[1];
-    const r1 = await getWorkflow("golden-rag").create({ model: scriptedModel(server, cache) }, {}).run(task, { repeat: 0 });
+    const r1 = await getWorkflow("golden-rag")
+      .create({ model: scriptedModel(server, cache) }, {})
+      .run(task, { repeat: 0 });
     expect(r1.status).toBe("ok");
     expect(r1.output).toBe("GOLDEN CONCLUSION");
     expect(server.chatRequests()).toHaveLength(1);
     const sent = promptText(server.chatRequests()[0]);
     for (const d of task.goldenDocs) expect(sent).toContain(`PMID ${d.id}: ${d.title}`);
-    const r2 = await getWorkflow("golden-rag").create({ model: scriptedModel(server, cache) }, {}).run(task, { repeat: 0 });
+    const r2 = await getWorkflow("golden-rag")
+      .create({ model: scriptedModel(server, cache) }, {})
+      .run(task, { repeat: 0 });
     expect(r2.output).toBe("GOLDEN CONCLUSION");
     expect(server.chatRequests()).toHaveLength(1);
     expect(r2.calls.map((c) => c.cached)).toEqual([true]);
@@ -129,7 +138,9 @@ describe("Golden-RAG", () => {
   it("skips an item without golden abstracts with 0 requests", async () => {
     server = await startScriptedServer([{ content: "never" }]);
     const task = { ...medEvidenceTasks(1)[0], goldenDocs: [] };
-    const r = await getWorkflow("golden-rag").create({ model: scriptedModel(server) }, {}).run(task, { repeat: 0 });
+    const r = await getWorkflow("golden-rag")
+      .create({ model: scriptedModel(server) }, {})
+      .run(task, { repeat: 0 });
     expect(r.status).toBe("skipped");
     expect(r.output).toBeNull();
     expect(r.error).toMatch(/no golden abstracts/);
@@ -138,7 +149,9 @@ describe("Golden-RAG", () => {
 
   it("with the extractive baseline outputs only evidence sentences (offline)", async () => {
     const task = medEvidenceTasks(3)[2];
-    const r = await getWorkflow("golden-rag").create({ model: createGeneratorModel("extractive:mmr") }, { targetWords: 60 }).run(task, { repeat: 0 });
+    const r = await getWorkflow("golden-rag")
+      .create({ model: createGeneratorModel("extractive:mmr") }, { targetWords: 60 })
+      .run(task, { repeat: 0 });
     expect(r.status).toBe("ok");
     const extracted = r.intermediate.extractedSentences as { docId: string; text: string }[];
     expect(extracted.length).toBeGreaterThan(0);
@@ -164,7 +177,10 @@ describe("Standard-RAG with the LLM pointwise reranker", () => {
     });
     const byId = new Map(docs.map((d) => [d.id, d]));
     const chat = scriptedModel(server);
-    const wf = getWorkflow("standard-rag").create({ model: chat, retriever: bm25, reranker: createLlmPointwiseReranker(chat), getDoc: (id) => byId.get(id) }, { queryMode: "keywords", numQueries: 1, k: 2, candidatesPerQuery: 4 });
+    const wf = getWorkflow("standard-rag").create(
+      { model: chat, retriever: bm25, reranker: createLlmPointwiseReranker(chat), getDoc: (id) => byId.get(id) },
+      { queryMode: "keywords", numQueries: 1, k: 2, candidatesPerQuery: 4 },
+    );
     return wf.run(medEvidenceTasks(1)[0], { repeat: 0 });
   };
 
@@ -188,7 +204,9 @@ describe("Negated-RAG", () => {
   it("sends the negated sentence, not the original, and records what changed", async () => {
     server = await startScriptedServer([{ content: "NEGATED CONCLUSION" }]);
     const task = medEvidenceTasks(1)[0];
-    const r = await getWorkflow("negated-rag").create({ model: scriptedModel(server) }, { negator: "rule", fraction: 1 }).run(task, { repeat: 0 });
+    const r = await getWorkflow("negated-rag")
+      .create({ model: scriptedModel(server) }, { negator: "rule", fraction: 1 })
+      .run(task, { repeat: 0 });
     expect(r.status).toBe("ok");
     const sent = promptText(server.chatRequests()[0]);
     expect(sent).toContain("A significant difference in the incidence of postoperative lymphocyst formation or postoperative complications was found between the two study arms.");
@@ -206,7 +224,9 @@ describe("Negated-RAG", () => {
     expect(chooseNegated(ids, 1, 7, "item").size).toBe(5);
     server = await startScriptedServer([{ content: "X" }]);
     const task = medEvidenceTasks(1)[0];
-    const r = await getWorkflow("negated-rag").create({ model: scriptedModel(server) }, { fraction: 0 }).run(task, { repeat: 0 });
+    const r = await getWorkflow("negated-rag")
+      .create({ model: scriptedModel(server) }, { fraction: 0 })
+      .run(task, { repeat: 0 });
     expect(r.intermediate.negatedIds).toEqual([]);
     expect(promptText(server.chatRequests()[0])).toContain("No difference in the incidence of postoperative lymphocyst formation");
   });
@@ -214,7 +234,9 @@ describe("Negated-RAG", () => {
   it("LLM negator sends each abstract through the negate template before synthesis", async () => {
     server = await startScriptedServer((req) => (promptText(req).includes("results and conclusions are reversed") ? { content: "Drainage caused more lymphocysts." } : { content: "SYN" }));
     const task = medEvidenceTasks(1)[0];
-    const r = await getWorkflow("negated-rag").create({ model: scriptedModel(server) }, { negator: "llm" }).run(task, { repeat: 0 });
+    const r = await getWorkflow("negated-rag")
+      .create({ model: scriptedModel(server) }, { negator: "llm" })
+      .run(task, { repeat: 0 });
     expect(r.status).toBe("ok");
     expect(server.chatRequests()).toHaveLength(2);
     expect(promptText(server.chatRequests()[1])).toContain("Drainage caused more lymphocysts.");

@@ -41,7 +41,9 @@ describe("Standard-RAG and retracted evidence", () => {
     const [a, b, c] = flaggedDocs();
     expect(docToPassage(b)).toEqual({ id: b.id, title: b.title, text: b.text, retraction: "retracted" });
     expect(docToPassage(a)).toEqual({ id: a.id, title: a.title, text: a.text });
-    expect(formatEvidence([a, b, c].map(docToPassage))).toBe(`[1] PMID ${a.id}: ${a.title}\n${a.text}\n\n[2] PMID ${b.id}: [RETRACTED] ${b.title}\n${b.text}\n\n[3] PMID ${c.id}: [RETRACTION NOTICE] ${c.title}\n${c.text}`);
+    expect(formatEvidence([a, b, c].map(docToPassage))).toBe(
+      `[1] PMID ${a.id}: ${a.title}\n${a.text}\n\n[2] PMID ${b.id}: [RETRACTED] ${b.title}\n${b.text}\n\n[3] PMID ${c.id}: [RETRACTION NOTICE] ${c.title}\n${c.text}`,
+    );
   });
 
   it("keep-marked (default): flagged passages reach the prompt marked; the record lists them", async () => {
@@ -56,7 +58,12 @@ describe("Standard-RAG and retracted evidence", () => {
       { id: docs[1].id, retraction: "retracted", action: "marked" },
       { id: docs[2].id, retraction: "notice", action: "marked" },
     ]);
-    expect((r.intermediate.evidence as { id: string; retraction?: string }[]).map((e) => [e.id, e.retraction ?? null])).toEqual([[docs[0].id, null], [docs[1].id, "retracted"], [docs[2].id, "notice"], [docs[3].id, null]]);
+    expect((r.intermediate.evidence as { id: string; retraction?: string }[]).map((e) => [e.id, e.retraction ?? null])).toEqual([
+      [docs[0].id, null],
+      [docs[1].id, "retracted"],
+      [docs[2].id, "notice"],
+      [docs[3].id, null],
+    ]);
   });
 
   it("exclude: flagged passages are left out of the evidence and the prompt, and listed as excluded", async () => {

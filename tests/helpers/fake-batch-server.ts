@@ -65,7 +65,7 @@ export async function startFakeBatchServer(opts: FakeBatchOptions): Promise<Fake
   const batchLines: FakeBatchServer["batchLines"] = [];
   const submitted = new Map<string, number>();
   let fileNo = 0;
-  const shuffle = <T,>(xs: T[], seed: number): T[] => {
+  const shuffle = <T>(xs: T[], seed: number): T[] => {
     const a = [...xs];
     let s = seed + 1;
     for (let i = a.length - 1; i > 0; i--) {
@@ -84,11 +84,20 @@ export async function startFakeBatchServer(opts: FakeBatchOptions): Promise<Fake
       const failStatus = opts.failLine?.(l.custom_id, submitted.get(l.custom_id) ?? 1, l.body) ?? null;
       if (failStatus !== null) {
         b.request_counts.failed++;
-        err.push(JSON.stringify({ id: `req_${b.id}_${i}`, custom_id: l.custom_id, response: { status_code: failStatus, request_id: `r${i}`, body: { error: { message: `fake line error ${failStatus}`, type: "server_error" } } }, error: null }));
+        err.push(
+          JSON.stringify({
+            id: `req_${b.id}_${i}`,
+            custom_id: l.custom_id,
+            response: { status_code: failStatus, request_id: `r${i}`, body: { error: { message: `fake line error ${failStatus}`, type: "server_error" } } },
+            error: null,
+          }),
+        );
         return;
       }
       b.request_counts.completed++;
-      out.push(JSON.stringify({ id: `req_${b.id}_${i}`, custom_id: l.custom_id, response: { status_code: 200, request_id: `r${i}`, body: chatBody({ body: l.body }, opts.responder(l.body)) }, error: null }));
+      out.push(
+        JSON.stringify({ id: `req_${b.id}_${i}`, custom_id: l.custom_id, response: { status_code: 200, request_id: `r${i}`, body: chatBody({ body: l.body }, opts.responder(l.body)) }, error: null }),
+      );
     });
     const put = (lines: string[]) => {
       if (!lines.length) return null;
@@ -110,7 +119,18 @@ export async function startFakeBatchServer(opts: FakeBatchOptions): Promise<Fake
       res.writeHead(status, { "content-type": type });
       res.end(typeof body === "string" ? body : JSON.stringify(body));
     };
-    const view = (b: FakeBatch) => ({ id: b.id, object: "batch", endpoint: "/v1/chat/completions", status: b.status, input_file_id: b.input_file_id, output_file_id: b.output_file_id, error_file_id: b.error_file_id, metadata: b.metadata, request_counts: b.request_counts, completion_window: "24h" });
+    const view = (b: FakeBatch) => ({
+      id: b.id,
+      object: "batch",
+      endpoint: "/v1/chat/completions",
+      status: b.status,
+      input_file_id: b.input_file_id,
+      output_file_id: b.output_file_id,
+      error_file_id: b.error_file_id,
+      metadata: b.metadata,
+      request_counts: b.request_counts,
+      completion_window: "24h",
+    });
     if (req.method === "POST" && path === "/chat/completions") {
       const body = JSON.parse(raw.toString("utf8"));
       onlineBodies.push(body);
@@ -128,8 +148,22 @@ export async function startFakeBatchServer(opts: FakeBatchOptions): Promise<Fake
       const body = JSON.parse(raw.toString("utf8"));
       const text = files.get(body.input_file_id);
       if (text === undefined) return send(404, { error: { message: `no file ${body.input_file_id}` } });
-      const lines = text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
-      const b: FakeBatch = { id: `batch_${batches.length + 1}`, no: batches.length + 1, status: "validating", input_file_id: body.input_file_id, output_file_id: null, error_file_id: null, metadata: body.metadata ?? {}, polls: 0, lines: lines.map((l: any) => ({ custom_id: l.custom_id, body: l.body })), request_counts: { total: lines.length, completed: 0, failed: 0 } };
+      const lines = text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      const b: FakeBatch = {
+        id: `batch_${batches.length + 1}`,
+        no: batches.length + 1,
+        status: "validating",
+        input_file_id: body.input_file_id,
+        output_file_id: null,
+        error_file_id: null,
+        metadata: body.metadata ?? {},
+        polls: 0,
+        lines: lines.map((l: any) => ({ custom_id: l.custom_id, body: l.body })),
+        request_counts: { total: lines.length, completed: 0, failed: 0 },
+      };
       for (const l of b.lines) {
         submitted.set(l.custom_id, (submitted.get(l.custom_id) ?? 0) + 1);
         batchLines.push({ batchId: b.id, customId: l.custom_id, body: l.body });
@@ -137,7 +171,14 @@ export async function startFakeBatchServer(opts: FakeBatchOptions): Promise<Fake
       batches.push(b);
       return send(200, view(b));
     }
-    if (req.method === "GET" && path === "/batches") return send(200, { object: "list", data: [...batches].reverse().slice(0, Number(url.searchParams.get("limit") ?? 20)).map(view) });
+    if (req.method === "GET" && path === "/batches")
+      return send(200, {
+        object: "list",
+        data: [...batches]
+          .reverse()
+          .slice(0, Number(url.searchParams.get("limit") ?? 20))
+          .map(view),
+      });
     const m = /^\/batches\/([^/]+)(\/cancel)?$/.exec(path);
     if (m) {
       const b = batches.find((x) => x.id === m[1]);

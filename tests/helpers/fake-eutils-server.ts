@@ -71,15 +71,15 @@ const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replac
 /** One `<PubmedArticle>` for an entry (PMID, title, date, English, abstract segments). */
 export function pubmedArticleXml(e: FakePubmedEntry): string {
   const [y, m, d] = e.date.split("/");
-  const abs = e.abstract.length
-    ? `<Abstract>${e.abstract.map((s) => `<AbstractText${s.label ? ` Label="${esc(s.label)}"` : ""}>${esc(s.text)}</AbstractText>`).join("")}</Abstract>`
-    : "";
+  const abs = e.abstract.length ? `<Abstract>${e.abstract.map((s) => `<AbstractText${s.label ? ` Label="${esc(s.label)}"` : ""}>${esc(s.text)}</AbstractText>`).join("")}</Abstract>` : "";
   return (
     `<PubmedArticle><MedlineCitation Status="MEDLINE" Owner="NLM"><PMID Version="1">${e.pmid}</PMID>` +
     `<Article PubModel="Print"><Journal><JournalIssue CitedMedium="Print"><PubDate><Year>${y}</Year><Month>${m}</Month><Day>${d}</Day></PubDate></JournalIssue>` +
     `<Title>${esc(e.journal ?? "Fake Journal")}</Title><ISOAbbreviation>Fake J</ISOAbbreviation></Journal><ArticleTitle>${esc(e.title)}</ArticleTitle>${abs}` +
     `<Language>eng</Language><PublicationTypeList><PublicationType UI="D016428">Journal Article</PublicationType></PublicationTypeList></Article>` +
-    (e.mesh?.length ? `<MeshHeadingList>${e.mesh.map((m) => `<MeshHeading><DescriptorName UI="D000000" MajorTopicYN="${m.major ? "Y" : "N"}">${esc(m.name)}</DescriptorName></MeshHeading>`).join("")}</MeshHeadingList>` : "") +
+    (e.mesh?.length
+      ? `<MeshHeadingList>${e.mesh.map((m) => `<MeshHeading><DescriptorName UI="D000000" MajorTopicYN="${m.major ? "Y" : "N"}">${esc(m.name)}</DescriptorName></MeshHeading>`).join("")}</MeshHeadingList>`
+      : "") +
     `</MedlineCitation><PubmedData><ArticleIdList><ArticleId IdType="pubmed">${e.pmid}</ArticleId></ArticleIdList></PubmedData></PubmedArticle>`
   );
 }
@@ -108,8 +108,7 @@ export function startFakeEutils(entries: readonly FakePubmedEntry[], opts: { cap
       .filter((e) => dayOf.get(e.pmid)! >= lo && dayOf.get(e.pmid)! <= hi)
       .map((e) => e.pmid);
   };
-  const articleSet = (ids: string[]) =>
-    `<?xml version="1.0" ?>\n<PubmedArticleSet>\n${ids.flatMap((id) => (byId.has(id) ? [pubmedArticleXml(byId.get(id)!)] : [])).join("\n")}\n</PubmedArticleSet>\n`;
+  const articleSet = (ids: string[]) => `<?xml version="1.0" ?>\n<PubmedArticleSet>\n${ids.flatMap((id) => (byId.has(id) ? [pubmedArticleXml(byId.get(id)!)] : [])).join("\n")}\n</PubmedArticleSet>\n`;
 
   const server = createServer(async (req: IncomingMessage, res) => {
     const u = new URL(req.url ?? "/", "http://127.0.0.1");
@@ -134,7 +133,10 @@ export function startFakeEutils(entries: readonly FakePubmedEntry[], opts: { cap
       return;
     }
     if (opts.pmc && endpoint === "efetch.fcgi" && params.db === "pmc") {
-      const ids = (params.id ?? "").split(",").filter(Boolean).map((id) => (id.startsWith("PMC") ? id : `PMC${id}`));
+      const ids = (params.id ?? "")
+        .split(",")
+        .filter(Boolean)
+        .map((id) => (id.startsWith("PMC") ? id : `PMC${id}`));
       if (ids.some((id) => opts.pmc!.failing?.includes(id))) {
         res.writeHead(500);
         res.end("fake failure");
@@ -161,7 +163,8 @@ export function startFakeEutils(entries: readonly FakePubmedEntry[], opts: { cap
       const retstart = Number(params.retstart ?? 0);
       const retmax = Number(params.retmax ?? 20);
       const result: Record<string, unknown> = { count: String(ids.length), retstart: String(retstart), retmax: String(retmax) };
-      if (retstart >= cap && retmax > 0) result.ERROR = `Search Backend failed: 'retstart' cannot be larger than ${cap - 1}. For PubMed, ESearch can only retrieve the first ${cap} records matching the query.`;
+      if (retstart >= cap && retmax > 0)
+        result.ERROR = `Search Backend failed: 'retstart' cannot be larger than ${cap - 1}. For PubMed, ESearch can only retrieve the first ${cap} records matching the query.`;
       result.idlist = ids.slice(retstart, Math.min(retstart + retmax, cap));
       if (params.usehistory === "y") {
         const webEnv = `FAKE_WE_${histories.size + 1}`;

@@ -46,16 +46,18 @@ function golden(pmids: string[], titles: string[], dates: string[], topic: strin
   return pmids.flatMap((pmid, i) =>
     pmid === MISSING_GOLDEN_PMID
       ? []
-      : [{
-          pmid,
-          date: dates[i],
-          title: titles[i],
-          abstract: [
-            { label: "BACKGROUND", text: `We studied ${topic} in a randomized controlled trial (trial ${i + 1}).` },
-            { label: "RESULTS", text: `Patients receiving ${topic} were compared with controls for mortality and adverse events.` },
-            { label: "CONCLUSIONS", text: `${titles[i]}: the effect on mortality was reported with its confidence interval.` },
-          ],
-        }],
+      : [
+          {
+            pmid,
+            date: dates[i],
+            title: titles[i],
+            abstract: [
+              { label: "BACKGROUND", text: `We studied ${topic} in a randomized controlled trial (trial ${i + 1}).` },
+              { label: "RESULTS", text: `Patients receiving ${topic} were compared with controls for mortality and adverse events.` },
+              { label: "CONCLUSIONS", text: `${titles[i]}: the effect on mortality was reported with its confidence interval.` },
+            ],
+          },
+        ],
   );
 }
 

@@ -63,7 +63,10 @@ export function runRecorded(args: readonly string[], opts: { cwd?: string; env?:
     });
     let loaded: string[] = [];
     try {
-      loaded = readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => l.replace(/^(esm|cjs) /, ""));
+      loaded = readFileSync(log, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.replace(/^(esm|cjs) /, ""));
     } catch {
       loaded = [];
     }

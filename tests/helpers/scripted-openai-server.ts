@@ -90,7 +90,11 @@ export function chatBody(req: Pick<ScriptedRequest, "body">, r: ScriptedReply) {
     created: 1_700_000_000,
     model: req.body?.model ?? "scripted",
     choices: [{ index: 0, message, finish_reason: r.finishReason ?? (r.toolCall ? "tool_calls" : "stop"), logprobs: null }],
-    ...(r.omitUsage ? {} : { usage: { prompt_tokens: r.usage?.prompt_tokens ?? 11, completion_tokens: r.usage?.completion_tokens ?? 7, total_tokens: (r.usage?.prompt_tokens ?? 11) + (r.usage?.completion_tokens ?? 7) } }),
+    ...(r.omitUsage
+      ? {}
+      : {
+          usage: { prompt_tokens: r.usage?.prompt_tokens ?? 11, completion_tokens: r.usage?.completion_tokens ?? 7, total_tokens: (r.usage?.prompt_tokens ?? 11) + (r.usage?.completion_tokens ?? 7) },
+        }),
   };
 }
 
@@ -101,9 +105,7 @@ export function chatBody(req: Pick<ScriptedRequest, "body">, r: ScriptedReply) {
  */
 export async function startScriptedServer(script: ScriptedReply[] | Responder): Promise<ScriptedServer> {
   const requests: ScriptedRequest[] = [];
-  const responder: Responder = Array.isArray(script)
-    ? (_req, n) => script[Math.min(n, script.length - 1)] ?? { content: "" }
-    : script;
+  const responder: Responder = Array.isArray(script) ? (_req, n) => script[Math.min(n, script.length - 1)] ?? { content: "" } : script;
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -132,7 +134,12 @@ export async function startScriptedServer(script: ScriptedReply[] | Responder): 
     else if (sreq.path.endsWith("/embeddings")) {
       const inputs: string[] = Array.isArray(body?.input) ? body.input : [body?.input ?? ""];
       const vecs = reply.embeddings ?? inputs.map((t) => hashedVector(String(t), body?.dimensions ?? 8));
-      out = { object: "list", model: body?.model ?? "scripted", data: vecs.map((embedding, index) => ({ object: "embedding", index, embedding })), usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } };
+      out = {
+        object: "list",
+        model: body?.model ?? "scripted",
+        data: vecs.map((embedding, index) => ({ object: "embedding", index, embedding })),
+        usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+      };
     } else if (status >= 400) out = { error: { message: `scripted error ${status}`, type: "server_error", code: status } };
     else out = chatBody(sreq, reply);
     res.writeHead(status, { "content-type": "application/json", ...(reply.headers ?? {}) });

@@ -43,7 +43,13 @@ export async function startLocalSlurm(dir: string): Promise<LocalSlurm> {
   const socket = join(dir, "munge", "munge.socket");
   const host = hostname();
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const m = run("/usr/sbin/munged", [`--socket=${socket}`, `--pid-file=${join(dir, "munge", "munged.pid")}`, `--log-file=${join(dir, "munge", "munged.log")}`, `--seed-file=${join(dir, "munge", "seed")}`, "-f"]);
+  const m = run("/usr/sbin/munged", [
+    `--socket=${socket}`,
+    `--pid-file=${join(dir, "munge", "munged.pid")}`,
+    `--log-file=${join(dir, "munge", "munged.log")}`,
+    `--seed-file=${join(dir, "munge", "seed")}`,
+    "-f",
+  ]);
   if (m.status !== 0) throw new Error(`munged did not start: ${m.out}`);
   const conf = join(dir, "slurm.conf");
   writeFileSync(
@@ -90,7 +96,10 @@ export async function startLocalSlurm(dir: string): Promise<LocalSlurm> {
       }
     }
   };
-  for (const [bin, args] of [["/usr/sbin/slurmctld", ["-f", conf]], ["/usr/sbin/slurmd", ["-f", conf]]] as const) {
+  for (const [bin, args] of [
+    ["/usr/sbin/slurmctld", ["-f", conf]],
+    ["/usr/sbin/slurmd", ["-f", conf]],
+  ] as const) {
     const r = run(bin, [...args], fullEnv);
     if (r.status !== 0) {
       stop();
@@ -103,7 +112,14 @@ export async function startLocalSlurm(dir: string): Promise<LocalSlurm> {
     if (s.status === 0 && /^idle/m.test(s.out)) return { env, dir, stop };
     await new Promise((r) => setTimeout(r, 300));
   }
-  const logs = ["slurmctld.log", "slurmd.log"].map((f) => (existsSync(join(dir, "log", f)) ? readFileSync(join(dir, "log", f), "utf8").split("\n").slice(-8).join("\n") : `(${f} missing)`));
+  const logs = ["slurmctld.log", "slurmd.log"].map((f) =>
+    existsSync(join(dir, "log", f))
+      ? readFileSync(join(dir, "log", f), "utf8")
+          .split("\n")
+          .slice(-8)
+          .join("\n")
+      : `(${f} missing)`,
+  );
   stop();
   throw new Error(`local Slurm node did not become idle in 20 s:\n${logs.join("\n")}`);
 }

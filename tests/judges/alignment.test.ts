@@ -69,7 +69,10 @@ describe("alignScores with zero-variance inputs: undefined, never a number", () 
     const exact = alignScores([0, 1, 2, 3, 4].map((h, i) => ({ id: String(i), human: h, judge: h + 1 })));
     // Equal up to rounding (0–5 rescaled to 0–1): d = (h+1)/5 − h/5 = 0.2 ± 1e−17.
     const rescaled = alignScores([0, 1, 2, 3, 4].map((h, i) => ({ id: String(i), human: h / 5, judge: (h + 1) / 5 })));
-    for (const [r, bias] of [[exact, 1], [rescaled, 0.2]] as const) {
+    for (const [r, bias] of [
+      [exact, 1],
+      [rescaled, 0.2],
+    ] as const) {
       expect(r.constant.differences).toBe(true);
       expect(r.pairedT.t).toBeNaN();
       expect(r.pairedT.p).toBeNaN();

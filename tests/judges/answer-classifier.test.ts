@@ -67,7 +67,19 @@ describe("answerAccuracy", () => {
   });
 
   it("classifyRecords reads itemMeta.referenceAnswer / evidenceCertainty, skips records without a gold answer", async () => {
-    const base = { dataset: "medevidence", taskKind: "synthesis" as const, model: "m", workflow: "g-rag", params: {}, repeat: 0, reference: null, intermediate: {}, generator: { calls: 1, inputTokens: 0, outputTokens: 0, latencyMs: 0, cached: false }, startedAt: "", finishedAt: "" };
+    const base = {
+      dataset: "medevidence",
+      taskKind: "synthesis" as const,
+      model: "m",
+      workflow: "g-rag",
+      params: {},
+      repeat: 0,
+      reference: null,
+      intermediate: {},
+      generator: { calls: 1, inputTokens: 0, outputTokens: 0, latencyMs: 0, cached: false },
+      startedAt: "",
+      finishedAt: "",
+    };
     const recs: RunRecord[] = [
       { ...base, key: "k1", itemId: "1", status: "ok", output: "Drainage made no difference to lymphocyst formation.", itemMeta: { referenceAnswer: "no difference", evidenceCertainty: "high" } },
       { ...base, key: "k2", itemId: "2", status: "ok", output: "Chromoscopy increased detection of polyps.", itemMeta: { referenceAnswer: "lower", evidenceCertainty: "low" } },
@@ -117,7 +129,11 @@ describe("llm-answer-classifier with two different valid answers in one reply (i
     const server = await startScriptedServer(() => ({ content }));
     const cache = mkdtempSync(join(tmpdir(), "medsynth-clf-"));
     try {
-      const model = createChatModel("openai:scripted-classifier", { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_NO_KEY", maxRetries: 0, structuredRetries: 1, structuredMethod: "promptOnly", cache: false }, { cacheDir: cache });
+      const model = createChatModel(
+        "openai:scripted-classifier",
+        { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_NO_KEY", maxRetries: 0, structuredRetries: 1, structuredMethod: "promptOnly", cache: false },
+        { cacheDir: cache },
+      );
       const r = await createLlmAnswerClassifier({ attempts: 3 }, { model }).classify({ conclusion: "Drainage lowered it.", question: "Higher or lower?" });
       expect(r).toMatchObject({ label: null, status: "missing", raw: content });
       expect(r.error).toMatch(/2 different valid answers/);
@@ -132,13 +148,20 @@ describe("llm-answer-classifier counts every attempt's tokens (issue 13.2)", () 
   it("garbage, then a valid answer: the call's tokens are the sum over the server's request log", async () => {
     const replies: ScriptedReply[] = [];
     const server = await startScriptedServer((_req, n) => {
-      const r: ScriptedReply = n === 0 ? { content: "I think it is lower, probably.", usage: { prompt_tokens: 120, completion_tokens: 9 } } : { content: JSON.stringify({ rationale: "says lower", answer: "lower" }), usage: { prompt_tokens: 131, completion_tokens: 14 } };
+      const r: ScriptedReply =
+        n === 0
+          ? { content: "I think it is lower, probably.", usage: { prompt_tokens: 120, completion_tokens: 9 } }
+          : { content: JSON.stringify({ rationale: "says lower", answer: "lower" }), usage: { prompt_tokens: 131, completion_tokens: 14 } };
       replies.push(r);
       return r;
     });
     const cache = mkdtempSync(join(tmpdir(), "medsynth-clf-"));
     try {
-      const model = createChatModel("openai:scripted-classifier", { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_NO_KEY", maxRetries: 0, structuredRetries: 0, structuredMethod: "promptOnly", cache: false }, { cacheDir: cache });
+      const model = createChatModel(
+        "openai:scripted-classifier",
+        { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_NO_KEY", maxRetries: 0, structuredRetries: 0, structuredMethod: "promptOnly", cache: false },
+        { cacheDir: cache },
+      );
       const r = await createLlmAnswerClassifier({ attempts: 3 }, { model }).classify({ conclusion: "Drainage lowered it.", question: "Higher or lower?" });
       expect(r).toMatchObject({ label: "lower", status: "ok" });
       expect(server.chatRequests()).toHaveLength(2);
@@ -162,7 +185,11 @@ describe("llm-answer-classifier counts every attempt's tokens (issue 13.2)", () 
     });
     const cache = mkdtempSync(join(tmpdir(), "medsynth-clf-"));
     try {
-      const model = createChatModel("openai:scripted-classifier", { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_NO_KEY", maxRetries: 0, structuredRetries: 0, structuredMethod: "promptOnly", cache: false }, { cacheDir: cache });
+      const model = createChatModel(
+        "openai:scripted-classifier",
+        { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_NO_KEY", maxRetries: 0, structuredRetries: 0, structuredMethod: "promptOnly", cache: false },
+        { cacheDir: cache },
+      );
       const r = await createLlmAnswerClassifier({ attempts: 3 }, { model }).classify({ conclusion: "x", question: "y" });
       expect(r.status).toBe("missing");
       expect(server.chatRequests()).toHaveLength(3);

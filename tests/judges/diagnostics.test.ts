@@ -3,7 +3,13 @@ import { familyOverlapFlags, modelFamily, panelDiagnostics, wordCount, type Diag
 import type { JudgeScoreEntry } from "../../experiments/types.ts";
 
 const R = "medmeta-semantic-equivalence";
-const v = (judgeId: string, s: number | null, repeat = 0): JudgeScoreEntry & { repeat: number } => ({ judgeId, rubricId: R, scores: { semantic_equivalence: s }, status: s === null ? "missing" : "ok", repeat });
+const v = (judgeId: string, s: number | null, repeat = 0): JudgeScoreEntry & { repeat: number } => ({
+  judgeId,
+  rubricId: R,
+  scores: { semantic_equivalence: s },
+  status: s === null ? "missing" : "ok",
+  repeat,
+});
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");
 const rec = (key: string, model: string, nWords: number, scores: [number | null, number | null, number | null]): DiagnosticsRecord => ({
   key,
@@ -21,7 +27,11 @@ const D = panelDiagnostics(RECORDS, { rubricId: R }, (r) => r.model);
 describe("panel diagnostics on a hand-computed panel", () => {
   it("matrix, panel mean, per-judge means and mean offsets (calibration shift)", () => {
     expect(D.dimension).toBe("semantic_equivalence");
-    expect(D.matrix).toEqual([[4, 1, 1, 3], [5, 3, 3, 5], [3, null, 2, 1]]);
+    expect(D.matrix).toEqual([
+      [4, 1, 1, 3],
+      [5, 3, 3, 5],
+      [3, null, 2, 1],
+    ]);
     expect(D.panelMean).toBe(2.75);
     // offsets: A (0, −1, −1, 0)/4 = −0.5; B (1, 1, 1, 2)/4 = 1.25; C (−1, 0, −2)/3 = −1
     expect(D.calibration).toEqual([
@@ -73,7 +83,10 @@ describe("panel diagnostics on a hand-computed panel", () => {
       { key: "y", model: "m", workflow: "w", output: "a b c", judgeScores: [v("A", 1), v("B", 1)] },
     ];
     const d = panelDiagnostics(two, { rubricId: R });
-    expect(d.matrix).toEqual([[3, 1], [3, 1]]);
+    expect(d.matrix).toEqual([
+      [3, 1],
+      [3, 1],
+    ]);
     expect(d.rankingAgreement[0].tau).toEqual({ ok: false, reason: "Kendall tau needs at least 3 systems both judges scored, got 1" });
     expect(() => panelDiagnostics(two, { rubricId: "other" })).toThrow(/no verdicts for rubric "other"/);
   });
@@ -103,10 +116,13 @@ describe("model-family flag", () => {
   });
 
   it("flags judges that share a family with a generator, listing the generators", () => {
-    const flags = familyOverlapFlags(
-      { gpt: "openai:gpt-4o-mini", claude: "openai:claude-sonnet-4", qwen: "openai:qwen3-235b", unknown: "openai:olmo-2" },
-      ["openai:gpt-5.4", "openai:meta-llama/Llama-3.1-8B-Instruct", "ollama:qwen2.5:7b", "openai:gpt-5.4", "extractive:lead"],
-    );
+    const flags = familyOverlapFlags({ gpt: "openai:gpt-4o-mini", claude: "openai:claude-sonnet-4", qwen: "openai:qwen3-235b", unknown: "openai:olmo-2" }, [
+      "openai:gpt-5.4",
+      "openai:meta-llama/Llama-3.1-8B-Instruct",
+      "ollama:qwen2.5:7b",
+      "openai:gpt-5.4",
+      "extractive:lead",
+    ]);
     expect(flags).toEqual([
       { judgeId: "gpt", judgeModel: "openai:gpt-4o-mini", family: "openai", generators: ["openai:gpt-5.4"] },
       { judgeId: "qwen", judgeModel: "openai:qwen3-235b", family: "qwen", generators: ["ollama:qwen2.5:7b"] },

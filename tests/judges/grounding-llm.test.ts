@@ -22,7 +22,14 @@ const EVIDENCE = [{ id: "1", text: "Aspirin and stroke. Aspirin reduced stroke (
 const SPANS = [{ before: "Aspirin significantly reduced the risk of stroke.", after: "Aspirin did not significantly reduce the risk of stroke." }];
 // C1 from the perturbed E3, C2 from E2, C3 and C4 in no evidence
 const OUTPUT = "Aspirin did not significantly reduce the risk of stroke. Aspirin reduced stroke. Aspirin cures cancer. Statins were given to all patients.";
-const GOOD = { claims: [{ claim: 1, verdict: "supported", evidence: [3] }, { claim: 2, verdict: "supported", evidence: [2] }, { claim: 3, verdict: "unsupported", evidence: [] }, { claim: 4, verdict: "unsupported", evidence: [] }] };
+const GOOD = {
+  claims: [
+    { claim: 1, verdict: "supported", evidence: [3] },
+    { claim: 2, verdict: "supported", evidence: [2] },
+    { claim: 3, verdict: "unsupported", evidence: [] },
+    { claim: 4, verdict: "unsupported", evidence: [] },
+  ],
+};
 const reply = (v: unknown, usage = { prompt_tokens: 120, completion_tokens: 30 }): ScriptedReply => ({ content: typeof v === "string" ? v : JSON.stringify(v), usage });
 
 let server: ScriptedServer | undefined;
@@ -38,7 +45,12 @@ describe("LLM grounding judge", () => {
     expect(r.status).toBe("ok");
     if (r.status !== "ok") return;
     expect(r.result).toMatchObject({ sentences: 4, supportedShare: 0.5, uptakeShare: 0.25, unsupported: 2 });
-    expect(r.result.perSentence.map((p) => [p.uptake, p.cited])).toEqual([[true, [3]], [false, [2]], [false, []], [false, []]]);
+    expect(r.result.perSentence.map((p) => [p.uptake, p.cited])).toEqual([
+      [true, [3]],
+      [false, [2]],
+      [false, []],
+      [false, []],
+    ]);
     expect(r.calls).toHaveLength(1);
     expect(r.calls[0].usage).toEqual({ inputTokens: 120, outputTokens: 30 });
     const sent = promptText(server.chatRequests()[0]);
@@ -53,7 +65,10 @@ describe("LLM grounding judge", () => {
     const r = await llmGrounding(scriptedModel(server), { output: OUTPUT, evidence: EVIDENCE, spans: SPANS });
     expect(r).toMatchObject({ status: "ok", attempts: 2 });
     expect(promptText(server.chatRequests()[1])).toContain("That answer cannot be used: no verdict for claim(s) 4.");
-    expect(r.calls.map((c) => c.usage)).toEqual([{ inputTokens: 120, outputTokens: 30 }, { inputTokens: 100, outputTokens: 20 }]);
+    expect(r.calls.map((c) => c.usage)).toEqual([
+      { inputTokens: 120, outputTokens: 30 },
+      { inputTokens: 100, outputTokens: 20 },
+    ]);
   });
   it("an answer still unusable after the retries is missing with the reason and the raw answer, never a share", async () => {
     const bad = { claims: [...GOOD.claims.slice(0, 3), { claim: 4, verdict: "supported", evidence: [9] }] };
@@ -68,7 +83,18 @@ describe("LLM grounding judge", () => {
   });
   it("checks attributions: duplicates, unknown claims, supported without a citation", () => {
     expect(attributionProblem({ claims: [{ claim: 1, verdict: "supported", evidence: [] }] }, 1, 3)).toBe("claim 1 is supported but cites no evidence sentence");
-    expect(attributionProblem({ claims: [{ claim: 1, verdict: "unsupported", evidence: [] }, { claim: 1, verdict: "unsupported", evidence: [] }] }, 2, 3)).toBe("claim 1 answered twice");
+    expect(
+      attributionProblem(
+        {
+          claims: [
+            { claim: 1, verdict: "unsupported", evidence: [] },
+            { claim: 1, verdict: "unsupported", evidence: [] },
+          ],
+        },
+        2,
+        3,
+      ),
+    ).toBe("claim 1 answered twice");
     expect(attributionProblem({ claims: [{ claim: 3, verdict: "unsupported", evidence: [] }] }, 2, 3)).toBe("claim 3 does not exist (1–2)");
     expect(isPerturbedSentence("OR 1.33 (95% CI 1.09-1.67) favoured placebo.", [{ before: "OR 0.75, 95% CI 0.60-0.92", after: "OR 1.33 (95% CI 1.09-1.67)" }])).toBe(true);
     expect(isPerturbedSentence("Aspirin reduced stroke.", SPANS)).toBe(false);
@@ -89,7 +115,12 @@ const record = (over: Partial<RunRecord> = {}): RunRecord =>
     output: OUTPUT,
     reference: null,
     itemMeta: { question: "Does aspirin prevent stroke?" },
-    intermediate: { perturbation: { evidence: [{ id: "1", title: "Aspirin and stroke", text: "Aspirin reduced stroke (OR 0.75). Aspirin did not significantly reduce the risk of stroke." }], steps: [{ changes: SPANS }] } },
+    intermediate: {
+      perturbation: {
+        evidence: [{ id: "1", title: "Aspirin and stroke", text: "Aspirin reduced stroke (OR 0.75). Aspirin did not significantly reduce the risk of stroke." }],
+        steps: [{ changes: SPANS }],
+      },
+    },
     generator: {},
     startedAt: "",
     finishedAt: "",
@@ -125,7 +156,11 @@ describe("grounding:llm in the metric stage and the runner", () => {
   it("the runner adds the metric stage's judge calls to the record's judge usage", async () => {
     const out = mkdtempSync(join(tmpdir(), "medsynth-gllm-"));
     const deps = fakeDeps(1, { calls: [], failOn: new Set(), delayMs: 0 });
-    deps.computeMetrics = async () => ({ metrics: { grounding_supported_llm: 0.5 }, notes: {}, calls: [{ modelId: "openai:judge", cached: false, latencyMs: 5, usage: { inputTokens: 120, outputTokens: 30 }, attempts: 1 }] });
+    deps.computeMetrics = async () => ({
+      metrics: { grounding_supported_llm: 0.5 },
+      notes: {},
+      calls: [{ modelId: "openai:judge", cached: false, latencyMs: 5, usage: { inputTokens: 120, outputTokens: 30 }, attempts: 1 }],
+    });
     await runExperiment(parseExperimentConfig({ name: "t", output: out, datasets: [{ name: "fake" }], models: [{ id: "extractive:mmr" }], workflows: [{ id: "echo" }] }), deps, { log: () => {} });
     const r = readResults(join(out, "results.jsonl")).records[0];
     expect(r.judge).toMatchObject({ inputTokens: 120, outputTokens: 30 });

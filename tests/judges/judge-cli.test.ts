@@ -9,9 +9,23 @@ import { registerJudgeCommands } from "../../experiments/cli/judge-register.ts";
 import type { RunRecord } from "../../experiments/types.ts";
 
 const rec = (key: string, over: Partial<RunRecord> = {}): RunRecord => ({
-  key, itemId: key, dataset: "medmeta", taskKind: "synthesis", model: "openai:gpt-5.4", workflow: "g-rag", params: {}, repeat: 0,
-  status: "ok", output: `the cat sat on the mat ${key}`, reference: `the cat sat on a mat ${key}`, itemMeta: {}, intermediate: {},
-  generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs: 1, cached: false }, startedAt: "", finishedAt: "", ...over,
+  key,
+  itemId: key,
+  dataset: "medmeta",
+  taskKind: "synthesis",
+  model: "openai:gpt-5.4",
+  workflow: "g-rag",
+  params: {},
+  repeat: 0,
+  status: "ok",
+  output: `the cat sat on the mat ${key}`,
+  reference: `the cat sat on a mat ${key}`,
+  itemMeta: {},
+  intermediate: {},
+  generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs: 1, cached: false },
+  startedAt: "",
+  finishedAt: "",
+  ...over,
 });
 
 let server: ScriptedServer;
@@ -48,7 +62,10 @@ describe("medsynth judge", () => {
     expect(server.chatRequests().length - before).toBe(4); // 2 records × 2 judges
     expect(s).toMatchObject({ records: 3, judged: 2, skippedNotOk: 1, newVerdicts: 4, malformedLines: [4] });
     expect(s.out).toBe(join(dir, "results.judged.jsonl"));
-    const out = readFileSync(s.out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as RunRecord);
+    const out = readFileSync(s.out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RunRecord);
     expect(out.map((r) => r.judgeScores?.length ?? 0)).toEqual([2, 2, 0]);
     const k1 = out[0].judgeScores!;
     expect(k1.find((e) => e.judgeId === "good-judge")).toMatchObject({ status: "ok", scores: { semantic_equivalence: 4 } });
@@ -67,7 +84,10 @@ describe("medsynth judge", () => {
     const retry = await runJudgeCommand(join(dir, "results.jsonl"), { panel: join(dir, "panel.yaml"), retryMissing: true, log: () => {} });
     expect(server.chatRequests().length - before).toBe(6);
     expect(retry.newVerdicts).toBe(2);
-    const out2 = readFileSync(s.out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as RunRecord);
+    const out2 = readFileSync(s.out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RunRecord);
     expect(out2.map((r) => r.judgeScores?.length ?? 0)).toEqual([2, 2, 0]);
   });
 
@@ -83,7 +103,10 @@ describe("medsynth metrics", () => {
   it("scores records with a reference (counts alias), stores metrics, skips failed ones", async () => {
     const s = await runMetricsCommand(join(dir, "results.jsonl"), { metrics: ["counts"], log: () => {} });
     expect(s).toMatchObject({ records: 3, scored: 2, skipped: 1 });
-    const out = readFileSync(s.out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as RunRecord);
+    const out = readFileSync(s.out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RunRecord);
     expect(Object.keys(out[0].metrics ?? {}).length).toBeGreaterThan(0);
     // "the cat sat on the mat k1" vs "the cat sat on a mat k1": 7 words each → word-count ratio 1
     const wordRatio = Object.entries(out[0].metrics!).find(([k]) => /word/i.test(k));

@@ -102,7 +102,7 @@ describe("parsing what judges send", () => {
 
 describe("stripReasoning / extractJsonText", () => {
   it("handles closed, unclosed and opening-less reasoning blocks", () => {
-    expect(stripReasoning("<think>a {\"x\":1}</think> answer")).toBe("answer");
+    expect(stripReasoning('<think>a {"x":1}</think> answer')).toBe("answer");
     expect(stripReasoning("<thinking>half a thought {")).toBe("");
     expect(stripReasoning('reasoning without its opening tag</think>{"x":2}')).toBe('{"x":2}');
     expect(extractJsonText('```json\n{"a":1}\n``` then {"a": 2, "s": "a } in a string"}')).toBe('{"a": 2, "s": "a } in a string"}');

@@ -15,7 +15,24 @@ import { createPanel, loadPanelConfig, type Panel } from "../../judges/panel.ts"
 import type { RunRecord } from "../../results/run-record.ts";
 import { startScriptedServer, type ScriptedServer } from "../helpers/scripted-openai-server.ts";
 
-const rec = (key: string): RunRecord => ({ key, itemId: key, dataset: "medmeta", taskKind: "synthesis", model: "ollama:x", workflow: "g-rag", params: {}, repeat: 0, status: "ok", output: `output ${key}`, reference: `reference ${key}`, itemMeta: {}, intermediate: {}, generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs: 1, cached: false }, startedAt: "", finishedAt: "" });
+const rec = (key: string): RunRecord => ({
+  key,
+  itemId: key,
+  dataset: "medmeta",
+  taskKind: "synthesis",
+  model: "ollama:x",
+  workflow: "g-rag",
+  params: {},
+  repeat: 0,
+  status: "ok",
+  output: `output ${key}`,
+  reference: `reference ${key}`,
+  itemMeta: {},
+  intermediate: {},
+  generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs: 1, cached: false },
+  startedAt: "",
+  finishedAt: "",
+});
 
 let server: ScriptedServer;
 let dir: string;
@@ -43,10 +60,13 @@ function panelFactory(crashAt: number) {
     const { config, baseDir } = loadPanelConfig(path);
     const real = createPanel(config, { baseDir, modelFor: (spec, endpoint) => createChatModel(spec.model, { ...(endpoint ?? {}), ...spec.params }) });
     let n = 0;
-    return { ...real, judgeRecord: async (r, o) => {
-      if (++n === crashAt) throw new Error("interrupted");
-      return real.judgeRecord(r, o);
-    } } as Panel;
+    return {
+      ...real,
+      judgeRecord: async (r, o) => {
+        if (++n === crashAt) throw new Error("interrupted");
+        return real.judgeRecord(r, o);
+      },
+    } as Panel;
   };
 }
 
@@ -71,7 +91,10 @@ describe("judge journal", () => {
     const s = await runJudgeCommand(input, { panel: join(dir, "panel.yaml"), concurrency: 1, panelFactory: panelFactory(0), log: () => {} });
     expect(server.chatRequests().length).toBe(6); // every record asked once over both runs
     expect(s).toMatchObject({ records: 6, judged: 6, newVerdicts: 6 - first });
-    const judged = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as RunRecord);
+    const judged = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RunRecord);
     expect(judged.map((r) => [r.key, r.judgeScores?.[0]?.scores.semantic_equivalence])).toEqual(["a", "b", "c", "d", "e", "f"].map((k) => [k, 3]));
     expect(existsSync(`${out}.journal.jsonl`)).toBe(false);
   });

@@ -23,7 +23,9 @@ beforeAll(async () => {
       case "slow":
         return { content: answer(5), delayMs: 600 };
       case "dims":
-        return { content: JSON.stringify({ rationale: "r", scores: { semantic_similarity: 88, writing_style_similarity: 82, non_contradiction: 96, numeric_consistency: 100, formality_similarity: 92 } }) };
+        return {
+          content: JSON.stringify({ rationale: "r", scores: { semantic_similarity: 88, writing_style_similarity: 82, non_contradiction: 96, numeric_consistency: 100, formality_similarity: 92 } }),
+        };
       default:
         return { status: 500 };
     }
@@ -38,7 +40,16 @@ describe("judge", () => {
     const j = createJudge({ id: "j-valid" }, { model: fetchChatModel(server.baseURL, "valid"), rubric: MEDMETA });
     const before = server.chatRequests().length;
     const v = await j.score(input);
-    expect(v).toMatchObject({ judgeId: "j-valid", rubricId: "medmeta-semantic-equivalence", status: "ok", scores: { semantic_equivalence: 4 }, rationale: "same main finding", repeat: 0, attempts: 1, modelId: "openai:valid" });
+    expect(v).toMatchObject({
+      judgeId: "j-valid",
+      rubricId: "medmeta-semantic-equivalence",
+      status: "ok",
+      scores: { semantic_equivalence: 4 },
+      rationale: "same main finding",
+      repeat: 0,
+      attempts: 1,
+      modelId: "openai:valid",
+    });
     expect(v.raw).toBeUndefined();
     expect(v.call?.usage).toEqual({ inputTokens: 11, outputTokens: 7 });
     const req = server.chatRequests()[before].body;

@@ -11,9 +11,22 @@ const FIX = join(import.meta.dirname, "..", "fixtures", "judges");
 /** Record builder: REF1/REF2 in the reference let the server answer per record. */
 function record(key: string, over: Partial<RunRecord> = {}): RunRecord {
   return {
-    key, itemId: key, dataset: "medmeta", taskKind: "synthesis", model: "openai:llama-3-8b", workflow: "g-rag", params: {}, repeat: 0,
-    status: "ok", output: `generated conclusion for ${key}`, reference: `published conclusion ${key}`, itemMeta: {}, intermediate: {},
-    generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs: 1, cached: false }, startedAt: "2026-01-01T00:00:00Z", finishedAt: "2026-01-01T00:00:01Z",
+    key,
+    itemId: key,
+    dataset: "medmeta",
+    taskKind: "synthesis",
+    model: "openai:llama-3-8b",
+    workflow: "g-rag",
+    params: {},
+    repeat: 0,
+    status: "ok",
+    output: `generated conclusion for ${key}`,
+    reference: `published conclusion ${key}`,
+    itemMeta: {},
+    intermediate: {},
+    generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs: 1, cached: false },
+    startedAt: "2026-01-01T00:00:00Z",
+    finishedAt: "2026-01-01T00:00:01Z",
     ...over,
   };
 }
@@ -80,7 +93,13 @@ describe("panel against a scripted server (valid, fenced, garbage, timeout)", ()
     expect(r1.usage.calls).toBe(6);
 
     const rates = missingRates([...r1.judgeScores, ...r2.judgeScores]);
-    expect(rates.map((r) => [r.judgeId, r.total, r.missing, r.rate])).toEqual([["a", 2, 0, 0], ["b", 2, 0, 0], ["c", 2, 2, 1], ["d", 2, 2, 1], ["e", 2, 0, 0]]);
+    expect(rates.map((r) => [r.judgeId, r.total, r.missing, r.rate])).toEqual([
+      ["a", 2, 0, 0],
+      ["b", 2, 0, 0],
+      ["c", 2, 2, 1],
+      ["d", 2, 2, 1],
+      ["e", 2, 0, 0],
+    ]);
   });
 
   it("median policy over present judges", async () => {
@@ -90,7 +109,16 @@ describe("panel against a scripted server (valid, fenced, garbage, timeout)", ()
   });
 
   it("resumes: verdicts already on the record are not asked again; retryMissing re-asks only missing ones", async () => {
-    const panel = createPanel({ rubric: "medmeta-semantic-equivalence", judges: [{ id: "a", model: "openai:model-a" }, { id: "c", model: "openai:model-c", attempts: 1 }] }, { modelFor });
+    const panel = createPanel(
+      {
+        rubric: "medmeta-semantic-equivalence",
+        judges: [
+          { id: "a", model: "openai:model-a" },
+          { id: "c", model: "openai:model-c", attempts: 1 },
+        ],
+      },
+      { modelFor },
+    );
     const first = await panel.judgeRecord(record("R1"));
     const before = server.chatRequests().length;
     const again = await panel.judgeRecord(record("R1", { judgeScores: first.judgeScores }));
@@ -132,7 +160,11 @@ describe("binary majority vote", () => {
       {
         rubric: "rwe-completeness",
         aggregation: "majority",
-        judges: [{ id: "j1", model: "openai:vote-11" }, { id: "j2", model: "openai:vote-10" }, { id: "j3", model: "openai:vote-0x", attempts: 1 }],
+        judges: [
+          { id: "j1", model: "openai:vote-11" },
+          { id: "j2", model: "openai:vote-10" },
+          { id: "j3", model: "openai:vote-0x", attempts: 1 },
+        ],
       },
       { modelFor },
     );
@@ -155,7 +187,10 @@ describe("binary majority vote", () => {
     const before = server.chatRequests().length;
     const r = await panel.judgeRecord(record("R1", { intermediate: { source: "study results" } }));
     expect(server.chatRequests().length - before).toBe(3);
-    const users = server.chatRequests().slice(before).map((q) => String(q.body.messages.at(-1).content));
+    const users = server
+      .chatRequests()
+      .slice(before)
+      .map((q) => String(q.body.messages.at(-1).content));
     expect(users.filter((u) => u.includes("Property: RWESummary: Completeness")).length).toBe(1);
     expect(users.filter((u) => u.includes("Property: RWESummary: Direction of effect")).length).toBe(1);
     // model-a answers with the MedMeta dimension → every RWE verdict is missing, none is 0
@@ -196,14 +231,25 @@ describe("panel config", () => {
 
   it("names unknown keys, duplicate judges and undefined endpoints", () => {
     expect(() => parsePanelConfig({ rubric: "x", judges: [{ id: "a", model: "m", temprature: 0 }] }, "p.yaml")).toThrow(/p\.yaml: judges\.0: .*"temprature"/);
-    expect(() => parsePanelConfig({ rubric: "x", judges: [{ id: "a", model: "m" }, { id: "a", model: "n" }] })).toThrow(/judges\.1\.id: duplicate judge id "a"/);
+    expect(() =>
+      parsePanelConfig({
+        rubric: "x",
+        judges: [
+          { id: "a", model: "m" },
+          { id: "a", model: "n" },
+        ],
+      }),
+    ).toThrow(/judges\.1\.id: duplicate judge id "a"/);
     expect(() => parsePanelConfig({ rubric: "x", judges: [{ id: "a", model: "m", endpoint: "gpu" }] })).toThrow(/judges\.0\.endpoint: endpoint "gpu" is not defined/);
   });
 
   it("passes the named endpoint to the model factory", () => {
     const seen: unknown[] = [];
     createPanel(loadPanelConfig(join(FIX, "panel.yaml")).config, { modelFor: (spec, ep) => (seen.push([spec.id, ep]), modelFor(spec)) });
-    expect(seen).toEqual([["judge-a", { baseURL: "http://127.0.0.1:1/v1" }], ["judge-b", { baseURL: "http://127.0.0.1:1/v1" }]]);
+    expect(seen).toEqual([
+      ["judge-a", { baseURL: "http://127.0.0.1:1/v1" }],
+      ["judge-b", { baseURL: "http://127.0.0.1:1/v1" }],
+    ]);
   });
 });
 
@@ -213,11 +259,28 @@ describe("panel through the model layer's OpenAI-compatible ChatModel", () => {
     const realModelFor = (spec: { model: string }) =>
       createOpenAIChatModel(
         spec.model,
-        { baseURL: server.baseURL, apiKeyEnv: "JUDGE_TEST_KEY", structuredMethod: "promptOnly", structuredRetries: 1, maxRetries: 0, cache: false, timeoutMs: 5000, concurrency: 4, requestsPerMinute: 0 },
+        {
+          baseURL: server.baseURL,
+          apiKeyEnv: "JUDGE_TEST_KEY",
+          structuredMethod: "promptOnly",
+          structuredRetries: 1,
+          maxRetries: 0,
+          cache: false,
+          timeoutMs: 5000,
+          concurrency: 4,
+          requestsPerMinute: 0,
+        },
         { env: { JUDGE_TEST_KEY: "sk-test" } },
       );
     const panel = createPanel(
-      { rubric: "medmeta-semantic-equivalence", judges: [{ id: "a", model: "openai:model-a" }, { id: "b", model: "openai:model-b" }, { id: "c", model: "openai:model-c", attempts: 1 }] },
+      {
+        rubric: "medmeta-semantic-equivalence",
+        judges: [
+          { id: "a", model: "openai:model-a" },
+          { id: "b", model: "openai:model-b" },
+          { id: "c", model: "openai:model-c", attempts: 1 },
+        ],
+      },
       { modelFor: realModelFor },
     );
     const r = await panel.judgeRecord(record("R1"));

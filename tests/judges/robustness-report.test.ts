@@ -12,11 +12,26 @@ import { robustnessSection } from "../../experiments/report/robustness-section.t
 import type { RunRecord } from "../../experiments/types.ts";
 import { misleadingRate, type RobustnessRow } from "../../judges/robustness.ts";
 
-const row = (item: string, strength: number, answer: string, extra: Partial<RobustnessRow> = {}): RobustnessRow => ({ item, model: "m", workflow: "critic-rag[conflict]", strength, answer, gold: "higher", ...extra });
+const row = (item: string, strength: number, answer: string, extra: Partial<RobustnessRow> = {}): RobustnessRow => ({
+  item,
+  model: "m",
+  workflow: "critic-rag[conflict]",
+  strength,
+  answer,
+  gold: "higher",
+  ...extra,
+});
 
 describe("misleading rate: abstentions and applied perturbations", () => {
   it("an abstention is eligible, not misled: 3 eligible, 1 misled, 1 abstained → rate 1/3", () => {
-    const rows = [row("i1", 0, "higher"), row("i2", 0, "higher"), row("i3", 0, "higher"), row("i1", 1, "insufficient data", { abstained: true, applied: true }), row("i2", 1, "lower", { applied: true }), row("i3", 1, "higher", { applied: false })];
+    const rows = [
+      row("i1", 0, "higher"),
+      row("i2", 0, "higher"),
+      row("i3", 0, "higher"),
+      row("i1", 1, "insufficient data", { abstained: true, applied: true }),
+      row("i2", 1, "lower", { applied: true }),
+      row("i3", 1, "higher", { applied: false }),
+    ];
     const [m] = misleadingRate(rows);
     expect(m).toMatchObject({ eligible: 3, misled: 1, abstained: 1, applied: 2, followedCorruption: 1 });
     expect(m.rate).toBeCloseTo(1 / 3, 12);
@@ -24,7 +39,24 @@ describe("misleading rate: abstentions and applied perturbations", () => {
 });
 
 const rec = (over: Partial<RunRecord> & { itemId: string }): RunRecord =>
-  ({ key: `${over.itemId}-${over.workflow}-${JSON.stringify(over.params)}`, dataset: "medevidence", taskKind: "synthesis", model: "m", workflow: "golden-rag", params: {}, repeat: 0, status: "ok", output: "x", reference: null, itemMeta: { referenceAnswer: "higher" }, intermediate: {}, generator: {}, startedAt: "", finishedAt: "", ...over }) as unknown as RunRecord;
+  ({
+    key: `${over.itemId}-${over.workflow}-${JSON.stringify(over.params)}`,
+    dataset: "medevidence",
+    taskKind: "synthesis",
+    model: "m",
+    workflow: "golden-rag",
+    params: {},
+    repeat: 0,
+    status: "ok",
+    output: "x",
+    reference: null,
+    itemMeta: { referenceAnswer: "higher" },
+    intermediate: {},
+    generator: {},
+    startedAt: "",
+    finishedAt: "",
+    ...over,
+  }) as unknown as RunRecord;
 
 describe("uptake of inserted distractors", () => {
   it("an output sentence copied from a distractor takes up the perturbation (its record names only the title)", () => {
@@ -55,9 +87,29 @@ describe("robustness section", () => {
     const records = [
       rec({ itemId: "i1", workflow: "golden-rag", labels: { answer_label_lexical: "higher" } }),
       rec({ itemId: "i2", workflow: "golden-rag", labels: { answer_label_lexical: "higher" } }),
-      rec({ itemId: "i1", workflow: "perturbed-rag", params: { op: "swap", element: "outcome", strength: 1 }, labels: { answer_label_lexical: "lower" }, metrics: { perturbation_uptake: 0.5, perturbation_uptake_llm: 1, grounding_supported_llm: 1 }, intermediate: { perturbation: { steps: steps(true) } } }),
-      rec({ itemId: "i2", workflow: "perturbed-rag", params: { op: "swap", element: "outcome", strength: 1 }, labels: { answer_label_lexical: "higher" }, metrics: { perturbation_uptake: 0 }, intermediate: { perturbation: { steps: steps(false, "no outcome found (rule extractor) in 12345678") } } }),
-      rec({ itemId: "i1", workflow: "critic-rag", params: { op: "conflict", strength: 1 }, labels: { answer_label_lexical: "insufficient data" }, intermediate: { critic: { abstained: true }, perturbation: { steps: [{ op: "conflict", applied: true, changes: [], inserted: [] }] } } }),
+      rec({
+        itemId: "i1",
+        workflow: "perturbed-rag",
+        params: { op: "swap", element: "outcome", strength: 1 },
+        labels: { answer_label_lexical: "lower" },
+        metrics: { perturbation_uptake: 0.5, perturbation_uptake_llm: 1, grounding_supported_llm: 1 },
+        intermediate: { perturbation: { steps: steps(true) } },
+      }),
+      rec({
+        itemId: "i2",
+        workflow: "perturbed-rag",
+        params: { op: "swap", element: "outcome", strength: 1 },
+        labels: { answer_label_lexical: "higher" },
+        metrics: { perturbation_uptake: 0 },
+        intermediate: { perturbation: { steps: steps(false, "no outcome found (rule extractor) in 12345678") } },
+      }),
+      rec({
+        itemId: "i1",
+        workflow: "critic-rag",
+        params: { op: "conflict", strength: 1 },
+        labels: { answer_label_lexical: "insufficient data" },
+        intermediate: { critic: { abstained: true }, perturbation: { steps: [{ op: "conflict", applied: true, changes: [], inserted: [] }] } },
+      }),
     ];
     const s = (await robustnessSection(records))!;
     const table = (id: string) => s.tables.find((t) => t.id === id)!;

@@ -36,7 +36,10 @@ describe("robustness statistics", () => {
     expect(m.low).toBeCloseTo(0.20765, 4);
   });
   it("a workflow without strength 0 takes its clean answers from Golden-RAG", () => {
-    const rows = [{ ...ROWS[0], workflow: "golden-rag" }, { ...ROWS[4], workflow: "perturbed-rag[distract]" }];
+    const rows = [
+      { ...ROWS[0], workflow: "golden-rag" },
+      { ...ROWS[4], workflow: "perturbed-rag[distract]" },
+    ];
     expect(misleadingRate(rows)).toMatchObject([{ workflow: "perturbed-rag[distract]", eligible: 1, misled: 1, followedCorruption: 1 }]);
   });
   it("robustness curve: accuracy 3/4 at strength 0 and 2/4 at strength 1", () => {
@@ -85,7 +88,12 @@ describe("grounding and numeric fidelity", () => {
   it("record-level metrics from a Perturbed-RAG record", () => {
     const record = {
       output: "Aspirin increased stroke risk (OR 1.33).",
-      intermediate: { perturbation: { evidence: [{ id: "1", title: "Aspirin", text: "Aspirin increased stroke risk in adults (OR 1.33)." }], steps: [{ changes: [{ before: "Aspirin reduced stroke risk in adults (OR 0.75).", after: "Aspirin increased stroke risk in adults (OR 1.33)." }] }] } },
+      intermediate: {
+        perturbation: {
+          evidence: [{ id: "1", title: "Aspirin", text: "Aspirin increased stroke risk in adults (OR 1.33)." }],
+          steps: [{ changes: [{ before: "Aspirin reduced stroke risk in adults (OR 0.75).", after: "Aspirin increased stroke risk in adults (OR 1.33)." }] }],
+        },
+      },
     } as unknown as RunRecord;
     expect(groundingMetrics(record)).toEqual({ grounding_supported: 1, perturbation_uptake: 1, unsupported_claims: 0, numeric_fidelity: 0, numbers_invented: 0, numbers_altered: 1 });
   });

@@ -25,7 +25,11 @@ describe("built-in rubrics", () => {
   });
 
   it("RWESummary: three binary rubrics, one dimension each, judged against the source", () => {
-    for (const [id, dim] of [["rwe-direction-of-effect", "direction_of_effect"], ["rwe-numbers-accurate", "numbers_accurate"], ["rwe-completeness", "completeness"]]) {
+    for (const [id, dim] of [
+      ["rwe-direction-of-effect", "direction_of_effect"],
+      ["rwe-numbers-accurate", "numbers_accurate"],
+      ["rwe-completeness", "completeness"],
+    ]) {
       const r = resolveRubric(id);
       expect(r.scale.type).toBe("binary");
       expect(r.dimensions.map((d) => d.id)).toEqual([dim]);
@@ -101,7 +105,9 @@ describe("custom rubric files", () => {
     expect(() => parseRubric({ ...base, scale: { min: 0, max: 5, type: "binary" } }, "x.yaml")).toThrow(/x\.yaml: scale\.type: a binary scale must be min 0, max 1/);
     expect(() => parseRubric({ ...base, scale: { min: 0, max: 5, type: "interval" }, anchors: [{ score: 9, label: "l", description: "d" }] })).toThrow(/anchors\.0\.score: anchor score 9 is outside/);
     expect(() => parseRubric({ ...base, scale: { min: 0, max: 5, type: "interval" }, dimensions: [base.dimensions[0], base.dimensions[0]] })).toThrow(/dimensions\.1\.id: duplicate dimension id "a"/);
-    expect(() => parseRubric({ ...base, scale: { min: 0, max: 5, type: "interval" }, dimensions: [{ id: "Bad-Id", name: "n", description: "d" }] })).toThrow(/dimensions\.0\.id: dimension id must be snake_case/);
+    expect(() => parseRubric({ ...base, scale: { min: 0, max: 5, type: "interval" }, dimensions: [{ id: "Bad-Id", name: "n", description: "d" }] })).toThrow(
+      /dimensions\.0\.id: dimension id must be snake_case/,
+    );
   });
 });
 

@@ -15,7 +15,11 @@ describe("computeRweWeightedScore", () => {
   ];
   it("hand table: normalised A = 0, 1, .5; T = 1, 0, .5; sums 1, 2, 1.5 → 0, 100, 50 %", () => {
     const r = computeRweWeightedScore(rows, { metrics });
-    expect(r.models.map((m) => m.normalized)).toEqual([{ A: 0, T: 1 }, { A: 1, T: 0 }, { A: 0.5, T: 0.5 }]);
+    expect(r.models.map((m) => m.normalized)).toEqual([
+      { A: 0, T: 1 },
+      { A: 1, T: 0 },
+      { A: 0.5, T: 0.5 },
+    ]);
     expect(r.models.map((m) => m.weightedSum)).toEqual([1, 2, 1.5]);
     expect(r.models.map((m) => m.score)).toEqual([0, 100, 50]);
     expect(r.models[2].weightedPercent).toBeCloseTo(50, 12);
@@ -27,7 +31,10 @@ describe("computeRweWeightedScore", () => {
     expect(r.models.map((m) => Math.round(m.score * 1e9) / 1e9)).toEqual([100, 0, 50]);
   });
   it("equal min and max → normalised 1 and flagged; missing value throws naming model and metric", () => {
-    const r = computeRweWeightedScore(rows.map((x) => ({ ...x, values: { ...x.values, T: 5 } })), { metrics });
+    const r = computeRweWeightedScore(
+      rows.map((x) => ({ ...x, values: { ...x.values, T: 5 } })),
+      { metrics },
+    );
     expect(r.degenerateMetrics).toEqual(["T"]);
     expect(r.models.every((m) => m.normalized.T === 1)).toBe(true);
     expect(() => computeRweWeightedScore([{ model: "X", values: { A: 1 } }], { metrics })).toThrow('model "X" has no finite value for metric "T"');

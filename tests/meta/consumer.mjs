@@ -19,7 +19,11 @@ const models = await import("medsynth/models");
 const extractive = models.createGeneratorModel("extractive:mmr");
 out.models = extractive.id;
 const graphs = await import("medsynth/graphs");
-const llm = models.createGeneratorModel("openai:scripted-chat", { baseURL: process.env.SCRIPTED_BASE_URL, apiKeyEnv: "TEST_KEY", maxRetries: 0, timeoutMs: 30000 }, { cacheDir: process.env.CONSUMER_CACHE, env: { TEST_KEY: "sk-test" } });
+const llm = models.createGeneratorModel(
+  "openai:scripted-chat",
+  { baseURL: process.env.SCRIPTED_BASE_URL, apiKeyEnv: "TEST_KEY", maxRetries: 0, timeoutMs: 30000 },
+  { cacheDir: process.env.CONSUMER_CACHE, env: { TEST_KEY: "sk-test" } },
+);
 const wf = graphs.getWorkflow("pzs").create({ model: llm }, {});
 const r = await wf.run({ id: "m1", question: "Does aspirin reduce stroke?", goldenDocs: [], referenceConclusion: "x" }, { repeat: 0 });
 out.graphs = [r.status, r.output ?? r.error ?? r.reason];

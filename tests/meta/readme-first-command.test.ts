@@ -21,7 +21,9 @@ describe("README first command", () => {
   });
 
   it("its CLI part starts the built CLI at once (no install, no build): --version in the checkout", () => {
-    const cli = firstCommand().replace(/^npm ci && /, "").split(" ");
+    const cli = firstCommand()
+      .replace(/^npm ci && /, "")
+      .split(" ");
     expect(cli.slice(0, 2)).toEqual(["node", "bin/medsynth.js"]);
     const t = performance.now();
     const r = spawnSync(process.execPath, [cli[1], "--version"], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });

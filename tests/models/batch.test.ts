@@ -28,7 +28,13 @@ const responder = (body: any) => {
 const endpoint = (baseURL: string) => ({ baseURL, apiKeyEnv: "FAKE_KEY", retryBaseMs: 1, retryMaxMs: 2, timeoutMs: 5000 });
 const env = { FAKE_KEY: "sk-test-123456" };
 const session = (dir: string, settings: Record<string, unknown> = {}) =>
-  new BatchCollector(join(dir, "batches.jsonl"), (url, key) => createHttpBatchApi(url, key), { pollMs: 10, idleMs: 300, ...settings }, () => {}, true);
+  new BatchCollector(
+    join(dir, "batches.jsonl"),
+    (url, key) => createHttpBatchApi(url, key),
+    { pollMs: 10, idleMs: 300, ...settings },
+    () => {},
+    true,
+  );
 const meta = (i: number) => ({ meta: { promptId: "p", promptVersion: "1", repeat: i } });
 const Answer = z.object({ answer: z.string() });
 
@@ -77,7 +83,10 @@ describe("batch session", () => {
     expect(out.slice(0, 6).map((r) => (r.ok ? (r as { text: string }).text : r.error))).toEqual([0, 1, 2, 3, 4, 5].map((i) => `re: question ${i}`));
     expect(batch.stats).toMatchObject({ failedLines: 2, retriedOnline: 2, retriedInBatch: 0 });
     expect(server.onlineBodies.map((b) => b.messages.at(-1).content).sort()).toEqual(["question 1", "question 4"]);
-    const journal = readFileSync(join(dir, "batches.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const journal = readFileSync(join(dir, "batches.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(journal.filter((e) => e.event === "retried").map((e) => e.how)).toEqual(["online", "online"]);
 
     // Same faults, retried in a new batch.
@@ -92,7 +101,12 @@ describe("batch session", () => {
     expect(server.onlineBodies.length).toBe(onlineBefore);
     expect(server.batches.length - before).toBe(2);
     const ids = server.batchLines.filter((l) => failing.has(l.body.messages.at(-1).content)).map((l) => l.customId);
-    expect(server.batches.at(-1)!.lines.map((l) => l.custom_id).sort()).toEqual([...new Set(ids)].sort());
+    expect(
+      server.batches
+        .at(-1)!
+        .lines.map((l) => l.custom_id)
+        .sort(),
+    ).toEqual([...new Set(ids)].sort());
     expect(batch2.stats).toMatchObject({ retriedInBatch: 2, retriedOnline: 0 });
   });
 

@@ -32,15 +32,26 @@ describe("retry", () => {
   it("stops on non-retryable errors, after maxRetries, and on a too-long Retry-After", async () => {
     const policy = { maxRetries: 3, baseMs: 1, maxMs: 2, maxRetryAfterMs: 1000 };
     let n = 0;
-    const r1 = await withRetry(async () => { n++; throw { status: 400 }; }, policy);
+    const r1 = await withRetry(async () => {
+      n++;
+      throw { status: 400 };
+    }, policy);
     expect([r1.ok, r1.attempts, n]).toEqual([false, 1, 1]);
     n = 0;
-    const r2 = await withRetry(async () => { n++; throw { status: 502 }; }, policy);
+    const r2 = await withRetry(async () => {
+      n++;
+      throw { status: 502 };
+    }, policy);
     expect([r2.ok, r2.attempts, n]).toEqual([false, 4, 4]);
-    const r3 = await withRetry(async () => { throw { status: 429, headers: { "retry-after": "3600" } }; }, policy);
+    const r3 = await withRetry(async () => {
+      throw { status: 429, headers: { "retry-after": "3600" } };
+    }, policy);
     expect(r3.ok ? "" : r3.gaveUp).toMatch(/retry after 3600000 ms/);
     n = 0;
-    const r4 = await withRetry(async () => { if (++n < 3) throw { status: 500 }; return "ok"; }, policy);
+    const r4 = await withRetry(async () => {
+      if (++n < 3) throw { status: 500 };
+      return "ok";
+    }, policy);
     expect(r4).toEqual({ ok: true, value: "ok", attempts: 3 });
   });
 });
@@ -50,7 +61,16 @@ describe("rate limits", () => {
     const l = createRateLimiter({ concurrency: 2, requestsPerMinute: 0 });
     let active = 0;
     let peak = 0;
-    await Promise.all(Array.from({ length: 8 }, () => l.run(async () => { active++; peak = Math.max(peak, active); await new Promise((r) => setTimeout(r, 10)); active--; })));
+    await Promise.all(
+      Array.from({ length: 8 }, () =>
+        l.run(async () => {
+          active++;
+          peak = Math.max(peak, active);
+          await new Promise((r) => setTimeout(r, 10));
+          active--;
+        }),
+      ),
+    );
     expect(peak).toBe(2);
   });
   it("token bucket spaces starts at 60000/rpm ms after the burst", async () => {
@@ -79,13 +99,20 @@ describe("call cache", () => {
   it("stores successes atomically, skips failures, shares in-flight work", async () => {
     const c = new CallCache(root);
     let runs = 0;
-    const compute = async () => { runs++; await new Promise((r) => setTimeout(r, 20)); return { ok: true, v: 1 }; };
+    const compute = async () => {
+      runs++;
+      await new Promise((r) => setTimeout(r, 20));
+      return { ok: true, v: 1 };
+    };
     const rs = await Promise.all([1, 2, 3].map(() => c.getOrCompute("ab".padEnd(64, "0"), compute, (v) => v.ok)));
     expect(runs).toBe(1);
     expect(rs.map((r) => r.source).sort()).toEqual(["miss", "shared", "shared"]);
     expect((await c.getOrCompute("ab".padEnd(64, "0"), compute, (v) => v.ok)).source).toBe("hit");
     expect(readdirSync(join(root, "calls", "ab"))).toEqual(["ab".padEnd(64, "0") + ".json"]);
-    const fail = async () => { runs++; return { ok: false, v: 0 }; };
+    const fail = async () => {
+      runs++;
+      return { ok: false, v: 0 };
+    };
     await c.getOrCompute("cd".padEnd(64, "0"), fail, (v) => v.ok);
     await c.getOrCompute("cd".padEnd(64, "0"), fail, (v) => v.ok);
     expect(runs).toBe(3);

@@ -11,7 +11,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer, type Responder } from "../helpers/scripted-openai-server.ts";
-import { AttemptTimeoutError, MalformedResponseError, callCacheKey, classifyError, createOpenAIChatModel, createOpenAIEmbeddingClient, endpointCacheId, EmbeddingError, runAttempt, withRetry } from "../../models/index.ts";
+import {
+  AttemptTimeoutError,
+  MalformedResponseError,
+  callCacheKey,
+  classifyError,
+  createOpenAIChatModel,
+  createOpenAIEmbeddingClient,
+  endpointCacheId,
+  EmbeddingError,
+  runAttempt,
+  withRetry,
+} from "../../models/index.ts";
 import type { ChatMessage, EndpointConfigInput } from "../../models/index.ts";
 
 const KEY = "sk-robust-SECRET-0123456789abcdef";
@@ -35,11 +46,17 @@ async function scripted(script: ScriptedReply[] | Responder): Promise<ScriptedSe
 }
 
 function chatModel(baseURL: string, cfg: EndpointConfigInput = {}) {
-  return createOpenAIChatModel("openai:same-name", { baseURL, apiKeyEnv: "K", maxRetries: 2, retryBaseMs: 5, retryMaxMs: 20, timeoutMs: 2000, ...cfg }, { cacheDir: dir, env: { K: KEY }, random: () => 0 });
+  return createOpenAIChatModel(
+    "openai:same-name",
+    { baseURL, apiKeyEnv: "K", maxRetries: 2, retryBaseMs: 5, retryMaxMs: 20, timeoutMs: 2000, ...cfg },
+    { cacheDir: dir, env: { K: KEY }, random: () => 0 },
+  );
 }
 
 /** A raw server answering every request with `status`, `contentType` and `body` verbatim (e.g. a proxy's HTML page). */
-async function rawServer(reply: (req: IncomingMessage, n: number) => { status: number; contentType: string; body: string; headers?: Record<string, string> }): Promise<{ baseURL: string; count: () => number }> {
+async function rawServer(
+  reply: (req: IncomingMessage, n: number) => { status: number; contentType: string; body: string; headers?: Record<string, string> },
+): Promise<{ baseURL: string; count: () => number }> {
   let n = 0;
   const server: Server = createServer(async (req, res) => {
     for await (const _ of req) void _;
@@ -246,7 +263,11 @@ describe("per-attempt timeouts are retried; the caller's abort is not", () => {
 describe("non-JSON and malformed replies", () => {
   it("classifies a malformed 5xx/429 like any 5xx/429 and a malformed 2xx/4xx as not retryable", () => {
     expect(classifyError(new MalformedResponseError({ status: 502, body: "<html>" }))).toMatchObject({ kind: "server", retryable: true, status: 502 });
-    expect(classifyError(new MalformedResponseError({ status: 503, body: "<html>", headers: new Headers({ "retry-after": "2" }) }))).toMatchObject({ kind: "server", retryable: true, retryAfterMs: 2000 });
+    expect(classifyError(new MalformedResponseError({ status: 503, body: "<html>", headers: new Headers({ "retry-after": "2" }) }))).toMatchObject({
+      kind: "server",
+      retryable: true,
+      retryAfterMs: 2000,
+    });
     expect(classifyError(new MalformedResponseError({ status: 429, body: "slow down" }))).toMatchObject({ kind: "rate-limit", retryable: true });
     expect(classifyError(new MalformedResponseError({ status: 200, body: "<html>" }))).toEqual({ kind: "malformed", retryable: false, status: 200 });
     expect(classifyError(new MalformedResponseError({ status: 404, body: "404 page not found" }))).toEqual({ kind: "malformed", retryable: false, status: 404 });
@@ -269,12 +290,20 @@ describe("non-JSON and malformed replies", () => {
     const s = await rawServer(() => ({ status: 502, contentType: "text/html", body: NGINX_502 }));
     const r = await chatModel(s.baseURL, { maxRetries: 2 }).chat(msgs, { meta });
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error).toMatch(/server error after 3 attempts: endpoint returned a non-JSON response \(HTTP 502, content-type text\/html\): <html> <head><title>502 Bad Gateway<\/title><\/head>/);
+    if (!r.ok)
+      expect(r.error).toMatch(/server error after 3 attempts: endpoint returned a non-JSON response \(HTTP 502, content-type text\/html\): <html> <head><title>502 Bad Gateway<\/title><\/head>/);
     expect(s.count()).toBe(3);
   });
 
   it("chat: an HTML 502 then a good answer succeeds; JSON sent as text/plain is accepted", async () => {
-    const good = JSON.stringify({ id: "x", object: "chat.completion", created: 1, model: "same-name", choices: [{ index: 0, message: { role: "assistant", content: "fine" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
+    const good = JSON.stringify({
+      id: "x",
+      object: "chat.completion",
+      created: 1,
+      model: "same-name",
+      choices: [{ index: 0, message: { role: "assistant", content: "fine" }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+    });
     const s = await rawServer((_req, n) => (n === 0 ? { status: 502, contentType: "text/html", body: NGINX_502 } : { status: 200, contentType: "text/plain; charset=utf-8", body: good }));
     const r = await chatModel(s.baseURL).chat(msgs, { meta });
     expect(r).toMatchObject({ ok: true, text: "fine", call: { attempts: 2, usage: { inputTokens: 3, outputTokens: 1 } } });
@@ -282,7 +311,11 @@ describe("non-JSON and malformed replies", () => {
 
   it("chat: JSON without `choices`, invalid JSON and an empty 200 are named as malformed", async () => {
     const bodies = [
-      { contentType: "application/json", body: '{"detail":"model not loaded"}', re: /malformed response \(no "choices" array\) \(HTTP 200, content-type application\/json\): \{"detail":"model not loaded"\}/ },
+      {
+        contentType: "application/json",
+        body: '{"detail":"model not loaded"}',
+        re: /malformed response \(no "choices" array\) \(HTTP 200, content-type application\/json\): \{"detail":"model not loaded"\}/,
+      },
       { contentType: "application/json", body: '{"choices": [', re: /malformed JSON response \(HTTP 200, content-type application\/json\): \{"choices": \[/ },
       { contentType: "application/json", body: "", re: /empty response \(HTTP 200, content-type application\/json\) \(empty body\)/ },
     ];
@@ -316,7 +349,14 @@ describe("non-JSON and malformed replies", () => {
     const ac = new AbortController();
     ac.abort(new Error("stop now"));
     let n = 0;
-    const r = await withRetry(async () => { n++; throw new AttemptTimeoutError(10); }, { maxRetries: 3, baseMs: 1, maxMs: 1, maxRetryAfterMs: 10 }, { signal: ac.signal });
+    const r = await withRetry(
+      async () => {
+        n++;
+        throw new AttemptTimeoutError(10);
+      },
+      { maxRetries: 3, baseMs: 1, maxMs: 1, maxRetryAfterMs: 10 },
+      { signal: ac.signal },
+    );
     expect(r).toMatchObject({ ok: false, attempts: 1, gaveUp: "aborted by the caller's signal (Error: stop now)" });
     expect(n).toBe(1);
   });

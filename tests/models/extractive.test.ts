@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { datasetFileSync } from "../../corpus/datasets/files.ts";
 import { createExtractiveModel, createGeneratorModel, ExtractiveConfigSchema, mmrSynthesize, passageSentences, splitSentences } from "../../models/index.ts";
 import type { EvidencePassage } from "../../models/index.ts";
@@ -22,7 +21,11 @@ const tiny: EvidencePassage[] = [
 const q = "aspirin reduction bleeding";
 
 const realistic: EvidencePassage[] = [
-  { id: "A", title: "A", text: "BACKGROUND: Stroke is common in older adults. METHODS: We randomised 400 patients to aspirin or placebo. RESULTS: Aspirin reduced stroke incidence in older adults by one third. Major bleeding occurred in 2.1% of patients vs. 1.0% with placebo. CONCLUSIONS: Aspirin prevents stroke in older adults but increases bleeding." },
+  {
+    id: "A",
+    title: "A",
+    text: "BACKGROUND: Stroke is common in older adults. METHODS: We randomised 400 patients to aspirin or placebo. RESULTS: Aspirin reduced stroke incidence in older adults by one third. Major bleeding occurred in 2.1% of patients vs. 1.0% with placebo. CONCLUSIONS: Aspirin prevents stroke in older adults but increases bleeding.",
+  },
   { id: "B", title: "B", text: "RESULTS: Aspirin reduced stroke incidence in older adults by one quarter. CONCLUSIONS: These findings support aspirin use." },
   { id: "C", title: "C", text: "Dementia outcomes were unchanged by aspirin in this cohort of older adults. Cognitive decline did not differ between groups (P = .40)." },
 ];

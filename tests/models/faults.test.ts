@@ -25,7 +25,11 @@ afterEach(async () => {
 });
 async function model(script: ScriptedReply[], cfg: EndpointConfigInput = {}) {
   server = await startScriptedServer(script);
-  return createOpenAIChatModel("openai:scripted", { baseURL: server.baseURL, apiKeyEnv: "K", maxRetries: 1, retryBaseMs: 1, structuredRetries: 1, ...cfg }, { cacheDir: dir, env: { K: "sk-faults-key-123456" } });
+  return createOpenAIChatModel(
+    "openai:scripted",
+    { baseURL: server.baseURL, apiKeyEnv: "K", maxRetries: 1, retryBaseMs: 1, structuredRetries: 1, ...cfg },
+    { cacheDir: dir, env: { K: "sk-faults-key-123456" } },
+  );
 }
 
 describe("truncated answers (finish_reason length)", () => {
@@ -58,7 +62,12 @@ describe("truncated answers (finish_reason length)", () => {
       { onTruncated: "keep-marked" },
     );
     const r1 = await m.chat(msgs, { meta, params: { maxTokens: 16 } });
-    expect(r1).toMatchObject({ ok: true, truncated: true, text: "The pooled estimate favours the interv", call: { finishReason: "length", cached: false, usage: { inputTokens: 40, outputTokens: 16 } } });
+    expect(r1).toMatchObject({
+      ok: true,
+      truncated: true,
+      text: "The pooled estimate favours the interv",
+      call: { finishReason: "length", cached: false, usage: { inputTokens: 40, outputTokens: 16 } },
+    });
     const r2 = await m.chat(msgs, { meta, params: { maxTokens: 16 } });
     expect(server!.chatRequests().length).toBe(2); // asked again: a kept truncation is not a cached success
     expect(r2.ok ? r2.truncated : "failed").toBeUndefined();

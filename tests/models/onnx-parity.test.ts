@@ -27,7 +27,15 @@ interface Reference {
   texts: string[];
   encoder: { text: string; ids: number[]; dims: number[]; token_embeddings: number[]; mean: number[]; mean_normalized: number[]; cls: number[]; cls_normalized: number[] }[];
   encoder_truncated: { text: string; max_length: number; ids: number[]; cls_normalized: number[] };
-  bertscore: { candidate: string; reference: string; idf: boolean; precision: number; recall: number; f1: number; rescaled: { baseline: { precision: number; recall: number; f1: number }; precision: number; recall: number; f1: number } }[];
+  bertscore: {
+    candidate: string;
+    reference: string;
+    idf: boolean;
+    precision: number;
+    recall: number;
+    f1: number;
+    rescaled: { baseline: { precision: number; recall: number; f1: number }; precision: number; recall: number; f1: number };
+  }[];
   cross_encoder: { query: string; docs: { text: string; ids: number[]; token_type_ids: number[]; logit: number }[]; truncated: { text: string; max_length: number; ids: number[]; logit: number } };
   causal_lm: { text: string; ids: number[]; token_logprobs: number[]; perplexity: number }[];
 }
@@ -77,12 +85,24 @@ describe("transformers embedder = PyTorch", () => {
     const tf = await import("@xenova/transformers");
     const e = ref.encoder[1];
     const ids = new tf.Tensor("int64", BigInt64Array.from(e.ids, BigInt), [1, e.ids.length]);
-    const out = await m.value.model({ input_ids: ids, attention_mask: new tf.Tensor("int64", BigInt64Array.from(e.ids, () => 1n), [1, e.ids.length]) });
+    const out = await m.value.model({
+      input_ids: ids,
+      attention_mask: new tf.Tensor(
+        "int64",
+        BigInt64Array.from(e.ids, () => 1n),
+        [1, e.ids.length],
+      ),
+    });
     expect(out.last_hidden_state.dims).toEqual([1, ...e.dims]);
     expectClose(out.last_hidden_state.data as Float32Array, e.token_embeddings);
   });
   it("mean and CLS pooling, normalised or not; batch size 1 and 16 give the same vectors (no padding leak)", async () => {
-    for (const [pooling, normalize, key] of [["mean", false, "mean"], ["mean", true, "mean_normalized"], ["cls", false, "cls"], ["cls", true, "cls_normalized"]] as const) {
+    for (const [pooling, normalize, key] of [
+      ["mean", false, "mean"],
+      ["mean", true, "mean_normalized"],
+      ["cls", false, "cls"],
+      ["cls", true, "cls_normalized"],
+    ] as const) {
       const one = await createTransformersEmbedder({ model: BERT, modelDir: MODEL_DIR, quantized: false, pooling, normalize, batchSize: 1 });
       const many = await createTransformersEmbedder({ model: BERT, modelDir: MODEL_DIR, quantized: false, pooling, normalize, batchSize: 16 });
       const a = await one.embed(ref.texts);
@@ -195,7 +215,10 @@ describe("hybrid retrieval with the tiny encoder runs end to end (quality meanin
     expect(r.embedder?.info).toMatchObject({ model: BERT, pooling: "cls" });
     // the same table opened with other pooling settings is refused
     await expect(
-      createRetriever({ mode: "dense", embedder: `transformers:${BERT}:cls`, dense: { dir, tableName: r.store!.tableName } }, { docs: sample, embedderOptions: { modelDir: MODEL_DIR, quantized: false }, embedder: { ...r.embedder!, info: { ...r.embedder!.info, pooling: "mean" } }, log: () => {} }),
+      createRetriever(
+        { mode: "dense", embedder: `transformers:${BERT}:cls`, dense: { dir, tableName: r.store!.tableName } },
+        { docs: sample, embedderOptions: { modelDir: MODEL_DIR, quantized: false }, embedder: { ...r.embedder!, info: { ...r.embedder!.info, pooling: "mean" } }, log: () => {} },
+      ),
     ).rejects.toThrow(/built with embedder settings/);
   }, 120_000);
 });

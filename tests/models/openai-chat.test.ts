@@ -29,7 +29,11 @@ afterEach(async () => {
 async function model(script: ScriptedReply[] | Responder, cfg: EndpointConfigInput = {}) {
   server = await startScriptedServer(script);
   const env = { TEST_KEY: KEY };
-  return createOpenAIChatModel("openai:scripted-chat", { baseURL: server.baseURL, apiKeyEnv: "TEST_KEY", maxRetries: 2, retryBaseMs: 10, retryMaxMs: 50, timeoutMs: 2000, ...cfg }, { cacheDir: dir, env, random: () => 0 });
+  return createOpenAIChatModel(
+    "openai:scripted-chat",
+    { baseURL: server.baseURL, apiKeyEnv: "TEST_KEY", maxRetries: 2, retryBaseMs: 10, retryMaxMs: 50, timeoutMs: 2000, ...cfg },
+    { cacheDir: dir, env, random: () => 0 },
+  );
 }
 
 describe("openai:<model> chat", () => {
@@ -38,7 +42,16 @@ describe("openai:<model> chat", () => {
     const r1 = await m.chat(msgs, { meta });
     expect(r1).toMatchObject({ ok: true, text: "Hello there.", call: { modelId: "openai:scripted-chat", cached: false, attempts: 1, usage: { inputTokens: 42, outputTokens: 5 } } });
     const body = server!.chatRequests()[0].body;
-    expect(body).toMatchObject({ model: "scripted-chat", temperature: 0.2, max_tokens: 64, seed: 7, messages: [{ role: "system", content: "You are terse." }, { role: "user", content: "Say hi." }] });
+    expect(body).toMatchObject({
+      model: "scripted-chat",
+      temperature: 0.2,
+      max_tokens: 64,
+      seed: 7,
+      messages: [
+        { role: "system", content: "You are terse." },
+        { role: "user", content: "Say hi." },
+      ],
+    });
     expect(body.stream).toBeFalsy();
     expect(server!.chatRequests()[0].headers.authorization).toBe(`Bearer ${KEY}`);
     const r2 = await m.chat(msgs, { meta });
@@ -165,10 +178,11 @@ describe("openai:<model> chat", () => {
   });
 
   it("an endpoint that refuses reasoning_effort: the call is re-sent once without it, and later calls leave it out", async () => {
-    const m = await model((req) =>
-      req.body.reasoning_effort !== undefined
-        ? { status: 400, body: { error: { message: "Unrecognized request argument supplied: reasoning_effort", type: "invalid_request_error", code: null } } }
-        : { content: "no reasoning here" },
+    const m = await model(
+      (req) =>
+        req.body.reasoning_effort !== undefined
+          ? { status: 400, body: { error: { message: "Unrecognized request argument supplied: reasoning_effort", type: "invalid_request_error", code: null } } }
+          : { content: "no reasoning here" },
       { reasoningEffort: "medium" },
     );
     const err = console.error;

@@ -93,7 +93,7 @@ describe("structured outputs", () => {
 describe("structured helpers", () => {
   it("extractJsonText handles fences, bare JSON and JSON inside prose", () => {
     expect(extractJsonText('```json\n{"a":1}\n```')).toBe('{"a":1}');
-    expect(extractJsonText('```\n[1,2]\n```')).toBe("[1,2]");
+    expect(extractJsonText("```\n[1,2]\n```")).toBe("[1,2]");
     expect(extractJsonText('  {"a":1} ')).toBe('{"a":1}');
     expect(extractJsonText('The answer is {"a": {"b": 2}} done')).toBe('{"a": {"b": 2}}');
     expect(extractJsonText("no json")).toBeNull();

@@ -13,7 +13,26 @@ import { naturalKey, openCellIndex, outputHash } from "../../results/cell-index.
 import { readRecordAt } from "../../results/results-file.ts";
 import type { RunRecord } from "../../results/run-record.ts";
 
-const rec = (key: string, extra: Partial<RunRecord> = {}): RunRecord => ({ key, itemId: `item:${key}`, dataset: "d", taskKind: "synthesis", model: "m1", workflow: "pzs", params: { k: 5 }, repeat: 0, status: "ok", output: `Output ${key}`, reference: null, itemMeta: {}, intermediate: {}, generator: { calls: 1, inputTokens: 1000, outputTokens: 500, latencyMs: 10, cached: false }, metrics: { rougeL: 0.5 }, startedAt: "", finishedAt: "", ...extra });
+const rec = (key: string, extra: Partial<RunRecord> = {}): RunRecord => ({
+  key,
+  itemId: `item:${key}`,
+  dataset: "d",
+  taskKind: "synthesis",
+  model: "m1",
+  workflow: "pzs",
+  params: { k: 5 },
+  repeat: 0,
+  status: "ok",
+  output: `Output ${key}`,
+  reference: null,
+  itemMeta: {},
+  intermediate: {},
+  generator: { calls: 1, inputTokens: 1000, outputTokens: 500, latencyMs: 10, cached: false },
+  metrics: { rougeL: 0.5 },
+  startedAt: "",
+  finishedAt: "",
+  ...extra,
+});
 const line = (r: RunRecord) => JSON.stringify(r) + "\n";
 
 function rows(path: string): { id: number; key: string; status: string; off: number; len: number; costUsd: number | null; [c: string]: unknown }[] {
@@ -36,7 +55,10 @@ describe("openCellIndex", () => {
     expect(built.path).toBe(join(dir, ".medsynth-index", "cells.sqlite"));
     let r = rows(built.path);
     // a later line for key "a" replaced its row and kept its id (table order = first appearance)
-    expect(r.map((x) => [x.id, x.key, x.status])).toEqual([[1, "a", "ok"], [2, "b", "ok"]]);
+    expect(r.map((x) => [x.id, x.key, x.status])).toEqual([
+      [1, "a", "ok"],
+      [2, "b", "ok"],
+    ]);
     expect(r[0].costUsd).toBeCloseTo((1000 * 2 + 500 * 10) / 1e6, 12);
     expect(r[0]["metric:rougeL"]).toBe(0.5);
     expect(readRecordAt(file, r[0].off, r[0].len)).toEqual(rec("a"));
@@ -49,7 +71,11 @@ describe("openCellIndex", () => {
     expect(grown).toMatchObject({ action: "extended", cells: 3, malformedLines: [2, 6], truncatedTail: true, scoreColumns: ["metric:bleu", "metric:rougeL"] });
     expect(grown.buildId).not.toBe(built.buildId);
     r = rows(grown.path);
-    expect(r.map((x) => [x.id, x.key, x.status])).toEqual([[1, "a", "ok"], [2, "b", "failed"], [3, "c", "ok"]]);
+    expect(r.map((x) => [x.id, x.key, x.status])).toEqual([
+      [1, "a", "ok"],
+      [2, "b", "failed"],
+      [3, "c", "ok"],
+    ]);
     expect(r[2]["metric:bleu"]).toBe(0.1);
     expect(r[1]["metric:bleu"]).toBeNull();
 
@@ -72,7 +98,13 @@ describe("openCellIndex", () => {
     const dir = mkdtempSync(join(tmpdir(), "cell-index-usage-"));
     const file = join(dir, "results.jsonl");
     const gen = (g: Partial<RunRecord["generator"]>) => ({ generator: { calls: 2, inputTokens: 1000, outputTokens: 500, latencyMs: 10, cached: false, ...g } });
-    writeFileSync(file, line(rec("none", gen({ inputTokens: null, outputTokens: null, unknownUsageCalls: 2 }))) + line(rec("zero", gen({ inputTokens: 0, outputTokens: 0, unknownUsageCalls: 2 }))) + line(rec("some", gen({ inputTokens: 400, outputTokens: 100, unknownUsageCalls: 1 }))) + line(rec("all", gen({}))));
+    writeFileSync(
+      file,
+      line(rec("none", gen({ inputTokens: null, outputTokens: null, unknownUsageCalls: 2 }))) +
+        line(rec("zero", gen({ inputTokens: 0, outputTokens: 0, unknownUsageCalls: 2 }))) +
+        line(rec("some", gen({ inputTokens: 400, outputTokens: 100, unknownUsageCalls: 1 }))) +
+        line(rec("all", gen({}))),
+    );
     const built = openCellIndex(file, { prices: { m1: { input: 2, output: 10 } } });
     const r = rows(built.path).map((x) => [x.key, x.inputTokens, x.outputTokens, x.unknownUsageCalls, x.costUsd]);
     expect(r).toEqual([
@@ -89,7 +121,9 @@ describe("openCellIndex", () => {
     const file = join(dir, "results.jsonl");
     let text = "";
     for (let i = 0; i < 60; i++) {
-      text += line(rec(`k${i % 45}`, { status: i % 7 === 0 ? "failed" : "ok", metrics: i % 5 === 0 ? { rougeL: i / 100, bleu: i / 200 } : { rougeL: i / 100 }, output: `Output ${i} ${"x".repeat(i * 7)}` }));
+      text += line(
+        rec(`k${i % 45}`, { status: i % 7 === 0 ? "failed" : "ok", metrics: i % 5 === 0 ? { rougeL: i / 100, bleu: i / 200 } : { rougeL: i / 100 }, output: `Output ${i} ${"x".repeat(i * 7)}` }),
+      );
       if (i === 10) text += "{broken\n";
       if (i === 20) text += "\n";
       if (i === 30) text += "nope\n";
@@ -104,7 +138,11 @@ describe("openCellIndex", () => {
     const all = (p: string) => {
       const db = new Database(p, { readonly: true });
       try {
-        return { cells: db.prepare("SELECT * FROM cells ORDER BY id").all(), texts: db.prepare("SELECT * FROM texts ORDER BY id").all(), meta: JSON.parse((db.prepare("SELECT v FROM meta").get() as { v: string }).v) };
+        return {
+          cells: db.prepare("SELECT * FROM cells ORDER BY id").all(),
+          texts: db.prepare("SELECT * FROM texts ORDER BY id").all(),
+          meta: JSON.parse((db.prepare("SELECT v FROM meta").get() as { v: string }).v),
+        };
       } finally {
         db.close();
       }
@@ -128,7 +166,16 @@ describe("openCellIndex", () => {
 
   it("keys item ids in natural order", () => {
     const ids = ["medevidence:125", "medevidence:13", "medevidence:2", "item:10", "item:9", "item:009", "a1b10", "a1b9"];
-    expect([...ids].sort((x, y) => (naturalKey(x) < naturalKey(y) ? -1 : naturalKey(x) > naturalKey(y) ? 1 : 0))).toEqual(["a1b9", "a1b10", "item:9", "item:009", "item:10", "medevidence:2", "medevidence:13", "medevidence:125"]);
+    expect([...ids].sort((x, y) => (naturalKey(x) < naturalKey(y) ? -1 : naturalKey(x) > naturalKey(y) ? 1 : 0))).toEqual([
+      "a1b9",
+      "a1b10",
+      "item:9",
+      "item:009",
+      "item:10",
+      "medevidence:2",
+      "medevidence:13",
+      "medevidence:125",
+    ]);
   });
 });
 

@@ -35,7 +35,25 @@ const PAD = 4 * 1024 * 1024;
 const LINES = 135;
 const ROOT = join(fileURLToPath(import.meta.url), "..", "..", "..");
 
-const record = (i: number): RunRecord => ({ key: `big${i}`, itemId: `item:${i % 9}`, dataset: "d", taskKind: "synthesis", model: `m${i % 3}`, workflow: "standard-rag", params: { k: 5 }, repeat: 0, status: i % 10 === 0 ? "failed" : "ok", output: `Output number ${i}.`, reference: "Reference.", itemMeta: { question: "Q?" }, intermediate: { pad: "@PAD@", goldenRecall: 0.5 }, generator: { calls: 1, inputTokens: 10, outputTokens: 5, latencyMs: i, cached: false }, metrics: { rougeL: (i % 7) / 7 }, startedAt: "", finishedAt: "" });
+const record = (i: number): RunRecord => ({
+  key: `big${i}`,
+  itemId: `item:${i % 9}`,
+  dataset: "d",
+  taskKind: "synthesis",
+  model: `m${i % 3}`,
+  workflow: "standard-rag",
+  params: { k: 5 },
+  repeat: 0,
+  status: i % 10 === 0 ? "failed" : "ok",
+  output: `Output number ${i}.`,
+  reference: "Reference.",
+  itemMeta: { question: "Q?" },
+  intermediate: { pad: "@PAD@", goldenRecall: 0.5 },
+  generator: { calls: 1, inputTokens: 10, outputTokens: 5, latencyMs: i, cached: false },
+  metrics: { rougeL: (i % 7) / 7 },
+  startedAt: "",
+  finishedAt: "",
+});
 
 const shardFiles = (shard: string, keys: string[]) => {
   writeFileSync(join(shard, "spec.json"), JSON.stringify({ configHash: "h", config: { name: "big" }, shard: { index: 1, count: 1 } }));
@@ -103,7 +121,10 @@ describe.runIf(process.env.MEDSYNTH_LARGE_TESTS === "1")("135 records of 4 MiB (
       writeSync(fd, after + "\n");
     }
     closeSync(fd);
-    shardFiles(shard, Array.from({ length: LINES }, (_, i) => `big${i}`));
+    shardFiles(
+      shard,
+      Array.from({ length: LINES }, (_, i) => `big${i}`),
+    );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

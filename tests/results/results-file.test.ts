@@ -11,7 +11,25 @@ import { describe, expect, it } from "vitest";
 import { AtomicResultsWriter, latestEntries, latestLineOffsets, latestRecords, leadingKey, newScanStats, readRecordAt, resultLines, resultRecords } from "../../results/results-file.ts";
 import type { RunRecord } from "../../results/run-record.ts";
 
-const rec = (key: string, extra: Partial<RunRecord> = {}): RunRecord => ({ key, itemId: `i:${key}`, dataset: "d", taskKind: "synthesis", model: "m", workflow: "pzs", params: {}, repeat: 0, status: "ok", output: `out ${key} — ünïcödé`, reference: null, itemMeta: {}, intermediate: {}, generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs: 1, cached: false }, startedAt: "", finishedAt: "", ...extra });
+const rec = (key: string, extra: Partial<RunRecord> = {}): RunRecord => ({
+  key,
+  itemId: `i:${key}`,
+  dataset: "d",
+  taskKind: "synthesis",
+  model: "m",
+  workflow: "pzs",
+  params: {},
+  repeat: 0,
+  status: "ok",
+  output: `out ${key} — ünïcödé`,
+  reference: null,
+  itemMeta: {},
+  intermediate: {},
+  generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs: 1, cached: false },
+  startedAt: "",
+  finishedAt: "",
+  ...extra,
+});
 
 function file(text: string): string {
   const p = join(mkdtempSync(join(tmpdir(), "results-file-")), "results.jsonl");
@@ -85,7 +103,10 @@ describe("latest record per key", () => {
     const m = latestEntries(p);
     expect([...m.keys()]).toEqual(["a", "b"]);
     expect(m.get("a")?.status).toBe("ok");
-    expect([...latestRecords(p)].map((r) => [r.record.key, r.record.output])).toEqual([["a", "retried"], ["b", "out b — ünïcödé"]]);
+    expect([...latestRecords(p)].map((r) => [r.record.key, r.record.output])).toEqual([
+      ["a", "retried"],
+      ["b", "out b — ünïcödé"],
+    ]);
   });
 });
 

@@ -33,14 +33,47 @@ function differences(texts: readonly unknown[], config: Partial<AnalyzerConfig>)
 const POOL: string[] = [
   ..."aZ09_ -.,;'’·:\n\t/()=+%",
   ..."éÉßÄäøÅÆœ",
-  "İ", "ı", "I", "i", "\u0307", // Turkish dotted/dotless i and the combining dot above
-  "Σ", "σ", "ς", "Α", "α", "Ω", "ΐ", // Greek, sigma forms
-  "\u0301", "\u0345", "\u0300", "\u20dd", // combining acute, ypogegrammeni (cased + case-ignorable), grave, enclosing circle (Me)
-  "\u200d", "\u00ad", "\u02b0", "\u02c6", "\u00b4", // ZWJ (Cf), soft hyphen (Cf), modifier letter h (Lm), circumflex (Lm), acute accent (Sk)
-  "\u212a", "\u212b", "ﬁ", "Ⅻ", "ⅻ", "①", "٣", "²", "‿", "⁀", // Kelvin, Ångström, ligature, roman numerals (Nl), circled one (No), Arabic-Indic 3, superscript 2, connector punctuation
-  "中", "ǅ", "ᾈ", // CJK, titlecase digraph, Greek with prosgegrammeni
-  "𝐀", "𐐀", "𐐨", "😀", "𞤀", // math bold A (astral Lu), Deseret capital/small, emoji (astral non-word), Adlam capital
-  "\ud800", "\udc00", // lone high / low surrogate
+  "İ",
+  "ı",
+  "I",
+  "i",
+  "\u0307", // Turkish dotted/dotless i and the combining dot above
+  "Σ",
+  "σ",
+  "ς",
+  "Α",
+  "α",
+  "Ω",
+  "ΐ", // Greek, sigma forms
+  "\u0301",
+  "\u0345",
+  "\u0300",
+  "\u20dd", // combining acute, ypogegrammeni (cased + case-ignorable), grave, enclosing circle (Me)
+  "\u200d",
+  "\u00ad",
+  "\u02b0",
+  "\u02c6",
+  "\u00b4", // ZWJ (Cf), soft hyphen (Cf), modifier letter h (Lm), circumflex (Lm), acute accent (Sk)
+  "\u212a",
+  "\u212b",
+  "ﬁ",
+  "Ⅻ",
+  "ⅻ",
+  "①",
+  "٣",
+  "²",
+  "‿",
+  "⁀", // Kelvin, Ångström, ligature, roman numerals (Nl), circled one (No), Arabic-Indic 3, superscript 2, connector punctuation
+  "中",
+  "ǅ",
+  "ᾈ", // CJK, titlecase digraph, Greek with prosgegrammeni
+  "𝐀",
+  "𐐀",
+  "𐐨",
+  "😀",
+  "𞤀", // math bold A (astral Lu), Deseret capital/small, emoji (astral non-word), Adlam capital
+  "\ud800",
+  "\udc00", // lone high / low surrogate
 ];
 
 describe("analyzer parity: createAnalyzer ≡ createReferenceAnalyzer", () => {
@@ -81,7 +114,12 @@ describe("analyzer parity: createAnalyzer ≡ createReferenceAnalyzer", () => {
     const glued: string[] = [];
     for (let i = 0; i < cps.length; i += 4096) {
       spaced.push(cps.slice(i, i + 4096).join(" "));
-      glued.push(cps.slice(i, i + 4096).map((c) => `Ab${c}Cd`).join(" "));
+      glued.push(
+        cps
+          .slice(i, i + 4096)
+          .map((c) => `Ab${c}Cd`)
+          .join(" "),
+      );
     }
     // Unstemmed: stemming applies the same function to the same lowercased token on both sides,
     // and stemming a million distinct tokens would only make the test slow.
@@ -167,7 +205,11 @@ describe("termIds().analyzeInto", () => {
     const texts = docs.slice(0, 800).flatMap((d) => [d.title, d.text, "ΣΥΝΟΨΗ: ΟΔΟΣ'Α " + d.title]);
     const buf = new Int32Array(Math.max(...texts.map((t) => t.length)));
     const ref = createReferenceAnalyzer();
-    for (const [v, n] of [[vocabulary(), texts.length], [vocabulary(createReferenceAnalyzer), texts.length], [vocabulary(createAnalyzer, 3), 300]] as const) {
+    for (const [v, n] of [
+      [vocabulary(), texts.length],
+      [vocabulary(createReferenceAnalyzer), texts.length],
+      [vocabulary(createAnalyzer, 3), 300],
+    ] as const) {
       let bad = 0;
       for (const t of texts.slice(0, n)) {
         const n = v.ti.analyzeInto(t, buf);

@@ -4,9 +4,7 @@ import { analyze, ANALYZER_ID, createAnalyzer, defaultAnalyzer, ENGLISH_STOP_WOR
 
 describe("analyzer", () => {
   it("lowercases, drops Lucene stop words and 1-char tokens, stems with Porter2", () => {
-    expect(analyze("The patients were randomized to Aspirin or placebo; a 2.5 mg dose")).toEqual([
-      "patient", "were", "random", "aspirin", "placebo", "mg", "dose",
-    ]);
+    expect(analyze("The patients were randomized to Aspirin or placebo; a 2.5 mg dose")).toEqual(["patient", "were", "random", "aspirin", "placebo", "mg", "dose"]);
   });
 
   it("splits on non-word characters like Python's \\w (keeps digits and underscores)", () => {
@@ -45,9 +43,21 @@ describe("analyzer", () => {
 
   it("parseAnalyzerConfig (zod-free) accepts and rejects what AnalyzerConfigSchema does, with the same values", () => {
     const inputs: unknown[] = [
-      {}, { stopWords: false }, { stem: false, minTokenLength: 1 }, { minTokenLength: 3 },
-      { minTokenLength: 0 }, { minTokenLength: 1.5 }, { minTokenLength: 2 ** 53 }, { minTokenLength: Number.NaN },
-      { minTokenLength: "2" }, { stopWords: 1 }, { stem: "yes" }, { stemmer: "porter" }, null, [], "en",
+      {},
+      { stopWords: false },
+      { stem: false, minTokenLength: 1 },
+      { minTokenLength: 3 },
+      { minTokenLength: 0 },
+      { minTokenLength: 1.5 },
+      { minTokenLength: 2 ** 53 },
+      { minTokenLength: Number.NaN },
+      { minTokenLength: "2" },
+      { stopWords: 1 },
+      { stem: "yes" },
+      { stemmer: "porter" },
+      null,
+      [],
+      "en",
     ];
     let accepted = 0;
     for (const input of inputs) {

@@ -44,7 +44,12 @@ describe("on-disk BM25 = in-memory fast engine (bit-identical top-k)", () => {
     await buildDiskBm25(dir, docs, { runPostings: 40_000 });
     const disk = openDiskBm25(dir);
     expect(disk.info.docCount).toBe(docs.length);
-    same(disk, buildFastBm25(docs), tasks.map((t) => t.question), [1, 10, 100]);
+    same(
+      disk,
+      buildFastBm25(docs),
+      tasks.map((t) => t.question),
+      [1, 10, 100],
+    );
     disk.close();
   }, 60_000);
 

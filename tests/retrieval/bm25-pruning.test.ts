@@ -56,24 +56,28 @@ describe("pruned BM25 top-k equals exhaustive top-k", () => {
   it.each([
     ["integral tf (Uint8)", { title: 1, text: 1 }],
     ["fractional tf (Float32, title weight 1.5)", { title: 1.5, text: 1 }],
-  ])("on 300 seeded random queries over a 30× replicated corpus (exact score ties everywhere), %s", async (_label, fieldWeights) => {
-    const { docs: base } = await loadBundledCorpus({ sources: ["medevidence"] });
-    const docs: CorpusDoc[] = [];
-    for (let r = 0; r < 30; r++) for (const d of base) docs.push(r === 0 ? d : { ...d, id: `${d.id}#r${r}` });
-    const e = buildFastBm25(docs, { fieldWeights });
-    e.exhaustiveUpTo = 0;
-    expect(e.info.docCount).toBe(base.length * 30);
-    // Vocabulary sample: words of the abstracts themselves, so queries mix frequent and rare terms.
-    const words = [...new Set(base.flatMap((d) => d.text.split(/\s+/).filter((w) => analyze(w).length === 1)))];
-    const next = rng(11);
-    for (let i = 0; i < 300; i++) {
-      const len = 1 + Math.floor(next() * 12);
-      const q = Array.from({ length: len }, () => words[Math.floor(next() * words.length)]);
-      if (next() < 0.3) q.push(q[0]); // a repeated term counts twice
-      const k = [1, 3, 10, 50, 1000][i % 5];
-      same(e, q.join(" "), k);
-    }
-  }, 120_000);
+  ])(
+    "on 300 seeded random queries over a 30× replicated corpus (exact score ties everywhere), %s",
+    async (_label, fieldWeights) => {
+      const { docs: base } = await loadBundledCorpus({ sources: ["medevidence"] });
+      const docs: CorpusDoc[] = [];
+      for (let r = 0; r < 30; r++) for (const d of base) docs.push(r === 0 ? d : { ...d, id: `${d.id}#r${r}` });
+      const e = buildFastBm25(docs, { fieldWeights });
+      e.exhaustiveUpTo = 0;
+      expect(e.info.docCount).toBe(base.length * 30);
+      // Vocabulary sample: words of the abstracts themselves, so queries mix frequent and rare terms.
+      const words = [...new Set(base.flatMap((d) => d.text.split(/\s+/).filter((w) => analyze(w).length === 1)))];
+      const next = rng(11);
+      for (let i = 0; i < 300; i++) {
+        const len = 1 + Math.floor(next() * 12);
+        const q = Array.from({ length: len }, () => words[Math.floor(next() * words.length)]);
+        if (next() < 0.3) q.push(q[0]); // a repeated term counts twice
+        const k = [1, 3, 10, 50, 1000][i % 5];
+        same(e, q.join(" "), k);
+      }
+    },
+    120_000,
+  );
 
   it("on 200 seeded random queries over 70,000 synthetic Zipf documents (35 windows, skipped windows, both probe modes)", () => {
     const next = rng(7);

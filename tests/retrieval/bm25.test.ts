@@ -131,7 +131,11 @@ describe("persistence and caching", () => {
     e.writeTo(at, { partBytes: 16 });
     // 8 postings × 4 bytes = 32 bytes of post-docs → 2 parts; 6 Float64 offsets = 48 bytes → 3 parts;
     // 4 doc ids "d1".."d4" = 8 UTF-8 bytes → 1 part.
-    const sizes = (stem: string) => readdirSync(at).filter((f) => f.startsWith(`${stem}.`)).sort().map((f) => statSync(join(at, f)).size);
+    const sizes = (stem: string) =>
+      readdirSync(at)
+        .filter((f) => f.startsWith(`${stem}.`))
+        .sort()
+        .map((f) => statSync(join(at, f)).size);
     expect(sizes("post-docs")).toEqual([16, 16]);
     expect(sizes("offsets")).toEqual([16, 16, 16]);
     expect(sizes("ids-utf8")).toEqual([8]);
@@ -167,7 +171,11 @@ describe("persistence and caching", () => {
     e.writeTo(at("tf32"));
     expect(tfType(at("tf32"))).toBe("float32");
     for (const x of [e, readFastBm25(at("tf32"))]) expect(x.searchSync("aspirin", 5)[0].score).toBeCloseTo(1.719961149, 9);
-    expect(readFastBm25(at("tf8")).searchSync("pain", 5).map((h) => [h.id, +h.score.toFixed(10)])).toEqual([
+    expect(
+      readFastBm25(at("tf8"))
+        .searchSync("pain", 5)
+        .map((h) => [h.id, +h.score.toFixed(10)]),
+    ).toEqual([
       ["d4", 0.8301163839],
       ["d2", 0.7617001984],
     ]);
@@ -227,7 +235,11 @@ describe("persistence and caching", () => {
 
   it("fast engine breaks score ties by corpus order", () => {
     const twins: CorpusDoc[] = [{ id: "z", title: "", text: "pain" }, { id: "a", title: "", text: "pain" }, FOUR[2]];
-    expect(buildFastBm25(twins).searchSync("pain", 5).map((h) => h.id)).toEqual(["z", "a"]);
+    expect(
+      buildFastBm25(twins)
+        .searchSync("pain", 5)
+        .map((h) => h.id),
+    ).toEqual(["z", "a"]);
   });
 
   it("duplicate ids throw naming the id", () => {

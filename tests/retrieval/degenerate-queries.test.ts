@@ -29,12 +29,18 @@ describe("degenerate queries return no hits in every mode", () => {
 
   it("mixed corpus (one stop-word doc, one empty doc) and all-empty corpus", async () => {
     for (const mode of RETRIEVAL_MODES) {
-      for (const [name, docs] of [["mixed", MIXED], ["all-empty", ALL_EMPTY]] as const) {
+      for (const [name, docs] of [
+        ["mixed", MIXED],
+        ["all-empty", ALL_EMPTY],
+      ] as const) {
         const r = await createRetriever({ mode, dense: { dir } }, { docs, log: () => {} });
         for (const q of DEGENERATE) expect(await r.search(q, 10), `${mode} ${name} ${JSON.stringify(q)}`).toEqual([]);
         const hits = await r.search("aspirin stroke", 10);
         // The empty document never matches; on the all-empty corpus nothing does.
-        expect(hits.map((h) => h.id), `${mode} ${name}`).not.toContain("3");
+        expect(
+          hits.map((h) => h.id),
+          `${mode} ${name}`,
+        ).not.toContain("3");
         if (name === "all-empty") expect(hits, `${mode} all-empty`).toEqual([]);
         else expect(hits[0].id, mode).toBe("1");
       }
@@ -44,8 +50,21 @@ describe("degenerate queries return no hits in every mode", () => {
   it("unmatchable documents: no analyzable term; the vector search asks for more and drops them", async () => {
     expect([...unmatchableDocIds(MIXED)]).toEqual(["2", "3"]);
     const asked: number[] = [];
-    const store = { search: async (_v: Float32Array, k: number) => (asked.push(k), [{ id: "3", score: 0.9 }, { id: "1", score: 0.5 }, { id: "2", score: 0.4 }, { id: "4", score: 0.1 }].slice(0, k)) };
-    expect(await searchMatchable(store, new Float32Array(1), 2, new Set(["2", "3"]))).toEqual([{ id: "1", score: 0.5 }, { id: "4", score: 0.1 }]);
+    const store = {
+      search: async (_v: Float32Array, k: number) => (
+        asked.push(k),
+        [
+          { id: "3", score: 0.9 },
+          { id: "1", score: 0.5 },
+          { id: "2", score: 0.4 },
+          { id: "4", score: 0.1 },
+        ].slice(0, k)
+      ),
+    };
+    expect(await searchMatchable(store, new Float32Array(1), 2, new Set(["2", "3"]))).toEqual([
+      { id: "1", score: 0.5 },
+      { id: "4", score: 0.1 },
+    ]);
     expect(asked).toEqual([4]);
   });
 });

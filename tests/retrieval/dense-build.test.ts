@@ -47,7 +47,11 @@ function countingEmbedder(failAt = Infinity) {
   return { embedder, stats };
 }
 
-const docs: CorpusDoc[] = Array.from({ length: 600 }, (_, i) => ({ id: `p${i}`, title: `${WORDS[i % 12]} trial ${i}`, text: `${WORDS[(i * 7) % 12]} and ${WORDS[(i * 5 + 1) % 12]} in patients ${WORDS[(i * 11 + 3) % 12]}` }));
+const docs: CorpusDoc[] = Array.from({ length: 600 }, (_, i) => ({
+  id: `p${i}`,
+  title: `${WORDS[i % 12]} trial ${i}`,
+  text: `${WORDS[(i * 7) % 12]} and ${WORDS[(i * 5 + 1) % 12]} in patients ${WORDS[(i * 11 + 3) % 12]}`,
+}));
 const cfg = (dir: string) => ({ dir, scanBatch: 100, writeRows: 100, ann: { index: "ivf_pq" as const, embedBatch: 50, concurrency: 2, retries: 0, sampleQueries: 50 } });
 
 describe("dense build from a source: batched, concurrent, resumable, IVF-PQ with stored recall", () => {

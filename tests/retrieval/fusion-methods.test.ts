@@ -9,7 +9,10 @@ import { createFusionMethod, FUSION_METHOD_IDS, normalizeScores } from "../../re
 const hits = (...pairs: [string, number][]) => pairs.map(([id, score]) => ({ id, score }));
 const A = hits(["a", 10], ["b", 6], ["c", 2]);
 const B = hits(["b", 0.9], ["d", 0.5], ["a", 0.1]);
-const fuse = (id: string, config: Record<string, unknown> = {}) => createFusionMethod(id, config).fuse([A, B], ["bm25", "dense"]).map((h) => [h.id, h.score]);
+const fuse = (id: string, config: Record<string, unknown> = {}) =>
+  createFusionMethod(id, config)
+    .fuse([A, B], ["bm25", "dense"])
+    .map((h) => [h.id, h.score]);
 
 describe("fusion methods by hand", () => {
   it("registry lists every method and names valid ids on an unknown one", () => {
@@ -20,19 +23,39 @@ describe("fusion methods by hand", () => {
   });
 
   it("CombSUM (min–max): b 0.5 + 1 = 1.5, a 1 + 0 = 1, d 0.5, c 0", () => {
-    expect(fuse("combsum")).toEqual([["b", 1.5], ["a", 1], ["d", 0.5], ["c", 0]]);
+    expect(fuse("combsum")).toEqual([
+      ["b", 1.5],
+      ["a", 1],
+      ["d", 0.5],
+      ["c", 0],
+    ]);
   });
 
   it("CombMNZ (min–max): b 1.5·2 = 3, a 1·2 = 2, d 0.5·1, c 0", () => {
-    expect(fuse("combmnz")).toEqual([["b", 3], ["a", 2], ["d", 0.5], ["c", 0]]);
+    expect(fuse("combmnz")).toEqual([
+      ["b", 3],
+      ["a", 2],
+      ["d", 0.5],
+      ["c", 0],
+    ]);
   });
 
   it("CombMAX (min–max): a = b = 1 (tie: first appearance, a), d 0.5, c 0", () => {
-    expect(fuse("combmax")).toEqual([["a", 1], ["b", 1], ["d", 0.5], ["c", 0]]);
+    expect(fuse("combmax")).toEqual([
+      ["a", 1],
+      ["b", 1],
+      ["d", 0.5],
+      ["c", 0],
+    ]);
   });
 
   it("weighted sum [2, 1] (min–max): a 2·1 + 0 = 2, b 2·0.5 + 1 = 2, d 0.5, c 0", () => {
-    expect(fuse("weighted-sum", { weights: [2, 1] })).toEqual([["a", 2], ["b", 2], ["d", 0.5], ["c", 0]]);
+    expect(fuse("weighted-sum", { weights: [2, 1] })).toEqual([
+      ["a", 2],
+      ["b", 2],
+      ["d", 0.5],
+      ["c", 0],
+    ]);
     expect(() => fuse("weighted-sum", { weights: [1] })).toThrow(/weights has 1 entries but there are 2 lists/);
   });
 
@@ -41,7 +64,14 @@ describe("fusion methods by hand", () => {
     expect(f.map((x) => x[0])).toEqual(["b", "a", "d", "c"]);
     expect(f[0][1]).toBe(1 / 61 + 1 / 62);
     expect(f[1][1]).toBe(1 / 61 + 1 / 63);
-    expect(fuse("rrf", { k: 0, weights: [1, 2] })).toEqual([["b", 2 + 1 / 2], ["d", 1], ["a", 1 + 2 / 3], ["c", 1 / 3]].sort((x, y) => (y[1] as number) - (x[1] as number)));
+    expect(fuse("rrf", { k: 0, weights: [1, 2] })).toEqual(
+      [
+        ["b", 2 + 1 / 2],
+        ["d", 1],
+        ["a", 1 + 2 / 3],
+        ["c", 1 / 3],
+      ].sort((x, y) => (y[1] as number) - (x[1] as number)),
+    );
   });
 
   it("ISR: b (1/2² + 1/1²)·2 = 2.5, a (1 + 1/3²)·2 = 20/9, d 1/4, c 1/9; a repeated id keeps its first rank", () => {
@@ -50,11 +80,20 @@ describe("fusion methods by hand", () => {
     expect(f[0][1]).toBe(2.5);
     expect(f[1][1]).toBeCloseTo(20 / 9, 15);
     expect(f[3][1]).toBeCloseTo(1 / 9, 15);
-    expect(createFusionMethod("isr").fuse([hits(["x", 3], ["x", 2], ["y", 1])]).map((h) => h.score)).toEqual([1, 1 / 9]);
+    expect(
+      createFusionMethod("isr")
+        .fuse([hits(["x", 3], ["x", 2], ["y", 1])])
+        .map((h) => h.score),
+    ).toEqual([1, 1 / 9]);
   });
 
   it("Borda (4 candidates): A gives a 4, b 3, c 2, unranked d (4 − 3 + 1)/2 = 1; B gives b 4, d 3, a 2, c 1 → b 7, a 6, d 4, c 3", () => {
-    expect(fuse("borda")).toEqual([["b", 7], ["a", 6], ["d", 4], ["c", 3]]);
+    expect(fuse("borda")).toEqual([
+      ["b", 7],
+      ["a", 6],
+      ["d", 4],
+      ["c", 3],
+    ]);
   });
 
   it("per-list scores are kept under the list names; ids compared as strings", () => {
@@ -76,10 +115,21 @@ describe("normalisations", () => {
     expect(normalizeScores(e, "rank")).toEqual([1, 2 / 3, 1 / 3]);
   });
   it("degenerate lists: equal scores → min–max 1, z-score 0; zero sum → 0", () => {
-    const flat = [{ score: 3, rank: 1 }, { score: 3, rank: 2 }];
+    const flat = [
+      { score: 3, rank: 1 },
+      { score: 3, rank: 2 },
+    ];
     expect(normalizeScores(flat, "min-max")).toEqual([1, 1]);
     expect(normalizeScores(flat, "z-score")).toEqual([0, 0]);
-    expect(normalizeScores([{ score: 1, rank: 1 }, { score: -1, rank: 2 }], "sum")).toEqual([0, 0]);
+    expect(
+      normalizeScores(
+        [
+          { score: 1, rank: 1 },
+          { score: -1, rank: 2 },
+        ],
+        "sum",
+      ),
+    ).toEqual([0, 0]);
   });
   it("CombSUM with z-score: a 1.22 − 1.22 = 0, b 0 + 1.22, d 0, c −1.22", () => {
     const f = createFusionMethod("combsum", { normalization: "z-score" }).fuse([A, B]);

@@ -36,21 +36,41 @@ describe("shared ranks for tied scores", () => {
   });
 
   it("rrfFuse and the rrf unit: a = c = 1/61 + 1/62, b = d = 1/62 + 1/64; ties listed by first appearance", () => {
-    const want = [["a", 1 / 61 + 1 / 62], ["c", 1 / 61 + 1 / 62], ["b", 1 / 62 + 1 / 64], ["d", 1 / 62 + 1 / 64]];
+    const want = [
+      ["a", 1 / 61 + 1 / 62],
+      ["c", 1 / 61 + 1 / 62],
+      ["b", 1 / 62 + 1 / 64],
+      ["d", 1 / 62 + 1 / 64],
+    ];
     expect(pairs(rrfFuse([A, B]))).toEqual(want);
     expect(pairs(createFusionMethod("rrf").fuse([A, B]))).toEqual(want);
   });
 
   it("ISR: a = c = 2·(1 + 1/4) = 2.5, b = d = 2·(1/4 + 1/16) = 0.625", () => {
-    expect(pairs(createFusionMethod("isr").fuse([A, B]))).toEqual([["a", 2.5], ["c", 2.5], ["b", 0.625], ["d", 0.625]]);
+    expect(pairs(createFusionMethod("isr").fuse([A, B]))).toEqual([
+      ["a", 2.5],
+      ["c", 2.5],
+      ["b", 0.625],
+      ["d", 0.625],
+    ]);
   });
 
   it("Borda (4 candidates): places A a1 b2 c2 d4 → 4, 3, 3, 1; B c1 a2 d2 b4 → 4, 3, 3, 1; a = c = 7, b = d = 4", () => {
-    expect(pairs(createFusionMethod("borda").fuse([A, B]))).toEqual([["a", 7], ["c", 7], ["b", 4], ["d", 4]]);
+    expect(pairs(createFusionMethod("borda").fuse([A, B]))).toEqual([
+      ["a", 7],
+      ["c", 7],
+      ["b", 4],
+      ["d", 4],
+    ]);
   });
 
   it("rank normalisation (CombSUM): (4 − r + 1)/4 → a = c = 1 + 0.75, b = d = 0.75 + 0.25", () => {
-    expect(pairs(createFusionMethod("combsum", { normalization: "rank" }).fuse([A, B]))).toEqual([["a", 1.75], ["c", 1.75], ["b", 1], ["d", 1]]);
+    expect(pairs(createFusionMethod("combsum", { normalization: "rank" }).fuse([A, B]))).toEqual([
+      ["a", 1.75],
+      ["c", 1.75],
+      ["b", 1],
+      ["d", 1],
+    ]);
   });
 
   it("weighted (min–max) and RRF agree: documents tied in every list get one fused score each", () => {
@@ -65,20 +85,38 @@ describe("shared ranks for tied scores", () => {
 
   it("the hybrid retriever (RRF) gives tied BM25 and dense hits one fused score", async () => {
     const docs = ["x1", "x2", "x3"].map((id) => ({ id, title: id, text: id }));
-    const fixed = (score: number, order: string[]): Retriever => ({ id: "fixed", search: async (_q: string, k: number) => order.slice(0, k).map((id, i) => ({ id, score, rank: i + 1, doc: docs.find((d) => d.id === id) })) });
+    const fixed = (score: number, order: string[]): Retriever => ({
+      id: "fixed",
+      search: async (_q: string, k: number) => order.slice(0, k).map((id, i) => ({ id, score, rank: i + 1, doc: docs.find((d) => d.id === id) })),
+    });
     const r = createHybridRetriever({ bm25: fixed(2, ["x1", "x2", "x3"]), dense: fixed(0.5, ["x3", "x2", "x1"]) }, { fusion: "rrf" });
     const got = await r.search("q", 3);
-    expect(got.map((h) => [h.id, h.scores?.rrf])).toEqual([["x1", 2 / 61], ["x2", 2 / 61], ["x3", 2 / 61]]);
+    expect(got.map((h) => [h.id, h.scores?.rrf])).toEqual([
+      ["x1", 2 / 61],
+      ["x2", 2 / 61],
+      ["x3", 2 / 61],
+    ]);
   });
 
   it("multi-query merging (RRF over sub-queries): tied hits of a sub-query share a rank; provenance keeps list positions", async () => {
     const lists: Record<string, SearchHit[]> = {
-      q1: [{ id: "a", score: 5, rank: 1 }, { id: "b", score: 5, rank: 2 }, { id: "c", score: 1, rank: 3 }],
-      q2: [{ id: "b", score: 0.9, rank: 1 }, { id: "a", score: 0.9, rank: 2 }],
+      q1: [
+        { id: "a", score: 5, rank: 1 },
+        { id: "b", score: 5, rank: 2 },
+        { id: "c", score: 1, rank: 3 },
+      ],
+      q2: [
+        { id: "b", score: 0.9, rank: 1 },
+        { id: "a", score: 0.9, rank: 2 },
+      ],
     };
     const r: Retriever = { id: "fixed", search: async (q: string) => lists[q] };
     const got = await multiQueryRetrieve(r, ["q1", "q2"], { k: 3 });
-    expect(got.map((h) => [h.id, h.score])).toEqual([["a", 2 / 61], ["b", 2 / 61], ["c", 1 / 63]]);
+    expect(got.map((h) => [h.id, h.score])).toEqual([
+      ["a", 2 / 61],
+      ["b", 2 / 61],
+      ["c", 1 / 63],
+    ]);
     expect(got[1].provenance.queries.map((p) => p.rank)).toEqual([2, 1]);
   });
 });

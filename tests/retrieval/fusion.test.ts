@@ -60,7 +60,7 @@ describe("rrfFuse", () => {
 });
 
 describe("RRF as ranx and trec_eval see it (issue 12 item 6)", () => {
-  it("ids are compared as strings: 101 and \"101\" are one document", () => {
+  it('ids are compared as strings: 101 and "101" are one document', () => {
     const f = rrfFuse([[{ id: 101 as unknown as string, score: 1 }], hits(["101", 1])], { k: 0 });
     expect(f).toHaveLength(1);
     expect(f[0].id).toBe("101");

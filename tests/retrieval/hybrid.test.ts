@@ -21,8 +21,16 @@ function fixedRetriever(id: string, list: [string, number][]): Retriever & { ask
   };
 }
 
-const BM25: [string, number][] = [["a", 5], ["b", 3], ["c", 1]];
-const DENSE: [string, number][] = [["b", 0.9], ["d", 0.8], ["a", 0.1]];
+const BM25: [string, number][] = [
+  ["a", 5],
+  ["b", 3],
+  ["c", 1],
+];
+const DENSE: [string, number][] = [
+  ["b", 0.9],
+  ["d", 0.8],
+  ["a", 0.1],
+];
 
 /** A fixed-list retriever that answers after `delayMs` and logs when each call starts and ends. */
 function slowRetriever(id: string, list: [string, number][], delayMs: number, events: string[]): Retriever {
@@ -82,7 +90,12 @@ describe("hybrid retriever: fusion wiring on hand-made rankings", () => {
     const h = createHybridRetriever({ bm25: fixedRetriever("bm25", BM25), dense: fixedRetriever("dense", DENSE) }, { fusion: "weighted" });
     expect(h.id).toBe("hybrid-weighted");
     const hits = await h.search("q", 10);
-    expect(hits.map((x) => [x.id, x.score])).toEqual([["b", 0.75], ["a", 0.5], ["d", 0.4375], ["c", 0]]);
+    expect(hits.map((x) => [x.id, x.score])).toEqual([
+      ["b", 0.75],
+      ["a", 0.5],
+      ["d", 0.4375],
+      ["c", 0],
+    ]);
     expect(hits[1].scores).toEqual({ bm25: 5, dense: 0.1, weighted: 0.5 });
   });
 
@@ -92,7 +105,11 @@ describe("hybrid retriever: fusion wiring on hand-made rankings", () => {
     const hits = await h.search("q", 3);
     expect(bm25.asked).toEqual([3]);
     // depth = max(candidates 2, k 3) = 3; bm25 norm a 1, b .5, c 0; dense weight 0; tie c/d by first appearance
-    expect(hits.map((x) => [x.id, x.score])).toEqual([["a", 1], ["b", 0.5], ["c", 0]]);
+    expect(hits.map((x) => [x.id, x.score])).toEqual([
+      ["a", 1],
+      ["b", 0.5],
+      ["c", 0],
+    ]);
     expect(await h.search("  ", 3)).toEqual([]);
     expect(() => createHybridRetriever({ bm25, dense: bm25 }, { fusion: "max" } as never)).toThrow();
   });

@@ -1,15 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  averagePrecision,
-  computeMetric,
-  evaluateRun,
-  hitAtK,
-  ndcgAtK,
-  parseMetric,
-  precisionAtK,
-  recallAtK,
-  reciprocalRank,
-} from "../../retrieval/eval/ir-metrics.ts";
+import { averagePrecision, computeMetric, evaluateRun, hitAtK, ndcgAtK, parseMetric, precisionAtK, recallAtK, reciprocalRank } from "../../retrieval/eval/ir-metrics.ts";
 
 // Binary case: 3 relevant docs (d2, d4, d9), d9 never retrieved.
 const RANKED = ["d1", "d2", "d3", "d4", "d5"];

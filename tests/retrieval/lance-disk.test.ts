@@ -23,7 +23,17 @@ import { buildBm25 } from "../../retrieval/bm25/build.ts";
 import { topKByDot } from "../../retrieval/dense/lancedb-store.ts";
 import { createEmbedder } from "../../retrieval/embedders/registry.ts";
 import { corpusContentHash } from "../../retrieval/content-hash.ts";
-import { chooseAnnIndex, DUPLICATE_COSINE, exactTopKScan, fingerprintSource, IVF_FLAT_MAX_VECTOR_BYTES, openOrBuildLanceAnn, openOrBuildLanceBm25, type LanceAnnStore, type LanceBm25Engine } from "../../retrieval/lance/disk-engines.ts";
+import {
+  chooseAnnIndex,
+  DUPLICATE_COSINE,
+  exactTopKScan,
+  fingerprintSource,
+  IVF_FLAT_MAX_VECTOR_BYTES,
+  openOrBuildLanceAnn,
+  openOrBuildLanceBm25,
+  type LanceAnnStore,
+  type LanceBm25Engine,
+} from "../../retrieval/lance/disk-engines.ts";
 import { chooseEngine, createRetriever, DISK_ENGINE_THRESHOLD } from "../../retrieval/registry.ts";
 import type { Embedder } from "../../retrieval/types.ts";
 import { runRecorded } from "../helpers/module-loads.ts";
@@ -43,7 +53,10 @@ describe("engine choice by size", () => {
 
 describe("LanceDB is imported lazily", () => {
   it("importing the retrieval registry (and the on-disk engines module) loads neither LanceDB nor apache-arrow", () => {
-    const r = runRecorded(["--import", "tsx", "--input-type=module", "-e", "await import('./retrieval/registry.ts'); await import('./retrieval/lance/disk-engines.ts'); console.log('ok')"], { cwd: join(import.meta.dirname, "..", ".."), timeout: 120_000 });
+    const r = runRecorded(["--import", "tsx", "--input-type=module", "-e", "await import('./retrieval/registry.ts'); await import('./retrieval/lance/disk-engines.ts'); console.log('ok')"], {
+      cwd: join(import.meta.dirname, "..", ".."),
+      timeout: 120_000,
+    });
     expect(r.stdout.trim()).toBe("ok");
     expect(r.loaded.some((m) => m.includes("retrieval/registry.ts"))).toBe(true);
     expect(r.heavy.filter((p) => p === "@lancedb/lancedb" || p === "apache-arrow")).toEqual([]);
@@ -157,7 +170,12 @@ describe("on-disk engines on the bundled corpus", () => {
     expect(withSelf[0].score).toBeCloseTo(1, 5);
     expect(withSelf[1].score).toBeLessThan(DUPLICATE_COSINE);
     const loo = (await exactTopKScan(ann.table, own, 10, { selfIds: [docs[7].id] })).hits[0];
-    expect(loo.map((h) => h.id)).toEqual(withSelf.slice(1).map((h) => h.id).concat(loo[9].id));
+    expect(loo.map((h) => h.id)).toEqual(
+      withSelf
+        .slice(1)
+        .map((h) => h.id)
+        .concat(loo[9].id),
+    );
     const noDup = await exactTopKScan(ann.table, own, 10, { dropScoreAtLeast: DUPLICATE_COSINE });
     expect(noDup.dropped).toEqual([1]); // the doc itself (no copy of it in the bundled corpus)
     expect(noDup.hits[0]).toEqual(loo);
@@ -198,7 +216,9 @@ describe("on-disk engines on the bundled corpus", () => {
     const empty = mkdtempSync(join(tmpdir(), "medsynth-disk-open-"));
     try {
       await expect(openOrBuildLanceBm25(source, { dir: empty, mode: "open" }, { log: () => {} })).rejects.toThrow(/no built full-text index bm25fts_\w+ .*mode "open" never builds/);
-      await expect(openOrBuildLanceAnn(source, embedder, { dir: empty, mode: "open", ann: { index: "ivf_pq" } }, { log: () => {} })).rejects.toThrow(/no built ivf_pq index ann_\w+_ivf_pq .*mode "open" never builds/);
+      await expect(openOrBuildLanceAnn(source, embedder, { dir: empty, mode: "open", ann: { index: "ivf_pq" } }, { log: () => {} })).rejects.toThrow(
+        /no built ivf_pq index ann_\w+_ivf_pq .*mode "open" never builds/,
+      );
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

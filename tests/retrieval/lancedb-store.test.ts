@@ -70,9 +70,7 @@ describe("LanceDB dense store (real table in a temp dir)", () => {
     const tableName = "conflict_test";
     await openOrBuildDenseStore(small, embedder, { dir, tableName }, { log });
     const other: Embedder = { id: "word-vectors:sg-100d-sif", dims: 100, embed: embedder.embed.bind(embedder) };
-    await expect(openOrBuildDenseStore(small, other, { dir, tableName }, { log })).rejects.toThrow(
-      /was built with embedder "word-vectors:sg-100d-mean", not the requested "word-vectors:sg-100d-sif"/,
-    );
+    await expect(openOrBuildDenseStore(small, other, { dir, tableName }, { log })).rejects.toThrow(/was built with embedder "word-vectors:sg-100d-mean", not the requested "word-vectors:sg-100d-sif"/);
     await expect(openOrBuildDenseStore(docs.slice(0, 59), embedder, { dir, tableName }, { log })).rejects.toThrow(/was built from corpus [0-9a-f]{64}, not the requested corpus/);
     // rebuild mode replaces it deliberately
     const rebuilt = await openOrBuildDenseStore(docs.slice(0, 59), embedder, { dir, tableName, mode: "rebuild" }, { log });

@@ -18,15 +18,27 @@ function scripted(lists: Record<string, [string, number][]>): Retriever & { call
 describe("multiQueryRetrieve", () => {
   const r = () =>
     scripted({
-      q1: [["p1", 9], ["p2", 8], ["p3", 7]],
-      q2: [["p2", 0.9], ["p4", 0.8], ["p1", 0.7]],
+      q1: [
+        ["p1", 9],
+        ["p2", 8],
+        ["p3", 7],
+      ],
+      q2: [
+        ["p2", 0.9],
+        ["p4", 0.8],
+        ["p1", 0.7],
+      ],
       q3: [["p5", 2]],
     });
 
   it("merges, de-duplicates by id and keeps per-query provenance", async () => {
     const ret = r();
     const hits = await multiQueryRetrieve(ret, ["q1", "q2", "q3"], { k: 3 });
-    expect(ret.calls).toEqual([["q1", 3], ["q2", 3], ["q3", 3]]);
+    expect(ret.calls).toEqual([
+      ["q1", 3],
+      ["q2", 3],
+      ["q3", 3],
+    ]);
     // RRF over sub-queries: p2 = 1/62+1/61, p1 = 1/61+1/63, p5 = 1/61, p3 = 1/63, p4 = 1/62
     expect(hits.map((h) => h.id)).toEqual(["p2", "p1", "p5", "p4", "p3"]);
     expect(hits[0].score).toBeCloseTo(1 / 62 + 1 / 61, 12);
@@ -41,7 +53,10 @@ describe("multiQueryRetrieve", () => {
   it("K per query, maxDocs cap, blank and repeated sub-queries dropped", async () => {
     const ret = r();
     const hits = await multiQueryRetrieve(ret, ["q1", " ", "q1", "q2"], { k: 1, maxDocs: 5 });
-    expect(ret.calls).toEqual([["q1", 1], ["q2", 1]]);
+    expect(ret.calls).toEqual([
+      ["q1", 1],
+      ["q2", 1],
+    ]);
     expect(hits.map((h) => h.id)).toEqual(["p1", "p2"]);
     expect(hits[1].provenance.queries).toEqual([{ query: "q2", queryIndex: 1, rank: 1, score: 0.9 }]);
     const capped = await multiQueryRetrieve(r(), ["q1", "q2"], { k: 3, maxDocs: 2 });

@@ -20,7 +20,11 @@ describe("none reranker", () => {
   it("keeps the input order, cuts to topN, score = 1/rank", async () => {
     const r = createNoneReranker();
     const hits = await r.rerank("q", DOCS, { topN: 3 });
-    expect(hits.map((h) => [h.id, h.rank, h.score])).toEqual([["1", 1, 1], ["2", 2, 0.5], ["3", 3, 1 / 3]]);
+    expect(hits.map((h) => [h.id, h.rank, h.score])).toEqual([
+      ["1", 1, 1],
+      ["2", 2, 0.5],
+      ["3", 3, 1 / 3],
+    ]);
     expect(await r.rerank("", DOCS, { topN: 3 })).toEqual([]);
   });
 });
@@ -47,7 +51,12 @@ describe("llm-pointwise reranker (scripted OpenAI-compatible server)", () => {
     const r = createLlmPointwiseReranker(model);
     expect(r.id).toBe("llm-pointwise:openai:scripted-judge");
     const hits = await r.rerank("Does BRAVO work?", DOCS, { topN: 4 });
-    expect(hits.map((h) => [h.id, h.score])).toEqual([["2", 9], ["4", 9], ["1", 3], ["3", Number.NEGATIVE_INFINITY]]);
+    expect(hits.map((h) => [h.id, h.score])).toEqual([
+      ["2", 9],
+      ["4", 9],
+      ["1", 3],
+      ["3", Number.NEGATIVE_INFINITY],
+    ]);
     expect(hits.map((h) => h.rank)).toEqual([1, 2, 3, 4]);
     expect(hits[0].scores).toEqual({ llm: 9 });
     expect(hits[3].error).toBeTruthy();

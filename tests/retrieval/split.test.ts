@@ -9,8 +9,13 @@ import type { SynthesisTask } from "../../corpus/types.ts";
 import { groupedDevTestSplit, groupedKFold } from "../../retrieval/eval/split.ts";
 
 const items = [
-  { id: "q1", g: "r1" }, { id: "q2", g: "r1" }, { id: "q3", g: "r1" },
-  { id: "q4", g: "r2" }, { id: "q5", g: "r3" }, { id: "q6", g: "r3" }, { id: "q7", g: null },
+  { id: "q1", g: "r1" },
+  { id: "q2", g: "r1" },
+  { id: "q3", g: "r1" },
+  { id: "q4", g: "r2" },
+  { id: "q5", g: "r3" },
+  { id: "q6", g: "r3" },
+  { id: "q7", g: null },
 ];
 const id = (x: { id: string }) => x.id;
 const grp = (x: { g: string | null }) => x.g;

@@ -20,9 +20,7 @@ describe("TREC files", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("formats run and qrels lines exactly", () => {
-    expect(formatTrecRun(RUN, "medsynth-bm25")).toBe(
-      "0 Q0 17466514 1 23.5 medsynth-bm25\n0 Q0 12214830 2 11.25 medsynth-bm25\n1 Q0 9190979 1 0.5 medsynth-bm25\n",
-    );
+    expect(formatTrecRun(RUN, "medsynth-bm25")).toBe("0 Q0 17466514 1 23.5 medsynth-bm25\n0 Q0 12214830 2 11.25 medsynth-bm25\n1 Q0 9190979 1 0.5 medsynth-bm25\n");
     // Integer-like ids come out in ascending order (JS object key order).
     expect(formatTrecQrels(QRELS)).toBe("0 0 12214830 0\n0 0 17466514 1\n1 0 9190979 2\n");
   });
@@ -46,7 +44,19 @@ describe("TREC files", () => {
   });
 
   it("writes strictly decreasing scores: ties become the next double below; depth cuts; a repeated id is written once", () => {
-    const text = formatTrecRun({ q: [{ id: "a", score: 1 }, { id: "b", score: 1 }, { id: "a", score: 0.9 }, { id: "c", score: 1 }, { id: "d", score: 0.5 }] }, "t", 3);
+    const text = formatTrecRun(
+      {
+        q: [
+          { id: "a", score: 1 },
+          { id: "b", score: 1 },
+          { id: "a", score: 0.9 },
+          { id: "c", score: 1 },
+          { id: "d", score: 0.5 },
+        ],
+      },
+      "t",
+      3,
+    );
     const b = nextDown(1);
     const c = nextDown(b);
     expect(b).toBe(0.9999999999999999);

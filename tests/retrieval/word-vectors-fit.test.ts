@@ -38,7 +38,7 @@ describe("word-vectors fit", () => {
     const rows = texts.map((t) => wordVectorTokenIds(t, table));
     const counts = new Map<number, number>();
     let total = 0;
-    for (const r of rows) for (const row of r) (counts.set(row, (counts.get(row) ?? 0) + 1), total++);
+    for (const r of rows) for (const row of r) counts.set(row, (counts.get(row) ?? 0) + 1), total++;
     const weight = (row: number) => 1e-3 / (1e-3 + (counts.get(row) ?? 0) / total);
     for (const row of [...counts.keys()].slice(0, 50)) expect(fitted.weightOf(row)).toBe(weight(row));
     const dims = WORD_VECTOR_DIMS;

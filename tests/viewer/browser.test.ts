@@ -175,7 +175,12 @@ describe.runIf(runBrowserTests)("rating app in Chromium", () => {
     const rows = parse(csv, { columns: true }) as Record<string, string>[];
     expect(rows).toHaveLength(7);
     expect(rows.filter((r) => r.rater === "rater1").map((r) => r[DIM])).toEqual(expect.arrayContaining(["0", "1", "2", "5"]));
-    expect(rows.filter((r) => r.rater === "rater2").map((r) => r[DIM]).sort()).toEqual(["1", "2", "3"]);
+    expect(
+      rows
+        .filter((r) => r.rater === "rater2")
+        .map((r) => r[DIM])
+        .sort(),
+    ).toEqual(["1", "2", "3"]);
     const store = new RatingStore(studyDir);
     expect(store.historyCount()).toBe(7);
     store.close();

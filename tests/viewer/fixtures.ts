@@ -58,7 +58,13 @@ export function xssRecord(): RunRecord {
     },
     generator: { calls: 4, inputTokens: 1000, outputTokens: 200, latencyMs: 1234, cached: false },
     judgeScores: [
-      { judgeId: "judge-a", rubricId: "medmeta-semantic-equivalence", scores: { semantic_equivalence: 3 }, status: "ok", raw: JSON.stringify({ rationale: XSS.rationale, scores: { semantic_equivalence: 3 } }) },
+      {
+        judgeId: "judge-a",
+        rubricId: "medmeta-semantic-equivalence",
+        scores: { semantic_equivalence: 3 },
+        status: "ok",
+        raw: JSON.stringify({ rationale: XSS.rationale, scores: { semantic_equivalence: 3 } }),
+      },
       { judgeId: "judge-b", rubricId: "medmeta-semantic-equivalence", scores: { semantic_equivalence: null }, status: "missing", raw: XSS.raw, error: "answer did not parse as JSON" },
     ],
     panel: { aggregation: "mean", scores: { "medmeta-semantic-equivalence": { semantic_equivalence: { value: 3, nPresent: 1, nJudges: 2 } } } },
@@ -69,7 +75,18 @@ export function xssRecord(): RunRecord {
 
 /** A failed cell. */
 export function failedRecord(): RunRecord {
-  return { ...xssRecord(), key: "failed-cell", itemId: "xss:2", workflow: "pzs", status: "failed", output: null, error: "endpoint returned 500", judgeScores: undefined, panel: undefined, intermediate: {} };
+  return {
+    ...xssRecord(),
+    key: "failed-cell",
+    itemId: "xss:2",
+    workflow: "pzs",
+    status: "failed",
+    output: null,
+    error: "endpoint returned 500",
+    judgeScores: undefined,
+    panel: undefined,
+    intermediate: {},
+  };
 }
 
 /**

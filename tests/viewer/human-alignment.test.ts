@@ -142,7 +142,12 @@ describe("humanAlignment (pairwise)", () => {
     const records = new Map<string, RunRecord>();
     const tasks: StudyTask[] = [];
     // panel pairs (A, B): 4>2 → a, 1<3 → b, 2=2 → tie, 5>0 → a
-    [[4, 2], [1, 3], [2, 2], [5, 0]].forEach(([pa, pb], i) => {
+    [
+      [4, 2],
+      [1, 3],
+      [2, 2],
+      [5, 0],
+    ].forEach(([pa, pb], i) => {
       const ra = studyRecord(`p${i}`, "ds", 0, pa);
       const rb = studyRecord(`p${i}`, "ds", 1, pb);
       records.set(ra.key, ra);

@@ -91,7 +91,10 @@ describe("cell pages from the index", () => {
               const params = new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)]));
               const got = queryCells(index, parseCellQuery(params));
               const want = referencePage([recsA, recsB], q);
-              expect(got.rows.map((r) => r.key), JSON.stringify(q)).toEqual(want);
+              expect(
+                got.rows.map((r) => r.key),
+                JSON.stringify(q),
+              ).toEqual(want);
             }
           }
         }
@@ -110,7 +113,13 @@ function referenceCompare(a: RunRecord[], b: RunRecord[]) {
   const pairs = a.map((ra) => {
     const rb = byB.get(id(ra)) ?? null;
     const both = typeof ra.output === "string" && typeof rb?.output === "string";
-    return { itemId: ra.itemId, key: ra.key, identical: !!rb && ra.status === rb.status && (both ? norm(ra.output as string) === norm(rb.output as string) : ra.output === rb.output), difference: both ? wordDifference(ra.output as string, rb!.output as string) : null, onlyA: !rb };
+    return {
+      itemId: ra.itemId,
+      key: ra.key,
+      identical: !!rb && ra.status === rb.status && (both ? norm(ra.output as string) === norm(rb.output as string) : ra.output === rb.output),
+      difference: both ? wordDifference(ra.output as string, rb!.output as string) : null,
+      onlyA: !rb,
+    };
   });
   const aIds = new Set(a.map(id));
   return { pairs, onlyB: b.filter((r) => !aIds.has(id(r))).length };
@@ -121,7 +130,13 @@ describe("compare", () => {
     const ref = referenceCompare(recsA, recsB);
     const first = await compareRuns(index, 0, 1, { size: 500 });
     const matched = ref.pairs.filter((p) => !p.onlyA);
-    expect(first.counts).toEqual({ matched: matched.length, identical: matched.filter((p) => p.identical).length, differing: matched.filter((p) => !p.identical).length, onlyA: ref.pairs.filter((p) => p.onlyA).length, onlyB: ref.onlyB });
+    expect(first.counts).toEqual({
+      matched: matched.length,
+      identical: matched.filter((p) => p.identical).length,
+      differing: matched.filter((p) => !p.identical).length,
+      onlyA: ref.pairs.filter((p) => p.onlyA).length,
+      onlyB: ref.onlyB,
+    });
     expect(first.total).toBe(ref.pairs.length + ref.onlyB);
     const items = first.pairs.map((p) => Number(p.itemId.split(":")[1]));
     expect(items).toEqual([...items].sort((x, y) => x - y)); // natural: medevidence:9 before medevidence:10

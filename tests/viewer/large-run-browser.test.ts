@@ -53,29 +53,36 @@ describe.runIf(runBrowserTests)("explorer on a generated run, in Chromium", () =
     await browser?.close();
   });
 
-  it("pages the table and the compare view", async () => {
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(`${srv.url}/#cells?run=0&sort=latencyMs&dir=desc`);
-    await page.waitForSelector("#cells tbody tr");
-    expect(await page.locator("#cells tbody tr").count()).toBe(50);
+  it(
+    "pages the table and the compare view",
+    async () => {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      await page.goto(`${srv.url}/#cells?run=0&sort=latencyMs&dir=desc`);
+      await page.waitForSelector("#cells tbody tr");
+      expect(await page.locator("#cells tbody tr").count()).toBe(50);
 
-    await page.goto(`${srv.url}/#compare?a=0&b=1&diff=1`);
-    await page.waitForSelector("#compare tbody tr", { timeout: 30_000 * SLOW });
-    const counts = await page.locator("#cmp-counts").textContent();
-    // every 10th cell changed in B (cells failed in both runs have no output and stay identical)
-    const onlyB = Math.ceil((CELLS - 7) / 250); // left out of run A
-    const onlyA = Math.ceil((CELLS - 11) / 300); // left out of run B
-    const both = Array.from({ length: CELLS }, (_, i) => i).filter((i) => i % 250 !== 7 && i % 300 !== 11);
-    const differ = both.filter((i) => i % 10 === 3 && syntheticRecord(i).output).length;
-    expect(counts).toBe(`${both.length} matched cells: ${both.length - differ} identical, ${differ} differ; ${onlyA} only in A, ${onlyB} only in B`);
-    expect(await page.locator("#compare tbody tr").count()).toBe(50);
-    const firstPage = await page.locator("#compare tbody tr td:first-child").allTextContents();
-    await page.getByRole("button", { name: "next ›" }).click();
-    await page.waitForFunction((first) => (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector("#compare tbody tr td")?.textContent !== first, firstPage[0]);
-    const pager = await page.locator(".pager").textContent();
-    expect(pager).toContain(`page 2 of ${Math.ceil((differ + onlyA + onlyB) / 50)}`);
-    expect(errors).toEqual([]);
-  }, 60_000 * SLOW);
+      await page.goto(`${srv.url}/#compare?a=0&b=1&diff=1`);
+      await page.waitForSelector("#compare tbody tr", { timeout: 30_000 * SLOW });
+      const counts = await page.locator("#cmp-counts").textContent();
+      // every 10th cell changed in B (cells failed in both runs have no output and stay identical)
+      const onlyB = Math.ceil((CELLS - 7) / 250); // left out of run A
+      const onlyA = Math.ceil((CELLS - 11) / 300); // left out of run B
+      const both = Array.from({ length: CELLS }, (_, i) => i).filter((i) => i % 250 !== 7 && i % 300 !== 11);
+      const differ = both.filter((i) => i % 10 === 3 && syntheticRecord(i).output).length;
+      expect(counts).toBe(`${both.length} matched cells: ${both.length - differ} identical, ${differ} differ; ${onlyA} only in A, ${onlyB} only in B`);
+      expect(await page.locator("#compare tbody tr").count()).toBe(50);
+      const firstPage = await page.locator("#compare tbody tr td:first-child").allTextContents();
+      await page.getByRole("button", { name: "next ›" }).click();
+      await page.waitForFunction(
+        (first) => (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector("#compare tbody tr td")?.textContent !== first,
+        firstPage[0],
+      );
+      const pager = await page.locator(".pager").textContent();
+      expect(pager).toContain(`page 2 of ${Math.ceil((differ + onlyA + onlyB) / 50)}`);
+      expect(errors).toEqual([]);
+    },
+    60_000 * SLOW,
+  );
 });

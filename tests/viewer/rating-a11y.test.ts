@@ -94,7 +94,11 @@ describe.runIf(runBrowserTests)("rating page: keyboard, screen reader, server do
     await page.waitForSelector("#message.error");
     expect(await page.textContent("#message")).toContain("not saved — the server cannot be reached; try again");
     // a second attempt (after 1 s) failed too: still kept
-    await page.waitForFunction(() => ((globalThis as unknown as { document: { getElementById(i: string): { textContent: string } | null } }).document.getElementById("message")?.textContent ?? "").includes("retrying in 2 s"), undefined, { timeout: 5000 });
+    await page.waitForFunction(
+      () => ((globalThis as unknown as { document: { getElementById(i: string): { textContent: string } | null } }).document.getElementById("message")?.textContent ?? "").includes("retrying in 2 s"),
+      undefined,
+      { timeout: 5000 },
+    );
     expect(await page.isChecked(`input[name="score-${DIM}"][value="4"]`)).toBe(true);
     expect(await page.inputValue('textarea[name="comment"]')).toBe("misses the dose");
     expect(await page.textContent("#task-title")).toContain("Task 3 of 6");
@@ -104,7 +108,11 @@ describe.runIf(runBrowserTests)("rating page: keyboard, screen reader, server do
     await page.fill('textarea[name="comment"]', "typing");
     // the server comes back on the same port: the retry saves task 3, task 4's input is left alone
     srv = await startViewerServer({ study: studyDir, port });
-    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(i: string): { textContent: string } | null } }).document.getElementById("status")?.textContent === "Task 3 saved.", undefined, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => (globalThis as unknown as { document: { getElementById(i: string): { textContent: string } | null } }).document.getElementById("status")?.textContent === "Task 3 saved.",
+      undefined,
+      { timeout: 10_000 },
+    );
     expect(await page.textContent("#progress")).toBe("rater1 · 2 of 6 rated");
     expect(await page.inputValue('textarea[name="comment"]')).toBe("typing");
     expect((await active(page)).name).toBe("comment");
@@ -143,7 +151,14 @@ describe.runIf(runBrowserTests)("explorer: sortable headers are buttons with ari
     await page.keyboard.press("Enter");
     await page.waitForSelector('th[data-col="latencyMs"][aria-sort="ascending"]');
     // focus stays on the header's button after the table is redrawn; Space sorts the other way
-    expect(await page.evaluate(() => ((globalThis as unknown as { document: { activeElement: { closest(s: string): { getAttribute(n: string): string } | null } } }).document.activeElement.closest("th")?.getAttribute("data-col")) ?? null)).toBe("latencyMs");
+    expect(
+      await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { closest(s: string): { getAttribute(n: string): string } | null } } }).document.activeElement
+            .closest("th")
+            ?.getAttribute("data-col") ?? null,
+      ),
+    ).toBe("latencyMs");
     await page.keyboard.press("Space");
     await page.waitForSelector('th[data-col="latencyMs"][aria-sort="descending"]');
     expect(await page.locator("#cells thead th[aria-sort]").count()).toBe(1);

@@ -38,7 +38,29 @@ describe.runIf(runBrowserTests && (existsSync(OPENSSL) || Boolean(process.env.CI
   beforeAll(async () => {
     browser = await launchChromium();
     const tmp = mkdtempSync(join(tmpdir(), "medsynth-tls-"));
-    execFileSync(OPENSSL, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", `/CN=${HOST}`, "-addext", `subjectAltName=IP:${HOST}`, "-keyout", join(tmp, "key.pem"), "-out", join(tmp, "cert.pem")], { stdio: "ignore" });
+    execFileSync(
+      OPENSSL,
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        `/CN=${HOST}`,
+        "-addext",
+        `subjectAltName=IP:${HOST}`,
+        "-keyout",
+        join(tmp, "key.pem"),
+        "-out",
+        join(tmp, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
     const dir = join(tmp, "study");
     createStudy(makeStudyRun(), { rubric: "medmeta", raters: 1, items: 2, seed: 3, out: dir });
     port = await freePort();
@@ -62,7 +84,9 @@ describe.runIf(runBrowserTests && (existsSync(OPENSSL) || Boolean(process.env.CI
     await page.waitForSelector("#rating-form");
     await page.check(`input[name="score-${DIM}"][value="5"]`);
     await page.click("#save");
-    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(i: string): { textContent: string } | null } }).document.getElementById("status")?.textContent === "Saved.");
+    await page.waitForFunction(
+      () => (globalThis as unknown as { document: { getElementById(i: string): { textContent: string } | null } }).document.getElementById("status")?.textContent === "Saved.",
+    );
     expect(await page.textContent("#progress")).toBe("rater1 · 1 of 6 rated");
     // second save at once: over the 1-per-minute limit
     await page.check(`input[name="score-${DIM}"][value="2"]`);

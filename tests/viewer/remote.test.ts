@@ -17,11 +17,21 @@ import { makeStudyRun } from "./study-fixtures.ts";
 const DIM = "medmeta-semantic-equivalence.semantic_equivalence";
 
 /** One request with chosen Host / headers from a chosen local address. */
-function call(url: string, o: { method?: string; host?: string; headers?: Record<string, string>; body?: unknown; from?: string } = {}): Promise<{ status: number; body: string; headers: IncomingMessage["headers"] }> {
+function call(
+  url: string,
+  o: { method?: string; host?: string; headers?: Record<string, string>; body?: unknown; from?: string } = {},
+): Promise<{ status: number; body: string; headers: IncomingMessage["headers"] }> {
   const u = new URL(url);
   return new Promise((ok, fail) => {
     const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: o.method ?? "GET", localAddress: o.from, headers: { host: o.host ?? u.host, "content-type": "application/json", ...o.headers } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method: o.method ?? "GET",
+        localAddress: o.from,
+        headers: { host: o.host ?? u.host, "content-type": "application/json", ...o.headers },
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8");
@@ -142,7 +152,12 @@ describe("annotate serve on 127.0.0.2 with --public-url", () => {
     const log: string[] = [];
     srv = await startViewerServer({ study: dir, host: "127.0.0.2", port: 0, publicUrl: "https://ratings.test", trustProxy: ["127.0.0.1"], log: (l) => log.push(l) });
     const tok = st.raters[0].token;
-    const via = (proto: string) => call(`${srv!.url}/api/rate/${tok}`, { from: "127.0.0.1", host: "backend.internal", headers: { "x-forwarded-host": "ratings.test", "x-forwarded-proto": proto, "x-forwarded-for": "203.0.113.7" } });
+    const via = (proto: string) =>
+      call(`${srv!.url}/api/rate/${tok}`, {
+        from: "127.0.0.1",
+        host: "backend.internal",
+        headers: { "x-forwarded-host": "ratings.test", "x-forwarded-proto": proto, "x-forwarded-for": "203.0.113.7" },
+      });
     expect((await via("https")).status).toBe(200);
     const plain = await via("http");
     expect(plain.status).toBe(403);

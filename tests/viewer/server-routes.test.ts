@@ -101,7 +101,11 @@ describe("item page", () => {
     expect(std.evidence[0].queries[0].query).toBe(v.question);
     expect(std.evidence[1]).toMatchObject({ id: "22301933", rank: 2, golden: false });
     const neg = v.cells.find((c: { workflow: string; params: string }) => c.workflow === "negated-rag" && c.params === "fraction=1");
-    expect(neg.negation.map((n: { id: string; changed: unknown[] }) => [n.id, n.changed.length])).toEqual([["27801753", 6], ["10838460", 3], ["8906139", 2]]);
+    expect(neg.negation.map((n: { id: string; changed: unknown[] }) => [n.id, n.changed.length])).toEqual([
+      ["27801753", 6],
+      ["10838460", 3],
+      ["8906139", 2],
+    ]);
     const rec = realRecords().find((r) => r.itemId === "medevidence:15" && r.workflow === "negated-rag" && r.params.fraction === 1)!;
     const first = (rec.intermediate.negation as { changed: { original: string; negated: string }[] }[])[0].changed[0];
     expect(neg.negation[0].changed[0]).toMatchObject({ original: first.original, negated: first.negated });
@@ -130,7 +134,10 @@ describe("export", () => {
     expect(rows.map((r) => r.key)).toEqual(table.map((r: { key: string }) => r.key));
     expect(rows).toHaveLength(6);
     expect(rows[0]).toMatchObject({ run: "fixture-run", workflow: "negated-rag", itemId: table[0].itemId, params: table[0].params, latencyMs: String(table[0].latencyMs) });
-    const jsonl = (await get(`/api/export.jsonl?${q}`)).text.trim().split("\n").map((l) => JSON.parse(l));
+    const jsonl = (await get(`/api/export.jsonl?${q}`)).text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(jsonl.map((r: { key: string }) => r.key)).toEqual(rows.map((r) => r.key));
   });
   it("quotes HTML and commas as data", async () => {

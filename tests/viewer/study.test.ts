@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { allocate, checkStudyRun, createStudy, latinRow, readStudy, type Study } from "../../viewer/study/study.ts";
+import { allocate, checkStudyRun, createStudy, latinRow, readStudy } from "../../viewer/study/study.ts";
 import { RatingStore } from "../../viewer/study/store.ts";
 import { exportRatings, raterTasks, submitRating } from "../../viewer/study/rater-service.ts";
 import { startViewerServer, type ViewerServer } from "../../viewer/server.ts";
@@ -21,7 +21,11 @@ describe("allocate (largest remainder)", () => {
     expect(allocate({ a: 1, b: 1 }, 5)).toEqual({ a: 1, b: 1 });
   });
   it("latinRow is the cyclic square", () => {
-    expect([0, 1, 2].map((r) => latinRow(r, 0, 3))).toEqual([[0, 1, 2], [1, 2, 0], [2, 0, 1]]);
+    expect([0, 1, 2].map((r) => latinRow(r, 0, 3))).toEqual([
+      [0, 1, 2],
+      [1, 2, 0],
+      [2, 0, 1],
+    ]);
     expect(latinRow(1, 1, 3)).toEqual([2, 0, 1]);
   });
 });
@@ -162,9 +166,13 @@ describe("createStudy", () => {
       /1 of 6 items \(3 cells\) have no reference text \(a2\); rubric medmeta-semantic-equivalence needs reference\. Leave them out with --missing-inputs exclude/,
     );
     const all = ITEMS.map(([id]) => id);
-    expect(() => createStudy(makeStudyRun(all), { rubric: "medmeta", raters: 1, items: 6, out: tmp() })).toThrow(/nothing to rate: 6 of 6 items \(18 cells\) have no reference text .*rubric medmeta-semantic-equivalence needs reference/);
+    expect(() => createStudy(makeStudyRun(all), { rubric: "medmeta", raters: 1, items: 6, out: tmp() })).toThrow(
+      /nothing to rate: 6 of 6 items \(18 cells\) have no reference text .*rubric medmeta-semantic-equivalence needs reference/,
+    );
     // RWE rubrics need the source text: the synthetic cells have none
-    expect(() => createStudy(makeStudyRun(), { rubric: "rwe", raters: 1, items: 6, out: tmp() })).toThrow(/rubric rwe-direction-of-effect needs source; rubric rwe-numbers-accurate needs source; rubric rwe-completeness needs source/);
+    expect(() => createStudy(makeStudyRun(), { rubric: "rwe", raters: 1, items: 6, out: tmp() })).toThrow(
+      /rubric rwe-direction-of-effect needs source; rubric rwe-numbers-accurate needs source; rubric rwe-completeness needs source/,
+    );
   });
 
   it("rejects unknown rubrics and empty samples by name", () => {
@@ -213,7 +221,8 @@ describe("rating routes", () => {
     srv = await startViewerServer({ study: dir, port: 0 });
     const [r1, r2] = study.raters;
     const dim = "medmeta-semantic-equivalence.semantic_equivalence";
-    const post = (token: string, n: number, body: unknown) => fetch(`${srv!.url}/api/rate/${token}/${n}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const post = (token: string, n: number, body: unknown) =>
+      fetch(`${srv!.url}/api/rate/${token}/${n}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     for (const path of ["/rate/not-a-token", "/api/rate/not-a-token", `/api/rate/${r1.token.slice(0, -1)}x`]) {
       const res = await fetch(srv.url + path);
       expect(res.status).toBe(403);

@@ -10,14 +10,24 @@ import type { RunRecord } from "../../results/run-record.ts";
 import { startViewerServer, type ViewerServer } from "../../viewer/server.ts";
 import { makeRunDir, xssRecord } from "./fixtures.ts";
 
-const cell = (key: string, generator: Partial<RunRecord["generator"]>): RunRecord => ({ ...xssRecord(), key, itemId: `usage:${key}`, workflow: "usage-test", generator: { calls: 3, inputTokens: 1000, outputTokens: 200, latencyMs: 5, cached: false, ...generator } });
+const cell = (key: string, generator: Partial<RunRecord["generator"]>): RunRecord => ({
+  ...xssRecord(),
+  key,
+  itemId: `usage:${key}`,
+  workflow: "usage-test",
+  generator: { calls: 3, inputTokens: 1000, outputTokens: 200, latencyMs: 5, cached: false, ...generator },
+});
 
 /** The page's formatter (a browser module without type declarations, loaded by URL). */
 const { fmtTokens } = (await import(new URL("../../viewer/ui/common.js", import.meta.url).href)) as { fmtTokens: (tokens: number | null | undefined, unknownCalls?: number) => string };
 
 let srv: ViewerServer;
 beforeAll(async () => {
-  const extra = [cell("unknown", { inputTokens: null, outputTokens: null, unknownUsageCalls: 3 }), cell("zero-unknown", { inputTokens: 0, outputTokens: 0, unknownUsageCalls: 3 }), cell("partly", { inputTokens: 600, outputTokens: 100, unknownUsageCalls: 1 })];
+  const extra = [
+    cell("unknown", { inputTokens: null, outputTokens: null, unknownUsageCalls: 3 }),
+    cell("zero-unknown", { inputTokens: 0, outputTokens: 0, unknownUsageCalls: 3 }),
+    cell("partly", { inputTokens: 600, outputTokens: 100, unknownUsageCalls: 1 }),
+  ];
   srv = await startViewerServer({ runs: [makeRunDir({ extra, malformed: false })], port: 0 });
 });
 afterAll(async () => srv?.close());
@@ -36,12 +46,24 @@ describe("unknown token usage in the viewer", () => {
     const sorted = (await (await fetch(`${srv.url}/api/cells?workflow=usage-test&sort=inputTokens`)).json()) as Rows;
     expect(sorted.rows.map((r) => r.key)).toEqual(["partly", "unknown", "zero-unknown"]);
     const csv = await (await fetch(`${srv.url}/api/export.jsonl?workflow=usage-test`)).text();
-    const unknown = csv.trim().split("\n").map((l) => JSON.parse(l)).find((r) => r.key === "unknown");
+    const unknown = csv
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((r) => r.key === "unknown");
     expect(unknown).toMatchObject({ inputTokens: null, outputTokens: null, unknownUsageCalls: 3, costUsd: null });
   });
 
   it("shows tokens as the rest of medsynth does", () => {
-    for (const [tokens, calls] of [[1234, 0], [120, 1], [0, 2], [null, 0], [null, 3], [5000, 12]] as const) expect(fmtTokens(tokens, calls)).toBe(formatTokenCount(tokens, calls));
+    for (const [tokens, calls] of [
+      [1234, 0],
+      [120, 1],
+      [0, 2],
+      [null, 0],
+      [null, 3],
+      [5000, 12],
+    ] as const)
+      expect(fmtTokens(tokens, calls)).toBe(formatTokenCount(tokens, calls));
     expect(fmtTokens(null, 3)).toBe("– (3 calls unknown)");
     expect(fmtTokens(600, 1)).toBe("≥ 600 (1 call unknown)");
     expect(fmtTokens(undefined)).toBe("–");

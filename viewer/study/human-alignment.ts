@@ -87,7 +87,10 @@ export function raterAgreement(dimension: string, binary: boolean, raters: reado
   else iccRes = icc(complete.map((t) => raters.map((r) => get(r, t))));
   if (raters.length >= 2) {
     try {
-      alpha = krippendorffAlpha(raters.map((r) => tasks.map((t) => get(r, t))), binary ? "nominal" : "interval");
+      alpha = krippendorffAlpha(
+        raters.map((r) => tasks.map((t) => get(r, t))),
+        binary ? "nominal" : "interval",
+      );
     } catch (err) {
       notes.push(`Krippendorff's α: ${(err as Error).message}`);
     }
@@ -122,7 +125,16 @@ export function humanAlignment(study: Study, records: Map<string, RunRecord>, ra
   const used = ratings.filter((r) => tasks.get(r.task) && !tasks.get(r.task)!.calibration);
   const raters = study.raters.map((r) => r.id);
   const dims = studyDimensions(study);
-  const report: HumanAlignmentReport = { study: study.name, mode: study.mode, raters, ratings: used.length, calibrationRatingsLeftOut: ratings.length - used.length, agreement: [], humanVsPanel: [], preferences: [] };
+  const report: HumanAlignmentReport = {
+    study: study.name,
+    mode: study.mode,
+    raters,
+    ratings: used.length,
+    calibrationRatingsLeftOut: ratings.length - used.length,
+    agreement: [],
+    humanVsPanel: [],
+    preferences: [],
+  };
   if (study.mode === "single") {
     for (const d of dims) {
       report.agreement.push(raterAgreement(d.id, d.rubric.scale.type === "binary", raters, used));
@@ -137,7 +149,14 @@ export function humanAlignment(study: Study, records: Map<string, RunRecord>, ra
         return { id: taskId, config: t.configs[0], human: vs.reduce((a, b) => a + b, 0) / vs.length, judge: panelValue(records.get(t.keys[0]), d.id) };
       });
       report.humanVsPanel.push(align(d.id, "all", items));
-      for (const c of [...new Set(items.map((i) => i.config))].sort()) report.humanVsPanel.push(align(d.id, c, items.filter((i) => i.config === c)));
+      for (const c of [...new Set(items.map((i) => i.config))].sort())
+        report.humanVsPanel.push(
+          align(
+            d.id,
+            c,
+            items.filter((i) => i.config === c),
+          ),
+        );
     }
   } else {
     const d = dims[0];
@@ -168,16 +187,28 @@ const cell = (v: unknown): string => String(v).replace(/\|/g, "\\|").replace(/\r
 
 /** The report as Markdown tables (the `validate --human` output and the report section). */
 export function humanAlignmentMarkdown(r: HumanAlignmentReport): string {
-  const out: string[] = [`## Human ratings: study "${r.study}"`, "", `${r.raters.length} raters (${r.raters.join(", ")}), ${r.ratings} ratings (${r.calibrationRatingsLeftOut} calibration ratings left out), mode ${r.mode}.`, ""];
+  const out: string[] = [
+    `## Human ratings: study "${r.study}"`,
+    "",
+    `${r.raters.length} raters (${r.raters.join(", ")}), ${r.ratings} ratings (${r.calibrationRatingsLeftOut} calibration ratings left out), mode ${r.mode}.`,
+    "",
+  ];
   if (r.agreement.length) {
     out.push("### Rater–rater agreement", "", "| dimension | tasks | ICC(2,1) | ICC(2,k) | ICC n | Krippendorff α | Cohen's κ (pairs) | notes |", "|---|---|---|---|---|---|---|---|");
     for (const a of r.agreement) {
-      out.push(`| ${cell(a.dimension)} | ${a.tasks} | ${f(a.icc?.icc21)} | ${f(a.icc?.icc2k)} | ${a.icc?.n ?? "–"} | ${f(a.alpha?.alpha)} | ${cell(a.kappa.map((k) => `${k.raters.join("–")} ${f(k.result.kappa)}`).join("; ") || "–")} | ${cell(a.notes.join("; "))} |`);
+      out.push(
+        `| ${cell(a.dimension)} | ${a.tasks} | ${f(a.icc?.icc21)} | ${f(a.icc?.icc2k)} | ${a.icc?.n ?? "–"} | ${f(a.alpha?.alpha)} | ${cell(a.kappa.map((k) => `${k.raters.join("–")} ${f(k.result.kappa)}`).join("; ") || "–")} | ${cell(a.notes.join("; "))} |`,
+      );
     }
     out.push("");
   }
   if (r.humanVsPanel.length) {
-    out.push("### Human (mean of raters) vs LLM panel", "", "| dimension | group | n | Pearson r | Spearman ρ | bias (panel − human) | LoA | paired t | p | Cohen's d_z | notes |", "|---|---|---|---|---|---|---|---|---|---|---|");
+    out.push(
+      "### Human (mean of raters) vs LLM panel",
+      "",
+      "| dimension | group | n | Pearson r | Spearman ρ | bias (panel − human) | LoA | paired t | p | Cohen's d_z | notes |",
+      "|---|---|---|---|---|---|---|---|---|---|---|",
+    );
     for (const h of r.humanVsPanel) {
       const a = h.result;
       out.push(

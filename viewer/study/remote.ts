@@ -107,7 +107,10 @@ export function fromTrustedProxy(setup: Pick<RemoteSetup, "trustProxy">, req: In
 /** The client address: the last `X-Forwarded-For` hop before a trusted proxy, else the peer. */
 export function clientAddress(setup: Pick<RemoteSetup, "trustProxy">, req: IncomingMessage): string {
   if (!fromTrustedProxy(setup, req)) return peer(req);
-  const hops = String(req.headers["x-forwarded-for"] ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const hops = String(req.headers["x-forwarded-for"] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return hops.length ? hops[hops.length - 1] : peer(req);
 }
 
@@ -146,7 +149,13 @@ export function hostRefusal(setup: Pick<RemoteSetup, "trustProxy" | "publicUrl">
  */
 export function plainWhereHttpsExpected(setup: RemoteSetup, req: IncomingMessage): boolean {
   if (setup.publicUrl?.protocol !== "https:") return false;
-  if (fromTrustedProxy(setup, req)) return String(req.headers["x-forwarded-proto"] ?? "").split(",")[0].trim().toLowerCase() !== "https";
+  if (fromTrustedProxy(setup, req))
+    return (
+      String(req.headers["x-forwarded-proto"] ?? "")
+        .split(",")[0]
+        .trim()
+        .toLowerCase() !== "https"
+    );
   return !setup.tls && !isLoopback(peer(req));
 }
 

@@ -108,12 +108,15 @@ export class RatingStore {
       const curRev = cur?.revision ?? 0;
       // a retry whose first attempt was stored but whose answer never reached the page: the same
       // value one revision on is acknowledged as saved (no second history row)
-      if (cur && curRev === baseRevision + 1 && cur.scores === JSON.stringify(value.scores) && (cur.preference ?? null) === value.preference && cur.comment === value.comment) return { ok: true, rating: fromRow(cur) };
+      if (cur && curRev === baseRevision + 1 && cur.scores === JSON.stringify(value.scores) && (cur.preference ?? null) === value.preference && cur.comment === value.comment)
+        return { ok: true, rating: fromRow(cur) };
       if (curRev !== baseRevision) return { ok: false, conflict: true, current: cur ? fromRow(cur) : null };
       const now = new Date().toISOString();
       const row: Row = { rater, task, scores: JSON.stringify(value.scores), preference: value.preference, comment: value.comment, revision: curRev + 1, updated_at: now };
       this.db
-        .prepare("INSERT INTO ratings (rater, task, scores, preference, comment, revision, updated_at) VALUES (@rater, @task, @scores, @preference, @comment, @revision, @updated_at) ON CONFLICT(rater, task) DO UPDATE SET scores = excluded.scores, preference = excluded.preference, comment = excluded.comment, revision = excluded.revision, updated_at = excluded.updated_at")
+        .prepare(
+          "INSERT INTO ratings (rater, task, scores, preference, comment, revision, updated_at) VALUES (@rater, @task, @scores, @preference, @comment, @revision, @updated_at) ON CONFLICT(rater, task) DO UPDATE SET scores = excluded.scores, preference = excluded.preference, comment = excluded.comment, revision = excluded.revision, updated_at = excluded.updated_at",
+        )
         .run(row);
       this.db.prepare("INSERT INTO history (rater, task, scores, preference, comment, revision, at) VALUES (@rater, @task, @scores, @preference, @comment, @revision, @updated_at)").run(row);
       return { ok: true, rating: fromRow(row) };

@@ -48,7 +48,10 @@ export const CreateStudyOptionsSchema = z
     calibration: z.string().optional(),
     /** Study folder (default `<run>/studies/<name>`). */
     out: z.string().optional(),
-    name: z.string().regex(/^[A-Za-z0-9._-]+$/).default("study"),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/)
+      .default("study"),
     /**
      * Cells lacking a text the rubric needs (its `inputs`: reference, source, question):
      * `exclude` (default) leaves them out and the study records how many; `refuse` stops.
@@ -151,12 +154,19 @@ export function configLabel(r: Pick<RunRecord, "model" | "workflow" | "params">)
 
 /** sha256 of a cell's status and output. */
 export function cellFingerprint(r: Pick<RunRecord, "status" | "output">): string {
-  return createHash("sha256").update(JSON.stringify([r.status, r.output])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([r.status, r.output]))
+    .digest("hex");
 }
 
 /** Resolve `--rubric` to rubrics (shorthand, or comma-separated ids/paths). @throws on unknown ids */
 export function resolveStudyRubrics(ref: string): Rubric[] {
-  const ids = STUDY_RUBRICS[ref] ?? ref.split(",").map((s) => s.trim()).filter(Boolean);
+  const ids =
+    STUDY_RUBRICS[ref] ??
+    ref
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   return ids.map((id) => resolveRubric(id));
 }
 
@@ -362,12 +372,32 @@ export function createStudy(runDir: string, options: CreateStudyOptions): { stud
     const seq: RaterTaskRef[] = tasks.filter((t) => t.calibration).map((t) => ({ taskId: t.id, swap: false }));
     shuffled(items, rrng).forEach((itemId, j) => {
       const list = itemTasks.get(itemId)!;
-      const slots = o.mode === "single" ? latinRow(r, j, configs.length).map((ci) => list.find((t) => t.configs[0] === configs[ci])).filter((t): t is StudyTask => !!t) : shuffled(list, rrng);
+      const slots =
+        o.mode === "single"
+          ? latinRow(r, j, configs.length)
+              .map((ci) => list.find((t) => t.configs[0] === configs[ci]))
+              .filter((t): t is StudyTask => !!t)
+          : shuffled(list, rrng);
       for (const t of slots) seq.push({ taskId: t.id, swap: o.mode === "pairwise" ? rrng() < 0.5 : false });
     });
     order[rater.id] = seq;
   });
-  const study: Study = { version: 1, name: o.name, createdAt: new Date().toISOString(), runDir: run.dir, mode: o.mode, seed: o.seed, rubrics, configs, fingerprints, raters, tasks, order, requiredInputs: required, excluded };
+  const study: Study = {
+    version: 1,
+    name: o.name,
+    createdAt: new Date().toISOString(),
+    runDir: run.dir,
+    mode: o.mode,
+    seed: o.seed,
+    rubrics,
+    configs,
+    fingerprints,
+    raters,
+    tasks,
+    order,
+    requiredInputs: required,
+    excluded,
+  };
   const dir = resolve(o.out ?? join(run.dir, "studies", o.name));
   if (existsSync(join(dir, "study.json"))) throw new Error(`${dir}: a study already exists here; choose another --name or --out`);
   mkdirSync(dir, { recursive: true });
@@ -399,7 +429,9 @@ export function checkStudyRun(study: Study): Map<string, RunRecord> {
     else if (cellFingerprint(r) !== fp) problems.push(`cell ${key} (${r.itemId}) changed: its status or output differs`);
   }
   if (problems.length) {
-    throw new Error(`study "${study.name}" refused: ${problems.length} of its ${Object.keys(study.fingerprints).length} cells changed in ${study.runDir} since the study was created — ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? "; …" : ""}. Create a new study from the current run.`);
+    throw new Error(
+      `study "${study.name}" refused: ${problems.length} of its ${Object.keys(study.fingerprints).length} cells changed in ${study.runDir} since the study was created — ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? "; …" : ""}. Create a new study from the current run.`,
+    );
   }
   return byKey;
 }

@@ -68,7 +68,8 @@ export function fmtTokens(tokens, unknownCalls = 0) {
 export function wordDiff(a, b) {
   const x = a.split(/(\s+)/).filter((s) => s !== "");
   const y = b.split(/(\s+)/).filter((s) => s !== "");
-  const n = x.length, m = y.length;
+  const n = x.length,
+    m = y.length;
   const L = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
   for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
   const out = [];
@@ -77,10 +78,14 @@ export function wordDiff(a, b) {
     if (last && last.kind === kind) last.text += text;
     else out.push({ text, kind });
   };
-  let i = 0, j = 0;
+  let i = 0,
+    j = 0;
   while (i < n && j < m) {
-    if (x[i] === y[j]) { push(x[i], "same"); i++; j++; }
-    else if (L[i + 1][j] >= L[i][j + 1]) push(x[i++], "del");
+    if (x[i] === y[j]) {
+      push(x[i], "same");
+      i++;
+      j++;
+    } else if (L[i + 1][j] >= L[i][j + 1]) push(x[i++], "del");
     else push(y[j++], "ins");
   }
   while (i < n) push(x[i++], "del");

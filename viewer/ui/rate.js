@@ -27,14 +27,36 @@ function buildShell() {
   const gotoInput = h("input", { id: "goto-input", type: "number", min: "1", inputmode: "numeric", "aria-describedby": "goto-range" });
   const gotoForm = h(
     "form",
-    { id: "goto", class: "goto", novalidate: "novalidate", onsubmit: (e) => { e.preventDefault(); const n = Number(gotoInput.value); if (Number.isInteger(n) && n >= 1 && n <= data.tasks.length) go(n - 1, true); else say("error", `There is no task ${gotoInput.value}: choose 1 to ${data.tasks.length}.`); } },
+    {
+      id: "goto",
+      class: "goto",
+      novalidate: "novalidate",
+      onsubmit: (e) => {
+        e.preventDefault();
+        const n = Number(gotoInput.value);
+        if (Number.isInteger(n) && n >= 1 && n <= data.tasks.length) go(n - 1, true);
+        else say("error", `There is no task ${gotoInput.value}: choose 1 to ${data.tasks.length}.`);
+      },
+    },
     h("label", { for: "goto-input" }, "Go to task "),
     gotoInput,
     h("span", { id: "goto-range", class: "muted" }, ""),
     " ",
     h("button", { type: "submit" }, "Go"),
     " ",
-    h("button", { type: "button", id: "next-open", onclick: () => { const i = nextOpen(current); if (i !== -1) go(i, true); else say("ok", "Every task is rated."); } }, "Next unrated"),
+    h(
+      "button",
+      {
+        type: "button",
+        id: "next-open",
+        onclick: () => {
+          const i = nextOpen(current);
+          if (i !== -1) go(i, true);
+          else say("ok", "Every task is rated.");
+        },
+      },
+      "Next unrated",
+    ),
   );
   const status = h("div", { id: "status", role: "status", "aria-live": "polite", "aria-atomic": "true" });
   const task = h("div", { id: "task" });
@@ -122,7 +144,11 @@ function scoreField(dim, saved) {
     h("legend", {}, `${dim.name} (${dim.min}–${dim.max})`),
     h("div", { class: "muted" }, dim.description),
     h("input", { type: "number", name, min: dim.min, max: dim.max, step: 1, required: "required", value: saved ?? "", "data-dim": dim.id, "aria-label": `${dim.name} score` }),
-    h("div", { class: "anchors" }, dim.anchors.map((a) => h("div", { class: "anchor" }, `${a.score} — ${a.label}: ${a.description}`))),
+    h(
+      "div",
+      { class: "anchors" },
+      dim.anchors.map((a) => h("div", { class: "anchor" }, `${a.score} — ${a.label}: ${a.description}`)),
+    ),
   );
 }
 
@@ -207,7 +233,14 @@ function render() {
         "fieldset",
         { class: "dimension" },
         h("legend", {}, "Which output agrees better with the reference?"),
-        ["A", "B", "tie"].map((p) => h("label", { class: "choice" }, h("input", { type: "radio", name: "preference", value: p, required: "required", checked: pref === p ? "checked" : null }), p === "tie" ? " no preference" : ` ${p}`)),
+        ["A", "B", "tie"].map((p) =>
+          h(
+            "label",
+            { class: "choice" },
+            h("input", { type: "radio", name: "preference", value: p, required: "required", checked: pref === p ? "checked" : null }),
+            p === "tie" ? " no preference" : ` ${p}`,
+          ),
+        ),
       ),
     );
   } else {
@@ -229,14 +262,37 @@ function render() {
   const reference = t.reference ?? (data.form.mode === "pairwise" ? "(no reference text)" : null);
   setChildren(
     shell.task,
-    h("h2", { id: "task-title", tabindex: "-1" }, `Task ${t.position} of ${data.tasks.length}`, t.calibration ? h("span", { class: "badge" }, " calibration") : null, t.rating ? h("span", { class: "badge rated-badge" }, " rated") : null),
+    h(
+      "h2",
+      { id: "task-title", tabindex: "-1" },
+      `Task ${t.position} of ${data.tasks.length}`,
+      t.calibration ? h("span", { class: "badge" }, " calibration") : null,
+      t.rating ? h("span", { class: "badge rated-badge" }, " rated") : null,
+    ),
     t.question ? h("section", {}, h("h3", {}, "Question"), h("div", { class: "text", id: "question" }, t.question)) : null,
     t.source ? h("section", { class: "source" }, h("h3", {}, "Source"), h("div", { class: "text", id: "source" }, t.source)) : null,
     reference ? h("section", { class: "reference" }, h("h3", {}, "Reference"), h("div", { class: "text", id: "reference" }, reference)) : null,
-    h("div", { class: "cells-side" }, t.outputs.map((o) => h("article", { class: "cell" }, h("h3", {}, o.label), h("div", { class: "text output" }, o.text)))),
-    t.referenceScores ? h("section", { class: "calibration", id: "calibration-reference" }, h("h3", {}, "Reference rating"), Object.entries(t.referenceScores).map(([k, v]) => h("div", {}, `${k}: ${v}`))) : null,
+    h(
+      "div",
+      { class: "cells-side" },
+      t.outputs.map((o) => h("article", { class: "cell" }, h("h3", {}, o.label), h("div", { class: "text output" }, o.text))),
+    ),
+    t.referenceScores
+      ? h(
+          "section",
+          { class: "calibration", id: "calibration-reference" },
+          h("h3", {}, "Reference rating"),
+          Object.entries(t.referenceScores).map(([k, v]) => h("div", {}, `${k}: ${v}`)),
+        )
+      : null,
     form,
-    h("p", { class: "pager" }, h("button", { id: "prev", disabled: current === 0 ? "disabled" : null, onclick: () => go(current - 1, true) }, "‹ previous"), " ", h("button", { id: "next", disabled: current + 1 >= data.tasks.length ? "disabled" : null, onclick: () => go(current + 1, true) }, "next ›")),
+    h(
+      "p",
+      { class: "pager" },
+      h("button", { id: "prev", disabled: current === 0 ? "disabled" : null, onclick: () => go(current - 1, true) }, "‹ previous"),
+      " ",
+      h("button", { id: "next", disabled: current + 1 >= data.tasks.length ? "disabled" : null, onclick: () => go(current + 1, true) }, "next ›"),
+    ),
   );
 }
 
@@ -249,5 +305,7 @@ document.getElementById("skip-to-form").addEventListener("click", (e) => {
 window.addEventListener("beforeunload", (e) => {
   if (pending.size) e.preventDefault();
 });
-window.addEventListener("online", () => { for (const [position, p] of pending) void submit(position, p.body); });
+window.addEventListener("online", () => {
+  for (const [position, p] of pending) void submit(position, p.body);
+});
 load().catch((err) => setChildren(main, h("p", { class: "error", role: "alert" }, `Error: ${err.message}`)));

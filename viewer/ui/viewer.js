@@ -29,7 +29,13 @@ async function start() {
         { class: "run", "data-run": r.index },
         h("b", {}, `run ${r.index}: ${r.name}`),
         ` — ${r.cells} cells`,
-        r.malformedLines ? h("span", { class: "warn", id: `malformed-${r.index}` }, ` · ${r.malformedLines} malformed line(s) skipped (lines ${r.malformedLineNumbers.join(", ")}${r.malformedLines > r.malformedLineNumbers.length ? ", …" : ""})`) : null,
+        r.malformedLines
+          ? h(
+              "span",
+              { class: "warn", id: `malformed-${r.index}` },
+              ` · ${r.malformedLines} malformed line(s) skipped (lines ${r.malformedLineNumbers.join(", ")}${r.malformedLines > r.malformedLineNumbers.length ? ", …" : ""})`,
+            )
+          : null,
         r.truncatedTail ? h("span", { class: "warn" }, " · torn last line left out") : null,
       ),
     ),
@@ -87,8 +93,17 @@ async function renderCells(params) {
   const exportQ = new URLSearchParams(params);
   exportQ.delete("page");
   const cols = [
-    ["itemId", "item"], ["dataset", "dataset"], ["model", "model"], ["workflow", "workflow"], ["params", "params"], ["status", "status"], ["judge", "judge"],
-    ["inputTokens", "in tok"], ["outputTokens", "out tok"], ["latencyMs", "latency ms"], ["costUsd", "cost $"],
+    ["itemId", "item"],
+    ["dataset", "dataset"],
+    ["model", "model"],
+    ["workflow", "workflow"],
+    ["params", "params"],
+    ["status", "status"],
+    ["judge", "judge"],
+    ["inputTokens", "in tok"],
+    ["outputTokens", "out tok"],
+    ["latencyMs", "latency ms"],
+    ["costUsd", "cost $"],
     ...meta.scoreColumns.map((c) => [c, c.replace(/^(panel|metric):/, "")]),
   ];
   const sort = params.get("sort");
@@ -103,7 +118,19 @@ async function renderCells(params) {
         { class: "sortable", "data-col": c, scope: "col", "aria-sort": sort === c ? (dir === "asc" ? "ascending" : "descending") : null },
         h(
           "button",
-          { type: "button", class: "sort", title: `sort by ${c}`, onclick: () => { refocusSort = c; const p = new URLSearchParams(params); p.set("sort", c); p.set("dir", sort === c && dir === "asc" ? "desc" : "asc"); p.delete("page"); setHash("cells", p); } },
+          {
+            type: "button",
+            class: "sort",
+            title: `sort by ${c}`,
+            onclick: () => {
+              refocusSort = c;
+              const p = new URLSearchParams(params);
+              p.set("sort", c);
+              p.set("dir", sort === c && dir === "asc" ? "desc" : "asc");
+              p.delete("page");
+              setHash("cells", p);
+            },
+          },
           label,
           sort === c ? h("span", { "aria-hidden": "true" }, dir === "asc" ? " ▲" : " ▼") : "",
         ),
@@ -115,15 +142,31 @@ async function renderCells(params) {
       "tr",
       { class: `status-${r.status}`, "data-key": r.key },
       h("td", {}, h("a", { href: `#item?id=${encodeURIComponent(r.itemId)}`, class: "item-link" }, r.itemId)),
-      h("td", {}, r.dataset), h("td", {}, r.model), h("td", {}, r.workflow), h("td", {}, r.params), h("td", {}, r.status), h("td", {}, r.judge),
-      h("td", { class: "num" }, fmtTokens(r.inputTokens, r.unknownUsageCalls)), h("td", { class: "num" }, fmtTokens(r.outputTokens, r.unknownUsageCalls)), h("td", { class: "num" }, fmt(r.latencyMs, 0)), h("td", { class: "num" }, r.costUsd === null ? "–" : r.costUsd.toFixed(5)),
+      h("td", {}, r.dataset),
+      h("td", {}, r.model),
+      h("td", {}, r.workflow),
+      h("td", {}, r.params),
+      h("td", {}, r.status),
+      h("td", {}, r.judge),
+      h("td", { class: "num" }, fmtTokens(r.inputTokens, r.unknownUsageCalls)),
+      h("td", { class: "num" }, fmtTokens(r.outputTokens, r.unknownUsageCalls)),
+      h("td", { class: "num" }, fmt(r.latencyMs, 0)),
+      h("td", { class: "num" }, r.costUsd === null ? "–" : r.costUsd.toFixed(5)),
       meta.scoreColumns.map((c) => h("td", { class: "num" }, fmt(r.scores[c]))),
     ),
   );
   const pages = Math.max(1, Math.ceil(page.total / page.size));
   setChildren(
     main,
-    h("section", { class: "filters" }, FILTERS.map(select), h("label", {}, "search ", search), h("a", { id: "export-csv", href: `/api/export.csv?${exportQ}`, download: "cells.csv" }, "Export CSV"), " ", h("a", { id: "export-jsonl", href: `/api/export.jsonl?${exportQ}`, download: "cells.jsonl" }, "JSONL")),
+    h(
+      "section",
+      { class: "filters" },
+      FILTERS.map(select),
+      h("label", {}, "search ", search),
+      h("a", { id: "export-csv", href: `/api/export.csv?${exportQ}`, download: "cells.csv" }, "Export CSV"),
+      " ",
+      h("a", { id: "export-jsonl", href: `/api/export.jsonl?${exportQ}`, download: "cells.jsonl" }, "JSONL"),
+    ),
     h("p", { id: "count" }, `${page.total} of ${meta.totalCells} cells · page ${page.page + 1} of ${pages}`),
     h("div", { class: "table-wrap" }, h("table", { id: "cells" }, h("thead", {}, header), h("tbody", {}, body))),
     h(
@@ -157,11 +200,19 @@ function evidenceTable(ev, queries) {
           h("td", {}, e.id, e.golden ? h("span", { class: "badge golden-badge", title: "golden evidence" }, "golden") : null),
           h("td", { class: "num" }, fmt(e.rank)),
           h("td", { class: "num" }, fmt(e.score)),
-          h("td", {}, e.queries.map((q) => {
-            const qi = queries.indexOf(q.query);
-            return h("div", { title: q.query }, qi >= 0 ? `q${qi + 1} ` : h("q", {}, q.query), `#${q.rank} (${fmt(q.score)})`);
-          })),
-          h("td", {}, e.sentences.map((s) => h("div", { class: "sentence" }, s))),
+          h(
+            "td",
+            {},
+            e.queries.map((q) => {
+              const qi = queries.indexOf(q.query);
+              return h("div", { title: q.query }, qi >= 0 ? `q${qi + 1} ` : h("q", {}, q.query), `#${q.rank} (${fmt(q.score)})`);
+            }),
+          ),
+          h(
+            "td",
+            {},
+            e.sentences.map((s) => h("div", { class: "sentence" }, s)),
+          ),
         ),
       ),
     ),
@@ -184,8 +235,22 @@ function negationDiff(neg) {
           h(
             "div",
             { class: "diff" },
-            h("div", { class: "orig" }, "− ", wordDiff(c.original, c.negated).filter((s) => s.kind !== "ins").map((s) => (s.kind === "del" ? h("del", {}, s.text) : s.text))),
-            h("div", { class: "neg" }, "+ ", wordDiff(c.original, c.negated).filter((s) => s.kind !== "del").map((s) => (s.kind === "ins" ? h("ins", {}, s.text) : s.text))),
+            h(
+              "div",
+              { class: "orig" },
+              "− ",
+              wordDiff(c.original, c.negated)
+                .filter((s) => s.kind !== "ins")
+                .map((s) => (s.kind === "del" ? h("del", {}, s.text) : s.text)),
+            ),
+            h(
+              "div",
+              { class: "neg" },
+              "+ ",
+              wordDiff(c.original, c.negated)
+                .filter((s) => s.kind !== "del")
+                .map((s) => (s.kind === "ins" ? h("ins", {}, s.text) : s.text)),
+            ),
             h("div", { class: "muted" }, c.mode),
           ),
         ),
@@ -201,7 +266,13 @@ function pcotView(p) {
     { class: "pcot" },
     h("h4", {}, "P-CoT"),
     h("div", {}, h("b", {}, "plan: "), typeof p.plan === "string" ? p.plan : JSON.stringify(p.plan)),
-    p.questions.length ? h("ol", {}, p.questions.map((q) => h("li", {}, `round ${q.round}: `, q.question))) : null,
+    p.questions.length
+      ? h(
+          "ol",
+          {},
+          p.questions.map((q) => h("li", {}, `round ${q.round}: `, q.question)),
+        )
+      : null,
     p.drafts.map((d, i) => h("details", {}, h("summary", {}, `draft ${i + 1} — self-evaluation ${fmt(p.scores[i])}`), h("div", { class: "text" }, d))),
     p.stopReason ? h("div", { class: "muted" }, `stopped: ${p.stopReason}`) : null,
   );
@@ -226,7 +297,12 @@ function judgesView(c) {
       ),
     ),
     c.panel
-      ? h("div", { class: "panel" }, `panel (${c.panel.aggregation}): `, Object.entries(c.panel.scores).flatMap(([rub, dims]) => Object.entries(dims).map(([d, v]) => `${rub}.${d} ${fmt(v.value)} (${v.nPresent}/${v.nJudges}) `)))
+      ? h(
+          "div",
+          { class: "panel" },
+          `panel (${c.panel.aggregation}): `,
+          Object.entries(c.panel.scores).flatMap(([rub, dims]) => Object.entries(dims).map(([d, v]) => `${rub}.${d} ${fmt(v.value)} (${v.nPresent}/${v.nJudges}) `)),
+        )
       : null,
   );
 }
@@ -239,12 +315,33 @@ async function renderItem(id) {
       { class: `cell status-${c.status}`, "data-workflow": c.workflow },
       h("h3", {}, `${c.workflow}${c.params ? " · " + c.params : ""}`),
       h("div", { class: "muted" }, `${c.model} · run ${c.run} · repeat ${c.repeat} · ${c.status}`),
-      h("div", { class: "muted" }, `tokens ${fmtTokens(c.generator?.inputTokens, c.generator?.unknownUsageCalls)} in / ${fmtTokens(c.generator?.outputTokens, c.generator?.unknownUsageCalls)} out · ${fmt(c.generator?.latencyMs, 0)} ms${c.generator?.cached ? " · cached" : ""}`),
-      c.truncated ? h("div", { class: "warn truncated" }, "truncated: the answer hit the output limit (finish_reason \"length\") and was kept as marked") : null,
+      h(
+        "div",
+        { class: "muted" },
+        `tokens ${fmtTokens(c.generator?.inputTokens, c.generator?.unknownUsageCalls)} in / ${fmtTokens(c.generator?.outputTokens, c.generator?.unknownUsageCalls)} out · ${fmt(c.generator?.latencyMs, 0)} ms${c.generator?.cached ? " · cached" : ""}`,
+      ),
+      c.truncated ? h("div", { class: "warn truncated" }, 'truncated: the answer hit the output limit (finish_reason "length") and was kept as marked') : null,
       c.output !== null ? h("div", { class: "output text" }, c.output) : h("div", { class: "warn" }, c.error ?? "no output"),
-      Object.keys(c.metrics).length ? h("div", { class: "metrics" }, Object.entries(c.metrics).map(([k, val]) => h("span", { class: "metric" }, `${k} ${fmt(val)}`))) : null,
+      Object.keys(c.metrics).length
+        ? h(
+            "div",
+            { class: "metrics" },
+            Object.entries(c.metrics).map(([k, val]) => h("span", { class: "metric" }, `${k} ${fmt(val)}`)),
+          )
+        : null,
       judgesView(c),
-      c.queries.length ? h("section", {}, h("h4", {}, "Queries"), h("ol", { class: "queries" }, c.queries.map((q, i) => h("li", {}, h("b", {}, `q${i + 1} `), q)))) : null,
+      c.queries.length
+        ? h(
+            "section",
+            {},
+            h("h4", {}, "Queries"),
+            h(
+              "ol",
+              { class: "queries" },
+              c.queries.map((q, i) => h("li", {}, h("b", {}, `q${i + 1} `), q)),
+            ),
+          )
+        : null,
       h("section", {}, h("h4", {}, "Evidence"), evidenceTable(c.evidence, c.queries)),
       negationDiff(c.negation),
       pcotView(c.pcot),
@@ -252,10 +349,30 @@ async function renderItem(id) {
   );
   setChildren(
     main,
-    h("p", {}, h("a", { href: "#cells", onclick: (e) => { e.preventDefault(); history.back(); } }, "‹ back to the table")),
+    h(
+      "p",
+      {},
+      h(
+        "a",
+        {
+          href: "#cells",
+          onclick: (e) => {
+            e.preventDefault();
+            history.back();
+          },
+        },
+        "‹ back to the table",
+      ),
+    ),
     h("h2", { id: "item-title" }, v.question ?? v.itemId),
     h("div", { class: "muted" }, `${v.itemId} · ${v.dataset}`),
-    h("section", { class: "reference" }, h("h4", {}, "Reference"), v.reference ? h("div", { class: "text" }, v.reference) : h("p", { class: "muted" }, "no reference text"), v.itemMeta.referenceAnswer ? h("div", {}, `reference answer: ${v.itemMeta.referenceAnswer}`) : null),
+    h(
+      "section",
+      { class: "reference" },
+      h("h4", {}, "Reference"),
+      v.reference ? h("div", { class: "text" }, v.reference) : h("p", { class: "muted" }, "no reference text"),
+      v.itemMeta.referenceAnswer ? h("div", {}, `reference answer: ${v.itemMeta.referenceAnswer}`) : null,
+    ),
     v.goldenIds.length ? h("div", { class: "muted" }, `golden evidence: ${v.goldenIds.join(", ")}`) : null,
     h("div", { class: "cells-side" }, cards),
   );
@@ -267,12 +384,35 @@ async function renderCompare(params) {
   const b = params.get("b") ?? "1";
   const q = new URLSearchParams({ a, b, page: params.get("page") ?? "0", diff: params.get("diff") ?? "1" });
   const c = await getJson(`/api/compare?${q}`);
-  const set = (k, v) => { const p = new URLSearchParams(params); p.set(k, v); if (k !== "page") p.delete("page"); setHash("compare", p); };
-  const runSel = (k, cur) => h("select", { id: `cmp-${k}`, onchange: (e) => set(k, e.target.value) }, meta.runs.map((r) => h("option", { value: r.index, selected: String(r.index) === cur ? "selected" : null }, `${r.index}: ${r.name}`)));
+  const set = (k, v) => {
+    const p = new URLSearchParams(params);
+    p.set(k, v);
+    if (k !== "page") p.delete("page");
+    setHash("compare", p);
+  };
+  const runSel = (k, cur) =>
+    h(
+      "select",
+      { id: `cmp-${k}`, onchange: (e) => set(k, e.target.value) },
+      meta.runs.map((r) => h("option", { value: r.index, selected: String(r.index) === cur ? "selected" : null }, `${r.index}: ${r.name}`)),
+    );
   const deltaCols = [...new Set(c.pairs.flatMap((p) => Object.keys(p.deltas)))].sort();
   setChildren(
     main,
-    h("section", { class: "filters" }, "A ", runSel("a", a), " B ", runSel("b", b), h("label", {}, h("input", { type: "checkbox", id: "cmp-diff", checked: q.get("diff") === "1" ? "checked" : null, onchange: (e) => set("diff", e.target.checked ? "1" : "0") }), " only differing")),
+    h(
+      "section",
+      { class: "filters" },
+      "A ",
+      runSel("a", a),
+      " B ",
+      runSel("b", b),
+      h(
+        "label",
+        {},
+        h("input", { type: "checkbox", id: "cmp-diff", checked: q.get("diff") === "1" ? "checked" : null, onchange: (e) => set("diff", e.target.checked ? "1" : "0") }),
+        " only differing",
+      ),
+    ),
     h("p", { id: "cmp-counts" }, `${c.counts.matched} matched cells: ${c.counts.identical} identical, ${c.counts.differing} differ; ${c.counts.onlyA} only in A, ${c.counts.onlyB} only in B`),
     h(
       "div",
@@ -280,7 +420,15 @@ async function renderCompare(params) {
       h(
         "table",
         { id: "compare" },
-        h("thead", {}, h("tr", {}, ["item", "model", "workflow", "params", "status A → B", "identical", "word difference", ...deltaCols.map((d) => `Δ ${d.replace(/^(panel|metric):/, "")}`)].map((t) => h("th", {}, t)))),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["item", "model", "workflow", "params", "status A → B", "identical", "word difference", ...deltaCols.map((d) => `Δ ${d.replace(/^(panel|metric):/, "")}`)].map((t) => h("th", {}, t)),
+          ),
+        ),
         h(
           "tbody",
           {},
@@ -289,7 +437,9 @@ async function renderCompare(params) {
               "tr",
               {},
               h("td", {}, h("a", { href: `#item?id=${encodeURIComponent(p.itemId)}` }, p.itemId)),
-              h("td", {}, p.model), h("td", {}, p.workflow), h("td", {}, p.params),
+              h("td", {}, p.model),
+              h("td", {}, p.workflow),
+              h("td", {}, p.params),
               h("td", {}, `${p.statusA ?? "–"} → ${p.statusB ?? "–"}`),
               h("td", {}, p.identical ? "yes" : "no"),
               h("td", { class: "num" }, fmt(p.difference)),
@@ -299,7 +449,13 @@ async function renderCompare(params) {
         ),
       ),
     ),
-    h("p", { class: "pager" }, h("button", { disabled: c.page === 0 ? "disabled" : null, onclick: () => set("page", String(c.page - 1)) }, "‹ previous"), ` page ${c.page + 1} of ${Math.max(1, Math.ceil(c.total / c.size))} `, h("button", { disabled: (c.page + 1) * c.size >= c.total ? "disabled" : null, onclick: () => set("page", String(c.page + 1)) }, "next ›")),
+    h(
+      "p",
+      { class: "pager" },
+      h("button", { disabled: c.page === 0 ? "disabled" : null, onclick: () => set("page", String(c.page - 1)) }, "‹ previous"),
+      ` page ${c.page + 1} of ${Math.max(1, Math.ceil(c.total / c.size))} `,
+      h("button", { disabled: (c.page + 1) * c.size >= c.total ? "disabled" : null, onclick: () => set("page", String(c.page + 1)) }, "next ›"),
+    ),
   );
 }
 

@@ -71,7 +71,9 @@ export function paperRun(records: RunRecord[], models: readonly { name: string; 
 /** Why a paper model has no records: no label at all, or this model not among the labels. */
 export function noModelReason(run: PaperRun, paperModel: string): string {
   const labels = [...run.byPaperModel.keys()];
-  return labels.length ? `no model of this run is labelled paperModel "${paperModel}" (labels: ${labels.join(", ")})` : `no model of this run carries a paperModel label${run.unlabelled.length ? ` (models: ${run.unlabelled.join(", ")})` : ""}`;
+  return labels.length
+    ? `no model of this run is labelled paperModel "${paperModel}" (labels: ${labels.join(", ")})`
+    : `no model of this run carries a paperModel label${run.unlabelled.length ? ` (models: ${run.unlabelled.join(", ")})` : ""}`;
 }
 
 /** Numeric values of `column` over records (status ok, value present). */

@@ -50,7 +50,9 @@ export function medconclusionSampleNote(run: PaperRun): string {
   const ds = [...new Set(run.records.filter((r) => r.taskKind === "conclusion").map((r) => r.dataset))];
   const n = new Set(run.records.filter((r) => r.taskKind === "conclusion").map((r) => `${r.dataset}\u0000${r.itemId}`)).size;
   const own = ds.length > 0 && ds.every((d) => d === "medconclusion-hf" || d === "corpus-store");
-  return own ? `MedConclusion: ${n} MedConclusion abstracts (the paper: a random 30K sample)` : `MedConclusion: ${n} structured abstracts from ${ds.join(", ") || "no dataset"} (the paper: a random 30K sample of MedConclusion)`;
+  return own
+    ? `MedConclusion: ${n} MedConclusion abstracts (the paper: a random 30K sample)`
+    : `MedConclusion: ${n} structured abstracts from ${ds.join(", ") || "no dataset"} (the paper: a random 30K sample of MedConclusion)`;
 }
 
 /** The run's primary and secondary judge ids (null when the run has fewer judges). */
@@ -77,7 +79,11 @@ export function medconclusionCoverage(run: PaperRun, v: PublishedValue): Coverag
   if (v.table === "Table 3") return meanCoverage(rs, MEDCONCLUSION_T3_METRICS[v.column], what);
   const judges = medconclusionJudges(run.records.filter((r) => r.taskKind === "conclusion"));
   const judge = v.row.judge === MEDCONCLUSION_JUDGES.secondary ? judges.secondary : judges.primary;
-  if (!judge) return { uncovered: v.row.judge === MEDCONCLUSION_JUDGES.secondary ? "this run has no second judge (the paper's secondary judge, Gemini 3 Flash)" : "this run has no MedConclusion judge scores (no panel)" };
+  if (!judge)
+    return {
+      uncovered:
+        v.row.judge === MEDCONCLUSION_JUDGES.secondary ? "this run has no second judge (the paper's secondary judge, Gemini 3 Flash)" : "this run has no MedConclusion judge scores (no panel)",
+    };
   return meanCoverage(rs, `${RUBRIC}.${MEDCONCLUSION_DIMENSIONS[v.column as keyof typeof MEDCONCLUSION_DIMENSIONS]}@${judge}`, `${what}, judge ${judge}`);
 }
 
@@ -91,14 +97,21 @@ function modeAMeans(run: PaperRun, models: readonly string[], column: string): {
   return out;
 }
 
-const pub = (table: string, row: Record<string, string>, column: string) => pubNum(MEDCONCLUSION_PUBLISHED.find((v) => v.table === table && v.column === column && Object.entries(row).every(([k, x]) => v.row[k] === x))!);
+const pub = (table: string, row: Record<string, string>, column: string) =>
+  pubNum(MEDCONCLUSION_PUBLISHED.find((v) => v.table === table && v.column === column && Object.entries(row).every(([k, x]) => v.row[k] === x))!);
 
 /** Ranking under the primary judge: Kendall τ-b between Table 2 and this run, per dimension (≥ 3 models; reproduced at τ-b ≥ 0.5). */
 function rankingClaims(run: PaperRun, judges: { primary: string | null }): ClaimResult[] {
   return MEDCONCLUSION_JUDGE_COLUMNS.map((col) => {
     const models = judges.primary ? modeAMeans(run, MEDCONCLUSION_MODELS, `${RUBRIC}.${MEDCONCLUSION_DIMENSIONS[col]}@${judges.primary}`) : [];
     const paperVals = models.map((m) => pub("Table 2", { model: m.model }, col));
-    const t = models.length >= 3 ? tau(paperVals, models.map((m) => m.mean)) : Number.NaN;
+    const t =
+      models.length >= 3
+        ? tau(
+            paperVals,
+            models.map((m) => m.mean),
+          )
+        : Number.NaN;
     const verdict: Verdict = models.length < 3 || !Number.isFinite(t) ? "not covered" : t >= 0.5 ? "reproduced" : "not reproduced";
     return {
       paper: "medconclusion",
@@ -107,7 +120,16 @@ function rankingClaims(run: PaperRun, judges: { primary: string | null }): Claim
       published: models.length ? models.map((m, i) => `${m.model} ${paperVals[i].toFixed(2)}`).join(", ") : "15 models (Table 2)",
       thisRun: models.length ? `τ-b ${f3(t)} over ${models.length} models: ${models.map((m) => `${m.model} ${m.mean.toFixed(2)}`).join(", ")}` : "–",
       verdict,
-      detail: verdict !== "not covered" ? "" : !anyLabelled(run) ? noModelReason(run, "GPT-5.4") : !judges.primary ? "no judge scores" : models.length < 3 ? `needs at least 3 of the paper's models with mode-A scores (this run: ${models.length})` : "a ranking is constant (all tied)",
+      detail:
+        verdict !== "not covered"
+          ? ""
+          : !anyLabelled(run)
+            ? noModelReason(run, "GPT-5.4")
+            : !judges.primary
+              ? "no judge scores"
+              : models.length < 3
+                ? `needs at least 3 of the paper's models with mode-A scores (this run: ${models.length})`
+                : "a ranking is constant (all tied)",
     };
   });
 }
@@ -133,7 +155,13 @@ function judgeSwapClaims(run: PaperRun, judges: { primary: string | null; second
       published: `top ${t5models[argmax(pa)]} under both; τ-b ${f3(tau(pa, pb))} over ${t5models.length} models`,
       thisRun: covered ? `top ${both[argmax(a)].model} (primary) / ${both[argmax(b)].model} (secondary); τ-b ${f3(tau(a, b))} over ${both.length} models` : "–",
       verdict: covered ? (same ? "reproduced" : "not reproduced") : "not covered",
-      detail: covered ? "" : !anyLabelled(run) ? noModelReason(run, "GPT-5.4") : !judges.secondary ? "this run has no second judge" : `needs at least 2 of the paper's models scored by both judges (this run: ${both.length})`,
+      detail: covered
+        ? ""
+        : !anyLabelled(run)
+          ? noModelReason(run, "GPT-5.4")
+          : !judges.secondary
+            ? "this run has no second judge"
+            : `needs at least 2 of the paper's models scored by both judges (this run: ${both.length})`,
     };
   });
 }

@@ -54,7 +54,9 @@ function onSample(run: PaperRun, records: readonly RunRecord[]): RunRecord[] {
 export function medmetaSampleNote(run: PaperRun): string {
   const rs = onSample(run, run.records);
   const ds = [...new Set(rs.map((r) => r.dataset))];
-  return ds.length === 1 && ds[0] === MEDMETA_DATASET ? `MedMeta: the MedMeta items (dataset "${MEDMETA_DATASET}", ${new Set(rs.map((r) => r.itemId)).size} of the paper's 81)` : `MedMeta: not the paper's items — this run's synthesis items (${ds.join(", ") || "none"}) stand in for them`;
+  return ds.length === 1 && ds[0] === MEDMETA_DATASET
+    ? `MedMeta: the MedMeta items (dataset "${MEDMETA_DATASET}", ${new Set(rs.map((r) => r.itemId)).size} of the paper's 81)`
+    : `MedMeta: not the paper's items — this run's synthesis items (${ds.join(", ") || "none"}) stand in for them`;
 }
 
 /** The run's MedMeta records of a paper model in one workflow (N-RAG: fraction 1 or unset). */
@@ -128,7 +130,9 @@ function h2Claims(run: PaperRun): ClaimResult[] {
   const out: ClaimResult[] = [];
   for (const model of MEDMETA_MODELS) {
     if (!run.byPaperModel.has(model)) continue;
-    const pub = MEDMETA_PUBLISHED.some((v) => v.table === "Table 4" && v.row.comparison === model) ? `Δ ${t4(model, "Mean Diff.").printed}, t ${t4(model, "t-stat").printed}, p ${t4(model, "p-value").printed} (N 81)` : `Δ of Table 2 means ${(t2(model, "G-RAG") - t2(model, "P-CoT")).toFixed(2)}`;
+    const pub = MEDMETA_PUBLISHED.some((v) => v.table === "Table 4" && v.row.comparison === model)
+      ? `Δ ${t4(model, "Mean Diff.").printed}, t ${t4(model, "t-stat").printed}, p ${t4(model, "p-value").printed} (N 81)`
+      : `Δ of Table 2 means ${(t2(model, "G-RAG") - t2(model, "P-CoT")).toFixed(2)}`;
     const p = pairedOn(recordsOf(run, model, "G-RAG"), recordsOf(run, model, "P-CoT"), MEDMETA_JUDGE_COLUMN);
     const verdict: Verdict = !p ? "not covered" : p.meanDiff > 0 && p.p < 0.05 ? "reproduced" : "not reproduced";
     out.push({
@@ -141,7 +145,16 @@ function h2Claims(run: PaperRun): ClaimResult[] {
       detail: p ? "" : "fewer than two MedMeta items judged in both G-RAG and P-CoT",
     });
   }
-  if (!out.length) out.push({ paper: "medmeta", claim: "H2: G-RAG scores above P-CoT for every model", test: "paired t per model", published: "all four rows of Table 4 significant", thisRun: "–", verdict: "not covered", detail: noModelReason(run, "Gemma 27B") });
+  if (!out.length)
+    out.push({
+      paper: "medmeta",
+      claim: "H2: G-RAG scores above P-CoT for every model",
+      test: "paired t per model",
+      published: "all four rows of Table 4 significant",
+      thisRun: "–",
+      verdict: "not covered",
+      detail: noModelReason(run, "Gemma 27B"),
+    });
   return out;
 }
 
@@ -203,7 +216,15 @@ function orderingClaims(run: PaperRun): ClaimResult[] {
 /** The MedMeta claims: H1, H2 per model, H3 per workflow, Table 2's RAG-over-P-ZS ordering. */
 export function medmetaClaims(run: PaperRun): ClaimResult[] {
   return [
-    { paper: "medmeta", claim: "H1: LLM-judge scores align with medical experts (r 0.65–0.81, mean bias ≈ 0)", test: "Pearson r and Bland–Altman bias of panel vs human scores (Table 3)", published: "r 0.65–0.81, bias +0.10 to +0.31", thisRun: "–", verdict: "not covered", detail: HUMAN },
+    {
+      paper: "medmeta",
+      claim: "H1: LLM-judge scores align with medical experts (r 0.65–0.81, mean bias ≈ 0)",
+      test: "Pearson r and Bland–Altman bias of panel vs human scores (Table 3)",
+      published: "r 0.65–0.81, bias +0.10 to +0.31",
+      thisRun: "–",
+      verdict: "not covered",
+      detail: HUMAN,
+    },
     ...h2Claims(run),
     ...h3Claims(run),
     ...orderingClaims(run),

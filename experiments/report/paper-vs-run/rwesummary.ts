@@ -53,7 +53,10 @@ function runMeans(run: PaperRun): { model: string; values: Record<string, number
 
 /** The paper's Table 1 rows as rubric values. */
 function paperRows(models: readonly string[]): { model: string; values: Record<string, number> }[] {
-  return RWESUMMARY_TABLE1.filter((r) => models.includes(r[0])).map(([model, ...c]) => ({ model, values: Object.fromEntries(RWESUMMARY_OUTCOMES.map((o, i) => [RWESUMMARY_METRIC_IDS[o], Number(c[i])])) }));
+  return RWESUMMARY_TABLE1.filter((r) => models.includes(r[0])).map(([model, ...c]) => ({
+    model,
+    values: Object.fromEntries(RWESUMMARY_OUTCOMES.map((o, i) => [RWESUMMARY_METRIC_IDS[o], Number(c[i])])),
+  }));
 }
 
 /** This run's statistic for one RWESummary published value, or why it has none. */
@@ -83,13 +86,28 @@ export function rwesummaryCoverage(run: PaperRun, v: PublishedValue): Coverage {
 /** Figure 2's ranking: τ-b between this run's weighted scores and the paper's (recomputed over the same models); reproduced at τ-b ≥ 0.5. */
 export function rwesummaryClaims(run: PaperRun): ClaimResult[] {
   const covered = runMeans(run);
-  const base = { paper: "rwesummary" as const, claim: "Figure 2: the weighted-score ranking of the models", test: "weighted min–max score (20/6/5/3) over the covered models, Kendall τ-b against the paper's scores recomputed from Table 1 over the same models; reproduced at τ-b ≥ 0.5" };
+  const base = {
+    paper: "rwesummary" as const,
+    claim: "Figure 2: the weighted-score ranking of the models",
+    test: "weighted min–max score (20/6/5/3) over the covered models, Kendall τ-b against the paper's scores recomputed from Table 1 over the same models; reproduced at τ-b ≥ 0.5",
+  };
   if (covered.length < 3) {
-    return [{ ...base, published: "Gemini 2.5 Pro 100 %, Gemini 2.5 Flash 99 %, Gemini 2.0 Flash 94 % ahead of the other six", thisRun: "–", verdict: "not covered", detail: `needs at least 3 of the paper's nine models with all four outcomes (this run: ${covered.length}${covered.length ? `: ${covered.map((c) => c.model).join(", ")}` : ""})` }];
+    return [
+      {
+        ...base,
+        published: "Gemini 2.5 Pro 100 %, Gemini 2.5 Flash 99 %, Gemini 2.0 Flash 94 % ahead of the other six",
+        thisRun: "–",
+        verdict: "not covered",
+        detail: `needs at least 3 of the paper's nine models with all four outcomes (this run: ${covered.length}${covered.length ? `: ${covered.map((c) => c.model).join(", ")}` : ""})`,
+      },
+    ];
   }
   const mine = computeRweWeightedScore(covered).models;
   const theirs = computeRweWeightedScore(paperRows(covered.map((c) => c.model))).models;
-  const t = tau(theirs.map((m) => m.score), mine.map((m) => m.score));
+  const t = tau(
+    theirs.map((m) => m.score),
+    mine.map((m) => m.score),
+  );
   return [
     {
       ...base,

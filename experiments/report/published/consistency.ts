@@ -59,18 +59,35 @@ function medmetaTable4Checks(): ConsistencyCheck[] {
     const ht = printedHalfUnit(t.printed);
     const dRange: [number, number] = [(num(t) - ht) / Math.sqrt(n), (num(t) + ht) / Math.sqrt(n)];
     const hd = printedHalfUnit(d.printed);
-    out.push({ paper: "medmeta", check: `Table 4 ${label}: Cohen's d = t/√N`, ok: overlaps(dRange, [num(d) - hd, num(d) + hd]), detail: `t/√N = ${num(t)}/√${n} = ${(num(t) / Math.sqrt(n)).toFixed(4)}; printed d ${d.printed}` });
+    out.push({
+      paper: "medmeta",
+      check: `Table 4 ${label}: Cohen's d = t/√N`,
+      ok: overlaps(dRange, [num(d) - hd, num(d) + hd]),
+      detail: `t/√N = ${num(t)}/√${n} = ${(num(t) / Math.sqrt(n)).toFixed(4)}; printed d ${d.printed}`,
+    });
     const pRange: [number, number] = [studentTTwoSided(num(t) + ht, n - 1), studentTTwoSided(num(t) - ht, n - 1)];
     const hp = printedHalfUnit(p.printed);
-    out.push({ paper: "medmeta", check: `Table 4 ${label}: p-value from t with N − 1 df (two-sided)`, ok: overlaps(pRange, [num(p) - hp, num(p) + hp]), detail: `t = ${num(t)}, df = ${n - 1} gives p = ${studentTTwoSided(num(t), n - 1).toPrecision(3)}; printed ${p.printed}` });
+    out.push({
+      paper: "medmeta",
+      check: `Table 4 ${label}: p-value from t with N − 1 df (two-sided)`,
+      ok: overlaps(pRange, [num(p) - hp, num(p) + hp]),
+      detail: `t = ${num(t)}, df = ${n - 1} gives p = ${studentTTwoSided(num(t), n - 1).toPrecision(3)}; printed ${p.printed}`,
+    });
     const sig = cell("Sig.");
     out.push({ paper: "medmeta", check: `Table 4 ${label}: "Sig." = (p < 0.05)`, ok: (sig.value === "Yes") === num(p) < 0.05, detail: `p ${p.printed}, Sig. ${sig.printed}` });
     if (nv.row.judge !== "LLM") continue;
     // LLM rows pair the 81 items of Table 2: the mean difference is a difference of Table 2 means.
-    const [a, b, col] = nv.row.hypothesis.startsWith("H2") ? [{ model: nv.row.comparison }, { model: nv.row.comparison }, ["G-RAG", "P-CoT"]] : [{ model: "MedGemma 27B" }, { model: "Gemma 27B" }, [T2_COL[nv.row.comparison], T2_COL[nv.row.comparison]]];
+    const [a, b, col] = nv.row.hypothesis.startsWith("H2")
+      ? [{ model: nv.row.comparison }, { model: nv.row.comparison }, ["G-RAG", "P-CoT"]]
+      : [{ model: "MedGemma 27B" }, { model: "Gemma 27B" }, [T2_COL[nv.row.comparison], T2_COL[nv.row.comparison]]];
     const diff = num(find(MEDMETA_PUBLISHED, "Table 2", a, col[0])) - num(find(MEDMETA_PUBLISHED, "Table 2", b, col[1]));
     const md = cell("Mean Diff.");
-    out.push({ paper: "medmeta", check: `Table 4 ${label}: mean difference = difference of Table 2 means`, ok: Math.abs(diff - num(md)) <= 0.01 + printedHalfUnit(md.printed) + 1e-9, detail: `Table 2: ${diff.toFixed(2)} (±0.01 rounding); printed ${md.printed}` });
+    out.push({
+      paper: "medmeta",
+      check: `Table 4 ${label}: mean difference = difference of Table 2 means`,
+      ok: Math.abs(diff - num(md)) <= 0.01 + printedHalfUnit(md.printed) + 1e-9,
+      detail: `Table 2: ${diff.toFixed(2)} (±0.01 rounding); printed ${md.printed}`,
+    });
   }
   return out;
 }
@@ -79,7 +96,12 @@ function medmetaTable4Checks(): ConsistencyCheck[] {
 function medmetaTable3Checks(): ConsistencyCheck[] {
   return MEDMETA_PUBLISHED.filter((v) => v.table === "Table 3" && v.interval).map((v) => {
     const mid = (v.interval![0] + v.interval![1]) / 2;
-    return { paper: "medmeta", check: `Table 3 ${v.row.model} (${v.row.workflow}): LoA midpoint = mean bias`, ok: Math.abs(mid - num(v)) <= 0.005 + printedHalfUnit(v.printed) + 1e-9, detail: `midpoint of [${v.interval!.join(", ")}] = ${mid.toFixed(3)}; printed bias ${v.printed}` };
+    return {
+      paper: "medmeta",
+      check: `Table 3 ${v.row.model} (${v.row.workflow}): LoA midpoint = mean bias`,
+      ok: Math.abs(mid - num(v)) <= 0.005 + printedHalfUnit(v.printed) + 1e-9,
+      detail: `midpoint of [${v.interval!.join(", ")}] = ${mid.toFixed(3)}; printed bias ${v.printed}`,
+    };
   });
 }
 
@@ -92,7 +114,12 @@ function medmetaTextChecks(): ConsistencyCheck[] {
   const oracleMax = Math.max(...t2.filter((v) => v.column === "G-RAG").map(num));
   return [
     { paper: "medmeta", check: "§4 text: P-CoT outperforms P-ZS by ~30–33 % for every model", ok: off.length === 0, detail: gains.map((x) => `${x.m} ${(100 * x.g).toFixed(1)} %`).join(", ") },
-    { paper: "medmeta", check: "Abstract: top model scores 3.17 under oracle retrieval (G-RAG)", ok: Math.abs(oracleMax - 3.17) < 1e-9, detail: `highest G-RAG mean in Table 2 is ${oracleMax.toFixed(2)}; 3.17 is Gemini Flash 2.5's K10-RAG (Standard-RAG) score` },
+    {
+      paper: "medmeta",
+      check: "Abstract: top model scores 3.17 under oracle retrieval (G-RAG)",
+      ok: Math.abs(oracleMax - 3.17) < 1e-9,
+      detail: `highest G-RAG mean in Table 2 is ${oracleMax.toFixed(2)}; 3.17 is Gemini Flash 2.5's K10-RAG (Standard-RAG) score`,
+    },
   ];
 }
 
@@ -129,9 +156,17 @@ function rwesummaryChecks(): ConsistencyCheck[] {
   const fig = RWESUMMARY_PUBLISHED.filter((v) => v.table === "Figure 2");
   for (const o of RWESUMMARY_OUTCOMES) {
     const id = RWESUMMARY_METRIC_IDS[o];
-    for (const [rubric, key] of [["Normalizing Min", "min"], ["Normalizing Max", "max"]] as const) {
+    for (const [rubric, key] of [
+      ["Normalizing Min", "min"],
+      ["Normalizing Max", "max"],
+    ] as const) {
       const v = find(fig, "Figure 2", { rubric }, o)!;
-      out.push({ paper: "rwesummary", check: `Figure 2 ${rubric} ${o} = Table 1 ${key}`, ok: Math.abs(num(v) - res.bounds[id][key]) < 1e-9, detail: `Table 1 ${key} ${res.bounds[id][key]}; Figure 2 ${v.printed}` });
+      out.push({
+        paper: "rwesummary",
+        check: `Figure 2 ${rubric} ${o} = Table 1 ${key}`,
+        ok: Math.abs(num(v) - res.bounds[id][key]) < 1e-9,
+        detail: `Table 1 ${key} ${res.bounds[id][key]}; Figure 2 ${v.printed}`,
+      });
     }
   }
   for (const m of res.models) {
@@ -142,7 +177,12 @@ function rwesummaryChecks(): ConsistencyCheck[] {
     }
     const s = find(fig, "Figure 2", { model: m.model }, "Score")!;
     if (Math.round(m.score) !== num(s)) bad.push(`Score: ${m.score.toFixed(1)} vs ${s.printed}`);
-    out.push({ paper: "rwesummary", check: `Figure 2 ${m.model}: normalised outcomes and score from Table 1`, ok: bad.length === 0, detail: bad.length ? bad.join("; ") : `score ${m.score.toFixed(1)} %` });
+    out.push({
+      paper: "rwesummary",
+      check: `Figure 2 ${m.model}: normalised outcomes and score from Table 1`,
+      ok: bad.length === 0,
+      detail: bad.length ? bad.join("; ") : `score ${m.score.toFixed(1)} %`,
+    });
   }
   const range = (o: (typeof RWESUMMARY_OUTCOMES)[number]) => [res.bounds[RWESUMMARY_METRIC_IDS[o]].min, res.bounds[RWESUMMARY_METRIC_IDS[o]].max];
   const stated: [(typeof RWESUMMARY_OUTCOMES)[number], number, number, number][] = [
@@ -153,7 +193,12 @@ function rwesummaryChecks(): ConsistencyCheck[] {
   ];
   for (const [o, lo, hi, digits] of stated) {
     const [a, b] = range(o);
-    out.push({ paper: "rwesummary", check: `Results text: ${o} range ${lo} to ${hi}`, ok: Number(a.toFixed(digits)) === lo && Number(b.toFixed(digits)) === hi, detail: `Table 1 range ${a} to ${b} (rounded: ${a.toFixed(digits)} to ${b.toFixed(digits)})` });
+    out.push({
+      paper: "rwesummary",
+      check: `Results text: ${o} range ${lo} to ${hi}`,
+      ok: Number(a.toFixed(digits)) === lo && Number(b.toFixed(digits)) === hi,
+      detail: `Table 1 range ${a} to ${b} (rounded: ${a.toFixed(digits)} to ${b.toFixed(digits)})`,
+    });
   }
   return out;
 }

@@ -96,8 +96,27 @@ const group = (model: string): Group => T2.find((r) => r[1] === model)![0];
 
 /** Every MedConclusion value of Tables 2–5, in table order. */
 export const MEDCONCLUSION_PUBLISHED: readonly PublishedValue[] = Object.freeze([
-  ...numericTable({ paper, table: "Table 2" }, MEDCONCLUSION_JUDGE_COLUMNS, T2.map(([g, model, c]) => ({ row: { group: g, model, judge: MEDCONCLUSION_JUDGES.primary, mode: "A" }, cells: cells(c) }))),
-  ...numericTable({ paper, table: "Table 3" }, MEDCONCLUSION_T3_COLUMNS, T3.map(([model, c]) => ({ row: { group: group(model), model, mode: "A" }, cells: cells(c) }))),
-  ...numericTable({ paper, table: "Table 4" }, MEDCONCLUSION_JUDGE_COLUMNS, T4.map(([mode, model, c]) => ({ row: { setting: MEDCONCLUSION_MODES[mode].setting, mode, target: MEDCONCLUSION_MODES[mode].target, model, judge: MEDCONCLUSION_JUDGES.primary }, cells: cells(c) }))),
-  ...numericTable({ paper, table: "Table 5" }, MEDCONCLUSION_JUDGE_COLUMNS, T5.map(([judge, model, c]) => ({ row: { judge, model, mode: "A" }, cells: cells(c) }))),
+  ...numericTable(
+    { paper, table: "Table 2" },
+    MEDCONCLUSION_JUDGE_COLUMNS,
+    T2.map(([g, model, c]) => ({ row: { group: g, model, judge: MEDCONCLUSION_JUDGES.primary, mode: "A" }, cells: cells(c) })),
+  ),
+  ...numericTable(
+    { paper, table: "Table 3" },
+    MEDCONCLUSION_T3_COLUMNS,
+    T3.map(([model, c]) => ({ row: { group: group(model), model, mode: "A" }, cells: cells(c) })),
+  ),
+  ...numericTable(
+    { paper, table: "Table 4" },
+    MEDCONCLUSION_JUDGE_COLUMNS,
+    T4.map(([mode, model, c]) => ({
+      row: { setting: MEDCONCLUSION_MODES[mode].setting, mode, target: MEDCONCLUSION_MODES[mode].target, model, judge: MEDCONCLUSION_JUDGES.primary },
+      cells: cells(c),
+    })),
+  ),
+  ...numericTable(
+    { paper, table: "Table 5" },
+    MEDCONCLUSION_JUDGE_COLUMNS,
+    T5.map(([judge, model, c]) => ({ row: { judge, model, mode: "A" }, cells: cells(c) })),
+  ),
 ]);

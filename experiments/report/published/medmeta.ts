@@ -91,8 +91,18 @@ function table4(): PublishedValue[] {
 
 /** Every MedMeta value of Tables 2–5, in table order. */
 export const MEDMETA_PUBLISHED: readonly PublishedValue[] = Object.freeze([
-  ...numericTable({ paper, table: "Table 2" }, MEDMETA_T2_COLUMNS, T2.map(([model, ...cells]) => ({ row: { model }, cells })), "ci95"),
+  ...numericTable(
+    { paper, table: "Table 2" },
+    MEDMETA_T2_COLUMNS,
+    T2.map(([model, ...cells]) => ({ row: { model }, cells })),
+    "ci95",
+  ),
   ...table3(),
   ...table4(),
-  ...numericTable({ paper, table: "Table 5" }, MEDMETA_T5_COLUMNS, T5.map(([model, ...cells]) => ({ row: { model }, cells })), "se"),
+  ...numericTable(
+    { paper, table: "Table 5" },
+    MEDMETA_T5_COLUMNS,
+    T5.map(([model, ...cells]) => ({ row: { model }, cells })),
+    "se",
+  ),
 ]);

@@ -65,8 +65,24 @@ const FIG2_RUBRIC: [string, string][] = [
 
 /** Every RWESummary value of Table 1 and Figure 2, in table order. */
 export const RWESUMMARY_PUBLISHED: readonly PublishedValue[] = Object.freeze([
-  ...numericTable({ paper, table: "Table 1" }, RWESUMMARY_OUTCOMES, RWESUMMARY_TABLE1.map(([model, ...cells]) => ({ row: { model }, cells }))),
-  ...numericTable({ paper, table: "Figure 2" }, RWESUMMARY_OUTCOMES, FIG2_RUBRIC.slice(0, 1).map(([rubric, c]) => ({ row: { rubric }, cells: c.split(" ") }))),
-  ...numericTable({ paper, table: "Figure 2" }, RWESUMMARY_FIG2_COLUMNS, FIG2.map(([model, c]) => ({ row: { model }, cells: c.split(" ") }))),
-  ...numericTable({ paper, table: "Figure 2" }, RWESUMMARY_OUTCOMES, FIG2_RUBRIC.slice(1).map(([rubric, c]) => ({ row: { rubric }, cells: c.split(" ") }))),
+  ...numericTable(
+    { paper, table: "Table 1" },
+    RWESUMMARY_OUTCOMES,
+    RWESUMMARY_TABLE1.map(([model, ...cells]) => ({ row: { model }, cells })),
+  ),
+  ...numericTable(
+    { paper, table: "Figure 2" },
+    RWESUMMARY_OUTCOMES,
+    FIG2_RUBRIC.slice(0, 1).map(([rubric, c]) => ({ row: { rubric }, cells: c.split(" ") })),
+  ),
+  ...numericTable(
+    { paper, table: "Figure 2" },
+    RWESUMMARY_FIG2_COLUMNS,
+    FIG2.map(([model, c]) => ({ row: { model }, cells: c.split(" ") })),
+  ),
+  ...numericTable(
+    { paper, table: "Figure 2" },
+    RWESUMMARY_OUTCOMES,
+    FIG2_RUBRIC.slice(1).map(([rubric, c]) => ({ row: { rubric }, cells: c.split(" ") })),
+  ),
 ]);

@@ -70,7 +70,12 @@ export function parseCell(printed: string): { value: number; pm?: number } {
  * @param pmKind meaning of any ± in the table.
  * @throws Error when a row has a different number of cells than columns, or a cell is not a number.
  */
-export function numericTable(base: { paper: PaperId; table: string }, columns: readonly string[], rows: readonly { row: Record<string, string>; cells: readonly string[] }[], pmKind?: PmKind): PublishedValue[] {
+export function numericTable(
+  base: { paper: PaperId; table: string },
+  columns: readonly string[],
+  rows: readonly { row: Record<string, string>; cells: readonly string[] }[],
+  pmKind?: PmKind,
+): PublishedValue[] {
   const out: PublishedValue[] = [];
   for (const r of rows) {
     if (r.cells.length !== columns.length) throw new Error(`${base.paper} ${base.table}: row ${JSON.stringify(r.row)} has ${r.cells.length} cells for ${columns.length} columns`);

@@ -50,13 +50,20 @@ describe("BEIR folder format", () => {
       ["q2", "statin side effects muscle", ["d2"], ["d2"]],
       ["q3", "coffee liver", ["d3"], ["d3", "d1"]],
     ]);
-    expect(ds.skipped).toEqual({ count: 4, reasons: { "corpus.jsonl: line is not JSON": 1, "corpus.jsonl: repeated _id": 1, "qrels/test.tsv: unknown query id": 1, "qrels/test.tsv: malformed line": 1 } });
+    expect(ds.skipped).toEqual({
+      count: 4,
+      reasons: { "corpus.jsonl: line is not JSON": 1, "corpus.jsonl: repeated _id": 1, "qrels/test.tsv: unknown query id": 1, "qrels/test.tsv: malformed line": 1 },
+    });
     expect(ds.warnings).toEqual([expect.stringMatching(/qrels\/test\.tsv: 1 query id\(s\) not in queries\.jsonl \(first: "q9"\)/)]);
     expect(() => loadBeirFolder(DIR, "beir:tiny", "dev")).toThrow(/qrels\/dev\.tsv is missing/);
   });
 
   it("the registry lists nfcorpus, scifact and trec-covid with BEIR's published md5; dir loads a folder", async () => {
-    expect(Object.fromEntries(Object.values(BEIR_SOURCES).map((b) => [b.name, b.md5]))).toEqual({ nfcorpus: "a89dba18a62ef92f7d323ec890a0d38d", scifact: "5f7d1de60b170fc8027bb7898e2efca1", "trec-covid": "ce62140cb23feb9becf6270d0d1fe6d1" });
+    expect(Object.fromEntries(Object.values(BEIR_SOURCES).map((b) => [b.name, b.md5]))).toEqual({
+      nfcorpus: "a89dba18a62ef92f7d323ec890a0d38d",
+      scifact: "5f7d1de60b170fc8027bb7898e2efca1",
+      "trec-covid": "ce62140cb23feb9becf6270d0d1fe6d1",
+    });
     expect(getDataset("beir:scifact").taskKind).toBe("qrels");
     const ds = await loadDataset("beir:nfcorpus", { dir: DIR });
     expect(ds.name).toBe("beir:nfcorpus");
@@ -93,13 +100,27 @@ describe("archive: unzip, md5, pin", () => {
     // Same bytes but a different pin (as if the archive had changed after the first download): refused.
     const pins = readBeirPins(cache);
     writeFileSync(join(cache, "beir", "pins.json"), JSON.stringify({ nfcorpus: { ...pins.nfcorpus, sha256: "f".repeat(64) } }));
-    await expect(ensureBeirFolder("nfcorpus", { cacheDir: join(tmp, "data"), source: tiny, url: `${base}/x.zip` }).then(() => "used", (e: Error) => e.message)).resolves.toMatch(/differs from the one pinned/);
+    await expect(
+      ensureBeirFolder("nfcorpus", { cacheDir: join(tmp, "data"), source: tiny, url: `${base}/x.zip` }).then(
+        () => "used",
+        (e: Error) => e.message,
+      ),
+    ).resolves.toMatch(/differs from the one pinned/);
   });
 });
 
 describe("retrieval sweep on a BEIR folder", () => {
   it("runs BM25 over the dataset's own documents with graded nDCG", async () => {
-    const plan = planSweep({ dataset: "beir:nfcorpus", datasetOptions: { dir: DIR }, k: [1, 3], curveK: [1, 3], metric: "ndcg@3", settings: [{ name: "bm25", mode: "bm25" }], bootstrap: { iterations: 100 }, randomization: { iterations: 100 } });
+    const plan = planSweep({
+      dataset: "beir:nfcorpus",
+      datasetOptions: { dir: DIR },
+      k: [1, 3],
+      curveK: [1, 3],
+      metric: "ndcg@3",
+      settings: [{ name: "bm25", mode: "bm25" }],
+      bootstrap: { iterations: 100 },
+      randomization: { iterations: 100 },
+    });
     expect(plan.corpus).toBe("dataset");
     const r = await runSweep(plan, { log: () => {} });
     expect(r.queries).toBe(3);
@@ -114,9 +135,24 @@ describe("retrieval sweep on a BEIR folder", () => {
 describe("retrieval eval on a BEIR set", () => {
   it("searches the set's own corpus and scores graded qrels; a cached archive that is not BEIR's is refused", async () => {
     const { runRetrievalEval } = await import("../../../experiments/cli/retrieval-commands.ts");
-    const o = { dataset: "beir:nfcorpus", corpus: "bundled", mode: "bm25", k: "3", embedder: "word-vectors", bm25Engine: "fast", fusion: "rrf", candidates: "100", index: "none", rerankCandidates: "50" };
+    const o = {
+      dataset: "beir:nfcorpus",
+      corpus: "bundled",
+      mode: "bm25",
+      k: "3",
+      embedder: "word-vectors",
+      bm25Engine: "fast",
+      fusion: "rrf",
+      candidates: "100",
+      index: "none",
+      rerankCandidates: "50",
+    };
     const err: string[] = [];
-    const [r] = await runRetrievalEval({ ...o, datasetDir: DIR }, () => {}, (l) => err.push(l));
+    const [r] = await runRetrievalEval(
+      { ...o, datasetDir: DIR },
+      () => {},
+      (l) => err.push(l),
+    );
     expect(err).toContain("corpus: the 5 documents of beir:nfcorpus");
     expect(r.ev.queries).toBe(3);
     expect(r.ev.perQuery.q2["ndcg@3"]).toBe(1);
@@ -124,7 +160,13 @@ describe("retrieval eval on a BEIR set", () => {
     const prev = process.env.MEDSYNTH_DATA_DIR;
     process.env.MEDSYNTH_DATA_DIR = join(tmp, "data");
     try {
-      await expect(runRetrievalEval(o, () => {}, () => {})).rejects.toThrow(/is not the published a89dba18a62ef92f7d323ec890a0d38d/);
+      await expect(
+        runRetrievalEval(
+          o,
+          () => {},
+          () => {},
+        ),
+      ).rejects.toThrow(/is not the published a89dba18a62ef92f7d323ec890a0d38d/);
     } finally {
       if (prev === undefined) delete process.env.MEDSYNTH_DATA_DIR;
       else process.env.MEDSYNTH_DATA_DIR = prev;

@@ -11,7 +11,17 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { autoMirrorDir, datasetDir, datasetFile, datasetFileSync, DatasetUnavailableError, locateDataFile, pullDataFile, pullDatasets, type DataAccessOptions } from "../../../corpus/datasets/files.ts";
+import {
+  autoMirrorDir,
+  datasetDir,
+  datasetFile,
+  datasetFileSync,
+  DatasetUnavailableError,
+  locateDataFile,
+  pullDataFile,
+  pullDatasets,
+  type DataAccessOptions,
+} from "../../../corpus/datasets/files.ts";
 import { dataFileSources, encodePathSegments, getDataFileSource, parseSourcesTsv, upstreamUrl } from "../../../corpus/datasets/sources.ts";
 import { CacheWriteError, downloadFile } from "../../../corpus/datasets/transfer.ts";
 import { loadDataset } from "../../../corpus/datasets/registry.ts";
@@ -152,7 +162,9 @@ describe("dataset downloads from a local upstream", () => {
   it("url-encodes path segments (a space in the upstream path)", async () => {
     const rel = "rwe/ohdsi-hcq/COUNTS clean.csv";
     reset(rel);
-    expect(upstreamUrl(getDataFileSource(rel), "https://x")).toBe("https://x/OHDSI/ShinyDeploy/3805e36dfd3a3114d1ade755dda91d2c1eb968fc/Covid19EstimationHydroxychloroquine/staticOutput/COUNTS%20clean.csv");
+    expect(upstreamUrl(getDataFileSource(rel), "https://x")).toBe(
+      "https://x/OHDSI/ShinyDeploy/3805e36dfd3a3114d1ade755dda91d2c1eb968fc/Covid19EstimationHydroxychloroquine/staticOutput/COUNTS%20clean.csv",
+    );
     const p = await datasetFile(rel, access());
     expect(sha(readFileSync(p))).toBe(getDataFileSource(rel).sha256);
   });
@@ -204,7 +216,9 @@ describe("dataset downloads from a local upstream", () => {
     bad[10] ^= 0xff;
     const err = await datasetFile(rel, a).catch((e) => e);
     expect(err).toBeInstanceOf(DatasetUnavailableError);
-    expect(err.message).toContain(`dataset "medmeta": ${rel} from ${upstreamUrl(getDataFileSource(rel), base)} failed its checksum: expected sha256 ${getDataFileSource(rel).sha256}, got ${sha(bad)}; the downloaded copy was deleted`);
+    expect(err.message).toContain(
+      `dataset "medmeta": ${rel} from ${upstreamUrl(getDataFileSource(rel), base)} failed its checksum: expected sha256 ${getDataFileSource(rel).sha256}, got ${sha(bad)}; the downloaded copy was deleted`,
+    );
     expect(err.message).toContain("node bin/medsynth.js datasets pull medmeta");
     expect(readdirSync(join(a.cacheDir, "medmeta"))).toEqual([]); // neither the file nor a .part
     expect(reqsFor(rel).length).toBe(1); // a checksum mismatch is not retried

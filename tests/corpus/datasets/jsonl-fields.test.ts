@@ -20,11 +20,33 @@ describe("jsonl task lines", () => {
     const path = file([JSON.stringify({ kind: "synthesis", id: "q1", question: "Does drug A reduce mortality?" })]);
     const d = await loadJsonlTasks({ path });
     expect(d.warnings).toEqual([]);
-    expect(d.items).toEqual([{ kind: "synthesis", id: "q1", dataset: "jsonl", question: "Does drug A reduce mortality?", referenceConclusion: null, referenceAnswer: null, evidenceCertainty: null, goldenPmids: [], goldenDocs: [] }]);
+    expect(d.items).toEqual([
+      {
+        kind: "synthesis",
+        id: "q1",
+        dataset: "jsonl",
+        question: "Does drug A reduce mortality?",
+        referenceConclusion: null,
+        referenceAnswer: null,
+        evidenceCertainty: null,
+        goldenPmids: [],
+        goldenDocs: [],
+      },
+    ]);
   });
 
   it("given fields are kept as written", async () => {
-    const line = { kind: "synthesis", id: "q2", dataset: "mine", question: "Q?", referenceConclusion: "C.", referenceAnswer: "lower", evidenceCertainty: "high", goldenPmids: ["1"], goldenDocs: [{ id: "1", title: "T", text: "x" }] };
+    const line = {
+      kind: "synthesis",
+      id: "q2",
+      dataset: "mine",
+      question: "Q?",
+      referenceConclusion: "C.",
+      referenceAnswer: "lower",
+      evidenceCertainty: "high",
+      goldenPmids: ["1"],
+      goldenDocs: [{ id: "1", title: "T", text: "x" }],
+    };
     const d = await loadJsonlTasks({ path: file([JSON.stringify(line)]) });
     expect(d.items).toEqual([line]);
   });

@@ -51,7 +51,12 @@ describe("medevidence loader (real data)", async () => {
     expect(Object.values(q).reduce((n, r) => n + Object.keys(r).length, 0)).toBe(617); // 618 listed, one repeated
     expect(buildSynthesisQrels(d.items)).toEqual(q);
     expect(() => buildSynthesisQrels([d.items[0], d.items[0]])).toThrow(/duplicate task id "medevidence:0"/);
-    expect(() => qrelsFromTopics([{ id: "a", dataset: "x", query: "q", relevant: [], judged: [] }, { id: "a", dataset: "x", query: "q", relevant: [], judged: [] }])).toThrow(/duplicate query id/);
+    expect(() =>
+      qrelsFromTopics([
+        { id: "a", dataset: "x", query: "q", relevant: [], judged: [] },
+        { id: "a", dataset: "x", query: "q", relevant: [], judged: [] },
+      ]),
+    ).toThrow(/duplicate query id/);
     expect(countRelevant(q, "nope")).toBe(0);
   });
 });

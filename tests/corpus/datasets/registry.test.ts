@@ -3,7 +3,23 @@ import { Command } from "commander";
 import { DATASETS, datasetNames, getDataset, listDatasets, loadDataset } from "../../../corpus/datasets/registry.ts";
 import { registerDatasetsCommands } from "../../../experiments/cli/datasets-register.ts";
 
-const NAMES = ["pubmedqa", "medmeta", "medevidence", "ms2", "mslr", "cohen2006", "mslr-annotations", "rwe-glp1", "ohdsi-hcq", "corpus-store", "medconclusion-hf", "jsonl", "beir:nfcorpus", "beir:scifact", "beir:trec-covid"];
+const NAMES = [
+  "pubmedqa",
+  "medmeta",
+  "medevidence",
+  "ms2",
+  "mslr",
+  "cohen2006",
+  "mslr-annotations",
+  "rwe-glp1",
+  "ohdsi-hcq",
+  "corpus-store",
+  "medconclusion-hf",
+  "jsonl",
+  "beir:nfcorpus",
+  "beir:scifact",
+  "beir:trec-covid",
+];
 
 async function runCli(args: string[]): Promise<string> {
   const program = new Command("medsynth").exitOverride();
@@ -65,7 +81,17 @@ describe("medsynth datasets CLI", () => {
     expect(["cache", "mirror"]).toContain(rows.find((r: { name: string }) => r.name === "pubmedqa").where); // the suite's global setup made them available
     expect(rows.find((r: { name: string }) => r.name === "rwe-glp1")).toMatchObject({ where: "shipped", licence: "medsynth (Apache-2.0)" });
     expect(rows.find((r: { name: string }) => r.name === "jsonl")).toMatchObject({ where: "user file", itemCount: null });
-    expect(j.downloads.map((d: { name: string }) => d.name)).toEqual(["cohen2006", "medevidence", "medmeta", "meta-analysis-case-study", "mslr-annotations", "ms2", "pubmed-xml", "pubmedqa", "ohdsi-hcq"]);
+    expect(j.downloads.map((d: { name: string }) => d.name)).toEqual([
+      "cohen2006",
+      "medevidence",
+      "medmeta",
+      "meta-analysis-case-study",
+      "mslr-annotations",
+      "ms2",
+      "pubmed-xml",
+      "pubmedqa",
+      "ohdsi-hcq",
+    ]);
     expect(j.downloads.find((d: { name: string }) => d.name === "pubmedqa")).toMatchObject({ files: 3, bytes: 1065 + 2584787 + 11414, licence: "MIT", upstreams: ["pubmedqa/pubmedqa@1cbae8e"] });
   });
 

@@ -73,7 +73,9 @@ describe("ohdsi-hcq loader (real data)", async () => {
 
   it("qualifies Table 1 covariates by section", () => {
     const rows = parseOhdsiTable1(
-      ['"a","eT","fT","gT"', '"","HCQ vs SSZ","",""', '"","HCQ","SSZ",""', '"Characteristic","%","%","Std. diff"', '"Medication use","  ","  ","   "', '"    Opioids","39.0","39.3","-0.01"'].join("\n"),
+      ['"a","eT","fT","gT"', '"","HCQ vs SSZ","",""', '"","HCQ","SSZ",""', '"Characteristic","%","%","Std. diff"', '"Medication use","  ","  ","   "', '"    Opioids","39.0","39.3","-0.01"'].join(
+        "\n",
+      ),
     );
     expect(rows).toEqual([{ variable: "Medication use: Opioids", values: { eT: "39.0", fT: "39.3", gT: "-0.01" } }]);
   });

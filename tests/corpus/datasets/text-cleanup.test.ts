@@ -8,11 +8,9 @@ describe("MS²/MSLR text cleanup", () => {
   });
 
   it("detokenises punctuation, brackets, percent and numeric ranges", () => {
-    expect(
-      cleanMslrText(
-        "we found an <out> odds ratio ( OR ) </out> favoring menaquinone of 0.40 ( 95 % confidence interval [ CI ] , 0.25 - 0.65 ) for <out> vertebral fractures </out> .",
-      ),
-    ).toBe("we found an odds ratio (OR) favoring menaquinone of 0.40 (95% confidence interval [CI], 0.25-0.65) for vertebral fractures.");
+    expect(cleanMslrText("we found an <out> odds ratio ( OR ) </out> favoring menaquinone of 0.40 ( 95 % confidence interval [ CI ] , 0.25 - 0.65 ) for <out> vertebral fractures </out> .")).toBe(
+      "we found an odds ratio (OR) favoring menaquinone of 0.40 (95% confidence interval [CI], 0.25-0.65) for vertebral fractures.",
+    );
   });
 
   it("re-attaches contractions, possessives, split hyphens and slashes", () => {
@@ -29,13 +27,13 @@ describe("MS²/MSLR text cleanup", () => {
     expect(rejoinAndSplitWords("the st and ard dose and underst and ing of it")).toBe("the standard dose and understanding of it");
     expect(rejoinAndSplitWords("to underst and the effect")).toBe("to understand the effect");
     expect(rejoinAndSplitWords("postpr and ial and pre-pr and ial glucose after prer and omization")).toBe("postprandial and pre-prandial glucose after prerandomization");
-    expect(rejoinAndSplitWords("in a r and om and prospective design at 24 h and 48 h with and without C and M")).toBe(
-      "in a random and prospective design at 24 h and 48 h with and without C and M",
-    );
+    expect(rejoinAndSplitWords("in a r and om and prospective design at 24 h and 48 h with and without C and M")).toBe("in a random and prospective design at 24 h and 48 h with and without C and M");
   });
 
   it("splits an MSLR reference into title and abstract", () => {
-    const r = splitTitleAbstract("<ref> Effect of short-term ingestion of konjac glucomannan on serum cholesterol in healthy men. <sep> The effects of the <int> soluble fiber konjac glucomannan ( GM ) </int> on serum cholesterol . </ref>");
+    const r = splitTitleAbstract(
+      "<ref> Effect of short-term ingestion of konjac glucomannan on serum cholesterol in healthy men. <sep> The effects of the <int> soluble fiber konjac glucomannan ( GM ) </int> on serum cholesterol . </ref>",
+    );
     expect(r).toEqual({
       title: "Effect of short-term ingestion of konjac glucomannan on serum cholesterol in healthy men.",
       abstract: "The effects of the soluble fiber konjac glucomannan (GM) on serum cholesterol.",

@@ -4,14 +4,43 @@ import type { RecordRow } from "../../../corpus/ingest/rows.ts";
 import { loadArrow, recordsSchema } from "../../../corpus/store/lance-store.ts";
 
 const row = (over: Partial<RecordRow>): RecordRow => ({
-  rowKey: 0, fileIndex: 0, pmid: "1", version: 1, kind: "record", dropReason: null, doiKey: null, titleKey: null,
-  kwEmpty: 0, kwOverlong: 0, kwNonAscii: 0, kwDuplicate: 0, sourceFile: "f.xml", title: "", year: null, record: "", ...over,
+  rowKey: 0,
+  fileIndex: 0,
+  pmid: "1",
+  version: 1,
+  kind: "record",
+  dropReason: null,
+  doiKey: null,
+  titleKey: null,
+  kwEmpty: 0,
+  kwOverlong: 0,
+  kwNonAscii: 0,
+  kwDuplicate: 0,
+  sourceFile: "f.xml",
+  title: "",
+  year: null,
+  record: "",
+  ...over,
 });
 
 describe("RowBatchBuilder", () => {
   it("gives back every value, nulls and multi-byte UTF-8 included, through an Arrow table of the records schema", async () => {
     const rows = [
-      row({ rowKey: 2 ** 24 + 7, fileIndex: 1, pmid: "123", version: 2, doiKey: "10.1/x", titleKey: "00ff00ff00ff00ff", kwEmpty: 1, kwOverlong: 2, kwNonAscii: 3, kwDuplicate: 4, title: "Ünïcode — “quotes” 🧬", year: 2016, record: '{"t":"Ω≈ç√"}' }),
+      row({
+        rowKey: 2 ** 24 + 7,
+        fileIndex: 1,
+        pmid: "123",
+        version: 2,
+        doiKey: "10.1/x",
+        titleKey: "00ff00ff00ff00ff",
+        kwEmpty: 1,
+        kwOverlong: 2,
+        kwNonAscii: 3,
+        kwDuplicate: 4,
+        title: "Ünïcode — “quotes” 🧬",
+        year: 2016,
+        record: '{"t":"Ω≈ç√"}',
+      }),
       row({ rowKey: 2 ** 24 + 8, fileIndex: 1, pmid: "124", kind: "dropped", dropReason: "no-abstract" }),
       row({ rowKey: 2 ** 24 + 9, fileIndex: 1, pmid: "125", kind: "delete", sourceFile: "pubmed25n1290.xml.gz" }),
     ];

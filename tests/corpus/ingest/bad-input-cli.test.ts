@@ -11,7 +11,12 @@ describe("medsynth corpus ingest --store: bad input", () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-bad-cli-"));
     const inDir = join(dir, "in");
     mkdirSync(inDir);
-    const good = readFileSync(writeSet(dir, "src.xml", [{ pmid: "21", title: "First trial." }, { pmid: "22", title: "Second trial." }]));
+    const good = readFileSync(
+      writeSet(dir, "src.xml", [
+        { pmid: "21", title: "First trial." },
+        { pmid: "22", title: "Second trial." },
+      ]),
+    );
     const at = good.indexOf("Second trial.");
     writeFileSync(join(inDir, "a.xml"), Buffer.concat([good.subarray(0, at), Buffer.from([0xc3, 0x28]), good.subarray(at)]));
     const book = `<PubmedBookArticle><BookDocument><PMID Version="1">888</PMID></BookDocument></PubmedBookArticle>`;

@@ -18,7 +18,10 @@ describe("corpus ingest --store: page compression of the records table", () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-comp-"));
     const inDir = join(dir, "in");
     mkdirSync(inDir);
-    writeSet(inDir, "pubmed25n0001.xml", [{ pmid: "101", title: "Alpha trial of aspirin." }, { pmid: "102", title: "Beta cohort of statins." }]);
+    writeSet(inDir, "pubmed25n0001.xml", [
+      { pmid: "101", title: "Alpha trial of aspirin." },
+      { pmid: "102", title: "Beta cohort of statins." },
+    ]);
     writeSet(inDir, "pubmed25n0002.xml", [{ pmid: "103", title: "Gamma study of exercise." }]);
     const first = join(inDir, "pubmed25n0001.xml");
     const titles = async (uri: string) => {

@@ -22,8 +22,23 @@ import { CleanOptionsSchema } from "../../../corpus/clean.ts";
 import { citationXml, writeSet } from "./fixtures.ts";
 
 const row = (over: Partial<RecordRow>): RecordRow => ({
-  rowKey: 0, fileIndex: 0, pmid: "1", version: 1, kind: "record", dropReason: null, doiKey: null, titleKey: null,
-  kwEmpty: 0, kwOverlong: 0, kwNonAscii: 0, kwDuplicate: 0, sourceFile: "f.xml", title: "", year: null, record: "", ...over,
+  rowKey: 0,
+  fileIndex: 0,
+  pmid: "1",
+  version: 1,
+  kind: "record",
+  dropReason: null,
+  doiKey: null,
+  titleKey: null,
+  kwEmpty: 0,
+  kwOverlong: 0,
+  kwNonAscii: 0,
+  kwDuplicate: 0,
+  sourceFile: "f.xml",
+  title: "",
+  year: null,
+  record: "",
+  ...over,
 });
 const ROWS = [
   row({ rowKey: 2 ** 24 + 1, fileIndex: 1, pmid: "11", version: 2, doiKey: "10.1/ü", titleKey: "0123456789abcdef", kwDuplicate: 1, title: "Tïtle “q” 🧬", year: 2001, record: '{"t":"Ω"}' }),
@@ -89,7 +104,16 @@ describe("ipcAppender", () => {
 
   it("a whole ingest gives the same store on the public path (MEDSYNTH_LANCE_PUBLIC_ADD=1)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-ipc-ingest-"));
-    writeSet(dir, "pubmed25n0001.xml", [{ pmid: "101", title: "Alpha trial.", doi: "10.1/a" }, { pmid: "102", title: "Beta cohort." }, { pmid: "103", title: "Alpha trial." }], []);
+    writeSet(
+      dir,
+      "pubmed25n0001.xml",
+      [
+        { pmid: "101", title: "Alpha trial.", doi: "10.1/a" },
+        { pmid: "102", title: "Beta cohort." },
+        { pmid: "103", title: "Alpha trial." },
+      ],
+      [],
+    );
     const input = join(dir, "pubmed25n0001.xml");
     const build = async (uri: string) => {
       const report = await ingestToStore([input], { store: { uri }, jobs: 1, clean: {}, batchRows: 2 });

@@ -45,7 +45,11 @@ describe("corpus ingest --store: resume and bad input", () => {
     // Every file of the killed run has its entry, written before processing began: unfinished ones
     // are "failed" at their planned index, so a re-run keeps PubMed's order even when a later
     // file finished first (workers finish out of order).
-    expect(before.map((e) => [e.file, e.fileIndex])).toEqual([["pubmed25n0001.xml", 0], ["pubmed25n0002.xml", 1], ["pubmed25n0003.xml", 2]]);
+    expect(before.map((e) => [e.file, e.fileIndex])).toEqual([
+      ["pubmed25n0001.xml", 0],
+      ["pubmed25n0002.xml", 1],
+      ["pubmed25n0003.xml", 2],
+    ]);
     for (const e of before.filter((x) => !done.includes(x.file))) expect(e.error).toContain("not finished");
     const records = await db.openTable(STORE_TABLES.records);
     if (!done.includes("pubmed25n0002.xml")) {
@@ -59,7 +63,11 @@ describe("corpus ingest --store: resume and bad input", () => {
     const ids = await allIds(uri);
     expect(ids).toHaveLength(120);
     expect(new Set(ids).size).toBe(120);
-    expect((await readManifest(db)).map((e) => [e.file, e.fileIndex, e.status])).toEqual([["pubmed25n0001.xml", 0, "done"], ["pubmed25n0002.xml", 1, "done"], ["pubmed25n0003.xml", 2, "done"]]);
+    expect((await readManifest(db)).map((e) => [e.file, e.fileIndex, e.status])).toEqual([
+      ["pubmed25n0001.xml", 0, "done"],
+      ["pubmed25n0002.xml", 1, "done"],
+      ["pubmed25n0003.xml", 2, "done"],
+    ]);
   }, 180_000);
 
   it("a truncated file is reported with its byte offset, the others complete, and a re-run retries only it", async () => {
@@ -78,7 +86,11 @@ describe("corpus ingest --store: resume and bad input", () => {
     expect(first.failed[0].error).toMatch(/pubmed25n0002\.xml\.gz.*(unexpected end of file|byte offset)/);
     expect(first.failed[0].error).toMatch(/byte offset \d+/);
     expect(first.failed[0].byteOffset).toBeGreaterThan(0);
-    expect(first.manifest.map((e) => [e.file, e.status])).toEqual([["pubmed25n0001.xml", "done"], ["pubmed25n0002.xml.gz", "failed"], ["pubmed25n0003.xml", "done"]]);
+    expect(first.manifest.map((e) => [e.file, e.status])).toEqual([
+      ["pubmed25n0001.xml", "done"],
+      ["pubmed25n0002.xml.gz", "failed"],
+      ["pubmed25n0003.xml", "done"],
+    ]);
     expect(first.meta.finalized).toBe(false);
     await expect(openLanceRecordStore({ uri })).rejects.toThrow(/unfinished/);
 
@@ -121,7 +133,10 @@ describe("corpus ingest --store: resume and bad input", () => {
     writeFileSync(join(inDir, "pubmed25n0002.xml"), good2);
     writeSet(inDir, "pubmed25n0004.xml", cites(400, 1));
     const second = await ingestToStore([inDir], { store: { uri }, clean: {}, jobs: 2 });
-    expect(second.processed.map((r) => [r.file, r.status])).toEqual([["pubmed25n0002.xml", "done"], ["pubmed25n0004.xml", "done"]]);
+    expect(second.processed.map((r) => [r.file, r.status])).toEqual([
+      ["pubmed25n0002.xml", "done"],
+      ["pubmed25n0004.xml", "done"],
+    ]);
     expect(second.skipped).toEqual(["pubmed25n0001.xml", "pubmed25n0003.xml"]);
     expect(second.meta.finalized).toBe(true);
     expect((await allIds(uri)).sort()).toEqual(["100", "101", "200", "201", "300", "400"]);

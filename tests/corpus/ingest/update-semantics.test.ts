@@ -35,10 +35,15 @@ describe("corpus ingest --store: PubMed update files applied in order", () => {
       { pmid: "105", version: "2", title: "Epsilon review v2." },
     ]);
     // Update: 102 revised, 103 deleted; 105 v1 again does not replace v2 (lower version).
-    writeSet(inDir, "pubmed25n0003.xml", [
-      { pmid: "102", title: "Beta cohort of statins (revised).", conclusion: "Revised conclusion." },
-      { pmid: "105", version: "1", title: "Epsilon review v1 again." },
-    ], ["103"]);
+    writeSet(
+      inDir,
+      "pubmed25n0003.xml",
+      [
+        { pmid: "102", title: "Beta cohort of statins (revised).", conclusion: "Revised conclusion." },
+        { pmid: "105", version: "1", title: "Epsilon review v1 again." },
+      ],
+      ["103"],
+    );
     // Update: 101 deleted then nothing; 106 new.
     writeSet(inDir, "pubmed25n0004.xml", [{ pmid: "106", title: "Zeta trial of vitamin D." }], ["101"]);
 

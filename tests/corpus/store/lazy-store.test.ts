@@ -45,7 +45,11 @@ describe("lazy reads through the corpus store interface", () => {
   it("a Lance store: noise sampling fetches only the sampled records; get by ids fetches only those", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-lazy-"));
     mkdirSync(join(dir, "in"));
-    writeSet(join(dir, "in"), "a.xml", Array.from({ length: 120 }, (_, i) => ({ pmid: String(9000 + i), title: `Cohort ${i} of something.` })));
+    writeSet(
+      join(dir, "in"),
+      "a.xml",
+      Array.from({ length: 120 }, (_, i) => ({ pmid: String(9000 + i), title: `Cohort ${i} of something.` })),
+    );
     const uri = join(dir, "store");
     await ingestToStore([join(dir, "in")], { store: { uri }, clean: null, jobs: 1 });
     const store = await openLanceRecordStore({ uri });

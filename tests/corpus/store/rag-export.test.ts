@@ -32,7 +32,11 @@ describe("corpus rag-export", () => {
   it("writes one snippet per PMID with MedRAG's fields (JSONL) and a lean table the store then reads documents from", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-rag-"));
     mkdirSync(join(dir, "in"));
-    writeSet(join(dir, "in"), "a.xml", [{ pmid: "11", title: "One trial." }, { pmid: "12", title: "Two trial" }, { pmid: "13", title: "Three trial?" }]);
+    writeSet(join(dir, "in"), "a.xml", [
+      { pmid: "11", title: "One trial." },
+      { pmid: "12", title: "Two trial" },
+      { pmid: "13", title: "Three trial?" },
+    ]);
     const uri = join(dir, "store");
     await ingestToStore([join(dir, "in")], { store: { uri }, clean: null, jobs: 1 });
     const before = await openLanceRecordStore({ uri });
@@ -43,7 +47,10 @@ describe("corpus rag-export", () => {
     const out = join(dir, "rag.jsonl");
     const rep = await ragExport({ uri }, { jsonl: out });
     expect(rep).toMatchObject({ docs: 3, table: true, jsonl: out, fingerprint: fp });
-    const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, string>);
+    const lines = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, string>);
     expect(lines.map((l) => Object.keys(l))).toEqual([0, 1, 2].map(() => ["id", "title", "content", "contents"]));
     const abstract12 = "BACKGROUND: Background of 12.\nMETHODS: Methods of 12.\nRESULTS: Results of 12.\nCONCLUSIONS: Conclusion of 12.";
     expect(lines[1]).toEqual({ id: "12", title: "Two trial", content: abstract12, contents: `Two trial. ${abstract12}` });
@@ -79,8 +86,20 @@ describe("corpus rag-export", () => {
     const chunk = join(dir, "chunk");
     mkdirSync(chunk);
     // Hand-made in the published format: since 02/2024 `id` is a snippet id and `PMID` the article.
-    const l1 = { id: "pubmed23n0001_0", title: "Formate assay in body fluids: application in methanol poisoning.", content: "A formate assay is described.", contents: "Formate assay in body fluids: application in methanol poisoning. A formate assay is described.", PMID: 1 };
-    const l2 = { id: "pubmed23n0001_1", title: "Delineation of the intimate details of the backbone conformation", content: "The backbone conformation was studied.", contents: "Delineation of the intimate details of the backbone conformation. The backbone conformation was studied.", PMID: 2 };
+    const l1 = {
+      id: "pubmed23n0001_0",
+      title: "Formate assay in body fluids: application in methanol poisoning.",
+      content: "A formate assay is described.",
+      contents: "Formate assay in body fluids: application in methanol poisoning. A formate assay is described.",
+      PMID: 1,
+    };
+    const l2 = {
+      id: "pubmed23n0001_1",
+      title: "Delineation of the intimate details of the backbone conformation",
+      content: "The backbone conformation was studied.",
+      contents: "Delineation of the intimate details of the backbone conformation. The backbone conformation was studied.",
+      PMID: 2,
+    };
     // The earlier format: the id is the PMID, no PMID field.
     const l3 = { id: "30", title: "Metal substitutions incarbonic anhydrase.", content: "Cobalt replaced zinc.", contents: "Metal substitutions incarbonic anhydrase. Cobalt replaced zinc." };
     writeFileSync(join(chunk, "pubmed23n0001.jsonl"), `${JSON.stringify(l1)}\n${JSON.stringify(l2)}\n`);
@@ -100,7 +119,10 @@ describe("corpus rag-export", () => {
   it("through the CLI: JSONL only with --no-table", () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-rag-cli-"));
     mkdirSync(join(dir, "in"));
-    writeSet(join(dir, "in"), "a.xml", [{ pmid: "21", title: "Alpha." }, { pmid: "22", title: "Beta." }]);
+    writeSet(join(dir, "in"), "a.xml", [
+      { pmid: "21", title: "Alpha." },
+      { pmid: "22", title: "Beta." },
+    ]);
     const store = join(dir, "store");
     expect(runCli(["corpus", "ingest", join(dir, "in"), "--store", store, "--no-progress", "--json"]).status).toBe(0);
     const r = runCli(["corpus", "rag-export", "--store", store, "--out", join(dir, "rag.jsonl.gz"), "--no-table"]);

@@ -18,7 +18,9 @@ describe("corpus store locations", () => {
     const opts = { aws_endpoint: "http://127.0.0.1:9000", aws_region: "eu-west-1", aws_access_key_id: "AK", aws_secret_access_key: "SK", allow_http: "true" };
     await connectStore({ uri: "s3://team-bucket/medsynth/corpus", storageOptions: opts }, recordingConnect(calls));
     await connectStore({ uri: "gs://bucket/c" }, recordingConnect(calls));
-    await expect(openLanceRecordStore({ uri: "az://container/c", storageOptions: { azure_storage_account_name: "acct" } }, recordingConnect(calls))).rejects.toThrow(/az:\/\/container\/c: no medsynth corpus store here/);
+    await expect(openLanceRecordStore({ uri: "az://container/c", storageOptions: { azure_storage_account_name: "acct" } }, recordingConnect(calls))).rejects.toThrow(
+      /az:\/\/container\/c: no medsynth corpus store here/,
+    );
     expect(calls).toEqual([
       { uri: "s3://team-bucket/medsynth/corpus", options: { storageOptions: opts } },
       { uri: "gs://bucket/c", options: {} },

@@ -59,7 +59,10 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 function runDir(order: RunRecord[], withCells = true): string {
   const dir = mkdtempSync(join(tmpdir(), "medsynth-order-"));
   dirs.push(dir);
-  writeFileSync(join(dir, "spec.json"), JSON.stringify({ config: { name: "order", models: MODELS.map((id) => ({ id })), workflows: WORKFLOWS.map((id) => ({ id })), metrics: ["bleu", "rouge", "count-ratios"] } }));
+  writeFileSync(
+    join(dir, "spec.json"),
+    JSON.stringify({ config: { name: "order", models: MODELS.map((id) => ({ id })), workflows: WORKFLOWS.map((id) => ({ id })), metrics: ["bleu", "rouge", "count-ratios"] } }),
+  );
   if (withCells) writeFileSync(join(dir, "cells.json"), JSON.stringify({ configHash: "h", keys: planned.map((r) => r.key) }));
   writeResultsAtomic(join(dir, "results.jsonl"), order);
   return dir;

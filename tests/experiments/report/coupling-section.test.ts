@@ -25,7 +25,10 @@ describe("coupling table from a fixed results file", () => {
 
   it("per setting: cells, mean golden recall, mean scores (missing judge left out)", () => {
     expect(c.outcomes).toEqual(["judge:medmeta.overall", "rougeL"]);
-    expect(c.rows.map((r) => [r.setting, r.model, r.cells])).toEqual([["A", "m1", 4], ["B", "m1", 4]]);
+    expect(c.rows.map((r) => [r.setting, r.model, r.cells])).toEqual([
+      ["A", "m1", 4],
+      ["B", "m1", 4],
+    ]);
     // A: recall (1 + .5 + 0 + .5)/4; rougeL (.5 + .3 + .1 + .2)/4; judge (4 + 3 + 1)/3 (i4 missing)
     expect(c.rows[0].goldenRecall).toBeCloseTo(0.5, 12);
     expect(c.rows[0].outcomes.rougeL).toBeCloseTo(0.275, 12);
@@ -55,7 +58,14 @@ describe("coupling table from a fixed results file", () => {
     expect(get("judge:medmeta.overall", "A").n).toBe(3);
     expect(get("judge:medmeta.overall", "A").rho).toBeCloseTo(1, 12);
     expect(get("judge:medmeta.overall", "A").p).toBeCloseTo(0, 6);
-    expect(c.correlations.map((x) => `${x.outcome}|${x.scope}`)).toEqual(["judge:medmeta.overall|all settings", "judge:medmeta.overall|A", "judge:medmeta.overall|B", "rougeL|all settings", "rougeL|A", "rougeL|B"]);
+    expect(c.correlations.map((x) => `${x.outcome}|${x.scope}`)).toEqual([
+      "judge:medmeta.overall|all settings",
+      "judge:medmeta.overall|A",
+      "judge:medmeta.overall|B",
+      "rougeL|all settings",
+      "rougeL|A",
+      "rougeL|B",
+    ]);
   });
 
   it("no section for a run without retrieval settings; the report carries it when there are", async () => {
@@ -82,7 +92,10 @@ describe("retrieval settings as a matrix axis of Standard-RAG", () => {
   it("a list of setting names expands into one cell per setting; names are checked", () => {
     const cfg = parseExperimentConfig({ ...base, workflows: [{ id: "standard-rag", params: { k: 5, retrieval: ["k1-0.9", "k1-2"] } }] });
     const cells = expandCells([{ dataset: "medevidence", taskKind: "synthesis", itemIds: ["q1"] }], ["extractive:lead"], cfg.workflows, 1, () => "synthesis");
-    expect(cells.map((c) => c.params)).toEqual([{ k: 5, retrieval: "k1-0.9" }, { k: 5, retrieval: "k1-2" }]);
+    expect(cells.map((c) => c.params)).toEqual([
+      { k: 5, retrieval: "k1-0.9" },
+      { k: 5, retrieval: "k1-2" },
+    ]);
     expect(new Set(cells.map((c) => c.key)).size).toBe(2);
     expect(retrievalParamIssue(cfg, "standard-rag", "k1-2")).toBeNull();
     expect(retrievalParamIssue(cfg, "standard-rag", "nope")).toBe('unknown retrieval setting "nope"; settings: k1-0.9, k1-2');

@@ -111,7 +111,13 @@ describe("MedMeta analyses section", () => {
     const t = table("medmeta-bertscore");
     expect(t.rows[0][2]).toBe("not available");
     expect(t.caption).toContain("not in the local model cache");
-    const withScore = bertscoreBesideJudgesTable([{ ...judged(0), metrics: { bertscore_f1: 0.8 } }, { ...judged(1), metrics: { bertscore_f1: 0.9 } }], COL);
+    const withScore = bertscoreBesideJudgesTable(
+      [
+        { ...judged(0), metrics: { bertscore_f1: 0.8 } },
+        { ...judged(1), metrics: { bertscore_f1: 0.9 } },
+      ],
+      COL,
+    );
     // mean 0.85, SE = sd/√2 = 0.0707107/1.41421 = 0.05
     expect(withScore.rows[0][2]).toBe("0.850 ± 0.050");
   });
@@ -125,7 +131,10 @@ describe("MedMeta analyses section", () => {
   it("buildSections adds the section for MedMeta records only", async () => {
     const s = await buildSections(records, {});
     expect(s.map((x) => x.heading)).toContain("MedMeta analyses: judge agreement, feasibility, topic, year, BERTScore");
-    const other = await buildSections(records.map((r) => ({ ...r, dataset: "medevidence" })), {});
+    const other = await buildSections(
+      records.map((r) => ({ ...r, dataset: "medevidence" })),
+      {},
+    );
     expect(other.map((x) => x.heading).some((h) => h.startsWith("MedMeta analyses"))).toBe(false);
   });
 });

@@ -9,7 +9,17 @@ import { comparePapers, paperSection, paperSectionForConfig, sectionPapers, type
 import { configHash, parseExperimentConfig } from "../../../experiments/config.ts";
 
 let n = 0;
-function rec(p: { model: string; workflow: string; item: string; dataset?: string; taskKind?: RunRecord["taskKind"]; params?: Record<string, unknown>; judges?: { id: string; rubric: string; scores: Record<string, number> }[]; metrics?: Record<string, number>; latencyMs?: number }): RunRecord {
+function rec(p: {
+  model: string;
+  workflow: string;
+  item: string;
+  dataset?: string;
+  taskKind?: RunRecord["taskKind"];
+  params?: Record<string, unknown>;
+  judges?: { id: string; rubric: string; scores: Record<string, number> }[];
+  metrics?: Record<string, number>;
+  latencyMs?: number;
+}): RunRecord {
   return {
     key: `k${n++}`,
     itemId: p.item,
@@ -41,9 +51,24 @@ const mm = (model: string, workflow: string, scores: number[], params: Record<st
 
 describe("Paper vs this run: MedMeta", () => {
   // MedGemma (label mg): P-ZS 1,2,3; P-CoT 2,2,3; G-RAG 3,4,5. Gemma (label g): P-ZS 1,1,1; P-CoT 1,2,2; G-RAG 3,3,5.
-  const records = [...mm("mg", "pzs", [1, 2, 3]), ...mm("mg", "pcot", [2, 2, 3]), ...mm("mg", "golden-rag", [3, 4, 5]), ...mm("g", "pzs", [1, 1, 1]), ...mm("g", "pcot", [1, 2, 2]), ...mm("g", "golden-rag", [3, 3, 5])];
-  const res = comparePapers(records, [{ name: "mg", paperModel: "MedGemma 27B" }, { name: "g", paperModel: "Gemma 27B" }], ["medmeta"]);
-  const cov = (table: string, row: Record<string, string>, column: string) => res.covered.find((c) => c.value.table === table && c.value.column === column && Object.entries(row).every(([k, v]) => c.value.row[k] === v));
+  const records = [
+    ...mm("mg", "pzs", [1, 2, 3]),
+    ...mm("mg", "pcot", [2, 2, 3]),
+    ...mm("mg", "golden-rag", [3, 4, 5]),
+    ...mm("g", "pzs", [1, 1, 1]),
+    ...mm("g", "pcot", [1, 2, 2]),
+    ...mm("g", "golden-rag", [3, 3, 5]),
+  ];
+  const res = comparePapers(
+    records,
+    [
+      { name: "mg", paperModel: "MedGemma 27B" },
+      { name: "g", paperModel: "Gemma 27B" },
+    ],
+    ["medmeta"],
+  );
+  const cov = (table: string, row: Record<string, string>, column: string) =>
+    res.covered.find((c) => c.value.table === table && c.value.column === column && Object.entries(row).every(([k, v]) => c.value.row[k] === v));
   const claim = (re: RegExp) => res.claims.find((c) => re.test(c.claim))!;
 
   it("Table 2: mean ± t interval over items, difference, and both interval checks", () => {
@@ -128,8 +153,17 @@ describe("Paper vs this run: MedConclusion", () => {
     ...mc("pro", "a", [70, 60], [70, 70]),
     ...mc("flash", "a", [60, 50], [95, 85]),
   ];
-  const res = comparePapers(records, [{ name: "gpt", paperModel: "GPT-5.4" }, { name: "pro", paperModel: "Gemini 3.1 Pro" }, { name: "flash", paperModel: "Gemini 3 Flash" }], ["medconclusion"]);
-  const cov = (table: string, row: Record<string, string>, column: string) => res.covered.find((c) => c.value.table === table && c.value.column === column && Object.entries(row).every(([k, v]) => c.value.row[k] === v))!;
+  const res = comparePapers(
+    records,
+    [
+      { name: "gpt", paperModel: "GPT-5.4" },
+      { name: "pro", paperModel: "Gemini 3.1 Pro" },
+      { name: "flash", paperModel: "Gemini 3 Flash" },
+    ],
+    ["medconclusion"],
+  );
+  const cov = (table: string, row: Record<string, string>, column: string) =>
+    res.covered.find((c) => c.value.table === table && c.value.column === column && Object.entries(row).every(([k, v]) => c.value.row[k] === v))!;
 
   it("Tables 2, 3 and 5: primary and secondary judges, rule-based metrics", () => {
     const t2 = cov("Table 2", { model: "GPT-5.4" }, "Semantic Sim.");
@@ -140,7 +174,9 @@ describe("Paper vs this run: MedConclusion", () => {
     expect(cov("Table 5", { judge: "GPT-5.4-mini", model: "Gemini 3 Flash" }, "Semantic Sim.").run.value).toBe(55);
     expect(cov("Table 3", { model: "GPT-5.4" }, "ROUGE-1").run.value).toBeCloseTo(0.35, 12);
     expect(cov("Table 4", { mode: "C", model: "GPT-5.4" }, "Numeric Consistency").run.value).toBe(87.5);
-    expect(res.uncovered.find((u) => u.value.table === "Table 3" && u.value.row.model === "GPT-5.4" && u.value.column === "BLEU")!.reason).toBe("GPT-5.4 mode A (conclusion-a): no record has a value for bleu");
+    expect(res.uncovered.find((u) => u.value.table === "Table 3" && u.value.row.model === "GPT-5.4" && u.value.column === "BLEU")!.reason).toBe(
+      "GPT-5.4 mode A (conclusion-a): no record has a value for bleu",
+    );
   });
 
   it("claims: ranking τ-b = 1 on every dimension; judge swap flips the top model (τ-b −1/3); mode C's gain not significant", () => {
@@ -168,13 +204,31 @@ describe("Paper vs this run: RWESummary", () => {
     { id: "juror", rubric: "rwe-numbers-accurate", scores: { numbers_accurate: nm } },
     { id: "juror", rubric: "rwe-completeness", scores: { completeness: c } },
   ];
-  const rw = (model: string, rows: [number, number, number, number][]) => rows.map(([d, nm, c, s], i) => rec({ model, workflow: "rwe-summary", item: `s${i}`, dataset: "rwe-glp1", taskKind: "rwe", judges: jury(d, nm, c), latencyMs: s * 1000 }));
+  const rw = (model: string, rows: [number, number, number, number][]) =>
+    rows.map(([d, nm, c, s], i) => rec({ model, workflow: "rwe-summary", item: `s${i}`, dataset: "rwe-glp1", taskKind: "rwe", judges: jury(d, nm, c), latencyMs: s * 1000 }));
   const records = [
-    ...rw("pro", [[1, 1, 1, 2], [1, 1, 1, 4]]),
-    ...rw("o3", [[1, 1, 1, 10], [0, 0, 1, 10]]),
-    ...rw("gpt41", [[0, 0, 0, 20], [0, 0, 1, 20]]),
+    ...rw("pro", [
+      [1, 1, 1, 2],
+      [1, 1, 1, 4],
+    ]),
+    ...rw("o3", [
+      [1, 1, 1, 10],
+      [0, 0, 1, 10],
+    ]),
+    ...rw("gpt41", [
+      [0, 0, 0, 20],
+      [0, 0, 1, 20],
+    ]),
   ];
-  const res = comparePapers(records, [{ name: "pro", paperModel: "Gemini 2.5 Pro" }, { name: "o3", paperModel: "o3" }, { name: "gpt41", paperModel: "GPT-4.1" }], ["rwesummary"]);
+  const res = comparePapers(
+    records,
+    [
+      { name: "pro", paperModel: "Gemini 2.5 Pro" },
+      { name: "o3", paperModel: "o3" },
+      { name: "gpt41", paperModel: "GPT-4.1" },
+    ],
+    ["rwesummary"],
+  );
 
   it("Table 1 means (Wilson interval for 0/1 verdicts), weights covered, Figure 2's normalised rows not (3 of 9 models)", () => {
     const t1 = (model: string, column: string) => res.covered.find((c) => c.value.table === "Table 1" && c.value.row.model === model && c.value.column === column)!;
@@ -185,7 +239,9 @@ describe("Paper vs this run: RWESummary", () => {
     const w = res.covered.filter((c) => c.value.table === "Figure 2" && c.value.row.rubric === "Outcome weight");
     expect(w.map((c) => c.run.value)).toEqual([20, 6, 5, 3]);
     expect(w.every((c) => c.difference === 0)).toBe(true);
-    expect(res.uncovered.find((u) => u.value.table === "Figure 2" && u.value.column === "Score")!.reason).toBe("min–max normalised across the paper's nine models; this run has all four outcomes for 3 of them");
+    expect(res.uncovered.find((u) => u.value.table === "Figure 2" && u.value.column === "Score")!.reason).toBe(
+      "min–max normalised across the paper's nine models; this run has all four outcomes for 3 of them",
+    );
   });
 
   it("claim: weighted-score ranking against the paper's scores recomputed over the same three models", () => {
@@ -199,11 +255,18 @@ describe("Paper vs this run: RWESummary", () => {
 
 describe("Paper vs this run: when it is on, and a run without labels", () => {
   it("papers come from report.papers, else the labels; a label outside the papers is a config error", () => {
-    expect(sectionPapers([{ name: "a", paperModel: "Gemma 27B" }, { name: "b", paperModel: "o3" }])).toEqual(["medmeta", "rwesummary"]);
+    expect(
+      sectionPapers([
+        { name: "a", paperModel: "Gemma 27B" },
+        { name: "b", paperModel: "o3" },
+      ]),
+    ).toEqual(["medmeta", "rwesummary"]);
     expect(sectionPapers([{ name: "a" }])).toEqual([]);
     expect(sectionPapers([{ name: "a", paperModel: "Gemma 27B" }], false)).toEqual([]);
     expect(sectionPapers([{ name: "a" }], ["rwesummary"])).toEqual(["rwesummary"]);
-    expect(() => parseExperimentConfig({ name: "x", output: "o", datasets: [{ name: "pubmedqa" }], models: [{ id: "openai:m", paperModel: "Gemma 3 27B" }], workflows: [{ id: "conclusion-a" }] })).toThrow(/models\.0\.paperModel: not a model of the papers' tables; one of: "Gemini Flash 2.5"/);
+    expect(() =>
+      parseExperimentConfig({ name: "x", output: "o", datasets: [{ name: "pubmedqa" }], models: [{ id: "openai:m", paperModel: "Gemma 3 27B" }], workflows: [{ id: "conclusion-a" }] }),
+    ).toThrow(/models\.0\.paperModel: not a model of the papers' tables; one of: "Gemini Flash 2.5"/);
     expect(paperSectionForConfig([], { models: [{ id: "extractive:mmr" }] })).toBeNull();
     // A label changes no result: labelling a finished run's models keeps its config hash.
     const base = { name: "x", output: "o", datasets: [{ name: "medmeta" }], workflows: [{ id: "pzs" }] };
@@ -218,7 +281,9 @@ describe("Paper vs this run: when it is on, and a run without labels", () => {
     const [values, claims, uncovered] = s.tables;
     expect(values.rows).toHaveLength(0);
     expect(claims.rows.every((r) => r[5] === "not covered")).toBe(true);
-    expect(claims.rows.filter((r) => !/no model of this run carries a paperModel label \(models: extractive:mmr\)|needs human expert ratings|needs at least 3 of the paper's nine models/.test(r[6]))).toEqual([]);
+    expect(
+      claims.rows.filter((r) => !/no model of this run carries a paperModel label \(models: extractive:mmr\)|needs human expert ratings|needs at least 3 of the paper's nine models/.test(r[6])),
+    ).toEqual([]);
     expect(uncovered.values!.reduce((a, v) => a + (v.columns as string[]).length, 0)).toBe(492);
     expect(uncovered.rows.find((r) => r[0] === "MedMeta" && r[1] === "Table 2")![4]).toBe("no model of this run carries a paperModel label (models: extractive:mmr)");
     expect(s.text).toMatch(/^MedMeta, MedConclusion, RWESummary: this run covers 0 of the 492 published values\. Headline claims: 0 reproduced, 0 not reproduced, \d+ not covered\./);

@@ -14,7 +14,11 @@ const seedText = (prefix: string): string | null => {
   if (!existsSync(SEEDS)) return null;
   const f = readdirSync(SEEDS).find((x) => x.startsWith(prefix));
   // As printed: LaTeX ± to ±, runs of whitespace (tabs between cells) to one space.
-  return f ? readFileSync(join(SEEDS, f), "utf8").replace(/\$\\pm\$/g, "±").replace(/\s+/g, " ") : null;
+  return f
+    ? readFileSync(join(SEEDS, f), "utf8")
+        .replace(/\$\\pm\$/g, "±")
+        .replace(/\s+/g, " ")
+    : null;
 };
 const papers = { medconclusion: seedText("000_"), medmeta: seedText("001_"), rwesummary: seedText("002_") };
 
@@ -103,7 +107,13 @@ describe.skipIf(!papers.medmeta || !papers.medconclusion || !papers.rwesummary)(
     expect(check("Table 5", "Judge: GPT-5.4-mini", "Table 5:")).toBe(6);
     // Mode letters and judges in their places.
     const t4 = region(t, "Prompt without Formatting Restriction", "Table 4:");
-    for (const [mode, row] of [["A", "GPT-5.4 73.22 71.20"], ["B", "GPT-5.4 72.11 62.60"], ["C", "GPT-5.4 70.90 69.07"], ["D", "GPT-5.4 64.99 60.13"]]) expect(t4).toContain(`(char) ${mode};${row}`);
+    for (const [mode, row] of [
+      ["A", "GPT-5.4 73.22 71.20"],
+      ["B", "GPT-5.4 72.11 62.60"],
+      ["C", "GPT-5.4 70.90 69.07"],
+      ["D", "GPT-5.4 64.99 60.13"],
+    ])
+      expect(t4).toContain(`(char) ${mode};${row}`);
     expect(region(t, "Judge: Gemini 3 Flash", "Table 5:")).toContain("GPT-5.4 84.30 71.49 97.51 98.18 92.50");
   });
   it("RWESummary Table 1 and Figure 2", () => {

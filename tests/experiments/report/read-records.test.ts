@@ -14,17 +14,30 @@ import { readReportRecords, REPORT_INTERMEDIATE_FIELDS, reportProjection } from 
 import type { RunRecord } from "../../../results/run-record.ts";
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "viewer", "results.jsonl");
-const records = readFileSync(FIXTURE, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as RunRecord);
+const records = readFileSync(FIXTURE, "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as RunRecord);
 const judged = records.map((r, i) => ({
   ...r,
-  judgeScores: [0, 1].map((k) => ({ judgeId: `j${k}`, rubricId: "medmeta-semantic-equivalence", scores: { semantic_equivalence: (i + k) % 6 }, status: "ok" as const, raw: `{"semantic_equivalence": ${(i + k) % 6}}`, call: { modelId: `model-${k}`, cached: false, latencyMs: 5, attempts: 1, usage: { inputTokens: 10, outputTokens: 2 } } })),
+  judgeScores: [0, 1].map((k) => ({
+    judgeId: `j${k}`,
+    rubricId: "medmeta-semantic-equivalence",
+    scores: { semantic_equivalence: (i + k) % 6 },
+    status: "ok" as const,
+    raw: `{"semantic_equivalence": ${(i + k) % 6}}`,
+    call: { modelId: `model-${k}`, cached: false, latencyMs: 5, attempts: 1, usage: { inputTokens: 10, outputTokens: 2 } },
+  })),
   panel: { aggregation: "mean", scores: { "medmeta-semantic-equivalence": { semantic_equivalence: { value: ((i % 6) + ((i + 1) % 6)) / 2, nPresent: 2, nJudges: 2 } } } },
 })) as RunRecord[];
 
 describe("reportProjection", () => {
   it("leaves every report section as it was and drops the bulk", async () => {
     const full = await buildSections(judged, { subgroups: ["medical_specialty"] });
-    const slim = await buildSections(judged.map((r) => reportProjection(r)), { subgroups: ["medical_specialty"] });
+    const slim = await buildSections(
+      judged.map((r) => reportProjection(r)),
+      { subgroups: ["medical_specialty"] },
+    );
     expect(JSON.stringify(slim)).toBe(JSON.stringify(full));
     const p = reportProjection(judged[0]);
     expect(judged[0].intermediate.evidenceIds).toBeDefined();
@@ -40,7 +53,11 @@ describe("readReportRecords", () => {
     const [a, b, c] = judged;
     writeFileSync(path, [{ ...a, status: "failed", output: null }, b, a, c].map((r) => JSON.stringify(r) + "\n").join(""));
     const all = readReportRecords(path, null);
-    expect(all.records.map((r) => [r.key, r.status])).toEqual([[a.key, "ok"], [b.key, "ok"], [c.key, "ok"]]);
+    expect(all.records.map((r) => [r.key, r.status])).toEqual([
+      [a.key, "ok"],
+      [b.key, "ok"],
+      [c.key, "ok"],
+    ]);
     expect(all.spent.length).toBe(4);
     const some = readReportRecords(path, new Set([a.key, b.key]));
     expect(some.records.map((r) => r.key)).toEqual([a.key, b.key]);

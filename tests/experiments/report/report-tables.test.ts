@@ -14,7 +14,13 @@ import { bootstrapCi } from "../../../judges/stats/index.ts";
 
 /** Builder of a small fixed record. */
 function rec(itemId: string, workflow: string, rougeL: number | null, judges: [string, number | null][] = [], specialty = "cardiology", status: RunRecord["status"] = "ok"): RunRecord {
-  const judgeScores: JudgeScoreEntry[] = judges.map(([judgeId, v]) => ({ judgeId, rubricId: "medmeta", scores: { overall: v }, status: v === null ? "missing" : "ok", ...(v === null ? { raw: "garbage" } : {}) }));
+  const judgeScores: JudgeScoreEntry[] = judges.map(([judgeId, v]) => ({
+    judgeId,
+    rubricId: "medmeta",
+    scores: { overall: v },
+    status: v === null ? "missing" : "ok",
+    ...(v === null ? { raw: "garbage" } : {}),
+  }));
   return {
     key: `${itemId}-${workflow}`,
     itemId,
@@ -38,9 +44,36 @@ function rec(itemId: string, workflow: string, rougeL: number | null, judges: [s
 }
 
 const records: RunRecord[] = [
-  rec("a", "golden-rag", 0.2, [["j1", 4], ["j2", null]], "cardiology"),
-  rec("b", "golden-rag", 0.4, [["j1", 3], ["j2", 5]], "cardiology"),
-  rec("c", "golden-rag", 0.6, [["j1", 2], ["j2", 4]], "oncology"),
+  rec(
+    "a",
+    "golden-rag",
+    0.2,
+    [
+      ["j1", 4],
+      ["j2", null],
+    ],
+    "cardiology",
+  ),
+  rec(
+    "b",
+    "golden-rag",
+    0.4,
+    [
+      ["j1", 3],
+      ["j2", 5],
+    ],
+    "cardiology",
+  ),
+  rec(
+    "c",
+    "golden-rag",
+    0.6,
+    [
+      ["j1", 2],
+      ["j2", 4],
+    ],
+    "oncology",
+  ),
   rec("a", "negated-rag", 0.1, [], "cardiology"),
   rec("b", "negated-rag", 0.4, [], "cardiology"),
   rec("c", "negated-rag", 0.3, [], "oncology"),
@@ -55,7 +88,10 @@ describe("report tables (hand-computed)", () => {
   });
 
   it("uses the panel's recorded aggregate (majority vote with a tie → 0) over the plain mean", () => {
-    const r = rec("x", "rwe-summary", null, [["j1", 1], ["j2", 0]]);
+    const r = rec("x", "rwe-summary", null, [
+      ["j1", 1],
+      ["j2", 0],
+    ]);
     r.judgeScores = r.judgeScores!.map((e) => ({ ...e, rubricId: "rwe-direction-of-effect", scores: { direction_of_effect: e.scores.overall } }));
     expect(recordValues(r)["judge:rwe-direction-of-effect.direction_of_effect"]).toBe(0.5);
     r.panel = { aggregation: "majority", scores: { "rwe-direction-of-effect": { direction_of_effect: { value: 0, nPresent: 2, nJudges: 2, tie: true } } } };
@@ -66,7 +102,7 @@ describe("report tables (hand-computed)", () => {
   it("mean ± 95 % CI: 0.2, 0.4, 0.6 → 0.400 ± 0.497 (t_{0.975,2} = 4.302653)", () => {
     const m = meanCi([0.2, 0.4, 0.6])!;
     expect(m.mean).toBeCloseTo(0.4, 12);
-    expect((m.ciHigh! - m.ciLow!) / 2).toBeCloseTo(4.302652729749464 * 0.2 / Math.sqrt(3), 9);
+    expect((m.ciHigh! - m.ciLow!) / 2).toBeCloseTo((4.302652729749464 * 0.2) / Math.sqrt(3), 9);
     const t = modelByVariantTable(records, "rougeL");
     expect(t.header).toEqual(["model", "golden-rag", "negated-rag"]);
     expect(t.rows[0]).toEqual(["m1", "0.400 ± 0.497", "0.267 ± 0.379"]);
@@ -158,7 +194,10 @@ describe("report tables (hand-computed)", () => {
     const a = records.filter((r) => r.status === "ok");
     const b = a.map((r) => ({ ...r, metrics: { rougeL: (r.metrics!.rougeL as number) + (r.workflow === "golden-rag" ? 0.1 : -0.2) } }));
     const d = compareRecords(a, b).filter((x) => x.column === "rougeL");
-    expect(d.map((x) => [x.variant, x.n])).toEqual([["m1 · golden-rag", 3], ["m1 · negated-rag", 3]]);
+    expect(d.map((x) => [x.variant, x.n])).toEqual([
+      ["m1 · golden-rag", 3],
+      ["m1 · negated-rag", 3],
+    ]);
     expect(d[0].delta).toBeCloseTo(0.1, 12);
     expect(d[1].delta).toBeCloseTo(-0.2, 12);
     expect(d[1].meanA).toBeCloseTo((0.1 + 0.4 + 0.3) / 3, 12);
@@ -205,11 +244,20 @@ describe("uncertainty table: bootstrap CI over items and item-clustered SE when 
 
 describe("MedConclusion: primary and secondary judge reported separately (Tables 2 and 5)", () => {
   const conclusion = (itemId: string, workflow: string, j1: number, j2: number | null): RunRecord => ({
-    ...rec(itemId, workflow, 0.5, [["primary-j", j1], ["secondary-j", j2]]),
+    ...rec(itemId, workflow, 0.5, [
+      ["primary-j", j1],
+      ["secondary-j", j2],
+    ]),
     taskKind: "conclusion",
     dataset: "pubmedqa",
   });
-  const rs = [conclusion("a", "conclusion-a", 80, 60), conclusion("b", "conclusion-a", 90, 70), conclusion("c", "conclusion-a", 70, null), conclusion("a", "conclusion-b", 50, 40), conclusion("b", "conclusion-b", 60, 50)];
+  const rs = [
+    conclusion("a", "conclusion-a", 80, 60),
+    conclusion("b", "conclusion-a", 90, 70),
+    conclusion("c", "conclusion-a", 70, null),
+    conclusion("a", "conclusion-b", 50, 40),
+    conclusion("b", "conclusion-b", 60, 50),
+  ];
 
   it("per-judge table: one column per judge in panel order, panel aggregate last (hand-computed means)", () => {
     const t = perJudgeTable(rs, "judge:medmeta.overall")!;
@@ -220,7 +268,12 @@ describe("MedConclusion: primary and secondary judge reported separately (Tables
     expect(v("conclusion-a", "panel").mean).toBeCloseTo((70 + 80 + 70) / 3, 12); // per-record means 70, 80, 70
     expect(v("conclusion-b", "primary-j")).toMatchObject({ mean: 55, n: 2 });
     expect(v("conclusion-b", "secondary-j")).toMatchObject({ mean: 45, n: 2 });
-    expect(perJudgeTable(rs.map((r) => ({ ...r, judgeScores: r.judgeScores!.slice(0, 1) })), "judge:medmeta.overall")).toBeNull();
+    expect(
+      perJudgeTable(
+        rs.map((r) => ({ ...r, judgeScores: r.judgeScores!.slice(0, 1) })),
+        "judge:medmeta.overall",
+      ),
+    ).toBeNull();
   });
 
   it("the conclusion section leads with the per-judge table instead of the panel mean", async () => {

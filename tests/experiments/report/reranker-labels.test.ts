@@ -12,9 +12,23 @@ import { variantLabel } from "../../../experiments/report/columns.ts";
 const CE = "cross-encoder:Xenova/ms-marco-MiniLM-L-6-v2";
 function rec(itemId: string, ran: string | null): RunRecord {
   return {
-    key: `${itemId}-${ran}`, itemId, dataset: "medevidence", taskKind: "synthesis", model: "extractive:mmr", workflow: "standard-rag", params: { k: 5, reranker: CE }, repeat: 0,
-    status: "ok", output: "one two three", reference: "one two four", itemMeta: {}, intermediate: { retriever: "bm25", reranker: ran },
-    metrics: { rougeL_fmeasure: 0.5 }, generator: { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 1, cached: false }, startedAt: "", finishedAt: "",
+    key: `${itemId}-${ran}`,
+    itemId,
+    dataset: "medevidence",
+    taskKind: "synthesis",
+    model: "extractive:mmr",
+    workflow: "standard-rag",
+    params: { k: 5, reranker: CE },
+    repeat: 0,
+    status: "ok",
+    output: "one two three",
+    reference: "one two four",
+    itemMeta: {},
+    intermediate: { retriever: "bm25", reranker: ran },
+    metrics: { rougeL_fmeasure: 0.5 },
+    generator: { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 1, cached: false },
+    startedAt: "",
+    finishedAt: "",
   };
 }
 

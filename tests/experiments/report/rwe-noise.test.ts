@@ -5,11 +5,23 @@ import { rweNoiseTable } from "../../../experiments/report/rwe-noise.ts";
 
 function rec(model: string, i: number, latencyMs: number, verdict: number): RunRecord {
   return {
-    key: `${model}-${i}`, itemId: `s${i}`, dataset: "rwesummary", taskKind: "rwe", model, workflow: "rwe-summary", params: {}, repeat: 0, status: "ok", output: "summary",
-    reference: null, itemMeta: {}, intermediate: {},
+    key: `${model}-${i}`,
+    itemId: `s${i}`,
+    dataset: "rwesummary",
+    taskKind: "rwe",
+    model,
+    workflow: "rwe-summary",
+    params: {},
+    repeat: 0,
+    status: "ok",
+    output: "summary",
+    reference: null,
+    itemMeta: {},
+    intermediate: {},
     generator: { calls: 1, inputTokens: 1, outputTokens: 1, latencyMs, cached: false, modelLatencyMs: latencyMs },
     judgeScores: [{ judgeId: "j", rubricId: "rwe-completeness", scores: { completeness: verdict }, status: "ok" }],
-    startedAt: "", finishedAt: "",
+    startedAt: "",
+    finishedAt: "",
   };
 }
 

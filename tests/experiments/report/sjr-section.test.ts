@@ -44,12 +44,18 @@ function rec(i: number, issn: string | null, rouge1: number): RunRecord {
 }
 // Alpha by its electronic ISSN; Delta written with its leading zeros (SCImago dropped them); Epsilon with a lower-case x.
 const records = [
-  rec(1, "0007-9235", 0.28), rec(2, "0007-9235", 0.32),
-  rec(3, "1234-5678", 0.35), rec(4, "1234-5678", 0.35),
-  rec(5, "2049-3630", 0.4), rec(6, "2049-3630", 0.44),
-  rec(7, "0000-1111", 0.4), rec(8, "0000-1111", 0.4),
-  rec(9, "1050-642x", 0.31), rec(10, "1050-642x", 0.35),
-  rec(11, "9999-9999", 0.5), rec(12, null, 0.5),
+  rec(1, "0007-9235", 0.28),
+  rec(2, "0007-9235", 0.32),
+  rec(3, "1234-5678", 0.35),
+  rec(4, "1234-5678", 0.35),
+  rec(5, "2049-3630", 0.4),
+  rec(6, "2049-3630", 0.44),
+  rec(7, "0000-1111", 0.4),
+  rec(8, "0000-1111", 0.4),
+  rec(9, "1050-642x", 0.31),
+  rec(10, "1050-642x", 0.35),
+  rec(11, "9999-9999", 0.5),
+  rec(12, null, 0.5),
 ];
 
 describe("SCImago file", () => {
@@ -87,11 +93,19 @@ describe("SJR section (MedConclusion §5)", () => {
   it("counts and lists unmatched records by ISSN", () => {
     const u = table("sjr-unmatched");
     expect(u.title).toBe("Items not joined to a journal: 2 of 12");
-    expect(u.rows).toEqual([["(no ISSN)", "1", "pubmed:12"], ["99999999", "1", "pubmed:11"]]);
+    expect(u.rows).toEqual([
+      ["(no ISSN)", "1", "pubmed:12"],
+      ["99999999", "1", "pubmed:11"],
+    ]);
   });
 
   it("Spearman ρ and OLS slope of journal means on SJR match scipy", () => {
-    const v = table("sjr-association").values!.find((x) => x.metric === "rouge1") as { journals: number; records: number; spearman: { estimate: number; p: number }; ols: { slope: number; slopeSe: number; p: number } };
+    const v = table("sjr-association").values!.find((x) => x.metric === "rouge1") as {
+      journals: number;
+      records: number;
+      spearman: { estimate: number; p: number };
+      ols: { slope: number; slopeSe: number; p: number };
+    };
     expect(v.journals).toBe(5);
     expect(v.records).toBe(10);
     expect(v.spearman.estimate).toBeCloseTo(0.9, 12);

@@ -27,8 +27,18 @@ function run(): RunRecord[] {
         const s0 = (item + k) % 4;
         const s1 = item % 3;
         out.push({
-          key: `${model}-${k}-${item}`, itemId: `i${item}`, dataset: "medevidence", taskKind: "synthesis", model, workflow: "standard-rag", params: { k }, repeat: 0,
-          status: "ok", output: Array.from({ length: item + 2 }, (_, w) => `w${w}`).join("  "), reference: "ref text", itemMeta: { medical_specialty: item % 2 ? "A" : "B" },
+          key: `${model}-${k}-${item}`,
+          itemId: `i${item}`,
+          dataset: "medevidence",
+          taskKind: "synthesis",
+          model,
+          workflow: "standard-rag",
+          params: { k },
+          repeat: 0,
+          status: "ok",
+          output: Array.from({ length: item + 2 }, (_, w) => `w${w}`).join("  "),
+          reference: "ref text",
+          itemMeta: { medical_specialty: item % 2 ? "A" : "B" },
           intermediate: { evidence: [{ id: "1" }], goldenRecall: item / 2 },
           generator: { calls: 1, inputTokens: 10, outputTokens: 2, latencyMs: 1000 * (item + 1), cached: false },
           judgeScores: [
@@ -36,7 +46,8 @@ function run(): RunRecord[] {
             { judgeId: "j1", rubricId: "r", scores: { q: s1 }, status: "ok", raw: "{}", call: { modelId: "jm1", cached: false, attempts: 1, latencyMs: 1 } },
           ],
           metrics: { rougeL_fmeasure: (item + 1) / 10 },
-          startedAt: "2026-01-01T00:00:00Z", finishedAt: "2026-01-01T00:00:01Z",
+          startedAt: "2026-01-01T00:00:00Z",
+          finishedAt: "2026-01-01T00:00:01Z",
         } as unknown as RunRecord);
       }
   return out;
@@ -105,10 +116,27 @@ describe("report.json written a section at a time", () => {
     const dir = mkdtempSync(join(tmpdir(), "report-json-"));
     const sections = [
       ...(await buildSections(run(), {})),
-      { heading: 'quote " and\nnewline', text: "x", tables: [{ id: "e", title: "empty", header: [], rows: [], values: [{ a: [], b: {}, c: null, d: undefined, e: [undefined, NaN, -0, Infinity, () => 1], f: new Date(0), g: { h: { i: [[], [{}], "\u2028 \ud800"] } }, "k\"ey": 1.5e-7 }] }], charts: [] },
+      {
+        heading: 'quote " and\nnewline',
+        text: "x",
+        tables: [
+          {
+            id: "e",
+            title: "empty",
+            header: [],
+            rows: [],
+            values: [{ a: [], b: {}, c: null, d: undefined, e: [undefined, NaN, -0, Infinity, () => 1], f: new Date(0), g: { h: { i: [[], [{}], "\u2028 \ud800"] } }, 'k"ey': 1.5e-7 }],
+          },
+        ],
+        charts: [],
+      },
     ] as ReportSection[];
     for (const ss of [sections, []]) {
-      const want = JSON.stringify({ title: "t ü", sections: ss.map((s) => ({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) })) }, null, 2);
+      const want = JSON.stringify(
+        { title: "t ü", sections: ss.map((s) => ({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) })) },
+        null,
+        2,
+      );
       writeReportJson(join(dir, "r.json"), "t ü", ss);
       expect(readFileSync(join(dir, "r.json"), "utf8")).toBe(want);
     }

@@ -70,7 +70,10 @@ describe("model-backed metrics", () => {
   });
   it("BERTScore and perplexity with no cached model → null with a reason, never a number", async () => {
     const dir = "/nonexistent-medsynth-models";
-    for (const [id, outs] of [["bertscore", ["bertscore_precision", "bertscore_recall", "bertscore_f1"]], ["perplexity", ["perplexity", "perplexity_reference"]]] as const) {
+    for (const [id, outs] of [
+      ["bertscore", ["bertscore_precision", "bertscore_recall", "bertscore_f1"]],
+      ["perplexity", ["perplexity", "perplexity_reference"]],
+    ] as const) {
       const rows = await createMetric(id, { modelDir: dir }).score([{ reference: "The drug works.", candidate: "The drug is effective." }]);
       for (const o of outs) {
         expect(rows[0][o].value).toBeNull();

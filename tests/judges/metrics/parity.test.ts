@@ -29,7 +29,10 @@ describe("ROUGE and BLEU parity (620 rows)", () => {
     let checked = 0;
     const bad: string[] = [];
     for (const r of rows) {
-      for (const [scorer, key] of [[stem, "use_stemmer_true"], [plain, "use_stemmer_false"]] as const) {
+      for (const [scorer, key] of [
+        [stem, "use_stemmer_true"],
+        [plain, "use_stemmer_false"],
+      ] as const) {
         const got = scorer.score(r.reference, r.candidate);
         for (const [type, ref] of Object.entries(r.rouge[key])) {
           for (const f of ["precision", "recall", "fmeasure"] as const) {

@@ -24,7 +24,15 @@ describe("Krippendorff's alpha", () => {
     expect(r.alpha.toFixed(3)).toBe("0.849");
   });
   it("perfect agreement gives 1; ragged rows throw", () => {
-    expect(krippendorffAlpha([[1, 2, 3], [1, 2, 3]], "interval").alpha).toBe(1);
+    expect(
+      krippendorffAlpha(
+        [
+          [1, 2, 3],
+          [1, 2, 3],
+        ],
+        "interval",
+      ).alpha,
+    ).toBe(1);
     expect(() => krippendorffAlpha([[1, 2], [1]], "nominal")).toThrow(/rater 1 has 1 units/);
   });
 });

@@ -12,13 +12,7 @@ const generic = (xs: number[]) => mean(xs);
 
 describe("bootstrapMeanCis", () => {
   it("equals bootstrapCi of each sample, bit for bit, with shared draws for equal lengths", () => {
-    const samples = [
-      [1, 2, 3, 4, 5, 6, 7],
-      [0.1, 0.7, 0.3, 0.9, 0.2, 0.5, 0.4],
-      [2, 2],
-      [5],
-      Array.from({ length: 40 }, (_, i) => Math.sin(i * 1.7) * 3 + (i % 5) / 7),
-    ];
+    const samples = [[1, 2, 3, 4, 5, 6, 7], [0.1, 0.7, 0.3, 0.9, 0.2, 0.5, 0.4], [2, 2], [5], Array.from({ length: 40 }, (_, i) => Math.sin(i * 1.7) * 3 + (i % 5) / 7)];
     const got = bootstrapMeanCis(samples, { iterations: 500, seed: "s" });
     expect(got[3]).toBeNull();
     samples.forEach((xs, k) => {

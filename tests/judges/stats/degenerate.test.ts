@@ -8,7 +8,18 @@
  * scipy scales its moments, so d·2⁻⁶⁰⁰ and d·1e300 give the same t and p.
  */
 import { describe, expect, it } from "vitest";
-import { blandAltman, cohenDz, cohenKappa, describe as describeSample, icc, krippendorffAlpha, pairedRandomizationTest, pairedTTest, pearson, wilcoxonSignedRank } from "../../../judges/stats/index.ts";
+import {
+  blandAltman,
+  cohenDz,
+  cohenKappa,
+  describe as describeSample,
+  icc,
+  krippendorffAlpha,
+  pairedRandomizationTest,
+  pairedTTest,
+  pearson,
+  wilcoxonSignedRank,
+} from "../../../judges/stats/index.ts";
 
 const D = [1, 2, 3, 4, 6];
 const T = 3.719924439802217;
@@ -17,7 +28,12 @@ const DZ = 1.6636007837121163;
 const zeros = (n: number) => Array<number>(n).fill(0);
 
 describe("paired t is scale-invariant (scipy.stats.ttest_rel)", () => {
-  for (const [label, scale] of [["1", 1], ["2⁻⁶⁰⁰", 2 ** -600], ["1e300", 1e300], ["1e-300", 1e-300]] as const) {
+  for (const [label, scale] of [
+    ["1", 1],
+    ["2⁻⁶⁰⁰", 2 ** -600],
+    ["1e300", 1e300],
+    ["1e-300", 1e-300],
+  ] as const) {
     it(`differences × ${label}`, () => {
       const d = D.map((v) => v * scale);
       const r = pairedTTest(d, zeros(5));
@@ -92,9 +108,29 @@ describe("every statistics result carries a status", () => {
     expect(cohenKappa(["a", "b"], ["a", "b"]).status).toBe("ok");
     expect(cohenKappa(["a", "a"], ["a", "a"]).status).toBe("no-variation");
     expect(cohenKappa([null], [null]).status).toBe("empty");
-    expect(krippendorffAlpha([[1, 1], [1, 1]], "interval").status).toBe("no-variation");
-    expect(icc([[1, 2], [2, 3], [3, 4]]).status).toBe("no-variation"); // rater 2 = rater 1 + 1: residual 0
-    expect(icc([[1, 2], [2, 2], [3, 5]]).status).toBe("ok");
+    expect(
+      krippendorffAlpha(
+        [
+          [1, 1],
+          [1, 1],
+        ],
+        "interval",
+      ).status,
+    ).toBe("no-variation");
+    expect(
+      icc([
+        [1, 2],
+        [2, 3],
+        [3, 4],
+      ]).status,
+    ).toBe("no-variation"); // rater 2 = rater 1 + 1: residual 0
+    expect(
+      icc([
+        [1, 2],
+        [2, 2],
+        [3, 5],
+      ]).status,
+    ).toBe("ok");
   });
 });
 

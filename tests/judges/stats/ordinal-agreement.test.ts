@@ -73,10 +73,18 @@ describe("fleissKappa", () => {
   });
   it("Fleiss (1971) worked value by hand: 2 items × 2 raters, one agreement", () => {
     // P = [1, 0] → P̄ = 0.5; p = {a: 0.75, b: 0.25} → P_e = 0.625; κ = (0.5 − 0.625)/0.375 = −1/3.
-    expect(fleissKappa([["a", "a"], ["a", "b"]]).kappa).toBeCloseTo(-1 / 3, 12);
+    expect(
+      fleissKappa([
+        ["a", "a"],
+        ["a", "b"],
+      ]).kappa,
+    ).toBeCloseTo(-1 / 3, 12);
   });
   it("items with a missing rating are left out", () => {
-    const f = fleissKappa([[1, 2, null], [1, 2, 3]]);
+    const f = fleissKappa([
+      [1, 2, null],
+      [1, 2, 3],
+    ]);
     expect(f.n).toBe(2);
     expect(f.excluded).toBe(1);
     expect(f.kappa).toBe(1);

@@ -2,17 +2,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe as suite, expect, it } from "vitest";
-import {
-  blandAltman,
-  cohenDz,
-  describe,
-  holm,
-  kendallTauB,
-  pairedTTest,
-  pearson,
-  spearman,
-  wilcoxonSignedRank,
-} from "../../../judges/stats/index.ts";
+import { blandAltman, cohenDz, describe, holm, kendallTauB, pairedTTest, pearson, spearman, wilcoxonSignedRank } from "../../../judges/stats/index.ts";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const fixture: any = JSON.parse(readFileSync(fileURLToPath(new URL("../../fixtures/parity/stats_cases.json", import.meta.url)), "utf8"));
@@ -34,7 +24,11 @@ suite("statistics parity with scipy", () => {
       const d = x.map((v, i) => v - y[i]);
 
       it("descriptives (mean, SD, SE, t crit, 95% CI) of x, y and d", () => {
-        for (const [key, values] of [["x", x], ["y", y], ["d", d]] as const) {
+        for (const [key, values] of [
+          ["x", x],
+          ["y", y],
+          ["d", d],
+        ] as const) {
           const ref = c.descriptives[key];
           const got = describe(values);
           expect(got.n).toBe(ref.n);
