@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 
 const CI_RUN = fileURLToPath(new URL("../../.ci/run", import.meta.url));
 
-/** Run .ci/run with an `npm` that answers `ci`, `test` (printing `testLine`, exit `testStatus`), `run docs` (exit `docsStatus`) and `run -s lint:rules` (exit `lintStatus`). */
+/** Run .ci/run with an `npm` that answers `ci`, `test` (printing `testLine`, exit `testStatus`), `run docs` (exit `docsStatus`) and `run -s lint` (Biome lint rules + format) (exit `lintStatus`). */
 function ciRun(testLine: string, testStatus: number, docsStatus: number, lintStatus = 0): { status: number | null; out: string } {
   const bin = mkdtempSync(join(tmpdir(), "medsynth-ci-bin-"));
   writeFileSync(
@@ -21,7 +21,7 @@ function ciRun(testLine: string, testStatus: number, docsStatus: number, lintSta
 case "$1" in
   ci) exit 0 ;;
   test) echo "${testLine}"; exit ${testStatus} ;;
-  run) if [ "$2" = -s ] && [ "$3" = lint:rules ]; then echo "lint/correctness/noUnusedImports x.ts"; exit ${lintStatus}; fi
+  run) if [ "$2" = -s ] && [ "$3" = lint ]; then echo "lint/correctness/noUnusedImports x.ts"; exit ${lintStatus}; fi
        [ "$2" = docs ] || exit 9; echo "[warning] Failed to resolve link to \\"./x.ts\\""; exit ${docsStatus} ;;
 esac
 exit 9
@@ -58,15 +58,15 @@ describe(".ci/run runs npm run docs", () => {
   });
 });
 
-describe(".ci/run runs the lint rules", () => {
+describe(".ci/run runs lint + format (npm run lint)", () => {
   it("lint failing: Biome's findings shown, one more failed, exit 1; with docs failing too, two more", () => {
     const r = ciRun("12 passed, 0 failed", 0, 0, 1);
     expect(r.out).toContain("lint/correctness/noUnusedImports x.ts\n");
-    expect(r.out).toContain("lint: `npm run lint:rules` failed (exit 1) — see above\n");
+    expect(r.out).toContain("lint: `npm run lint` (Biome lint rules + format) failed (exit 1) — see above; `npm run format` applies the format\n");
     expect(lastLine(r.out)).toBe("12 passed, 1 failed");
     expect(r.status).toBe(1);
     expect(lastLine(ciRun("12 passed, 0 failed", 0, 4, 1).out)).toBe("12 passed, 2 failed");
-    expect(ciRun("12 passed, 0 failed", 0, 0, 0).out).toContain("lint: `npm run lint:rules` ok\n");
+    expect(ciRun("12 passed, 0 failed", 0, 0, 0).out).toContain("lint: `npm run lint` ok (lint rules and format)\n");
   });
 });
 
