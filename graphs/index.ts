@@ -1,5 +1,5 @@
 /** Public API of the workflow layer. */
-export type { RunnableWorkflow, WorkflowDefinition, WorkflowDeps, WorkflowRunResult, WorkflowTask, WorkflowTaskKind } from "./types.ts";
+export type { PoolSource, RunnableWorkflow, WorkflowDefinition, WorkflowDeps, WorkflowRunResult, WorkflowTask, WorkflowTaskKind } from "./types.ts";
 export { getWorkflow, listWorkflowIds, WORKFLOWS } from "./registry.ts";
 export { PzsConfigSchema, PZS_ID, pzsWorkflow } from "./pzs.ts";
 export { PcotConfigSchema, PCOT_ID, pcotWorkflow, pcotRecursionLimit } from "./pcot.ts";
