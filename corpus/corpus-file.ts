@@ -14,6 +14,7 @@ import { loadBundledCorpus } from "./bundled-corpus.ts";
 import { storeUriOf } from "./store/lance-store.ts";
 import type { DocumentSource, RecordStore } from "./store/types.ts";
 import { preparedDataDir } from "./datasets/files.ts";
+import { medsynthCommand } from "./paths.ts";
 
 /** Environment variable holding LanceDB storage options (a JSON object of strings) for corpus stores named by `--corpus`. */
 export const STORAGE_OPTIONS_ENV = "MEDSYNTH_STORAGE_OPTIONS";
@@ -223,7 +224,7 @@ export async function openRetrievalCorpus(corpus: string, log: (l: string) => vo
 export async function loadCorpusArg(corpus: string, log: (l: string) => void = (l) => console.error(l), label = "--corpus"): Promise<CorpusDoc[]> {
   const prepared = preparedCorpusPath(corpus);
   if (prepared) {
-    if (!prepared.exists) throw new Error(`${label}: "${corpus}" has not been prepared on this machine (no ${prepared.path}); run \`medsynth datasets prepare ${prepared.name}\``);
+    if (!prepared.exists) throw new Error(`${label}: "${corpus}" has not been prepared on this machine (no ${prepared.path}); run \`${medsynthCommand()} datasets prepare ${prepared.name}\``);
     corpus = prepared.path;
   }
   const source = await openCorpusSource(corpus);
@@ -249,7 +250,7 @@ export async function loadCorpusArg(corpus: string, log: (l: string) => void = (
   if (r.duplicates) log(`warning: ${corpus}: ${r.duplicates} line(s) repeat an earlier id and were skipped, keeping the first (first repeated id: "${r.firstDuplicate}")`);
   if (r.docs.length === 0)
     throw new Error(
-      `${label}: ${corpus} has no valid document (lines must be CorpusDoc {id, title, text} or PubmedRecord as written by \`medsynth corpus ingest\`)${r.firstMalformed ? `; first problem: ${r.firstMalformed}` : ""}`,
+      `${label}: ${corpus} has no valid document (lines must be CorpusDoc {id, title, text} or PubmedRecord as written by \`${medsynthCommand()} corpus ingest\`)${r.firstMalformed ? `; first problem: ${r.firstMalformed}` : ""}`,
     );
   return r.docs;
 }

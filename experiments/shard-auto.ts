@@ -17,6 +17,7 @@
  * @see https://kubernetes.io/docs/concepts/workloads/controllers/job/#completion-mode
  */
 import { parseShard, type ShardSpec } from "./shards.ts";
+import { medsynthCommand } from "../corpus/paths.ts";
 
 /** Where a run's shard came from, with the words to print. */
 export interface ResolvedShard {
@@ -93,7 +94,7 @@ export function resolveShard(option: string, shardCount?: number, env: NodeJS.Pr
   if (intVar(env, "SLURM_ARRAY_TASK_ID") !== undefined) return fromSlurm(env, shardCount);
   if (intVar(env, "JOB_COMPLETION_INDEX") !== undefined) return fromKubernetes(env, shardCount);
   throw new Error(
-    "--shard auto: this process is neither a Slurm array task (SLURM_ARRAY_TASK_ID) nor a pod of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX); pass --shard i/n, or start it with `medsynth cluster slurm|k8s`",
+    `--shard auto: this process is neither a Slurm array task (SLURM_ARRAY_TASK_ID) nor a pod of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX); pass --shard i/n, or start it with \`${medsynthCommand()} cluster slurm|k8s\``,
   );
 }
 

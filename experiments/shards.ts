@@ -16,6 +16,7 @@
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AtomicResultsWriter, latestLineOffsets, newScanStats } from "../results/results-file.ts";
+import { medsynthCommand } from "../corpus/paths.ts";
 
 /** One shard of a run: `index` in 1..`count`. */
 export interface ShardSpec {
@@ -83,7 +84,7 @@ function readJson(path: string, what: string): Record<string, unknown> {
   try {
     return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   } catch (e) {
-    throw new Error(`merge: ${what} ${path} cannot be read (${(e as Error).message}); is this a shard folder written by \`medsynth run --shard\`?`);
+    throw new Error(`merge: ${what} ${path} cannot be read (${(e as Error).message}); is this a shard folder written by \`${medsynthCommand()} run --shard\`?`);
   }
 }
 
@@ -92,7 +93,7 @@ function readShardFolder(dir: string): ShardFolder {
   const cells = readJson(join(dir, "cells.json"), "cell list");
   const shard = spec.shard as ShardSpec | undefined;
   if (!shard || !Number.isInteger(shard.index) || !Number.isInteger(shard.count)) {
-    throw new Error(`merge: ${dir}/spec.json has no shard i/n; only folders written by \`medsynth run --shard i/n\` can be merged`);
+    throw new Error(`merge: ${dir}/spec.json has no shard i/n; only folders written by \`${medsynthCommand()} run --shard i/n\` can be merged`);
   }
   if (typeof spec.configHash !== "string" || cells.configHash !== spec.configHash || !Array.isArray(cells.keys)) {
     throw new Error(`merge: ${dir}: spec.json and cells.json disagree (config changed mid-run?); re-run the shard`);

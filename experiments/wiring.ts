@@ -15,7 +15,7 @@ import { formatSections } from "../graphs/conclusion-modes.ts";
 import { DATASETS, datasetNames, loadDataset } from "../corpus/datasets/registry.ts";
 import { loadBundledCorpus } from "../corpus/bundled-corpus.ts";
 import { loadCorpusArg, openCorpusSource, openRetrievalCorpus, preparedCorpusPath, type RetrievalCorpus } from "../corpus/corpus-file.ts";
-import { REPO_ROOT } from "../corpus/paths.ts";
+import { medsynthCommand, REPO_ROOT } from "../corpus/paths.ts";
 import { createGeneratorModel, createChatModel, createEmbeddingClient } from "../models/registry.ts";
 import type { ModelFactoryOptions } from "../models/openai-chat.ts";
 import type { GeneratorModel } from "../models/types.ts";
@@ -139,7 +139,7 @@ export function resolveCorpusSetting(corpus: string): { corpus: string; note: st
   if (!prepared || prepared.exists) return { corpus, note: null };
   return {
     corpus: "bundled",
-    note: `retrieval.corpus "${corpus}" has not been prepared on this machine (no ${prepared.path}); using the bundled corpus instead, which holds none of ${prepared.name}'s included studies: Standard-RAG golden recall on ${prepared.name} items is 0 and Golden-/Negated-RAG skip them. Run \`medsynth datasets prepare ${prepared.name}\` (needs PubMed access) to build it.`,
+    note: `retrieval.corpus "${corpus}" has not been prepared on this machine (no ${prepared.path}); using the bundled corpus instead, which holds none of ${prepared.name}'s included studies: Standard-RAG golden recall on ${prepared.name} items is 0 and Golden-/Negated-RAG skip them. Run \`${medsynthCommand()} datasets prepare ${prepared.name}\` (needs PubMed access) to build it.`,
   };
 }
 
@@ -191,7 +191,7 @@ export function registryIdIssues(cfg: Pick<ExperimentConfig, "workflows" | "data
     for (const iss of r.error.issues) {
       const keys = (iss as { keys?: string[] }).keys;
       const at = keys?.length ? keys.join(", ") : iss.path.join(".");
-      issues.push({ path: `datasets[${i}].options${at ? `.${at}` : ""}`, message: `dataset "${d.name}": ${iss.message} (see \`medsynth datasets list\` and docs/datasets.md)` });
+      issues.push({ path: `datasets[${i}].options${at ? `.${at}` : ""}`, message: `dataset "${d.name}": ${iss.message} (see \`${medsynthCommand()} datasets list\` and docs/datasets.md)` });
     }
   });
   return issues;
@@ -332,7 +332,7 @@ export function pathAndEmbedderIssues(cfg: ExperimentConfig, env: NodeJS.Process
     if (!/^[a-z0-9+]+:\/\//i.test(local) && !existsSync(local))
       issues.push({
         path: "retrieval.corpus",
-        message: `${corpus}: no such ${corpus.startsWith("lance:") ? "corpus store folder" : "corpus file"} (relative paths are read from ${process.cwd()}); give a corpus JSONL written by \`medsynth corpus ingest\`, a store (lance:<folder>), prepared:<name> or "bundled"`,
+        message: `${corpus}: no such ${corpus.startsWith("lance:") ? "corpus store folder" : "corpus file"} (relative paths are read from ${process.cwd()}); give a corpus JSONL written by \`${medsynthCommand()} corpus ingest\`, a store (lance:<folder>), prepared:<name> or "bundled"`,
       });
   }
   if (cfg.promptDir && !existsSync(cfg.promptDir))

@@ -20,6 +20,7 @@ import { PubmedRecordSchema, SynthesisTaskSchema, type CorpusDoc, type Synthesis
 import { recordToCorpusDoc } from "../conclusion-task.ts";
 import { readJsonl } from "../jsonl.ts";
 import { preparedDataDir } from "./files.ts";
+import { medsynthCommand } from "../paths.ts";
 import { createSkipCounter, dataFilePath, readDataFile, skippedOf, validateItem, type LoadedDataset } from "./loaded-dataset.ts";
 
 /** Registry name of this dataset. */
@@ -131,7 +132,7 @@ export async function loadMedMeta(options: MedMetaOptions = {}): Promise<LoadedD
   const skipped = createSkipCounter();
   const warnings: string[] = [];
   const abstractsPath = opts.abstracts === false ? null : (opts.abstracts ?? (existsSync(medmetaGoldenPath()) ? medmetaGoldenPath() : null));
-  if (opts.abstracts && !existsSync(opts.abstracts)) throw new Error(`dataset "medmeta": abstracts file ${opts.abstracts} does not exist (run \`medsynth datasets prepare medmeta\`)`);
+  if (opts.abstracts && !existsSync(opts.abstracts)) throw new Error(`dataset "medmeta": abstracts file ${opts.abstracts} does not exist (run \`${medsynthCommand()} datasets prepare medmeta\`)`);
   const abstracts = abstractsPath ? await readGoldenAbstracts(abstractsPath) : null;
   const noAbstracts: string[] = [];
   const partialAbstracts: string[] = [];
@@ -193,7 +194,7 @@ export async function loadMedMeta(options: MedMetaOptions = {}): Promise<LoadedD
     if (opts.limit === undefined || items.length < opts.limit) items.push(v.value);
   });
   if (noAbstracts.length)
-    warnings.push(`${abstractsPath}: no prepared golden abstract for row(s) ${noAbstracts.join(", ")} (Golden-/Negated-RAG skip them; run \`medsynth datasets prepare medmeta\` for every row)`);
+    warnings.push(`${abstractsPath}: no prepared golden abstract for row(s) ${noAbstracts.join(", ")} (Golden-/Negated-RAG skip them; run \`${medsynthCommand()} datasets prepare medmeta\` for every row)`);
   if (partialAbstracts.length) warnings.push(`${abstractsPath}: included-study PMID(s) without a prepared abstract (PubMed did not return them or they have none): ${partialAbstracts.join("; ")}`);
   return { name: MEDMETA_DATASET, taskKind: "synthesis", items, warnings, skipped: skippedOf(skipped) };
 }

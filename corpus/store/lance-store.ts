@@ -22,6 +22,7 @@ import type { CorpusDoc, PubmedRecord } from "../types.ts";
 import { recordToCorpusDoc } from "../conclusion-task.ts";
 import type { DropReason, CleanResult } from "../clean.ts";
 import { DEFAULT_SCAN_BATCH, SCAN_BATCH_CHARS, type RecordStore, type StoredRecord } from "./types.ts";
+import { medsynthCommand } from "../paths.ts";
 
 /** Where a store lives: a LanceDB URI plus storage options handed to LanceDB as they are. */
 export interface StoreLocation {
@@ -276,9 +277,9 @@ function rowToStored(r: Row): StoredRecord {
 export async function openLanceRecordStore(loc: StoreLocation, connect?: ConnectFn): Promise<LanceRecordStore> {
   const db = await connectStore(loc, connect);
   const meta = await readStoreMeta(db);
-  if (!meta) throw new Error(`${loc.uri}: no medsynth corpus store here (build one with \`medsynth corpus ingest <files> --store ${loc.uri}\`)`);
+  if (!meta) throw new Error(`${loc.uri}: no medsynth corpus store here (build one with \`${medsynthCommand()} corpus ingest <files> --store ${loc.uri}\`)`);
   if (!meta.finalized)
-    throw new Error(`${loc.uri}: the corpus store's ingest is unfinished (files failed or an ingest was interrupted); re-run \`medsynth corpus ingest … --store ${loc.uri}\` to finish it`);
+    throw new Error(`${loc.uri}: the corpus store's ingest is unfinished (files failed or an ingest was interrupted); re-run \`${medsynthCommand()} corpus ingest … --store ${loc.uri}\` to finish it`);
   const table = await db.openTable(STORE_TABLES.records);
   const counters = { fetched: 0 };
   let fingerprint: string | null = null;

@@ -15,6 +15,7 @@ import { BatchJournal } from "../../models/batch-journal.ts";
 import { parseBatchResults, type BatchResultLine } from "../../models/batch-api.ts";
 import { batchOutputFile } from "../../models/batch-file-api.ts";
 import { runCommand, type RunCommandOptions } from "./run-commands.ts";
+import { medsynthCommand } from "../../corpus/paths.ts";
 
 /** `batch export`: the next wave's request files (or the finished run). */
 export async function batchExportCommand(file: string, opts: Pick<RunCommandOptions, "report" | "progress">): Promise<void> {
@@ -38,7 +39,7 @@ export interface BatchImportSummary {
  */
 export function importBatchResults(runDir: string, resultFiles: readonly string[]): BatchImportSummary {
   const journalPath = join(runDir, "batches.jsonl");
-  if (!existsSync(journalPath)) throw new Error(`batch import: ${journalPath} does not exist; run \`medsynth batch export <config>\` first`);
+  if (!existsSync(journalPath)) throw new Error(`batch import: ${journalPath} does not exist; run \`${medsynthCommand()} batch export <config>\` first`);
   const journal = BatchJournal.open(journalPath);
   const batchOf = new Map<string, string>();
   for (const s of journal.submissions) if (s.batchId) for (const id of s.customIds) batchOf.set(id, s.batchId);
@@ -73,5 +74,5 @@ export async function batchImportCommand(file: string, results: string[]): Promi
   console.log(
     `imported ${total} result line(s) into ${Object.keys(s.byBatch).length} batch(es) of ${config.output}${s.unanswered ? `; ${s.unanswered} request(s) of those batches have no result yet (they are asked online on the next run)` : ""}`,
   );
-  console.log(`continue with: medsynth batch export ${file}`);
+  console.log(`continue with: ${medsynthCommand()} batch export ${file}`);
 }

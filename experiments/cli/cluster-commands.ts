@@ -10,6 +10,7 @@ import { readConfigFile } from "../config.ts";
 import { dryRunCommand } from "./run-commands.ts";
 import { buildSlurmScripts, shellQuote } from "../cluster-slurm.ts";
 import { buildK8sManifests } from "../cluster-k8s.ts";
+import { medsynthCommand } from "../../corpus/paths.ts";
 
 /** Options of `medsynth cluster slurm` (commander's strings). */
 export interface SlurmCommandOptions {
@@ -121,7 +122,7 @@ async function checkRunnable(file: string, shards: number, check: boolean | unde
     cells = (await dryRunCommand(file, {}, () => {})).cells;
   } catch (e) {
     if (e instanceof Error)
-      e.message = `cluster: ${file} cannot run as it is (the check of \`medsynth run --dry-run\`; --no-check skips it, e.g. when the API keys are set only on the cluster):\n${e.message}`;
+      e.message = `cluster: ${file} cannot run as it is (the check of \`${medsynthCommand()} run --dry-run\`; --no-check skips it, e.g. when the API keys are set only on the cluster):\n${e.message}`;
     throw e;
   }
   if (shards > cells)

@@ -19,6 +19,7 @@ import type { LoadedDataset } from "../../corpus/datasets/loaded-dataset.ts";
 import { JSONL_DATASET, JSONL_TASK_KINDS } from "../../corpus/datasets/jsonl.ts";
 import { formatZodIssues, valueAt } from "./zod-format.ts";
 import { openRetrievalCorpus } from "../../corpus/corpus-file.ts";
+import { medsynthCommand } from "../../corpus/paths.ts";
 import type { DocumentSource } from "../../corpus/store/types.ts";
 import { checkDatasetOptions } from "./datasets-commands.ts";
 import { createGeneratorModel, isChatModel } from "../../models/registry.ts";
@@ -158,7 +159,7 @@ export async function runGenerate(
  */
 async function loadGenerateDataset(opts: GenerateOptions, taskKind: string, log: (l: string) => void): Promise<LoadedDataset> {
   const entry = getDataset(opts.dataset);
-  if (opts.dataset === JSONL_DATASET && !opts.path) throw new Error(`--dataset ${JSONL_DATASET} needs --path <tasks.jsonl> (a task file, or the output of \`medsynth corpus ingest\`)`);
+  if (opts.dataset === JSONL_DATASET && !opts.path) throw new Error(`--dataset ${JSONL_DATASET} needs --path <tasks.jsonl> (a task file, or the output of \`${medsynthCommand()} corpus ingest\`)`);
   const loadOpts: Record<string, unknown> = {};
   if (opts.path) loadOpts.path = opts.path;
   if (opts.dataset === JSONL_DATASET && (JSONL_TASK_KINDS as readonly string[]).includes(taskKind)) loadOpts.kind = taskKind;

@@ -32,6 +32,7 @@ import { createHttpBatchApi } from "../../models/batch-api.ts";
 import { createFileBatchApi } from "../../models/batch-file-api.ts";
 import { resolveBatchSettings } from "../../models/batch-settings.ts";
 import { formatCostUsd, formatTokenCount } from "../../models/usage.ts";
+import { medsynthCommand } from "../../corpus/paths.ts";
 
 /** Options of `medsynth run`. */
 export interface RunCommandOptions {
@@ -253,7 +254,7 @@ export async function runCommand(
     // A signal that arrived while the last cells finished still means "interrupted".
     if (ac.signal.aborted && !summary.aborted) summary.aborted = true;
     let report: string | null = null;
-    if (shard) print(`shard ${shard.index}/${shard.count}: combine the ${shard.count} shard folders with \`medsynth merge ${config.output}/shard-*-of-${shard.count}\``);
+    if (shard) print(`shard ${shard.index}/${shard.count}: combine the ${shard.count} shard folders with \`${medsynthCommand()} merge ${config.output}/shard-*-of-${shard.count}\``);
     if (opts.report !== false && !summary.aborted && !shard) {
       const files = await writeReport(config.output, { subgroups: config.report.subgroups, primaryMetric: config.report.primaryMetric, comparisons: config.comparisons });
       report = files.html;
@@ -287,7 +288,7 @@ export async function runCommand(
       print(`wave written: ${exported.size} request file(s) waiting for results (OpenAI batch format):`);
       for (const path of exported.values()) print(`  ${path}`);
       print("run each through your server, e.g. `vllm run-batch -i <file> -o <file>.results.jsonl --model <model>`,");
-      print(`then \`medsynth batch import ${file} <results files…>\` and \`medsynth batch export ${file}\` again for the next wave`);
+      print(`then \`${medsynthCommand()} batch import ${file} <results files…>\` and \`${medsynthCommand()} batch export ${file}\` again for the next wave`);
       process.exitCode = 0;
       return { ...summary, report, retrievalRecomputed: retrieval.recomputed, failures, batch: batch.stats };
     }

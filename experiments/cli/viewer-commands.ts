@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { medsynthCommand } from "../../corpus/paths.ts";
 
 /**
  * Start the explorer over run folders; prints the URL (and malformed-line counts).
@@ -72,7 +73,7 @@ export async function annotateCreateCommand(runDir: string, o: CreateCli, print:
   print(
     `study "${study.name}" in ${dir}: ${items} items, ${study.tasks.length} tasks (${study.tasks.filter((t) => t.calibration).length} calibration), ${study.configs.length} configurations, ${study.raters.length} raters, mode ${study.mode}`,
   );
-  print(`serve it with: medsynth annotate serve ${dir}`);
+  print(`serve it with: ${medsynthCommand()} annotate serve ${dir}`);
   return { study, dir };
 }
 

@@ -36,6 +36,7 @@ import { medmetaAnalysisSection } from "./medmeta-analysis-section.ts";
 import { sjrSection } from "./sjr-section.ts";
 import { loadScimago, type ScimagoIndex } from "../../corpus/datasets/scimago.ts";
 import { paperSectionForConfig } from "./paper-section.ts";
+import { medsynthCommand } from "../../corpus/paths.ts";
 
 /** One row of retrieval-eval.json: macro means over a dataset's queries for one mode and K. */
 export interface RetrievalEvalRow {
@@ -388,7 +389,7 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   const title = settings.title ?? `medsynth report: ${spec.config?.name ?? runDir}`;
   const envPath = join(runDir, "env.json");
   const corpusNote = existsSync(envPath) ? (JSON.parse(readFileSync(envPath, "utf8")) as { retrievalCorpusNote?: string | null }).retrievalCorpusNote : null;
-  const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats. Read every output next to its reference, evidence and judge verdicts with \`medsynth view ${runDir}\`.${corpusNote ? ` Note: ${corpusNote}` : ""}`;
+  const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats. Read every output next to its reference, evidence and judge verdicts with \`${medsynthCommand()} view ${runDir}\`.${corpusNote ? ` Note: ${corpusNote}` : ""}`;
   const chartsDir = join(runDir, "charts");
   mkdirSync(chartsDir, { recursive: true });
   const chartFiles: string[] = [];

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ReportSection } from "./render.ts";
+import { medsynthCommand } from "../../corpus/paths.ts";
 
 /** The parts of `human-alignment.json` this section reads. */
 interface HumanAlignmentFile {
@@ -58,7 +59,7 @@ export function humanRatingSections(runDir: string): ReportSection[] {
     }
     sections.push({
       heading: `Human ratings: study "${h.study}"`,
-      text: `${h.raters.length} raters, ${h.ratings} ratings (\`medsynth validate --human ${join(root, name)}\`; rate more with \`medsynth annotate serve ${join(root, name)}\`).`,
+      text: `${h.raters.length} raters, ${h.ratings} ratings (\`${medsynthCommand()} validate --human ${join(root, name)}\`; rate more with \`${medsynthCommand()} annotate serve ${join(root, name)}\`).`,
       tables: [
         {
           id: `human-agreement-${name}`,

@@ -29,6 +29,7 @@ import { readConfigValue } from "../../models/config-file.ts";
 import { DEFAULT_RETRIEVER_EMBEDDER_ID } from "../../retrieval/embedders/registry.ts";
 import { createFusionMethod, FUSION_METHOD_IDS, NORMALIZATIONS } from "../../retrieval/fusion-methods/registry.ts";
 import { parseMetric } from "../../retrieval/eval/ir-metrics.ts";
+import { medsynthCommand } from "../../corpus/paths.ts";
 
 /** Retrieval modes a sweep can run: BM25 alone, dense alone, or the two fused. */
 export const SWEEP_MODES = ["bm25", "dense", "hybrid"] as const;
@@ -220,7 +221,7 @@ export function planSweep(raw: unknown, file: string | null = null): SweepPlan {
     const lines = zodLines(top.error.issues, "", (p) => valueAt(raw, p));
     // An experiment config given to `retrieval sweep` by mistake: say what it is and what runs it.
     const looksLikeExperiment = raw !== null && typeof raw === "object" && ["models", "workflows"].every((k) => k in (raw as object));
-    if (looksLikeExperiment) lines.push("(this file has `models` and `workflows`: it is an experiment config — run it with `medsynth run <file>`)");
+    if (looksLikeExperiment) lines.push(`(this file has \`models\` and \`workflows\`: it is an experiment config — run it with \`${medsynthCommand()} run <file>\`)`);
     throw new SweepConfigError(lines, file);
   }
   const c = top.data;

@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { medsynthCommand, REPO_ROOT } from "../../corpus/paths.ts";
 import { pullCommand } from "../../corpus/datasets/files.ts";
+import { resolveShard } from "../../experiments/shard-auto.ts";
+import { readStudy } from "../../viewer/study/study.ts";
 
 describe("medsynthCommand", () => {
   it("a checkout: node and bin/medsynth.js relative to the current folder, quoted when needed", () => {
@@ -24,5 +26,12 @@ describe("medsynthCommand", () => {
     expect(process.cwd()).toBe(REPO_ROOT);
     expect(medsynthCommand()).toBe(`node ${join("bin", "medsynth.js")}`);
     expect(pullCommand("medmeta ms2")).toBe("node bin/medsynth.js datasets pull medmeta ms2");
+  });
+
+  it("hints of other folders name the command the same way", () => {
+    const cmd = medsynthCommand();
+    expect(() => resolveShard("auto", undefined, {})).toThrow(`start it with \`${cmd} cluster slurm|k8s\``);
+    const dir = join(REPO_ROOT, "no-such-study-folder");
+    expect(() => readStudy(dir)).toThrow(`${join(dir, "study.json")}: no study here (create one with \`${cmd} annotate create\`)`);
   });
 });

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import YAML from "yaml";
 import { clusterK8sCommand, clusterSlurmCommand } from "../../experiments/cli/cluster-commands.ts";
+import { medsynthCommand } from "../../corpus/paths.ts";
 
 /** 2 medevidence items × (golden-rag + negated-rag at 2 fractions) × 1 model = 6 cells. */
 function config(workflows: unknown[], inCwd = false): string {
@@ -36,8 +37,9 @@ describe("cluster commands check the config first", () => {
     const file = config([{ id: "golden-rag" }, { id: "golden-reg" }], true);
     onTestFinished(() => rmSync(dirname(file), { recursive: true, force: true }));
     await expect(slurm(file, 2)).rejects.toThrow(
-      /cluster: .*exp\.yaml cannot run as it is \(the check of `medsynth run --dry-run`; --no-check skips it[^\n]*\n[\s\S]*workflows\[1\]\.id: unknown workflow "golden-reg"/,
+      /cluster: .*exp\.yaml cannot run as it is \(the check of `[^`]*`; --no-check skips it[^\n]*\n[\s\S]*workflows\[1\]\.id: unknown workflow "golden-reg"/,
     );
+    await expect(slurm(file, 2)).rejects.toThrow(`(the check of \`${medsynthCommand()} run --dry-run\`;`);
     await expect(clusterK8sCommand(file, { shards: "2", image: "i", pvc: "p", mountPath: "/work", medsynth: "medsynth" }, () => {})).rejects.toThrow(/cannot run as it is[\s\S]*workflows\[1\]\.id/);
     expect(await slurm(file, 2, false)).toContain("--array=1-2");
   });

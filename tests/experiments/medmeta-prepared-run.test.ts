@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import YAML from "yaml";
-import { REPO_ROOT } from "../../corpus/paths.ts";
+import { medsynthCommand, REPO_ROOT } from "../../corpus/paths.ts";
 import { buildProgram } from "../../experiments/cli/main.ts";
 import { runCommand } from "../../experiments/cli/run-commands.ts";
 import { resolveCorpusSetting } from "../../experiments/wiring.ts";
@@ -37,8 +37,9 @@ describe("medmeta.yaml on a prepared MedMeta corpus (fake E-utilities)", () => {
   it("before preparing: the corpus setting falls back to bundled with a note; the CLI corpus loader names the prepare command", async () => {
     const r = resolveCorpusSetting("prepared:medmeta");
     expect(r.corpus).toBe("bundled");
-    expect(r.note).toMatch(/has not been prepared.*medsynth datasets prepare medmeta/);
-    await expect(loadCorpusArg("prepared:medmeta", quiet)).rejects.toThrow(/run `medsynth datasets prepare medmeta`/);
+    expect(r.note).toMatch(/has not been prepared/);
+    expect(r.note).toContain(`Run \`${medsynthCommand()} datasets prepare medmeta\``);
+    await expect(loadCorpusArg("prepared:medmeta", quiet)).rejects.toThrow(`run \`${medsynthCommand()} datasets prepare medmeta\``);
   });
 
   it("prepare, then run Golden-, Negated- and Standard-RAG on MedMeta rows 1–2 with non-zero golden recall", async () => {

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { medsynthCommand } from "../../corpus/paths.ts";
 import { buildProgram } from "../../experiments/cli/main.ts";
 import { writeReport } from "../../experiments/report/build.ts";
 import { RatingStore } from "../../viewer/study/store.ts";
@@ -49,7 +50,8 @@ describe("validate --human", () => {
     const files = await writeReport(runDir);
     const md = readFileSync(files.markdown, "utf8");
     expect(md).toContain('Human ratings: study "s1"');
-    expect(md).toContain(`medsynth view ${runDir}`);
+    expect(md).toContain(`\`${medsynthCommand()} view ${runDir}\``);
+    expect(md).toContain(`\`${medsynthCommand()} validate --human ${dir}\`; rate more with \`${medsynthCommand()} annotate serve ${dir}\``);
   });
 
   it("refuses a study whose run changed, naming the cell", async () => {

@@ -24,6 +24,7 @@ import { resolveRubric, type Rubric } from "../../judges/rubric.ts";
 import type { RunRecord } from "../../results/run-record.ts";
 import { naturalCompare } from "../natural-order.ts";
 import { loadRun, paramsLabel } from "../run-index.ts";
+import { medsynthCommand } from "../../corpus/paths.ts";
 
 /** Rubric shorthands of `--rubric` → built-in rubric ids (RWESummary's three binary metrics form one study). */
 export const STUDY_RUBRICS: Record<string, string[]> = {
@@ -408,7 +409,7 @@ export function createStudy(runDir: string, options: CreateStudyOptions): { stud
 /** Read `study.json` from a study folder. @throws naming the file when missing or invalid */
 export function readStudy(dir: string): Study {
   const file = join(resolve(dir), "study.json");
-  if (!existsSync(file)) throw new Error(`${file}: no study here (create one with \`medsynth annotate create\`)`);
+  if (!existsSync(file)) throw new Error(`${file}: no study here (create one with \`${medsynthCommand()} annotate create\`)`);
   const s = JSON.parse(readFileSync(file, "utf8")) as Study;
   if (s.version !== 1 || !Array.isArray(s.tasks) || !Array.isArray(s.raters)) throw new Error(`${file}: not a medsynth study file (version 1)`);
   return s;

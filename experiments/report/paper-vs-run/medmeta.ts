@@ -20,6 +20,7 @@ import { MEDMETA_MODEL_ALIASES, MEDMETA_MODELS, MEDMETA_PUBLISHED } from "../pub
 import type { PublishedValue } from "../published/schema.ts";
 import { columnValues, f3, fp, meanCoverage, noModelReason, overall, pairedOn, pubNum, select, type ClaimResult, type Coverage, type PaperRun, type Verdict } from "./common.ts";
 import { mean } from "../../../judges/stats/index.ts";
+import { medsynthCommand } from "../../../corpus/paths.ts";
 
 /** The panel column MedMeta's tables report. */
 export const MEDMETA_JUDGE_COLUMN = "judge:medmeta-semantic-equivalence.semantic_equivalence";
@@ -39,7 +40,10 @@ const WORKFLOWS: Record<string, { filter: Record<string, unknown>; negatedAll?: 
   "Negated-RAG": { filter: { workflow: "negated-rag" }, negatedAll: true },
 };
 
-const HUMAN = "needs human expert ratings (three annotators on 20 sampled meta-analyses); a run has none — collect them with `medsynth annotate` and align with `medsynth validate --human`";
+/** Why the human-rating values are not covered, naming the commands as this install calls the CLI. */
+function humanNeeded(): string {
+  return `needs human expert ratings (three annotators on 20 sampled meta-analyses); a run has none — collect them with \`${medsynthCommand()} annotate\` and align with \`${medsynthCommand()} validate --human\``;
+}
 
 /**
  * The items standing for MedMeta's: the run's MedMeta records (dataset "medmeta") when it has any,
@@ -88,7 +92,7 @@ function table4Pair(run: PaperRun, row: Record<string, string>): { a: RunRecord[
 }
 
 function table4Coverage(run: PaperRun, v: PublishedValue): Coverage {
-  if (v.row.judge === "Human") return { uncovered: HUMAN };
+  if (v.row.judge === "Human") return { uncovered: humanNeeded() };
   const pair = table4Pair(run, v.row);
   if (typeof pair === "string") return { uncovered: pair };
   const p = pairedOn(pair.a, pair.b, MEDMETA_JUDGE_COLUMN);
@@ -112,7 +116,7 @@ function table4Coverage(run: PaperRun, v: PublishedValue): Coverage {
 
 /** This run's statistic for one MedMeta published value, or why it has none. */
 export function medmetaCoverage(run: PaperRun, v: PublishedValue): Coverage {
-  if (v.table === "Table 3") return { uncovered: HUMAN };
+  if (v.table === "Table 3") return { uncovered: humanNeeded() };
   if (v.table === "Table 4") return table4Coverage(run, v);
   const why = modelCheck(run, v.row.model);
   if (why) return { uncovered: why };
@@ -223,7 +227,7 @@ export function medmetaClaims(run: PaperRun): ClaimResult[] {
       published: "r 0.65–0.81, bias +0.10 to +0.31",
       thisRun: "–",
       verdict: "not covered",
-      detail: HUMAN,
+      detail: humanNeeded(),
     },
     ...h2Claims(run),
     ...h3Claims(run),
