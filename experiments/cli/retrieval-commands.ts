@@ -32,8 +32,7 @@ import { retractionTag, type CorpusDoc } from "../../corpus/types.ts";
 import { createChatModel } from "../../models/registry.ts";
 import { evaluateRun, type Qrels, type RunEvaluation } from "../../retrieval/eval/ir-metrics.ts";
 import { readTrecQrels, readTrecRun, TREC_EXPORT_DEPTH, trecFilePaths, writeTrecQrels, writeTrecRun, type TrecRun } from "../../retrieval/eval/trec.ts";
-import { holm } from "../../judges/stats/multiple-testing.ts";
-import { pairedRandomizationTest, pairedTTest } from "../../judges/stats/paired-tests.ts";
+import { holmAdjustPairedDiffs, pairedDiffStats } from "../../judges/stats/paired-diff.ts";
 import {
   createReranker,
   createRetriever,
@@ -355,35 +354,23 @@ export function compareRuns(
     for (const m of metrics) {
       const xs = qids.map((q) => r.perQuery[q][m]);
       const ys = qids.map((q) => base.perQuery[q][m]);
-      const t = qids.length >= 2 ? pairedTTest(xs, ys) : null;
-      const rnd = pairedRandomizationTest(xs, ys, opts);
+      const s = pairedDiffStats(xs, ys, opts);
       out.push({
         baseline: base.label,
         mode: r.label,
         metric: m,
-        n: qids.length,
-        meanDiff: rnd.meanDiff,
-        t: t?.t ?? Number.NaN,
-        pT: t?.p ?? Number.NaN,
-        pRandomization: rnd.p,
+        n: s.n,
+        meanDiff: s.meanDiff,
+        t: s.t,
+        pT: s.pT,
+        pRandomization: s.pRandomization,
         pTHolm: Number.NaN,
         pRandomizationHolm: Number.NaN,
-        status: t?.status ?? "too-few",
+        status: s.status,
       });
     }
   }
-  const adjust = (get: (c: ModeComparison) => number, set: (c: ModeComparison, v: number) => void) => {
-    const testable = out.filter((c) => Number.isFinite(get(c)));
-    holm(testable.map(get)).forEach((v, i) => set(testable[i], v));
-  };
-  adjust(
-    (c) => c.pT,
-    (c, v) => (c.pTHolm = v),
-  );
-  adjust(
-    (c) => c.pRandomization,
-    (c, v) => (c.pRandomizationHolm = v),
-  );
+  holmAdjustPairedDiffs(out);
   return out;
 }
 

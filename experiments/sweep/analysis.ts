@@ -9,8 +9,7 @@
  *   Tibshirani (1993) for the percentile bootstrap; ranx `compare`.
  */
 import { bootstrapCi } from "../../judges/stats/bootstrap.ts";
-import { holm } from "../../judges/stats/multiple-testing.ts";
-import { pairedRandomizationTest, pairedTTest } from "../../judges/stats/paired-tests.ts";
+import { holmAdjustPairedDiffs, pairedDiffStats } from "../../judges/stats/paired-diff.ts";
 import { evaluateRun, type Qrels } from "../../retrieval/eval/ir-metrics.ts";
 import { groupedDevTestSplit, groupedKFold } from "../../retrieval/eval/split.ts";
 import type { SweepPlan } from "./config.ts";
@@ -99,34 +98,22 @@ export function compareToBaseline(
     for (const m of metrics) {
       const xs = qids.map((q) => r.perQuery[q][m]);
       const ys = qids.map((q) => base.perQuery[q][m]);
-      const t = qids.length >= 2 ? pairedTTest(xs, ys) : null;
-      const rnd = pairedRandomizationTest(xs, ys, opts);
+      const s = pairedDiffStats(xs, ys, opts);
       out.push({
         setting: r.setting,
         baseline,
         metric: m,
-        n: qids.length,
-        meanDiff: rnd.meanDiff,
-        t: t?.t ?? Number.NaN,
-        pT: t?.p ?? Number.NaN,
+        n: s.n,
+        meanDiff: s.meanDiff,
+        t: s.t,
+        pT: s.pT,
         pTHolm: Number.NaN,
-        pRandomization: rnd.p,
+        pRandomization: s.pRandomization,
         pRandomizationHolm: Number.NaN,
       });
     }
   }
-  const adjust = (get: (c: SweepComparison) => number, set: (c: SweepComparison, v: number) => void) => {
-    const testable = out.filter((c) => Number.isFinite(get(c)));
-    holm(testable.map(get)).forEach((v, i) => set(testable[i], v));
-  };
-  adjust(
-    (c) => c.pT,
-    (c, v) => (c.pTHolm = v),
-  );
-  adjust(
-    (c) => c.pRandomization,
-    (c, v) => (c.pRandomizationHolm = v),
-  );
+  holmAdjustPairedDiffs(out);
   return out;
 }
 

@@ -8,6 +8,7 @@ export * from "./descriptive.ts";
 export * from "./bootstrap.ts";
 export * from "./ranks.ts";
 export * from "./paired-tests.ts";
+export * from "./paired-diff.ts";
 export * from "./correlation.ts";
 export * from "./bland-altman.ts";
 export * from "./multiple-testing.ts";
