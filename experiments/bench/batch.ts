@@ -11,11 +11,11 @@
  * Usage: `nice -n 10 npx tsx experiments/bench/batch.ts [--cells 10000] [--fail-share 0.01] [--keep]`
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import YAML from "yaml";
 import { bodyHash, startFakeBatchServer, type FakeBatchOptions } from "../../tests/helpers/fake-batch-server.ts";
+import { batchPanelResponder, writeBatchSetup } from "../../tests/helpers/batch-setup.ts";
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: string) => {
@@ -26,16 +26,11 @@ const CELLS = Number(opt("cells", "10000"));
 const FAIL_SHARE = Number(opt("fail-share", "0.01"));
 const BIN = resolve("bin/medsynth.js");
 
-const verdict = (s: number) => JSON.stringify({ rationale: "same finding", scores: { semantic_equivalence: s } });
 const fake: FakeBatchOptions = {
   pollsToComplete: 1_000_000,
   // A deterministic share of lines fails (HTTP 500) the first time they are submitted.
   failLine: (id, n) => (n === 1 && parseInt(id.slice(0, 8), 16) / 0xffffffff < FAIL_SHARE ? 500 : null),
-  responder: (body) => {
-    if (body.model === "gen-model")
-      return { content: `Compared with placebo, drug ${/drug (\w+)/.exec(JSON.stringify(body.messages))?.[1] ?? "X"} reduced the outcome.`, usage: { prompt_tokens: 100, completion_tokens: 10 } };
-    return { content: verdict({ "judge-a": 4, "judge-b": 3, "judge-c": 5 }[body.model as string] ?? 0), usage: { prompt_tokens: 200, completion_tokens: 20 } };
-  },
+  responder: batchPanelResponder,
 };
 
 function cli(cliArgs: string[], env: NodeJS.ProcessEnv): { done: Promise<{ status: number | null; stdout: string; stderr: string; seconds: number }>; kill: () => void } {
@@ -51,43 +46,7 @@ function cli(cliArgs: string[], env: NodeJS.ProcessEnv): { done: Promise<{ statu
 async function main(): Promise<void> {
   const server = await startFakeBatchServer(fake);
   const dir = mkdtempSync(join(tmpdir(), "medsynth-bench-batch-"));
-  const items = Array.from({ length: CELLS }, (_, i) => ({
-    kind: "synthesis",
-    id: `t${i}`,
-    dataset: "bench",
-    question: `Does drug D${i} help?`,
-    referenceConclusion: "The intervention reduced the outcome compared with placebo.",
-    referenceAnswer: "lower",
-    evidenceCertainty: "moderate",
-    goldenPmids: ["1"],
-    goldenDocs: [{ id: "1", title: "Trial", text: "RESULTS: It reduced the outcome." }],
-  }));
-  writeFileSync(join(dir, "items.jsonl"), items.map((x) => JSON.stringify(x)).join("\n") + "\n");
-  const endpoint = { baseURL: server.baseURL, apiKeyEnv: "BENCH_KEY", maxRetries: 2, retryBaseMs: 1, concurrency: 32 };
-  writeFileSync(
-    join(dir, "panel.yaml"),
-    YAML.stringify({
-      id: "p3",
-      rubric: "medmeta-semantic-equivalence",
-      endpoints: { judges: endpoint },
-      judges: ["a", "b", "c"].map((j) => ({ id: j, model: `openai:judge-${j}`, endpoint: "judges" })),
-    }),
-  );
-  for (const name of ["online", "batch"]) {
-    writeFileSync(
-      join(dir, `${name}.yaml`),
-      YAML.stringify({
-        name,
-        output: name,
-        concurrency: 32,
-        datasets: [{ name: "jsonl", options: { path: join(dir, "items.jsonl") } }],
-        models: [{ id: "openai:gen-model", endpoint }],
-        workflows: [{ id: "pzs" }],
-        panel: "panel.yaml",
-        prices: { "openai:gen-model": { input: 2, output: 8 } },
-      }),
-    );
-  }
+  writeBatchSetup({ dir, baseURL: server.baseURL, items: CELLS, firstId: 0, dataset: "bench", apiKeyEnv: "BENCH_KEY", configs: ["online", "batch"], maxRetries: 2, concurrency: 32 });
   const env = (cache: string) => ({ ...process.env, NO_COLOR: "1", BENCH_KEY: "sk-bench-123456", MEDSYNTH_CACHE_DIR: join(dir, cache), MEDSYNTH_BATCH_POLL_MS: "200", MEDSYNTH_BATCH_IDLE_MS: "3000" });
   console.log(`batch bench: ${CELLS} cells of P-ZS + a 3-judge panel; ${(FAIL_SHARE * 100).toFixed(1)} % of batch lines fail once (HTTP 500); load ${loadavg()[0].toFixed(1)}`);
 

@@ -9,65 +9,20 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import YAML from "yaml";
 import { readdirSync } from "node:fs";
 import { chatBody } from "../helpers/scripted-openai-server.ts";
 import { bodyHash, startFakeBatchServer, type FakeBatchOptions, type FakeBatchServer } from "../helpers/fake-batch-server.ts";
+import { batchPanelResponder, writeBatchSetup } from "../helpers/batch-setup.ts";
 
 const BIN = resolve("bin/medsynth.js");
-const verdict = (s: number) => JSON.stringify({ rationale: "same finding", scores: { semantic_equivalence: s } });
 let server: FakeBatchServer;
-const fake: FakeBatchOptions = {
-  pollsToComplete: 1_000_000,
-  responder: (body) => {
-    const prompt = JSON.stringify(body.messages);
-    if (body.model === "gen-model")
-      return { content: `Compared with placebo, drug ${/drug (\w+)/.exec(prompt)?.[1] ?? "X"} reduced the outcome.`, usage: { prompt_tokens: 100, completion_tokens: 10 } };
-    const score = { "judge-a": 4, "judge-b": 3, "judge-c": 5 }[body.model as string] ?? 0;
-    return { content: verdict(score), usage: { prompt_tokens: 200, completion_tokens: 20 } };
-  },
-};
+const fake: FakeBatchOptions = { pollsToComplete: 1_000_000, responder: batchPanelResponder };
 let dir: string;
 
 beforeAll(async () => {
   server = await startFakeBatchServer(fake);
   dir = mkdtempSync(join(tmpdir(), "medsynth-batch-e2e-"));
-  const items = [1, 2, 3, 4, 5].map((i) => ({
-    kind: "synthesis",
-    id: `t${i}`,
-    dataset: "tiny",
-    question: `Does drug D${i} help?`,
-    referenceConclusion: "The intervention reduced the outcome compared with placebo.",
-    referenceAnswer: "lower",
-    evidenceCertainty: "moderate",
-    goldenPmids: ["1"],
-    goldenDocs: [{ id: "1", title: "Trial", text: "RESULTS: It reduced the outcome." }],
-  }));
-  writeFileSync(join(dir, "tiny.jsonl"), items.map((x) => JSON.stringify(x)).join("\n") + "\n");
-  const endpoint = { baseURL: server.baseURL, apiKeyEnv: "MEDSYNTH_TEST_KEY", maxRetries: 1, retryBaseMs: 1 };
-  writeFileSync(
-    join(dir, "panel.yaml"),
-    YAML.stringify({
-      id: "p3",
-      rubric: "medmeta-semantic-equivalence",
-      endpoints: { judges: endpoint },
-      judges: ["a", "b", "c"].map((j) => ({ id: j, model: `openai:judge-${j}`, endpoint: "judges" })),
-    }),
-  );
-  for (const name of ["online", "batch", "files"]) {
-    writeFileSync(
-      join(dir, `${name}.yaml`),
-      YAML.stringify({
-        name,
-        output: name,
-        datasets: [{ name: "jsonl", options: { path: join(dir, "tiny.jsonl") } }],
-        models: [{ id: "openai:gen-model", endpoint }],
-        workflows: [{ id: "pzs" }],
-        panel: "panel.yaml",
-        prices: { "openai:gen-model": { input: 2, output: 8 } },
-      }),
-    );
-  }
+  writeBatchSetup({ dir, baseURL: server.baseURL, items: 5, dataset: "tiny", apiKeyEnv: "MEDSYNTH_TEST_KEY", configs: ["online", "batch", "files"] });
 });
 afterAll(async () => server?.close());
 
