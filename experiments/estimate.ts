@@ -84,7 +84,7 @@ export interface RunEstimate {
   unpriced: string[];
   /**
    * The share that goes through provider Batch APIs (`run --batch`, or endpoints with `batch: true`);
-   * absent when nothing is batched. `calls` (upper bound, as `calls: at most`) of `totalCalls`;
+   * absent when the run uses no Batch API, `calls` 0 when it does but none of its calls is batched. `calls` (upper bound, as `calls: at most`) of `totalCalls`;
    * `costUsd`: the whole run's cost with those calls at the batch rate (`prices.batchInput` /
    * `batchOutput`, default half the online price), null when unpriced.
    */
@@ -95,6 +95,11 @@ export interface RunEstimate {
 export interface EstimateOptions {
   /** Whether calls of a model id go through a Batch API (default: none). */
   isBatched?: (modelId: string) => boolean;
+  /**
+   * Whether the run uses Batch APIs at all (`run --batch`, `batch export`, an endpoint with
+   * `batch: true`): the estimate then carries `batch` even when none of its calls is batched.
+   */
+  batching?: boolean;
 }
 
 /**
@@ -196,7 +201,7 @@ export function estimateRun(
     costUsd: priced ? cost : null,
     perWorkflow: [...per.values()],
     unpriced: [...unpriced].sort(),
-    ...(batchCalls > 0 ? { batch: batchShare(Math.round(batchCalls), gen.max + jud.max + met.max, priced ? batchCost : null) } : {}),
+    ...(batchCalls > 0 || opts.batching ? { batch: batchShare(Math.round(batchCalls), gen.max + jud.max + met.max, priced ? batchCost : null) } : {}),
   };
 }
 
@@ -218,9 +223,13 @@ export function formatEstimate(e: RunEstimate): string[] {
     `  calls: at most ${n(e.generatorCalls.max + e.judgeCalls.max + e.metricCalls.max)} when every answer is usable (every loop at its limit, nothing cached); HTTP retries of failed requests come on top`,
   );
   lines.push(
-    `  tokens (upper bound, ~${CHARS_PER_TOKEN} characters per token): ${n(e.inputTokens)} in / ${n(e.outputTokens)} out; cost ${e.costUsd === null ? "not priced" : `≤ $${e.costUsd.toFixed(2)}`}${e.batch ? " at the online price" : ""}${e.unpriced.length ? ` (not priced: ${e.unpriced.join(", ")})` : ""}`,
+    `  tokens (upper bound, ~${CHARS_PER_TOKEN} characters per token): ${n(e.inputTokens)} in / ${n(e.outputTokens)} out; cost ${e.costUsd === null ? "not priced" : `≤ $${e.costUsd.toFixed(2)}`}${e.batch?.calls ? " at the online price" : ""}${e.unpriced.length ? ` (not priced: ${e.unpriced.join(", ")})` : ""}`,
   );
-  if (e.batch) {
+  if (e.batch?.calls === 0) {
+    // batching is on, but nothing goes through it: say so rather than print nothing
+    const total = e.batch.totalCalls;
+    lines.push(`  batch: 0 of ${n(total)} calls go through Batch APIs (${total ? "none of these calls is to a model whose calls are batched" : "no model call to make"})`);
+  } else if (e.batch) {
     const b = e.batch;
     lines.push(
       `  batch: ${n(b.calls)} of ${n(b.totalCalls)} calls (${(b.share * 100).toFixed(0)} %) go through Batch APIs in waves (one wave per workflow step); cost with them at the batch rate (prices.batchInput/batchOutput, default half): ${b.costUsd === null ? "not priced" : `≤ $${b.costUsd.toFixed(2)}`}`,

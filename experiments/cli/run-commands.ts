@@ -12,7 +12,7 @@ import { setMaxListeners } from "node:events";
 import { dirname, join, resolve } from "node:path";
 import { loadExperimentConfig } from "../config.ts";
 import { planExperiment, runExperiment, type RunPlan, type RunSummary } from "../runner.ts";
-import { estimateRun, formatEstimate, type RunEstimate } from "../estimate.ts";
+import { estimateRun, formatEstimate, type EstimateOptions, type RunEstimate } from "../estimate.ts";
 import { latestEntries, readRecordAt } from "../../results/results-file.ts";
 import type { RunRecord } from "../../results/run-record.ts";
 import { checkRegistryIds, createRunnerDeps, judgePlan } from "../wiring.ts";
@@ -65,13 +65,14 @@ function configBatches(config: ReturnType<typeof loadExperimentConfig>): boolean
 }
 
 /**
- * Which model ids' calls go through Batch APIs: every `openai:` model with `--batch`; else the
- * config's models whose endpoint has `batch: true` and the judges whose panel endpoint has it.
+ * The estimate's batch options: which model ids' calls go through Batch APIs — every `openai:`
+ * model with `--batch` (or `batch export`); else the config's models whose endpoint has
+ * `batch: true` and the judges whose panel endpoint has it — and whether any does (`batching`).
  */
-function batchedModels(config: ReturnType<typeof loadExperimentConfig>, opts: RunCommandOptions, judgeModels: string[]): (modelId: string) => boolean {
-  if (opts.batch === true) return (id) => id.startsWith("openai:");
+function batchEstimateOptions(config: ReturnType<typeof loadExperimentConfig>, opts: RunCommandOptions, judgeModels: string[]): EstimateOptions {
+  if (opts.batch === true || opts.exportBatches === true) return { isBatched: (id) => id.startsWith("openai:"), batching: true };
   const ids = new Set([...config.models.filter((m) => (m.endpoint as { batch?: unknown } | undefined)?.batch === true).map((m) => m.id), ...judgeModels]);
-  return (id) => ids.has(id);
+  return { isBatched: (id) => ids.has(id), batching: ids.size > 0 };
 }
 
 /**
@@ -122,7 +123,7 @@ export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, 
   const shard = shardOf(opts, (l) => console.error(l));
   const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed, ...(shard !== undefined ? { shard } : {}) });
   const judges = judgePlan(config);
-  const est = estimateRun(config, plan.pending, plan.finished, plan.items, judges, { isBatched: batchedModels(config, opts, judges?.batchedModels ?? []) });
+  const est = estimateRun(config, plan.pending, plan.finished, plan.items, judges, batchEstimateOptions(config, opts, judges?.batchedModels ?? []));
   if (opts.batchRetry !== undefined && opts.batchRetry !== "online" && opts.batchRetry !== "batch") throw new Error(`--batch-retry: expected online or batch, got ${JSON.stringify(opts.batchRetry)}`);
   if (opts.json) print(JSON.stringify(est, null, 2));
   else for (const l of formatEstimate(est)) print(l);
@@ -226,7 +227,7 @@ export async function runCommand(
       log,
       onPlan: (p: RunPlan) => {
         if (!opts.json && p.pending.length)
-          for (const l of formatEstimate(estimateRun(config, p.pending, p.finished, p.items, plan, { isBatched: batchedModels(config, opts, plan?.batchedModels ?? []) }))) log(l);
+          for (const l of formatEstimate(estimateRun(config, p.pending, p.finished, p.items, plan, batchEstimateOptions(config, opts, plan?.batchedModels ?? [])))) log(l);
       },
       onProgress: (p) => {
         // Unknown usage is shown as unknown ("–", "≥ N (k calls unknown)"), never as 0 tokens / $0.

@@ -75,6 +75,17 @@ describe("medsynth run --batch", () => {
     expect(mixed.batch!.costUsd).toBeCloseTo(mixed.costUsd!, 12);
   });
 
+  it("--dry-run --batch with no call to batch says `batch: 0 of 0 calls` rather than nothing", async () => {
+    const { dryRunCommand } = await import("../../experiments/cli/run-commands.ts");
+    // the offline extractive baseline makes no model call
+    writeFileSync(join(dir, "extractive.yaml"), readFileSync(join(dir, "online.yaml"), "utf8").replace(/models:\n(  .*\n)+?workflows:/, "models:\n  - id: extractive:mmr\nworkflows:").replace("panel: panel.yaml\n", ""));
+    const lines: string[] = [];
+    const est = await dryRunCommand(join(dir, "extractive.yaml"), { batch: true }, (l) => lines.push(l));
+    expect(est.batch).toEqual({ calls: 0, totalCalls: 0, share: 0, costUsd: null });
+    expect(lines.map((l) => l.trim())).toContain("batch: 0 of 0 calls go through Batch APIs (no model call to make)");
+    expect((await dryRunCommand(join(dir, "extractive.yaml"), {}, () => {})).batch).toBeUndefined();
+  });
+
   it("kill -9 mid-poll, re-run: re-attached, nothing resubmitted, the same requests and results as online", async () => {
     const online = await cli(["run", join(dir, "online.yaml"), "--no-progress", "--no-report"], "cache-online");
     expect(online.status, online.stderr).toBe(0);
