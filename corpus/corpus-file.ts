@@ -5,11 +5,10 @@
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { z } from "zod";
 import { CorpusDocSchema, PubmedRecordSchema, type CorpusDoc } from "./types.ts";
 import { recordToCorpusDoc } from "./conclusion-task.ts";
 import { isPubmedRecordLine } from "./datasets/jsonl.ts";
-import { readJsonl } from "./jsonl.ts";
+import { readJsonl, zodIssuesText } from "./jsonl.ts";
 import { loadBundledCorpus } from "./bundled-corpus.ts";
 import { storeUriOf } from "./store/lance-store.ts";
 import type { DocumentSource, RecordStore } from "./store/types.ts";
@@ -117,7 +116,7 @@ export async function readCorpusFile(path: string, label = "--corpus"): Promise<
       if (value && typeof value === "object" && !Array.isArray(value) && isPubmedRecordLine(value as Record<string, unknown>)) {
         const r = PubmedRecordSchema.safeParse(value);
         if (!r.success) {
-          bad(`${where}: PubmedRecord ${issueText(r.error.issues[0])}`);
+          bad(`${where}: PubmedRecord ${zodIssuesText(r.error.issues)}`);
           continue;
         }
         if (r.data.flags.deleted) {
@@ -135,7 +134,7 @@ export async function readCorpusFile(path: string, label = "--corpus"): Promise<
       } else {
         const r = CorpusDocSchema.safeParse(value);
         if (!r.success) {
-          bad(`${where}: ${issueText(r.error.issues[0])} (expected a CorpusDoc {id, title, text}, a PubmedRecord or a MedRAG {id, title, content, contents} line)`);
+          bad(`${where}: ${zodIssuesText(r.error.issues)} (expected a CorpusDoc {id, title, text}, a PubmedRecord or a MedRAG {id, title, content, contents} line)`);
           continue;
         }
         doc = r.data;
@@ -177,10 +176,6 @@ export function medragLineToDoc(v: Record<string, unknown>): CorpusDoc | string 
   if (v.title !== undefined && typeof v.title !== "string") return `MedRAG line: title must be a string`;
   const text = typeof v.content === "string" ? v.content : (v.contents as string);
   return { id: String(rawId).trim(), title: (v.title as string | undefined) ?? "", text, source: "pubmed" };
-}
-
-function issueText(issue: z.core.$ZodIssue | undefined): string {
-  return issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "schema mismatch";
 }
 
 /** A retrieval corpus as a command gets it: a streamed store, or documents in memory. */

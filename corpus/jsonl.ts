@@ -11,6 +11,16 @@ import { gzipReadPosition } from "./gzip-read-error.ts";
 import type { Writable } from "node:stream";
 import type { ZodType } from "zod";
 
+/**
+ * Every problem of a failed zod validation of one record, `field: message` joined by "; " (the
+ * record's root is `(root)`, e.g. for unknown keys), so a skipped line is labelled by all its
+ * problems rather than the first; "schema mismatch" when zod gave none.
+ */
+export function zodIssuesText(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  if (!issues.length) return "schema mismatch";
+  return issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");
+}
+
 /** A skipped line. */
 export interface JsonlWarning {
   file: string;
@@ -66,8 +76,7 @@ export async function* readJsonl<T = unknown>(path: string, options: ReadJsonlOp
         const parsed = options.schema.safeParse(value);
         if (!parsed.success) {
           stats.skipped++;
-          const issue = parsed.error.issues[0];
-          options.onWarning?.({ file: path, line: stats.lines, message: `${path}:${stats.lines}: ${issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "schema mismatch"}` });
+          options.onWarning?.({ file: path, line: stats.lines, message: `${path}:${stats.lines}: ${zodIssuesText(parsed.error.issues)}` });
           continue;
         }
         value = parsed.data;

@@ -140,7 +140,7 @@ export async function loadJsonlTasks(options: JsonlOptions): Promise<LoadedDatas
       }
       const rec = validateItem(PubmedRecordSchema, raw);
       if (!rec.ok) {
-        skip(`invalid PubmedRecord ${rec.reason.split(":")[0]}`, `PubmedRecord ${rec.reason}`);
+        skip(`invalid PubmedRecord ${rec.reason.split(":")[0]}`, `PubmedRecord ${rec.issues.join("; ")}`);
         continue;
       }
       if (rec.value.flags.deleted) {
