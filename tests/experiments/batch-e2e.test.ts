@@ -78,7 +78,9 @@ describe("medsynth run --batch", () => {
   it("--dry-run --batch with no call to batch says `batch: 0 of 0 calls` rather than nothing", async () => {
     const { dryRunCommand } = await import("../../experiments/cli/run-commands.ts");
     // the offline extractive baseline makes no model call
-    writeFileSync(join(dir, "extractive.yaml"), readFileSync(join(dir, "online.yaml"), "utf8").replace(/models:\n(  .*\n)+?workflows:/, "models:\n  - id: extractive:mmr\nworkflows:").replace("panel: panel.yaml\n", ""));
+    const online = readFileSync(join(dir, "online.yaml"), "utf8");
+    const extractive = online.replace(/models:\n(  .*\n)+?workflows:/, "models:\n  - id: extractive:mmr\nworkflows:").replace("panel: panel.yaml\n", "");
+    writeFileSync(join(dir, "extractive.yaml"), extractive);
     const lines: string[] = [];
     const est = await dryRunCommand(join(dir, "extractive.yaml"), { batch: true }, (l) => lines.push(l));
     expect(est.batch).toEqual({ calls: 0, totalCalls: 0, share: 0, costUsd: null });

@@ -9,11 +9,9 @@ import { parseExperimentConfig } from "../../experiments/config.ts";
 import { estimateRun, formatEstimate } from "../../experiments/estimate.ts";
 import type { RunnerItem } from "../../experiments/runner.ts";
 
-const config = parseExperimentConfig(
-  { name: "b", output: "runs/b", datasets: [{ name: "medevidence", sample: 1 }], models: [{ id: "openai:gen-model", endpoint: { baseURL: "http://127.0.0.1:9/v1", apiKey: "sk-x" } }], workflows: [{ id: "pzs" }] },
-  null,
-  {},
-);
+const endpoint = { baseURL: "http://127.0.0.1:9/v1", apiKey: "sk-x" };
+const models = [{ id: "openai:gen-model", endpoint }];
+const config = parseExperimentConfig({ name: "b", output: "runs/b", datasets: [{ name: "medevidence", sample: 1 }], models, workflows: [{ id: "pzs" }] }, null, {});
 // one P-ZS cell: 1 generator call, no panel
 const cells: Cell[] = [{ key: "k1", itemId: "t1", dataset: "medevidence", model: "openai:gen-model", workflow: "pzs", params: {}, repeat: 0 }];
 const items = new Map<string, RunnerItem>([["medevidence\u0000t1", { kind: "synthesis", id: "t1", question: "Q?" } as unknown as RunnerItem]]);
