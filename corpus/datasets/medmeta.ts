@@ -194,7 +194,9 @@ export async function loadMedMeta(options: MedMetaOptions = {}): Promise<LoadedD
     if (opts.limit === undefined || items.length < opts.limit) items.push(v.value);
   });
   if (noAbstracts.length)
-    warnings.push(`${abstractsPath}: no prepared golden abstract for row(s) ${noAbstracts.join(", ")} (Golden-/Negated-RAG skip them; run \`${medsynthCommand()} datasets prepare medmeta\` for every row)`);
+    warnings.push(
+      `${abstractsPath}: no prepared golden abstract for row(s) ${noAbstracts.join(", ")} (Golden-/Negated-RAG skip them; run \`${medsynthCommand()} datasets prepare medmeta\` for every row)`,
+    );
   if (partialAbstracts.length) warnings.push(`${abstractsPath}: included-study PMID(s) without a prepared abstract (PubMed did not return them or they have none): ${partialAbstracts.join("; ")}`);
   return { name: MEDMETA_DATASET, taskKind: "synthesis", items, warnings, skipped: skippedOf(skipped) };
 }

@@ -79,7 +79,7 @@ describe("medsynth run --batch", () => {
     const { dryRunCommand } = await import("../../experiments/cli/run-commands.ts");
     // the offline extractive baseline makes no model call
     const online = readFileSync(join(dir, "online.yaml"), "utf8");
-    const extractive = online.replace(/models:\n(  .*\n)+?workflows:/, "models:\n  - id: extractive:mmr\nworkflows:").replace("panel: panel.yaml\n", "");
+    const extractive = online.replace(/models:\n( {2}.*\n)+?workflows:/, "models:\n  - id: extractive:mmr\nworkflows:").replace("panel: panel.yaml\n", "");
     writeFileSync(join(dir, "extractive.yaml"), extractive);
     const lines: string[] = [];
     const est = await dryRunCommand(join(dir, "extractive.yaml"), { batch: true }, (l) => lines.push(l));

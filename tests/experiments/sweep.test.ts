@@ -52,7 +52,9 @@ describe("sweep config", () => {
     ]);
     expect(problemsOf({ settings: [{ name: "a" }], baseline: "nope" })).toEqual(['baseline: no setting named "nope"; settings: a']);
     // An experiment config given by mistake: its keys are named, and so is the command that runs it.
-    expect(problemsOf({ name: "x", datasets: [], models: [], workflows: [] }).at(-1)).toBe(`(this file has \`models\` and \`workflows\`: it is an experiment config — run it with \`${medsynthCommand()} run <file>\`)`);
+    expect(problemsOf({ name: "x", datasets: [], models: [], workflows: [] }).at(-1)).toBe(
+      `(this file has \`models\` and \`workflows\`: it is an experiment config — run it with \`${medsynthCommand()} run <file>\`)`,
+    );
     expect(problemsOf({ grid: { reranker: ["llm-pointwise", "bogus"] } })).toEqual([
       "grid point 1.reranker: llm-pointwise needs chatModel (openai:<model>)",
       'grid point 2.reranker: unknown reranker "bogus"; valid: none, cross-encoder, cross-encoder:<model id>, llm-pointwise',
