@@ -379,11 +379,9 @@ export class DiskBm25 {
   private readonly avgdl: number;
   private readonly dlBuf = new Float64Array(NORM_PAGE);
   /** Window buffers, reused across queries (see {@link QueryState}). */
-  private imp = new Float64Array(WINDOW * 8);
   private readonly acc = new Float64Array(WINDOW);
   private readonly bits = new Int32Array(WINDOW >>> 5);
   private readonly cand = new Int32Array(WINDOW);
-  private readonly touched = new Int32Array(WINDOW);
 
   /** @internal use {@link openDiskBm25}. */
   constructor(
@@ -493,16 +491,13 @@ export class DiskBm25 {
     if (m === 0) return [];
     const kk = Math.min(Math.floor(k), this.n);
     const heap: Heap = { docs: new Int32Array(kk), scores: new Float64Array(kk), size: 0, k: kk };
-    if (this.imp.length < WINDOW * m) this.imp = new Float64Array(WINDOW * m);
     const q: QueryState = {
       m,
       idf: Float64Array.from(qIdf),
       count: Float64Array.from(qCount),
-      imp: this.imp,
       acc: this.acc,
       bits: this.bits,
       cand: this.cand,
-      touched: this.touched,
       seeded: new Set(),
     };
     for (let si = 0; si < this.segs.length; si++) {
@@ -529,9 +524,8 @@ export class DiskBm25 {
 
   /** Windowed block-max MaxScore over one segment (see the module doc). */
   private searchSegment(os: OpenSegment, lists: List[], q: QueryState, heap: Heap): void {
-    const { seg, norm, mask, normPage, base: gbase } = os;
-    const { m, idf, count, imp, acc, bits, cand, touched } = q;
-    const k1p1 = this.k1p1;
+    const { seg } = os;
+    const { acc, bits, cand } = q;
     const nl = lists.length;
     const order = new Int32Array(nl);
     const ub = new Float64Array(nl);
@@ -539,7 +533,6 @@ export class DiskBm25 {
     const st = this.lastStats;
     const n = seg.docCount;
     this.seedSegment(os, lists, q, heap);
-    const seeded = q.seeded;
     for (let base = 0; base < n; base += WINDOW) {
       // Jump to the first window holding a block of some list (rare terms: most windows are empty).
       let next = Infinity;
@@ -594,105 +587,153 @@ export class DiskBm25 {
         ne++;
       }
       // Essential lists: every posting in the window.
-      let nt = 0;
-      for (let r = ne; r < nl; r++) {
-        const L = lists[order[r]];
-        const i = L.qi;
-        const w = idf[i];
-        const c = count[i];
-        // A block whose maximum plus every other list's window bound stays below theta holds no
-        // document that can enter the top k: skipped unread (such a document, if another list
-        // makes it a candidate, scores below theta whatever its partial sum).
-        const others = total - ub[order[r]];
-        const bw = L.bw;
-        const tmax = L.tb.max;
-        for (let j = L.cb; j < L.wEnd; j++) {
-          if ((bw * tmax[j] + others) * BOUND_MARGIN < theta) continue;
-          const cnt = decodeInto(seg, L, j, st);
-          const dd = L.docs;
-          const tt = L.tfs;
-          for (let p = 0; p < cnt; p++) {
-            const d = dd[p];
-            if (d < base) continue;
-            if (d >= wend) break;
-            if (mask !== null && (mask[d >>> 3] & (1 << (d & 7))) !== 0) continue;
-            if (normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
-            const x = d - base;
-            const tf = tt[p];
-            const v = (w * (tf * k1p1)) / (tf + norm[d]);
-            if (((bits[x >>> 5] >>> (x & 31)) & 1) === 0) {
-              bits[x >>> 5] |= 1 << (x & 31);
-              touched[nt++] = x;
-              for (let z = x * m, ze = z + m; z < ze; z++) imp[z] = 0;
-              acc[x] = 0;
-            }
-            imp[x * m + i] = v;
-            acc[x] += c === 1 ? v : c * v;
-          }
+      if (!this.addEssential(os, lists, order, ne, nl, total, ub, base, theta, q)) continue;
+      let nc = collectCandidates(acc, bits, cand, pre[ne], theta);
+      nc = this.probeNonEssential(os, lists, order, ne, nc, base, pre, theta, q);
+      this.scoreSurvivors(os, lists, nc, base, q, heap);
+    }
+  }
+
+  /**
+   * Adds the essential lists' (order[ne..nl)) live postings in the window [base, base + WINDOW)
+   * into the window accumulator `acc` (offsets from base) and marks the touched documents in
+   * `bits`. A block whose maximum plus every other list's window bound stays below theta is
+   * skipped unread (such a document, if another list makes it a candidate, scores below theta
+   * whatever its partial sum).
+   * @returns false when no document was touched.
+   */
+  private addEssential(os: OpenSegment, lists: List[], order: Int32Array, ne: number, nl: number, total: number, ub: Float64Array, base: number, theta: number, q: QueryState): boolean {
+    const { seg, norm, mask, normPage } = os;
+    const { idf, count, acc, bits } = q;
+    const k1p1 = this.k1p1;
+    const st = this.lastStats;
+    const wend = base + WINDOW;
+    let any = false;
+    for (let r = ne; r < nl; r++) {
+      const L = lists[order[r]];
+      const w = idf[L.qi];
+      const c = count[L.qi];
+      const others = total - ub[order[r]];
+      const bw = L.bw;
+      const tmax = L.tb.max;
+      for (let j = L.cb; j < L.wEnd; j++) {
+        if ((bw * tmax[j] + others) * BOUND_MARGIN < theta) continue;
+        const cnt = decodeInto(seg, L, j, st);
+        const dd = L.docs;
+        const tt = L.tfs;
+        for (let p = 0; p < cnt; p++) {
+          const d = dd[p];
+          if (d < base) continue;
+          if (d >= wend) break;
+          if (mask !== null && (mask[d >>> 3] & (1 << (d & 7))) !== 0) continue;
+          if (normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
+          const x = d - base;
+          const tf = tt[p];
+          const v = (w * (tf * k1p1)) / (tf + norm[d]);
+          acc[x] += c === 1 ? v : c * v;
+          bits[x >>> 5] |= 1 << (x & 31);
+          any = true;
         }
       }
-      if (nt === 0) continue;
-      // Candidates: partial + the non-essential bound can still reach theta.
-      let nc = 0;
-      const rest = pre[ne];
-      for (let t = 0; t < nt; t++) {
-        const x = touched[t];
-        if (!((acc[x] + rest) * BOUND_MARGIN < theta)) cand[nc++] = x;
-      }
-      if (nc > 1) cand.subarray(0, nc).sort();
-      // Non-essential lists, largest bound first: probe the candidates' blocks only.
-      for (let r = ne - 1; r >= 0 && nc > 0; r--) {
-        const L = lists[order[r]];
-        const i = L.qi;
-        const w = idf[i];
-        const c = count[i];
-        const tb = L.tb;
-        let j = L.cb;
-        let p = 0;
-        let cnt = 0;
-        let decodedJ = -1;
-        for (let ci = 0; ci < nc; ci++) {
-          const x = cand[ci];
-          const d = base + x;
-          while (j < L.wEnd && tb.last[j] < d) j++;
-          if (j >= L.wEnd) break;
-          if (tb.first[j] > d) continue;
-          if (decodedJ !== j) {
-            cnt = decodeInto(seg, L, j, st);
-            decodedJ = j;
-            p = 0;
-          }
-          if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
-          const dd = L.docs;
-          while (p < cnt && dd[p] < d) p++;
-          if (p < cnt && dd[p] === d) {
-            const tf = L.tfs[p];
-            const v = (w * (tf * k1p1)) / (tf + norm[d]);
-            imp[x * m + i] = v;
-            acc[x] += c === 1 ? v : c * v;
-          }
-        }
-        const left = pre[r];
-        let kept = 0;
-        for (let ci = 0; ci < nc; ci++) {
-          const x = cand[ci];
-          if (!((acc[x] + left) * BOUND_MARGIN < theta)) cand[kept++] = x;
-        }
-        nc = kept;
-      }
-      // Survivors: exact score in query order, offered to the heap.
+    }
+    return any;
+  }
+
+  /**
+   * Non-essential lists (order[0..ne)), largest bound first: adds their impacts for the `nc`
+   * candidates (ascending in `cand`), decoding only blocks that hold one, then drops candidates
+   * that can no longer reach theta (accumulator and bit cleared).
+   * @returns the number of candidates left (still ascending).
+   */
+  private probeNonEssential(os: OpenSegment, lists: List[], order: Int32Array, ne: number, nc: number, base: number, pre: Float64Array, theta: number, q: QueryState): number {
+    const { seg, norm } = os;
+    const { idf, count, acc, bits, cand } = q;
+    const k1p1 = this.k1p1;
+    const st = this.lastStats;
+    for (let r = ne - 1; r >= 0 && nc > 0; r--) {
+      const L = lists[order[r]];
+      const w = idf[L.qi];
+      const c = count[L.qi];
+      const tb = L.tb;
+      let j = L.cb;
+      let p = 0;
+      let cnt = 0;
+      let decodedJ = -1;
       for (let ci = 0; ci < nc; ci++) {
         const x = cand[ci];
-        if (seeded.size > 0 && seeded.has(gbase + base + x)) continue;
-        let score = 0;
-        const row = x * m;
-        for (let i = 0; i < m; i++) {
-          const v = imp[row + i];
-          if (v !== 0) score += count[i] === 1 ? v : count[i] * v;
+        const d = base + x;
+        while (j < L.wEnd && tb.last[j] < d) j++;
+        if (j >= L.wEnd) break;
+        if (tb.first[j] > d) continue;
+        if (decodedJ !== j) {
+          cnt = decodeInto(seg, L, j, st);
+          decodedJ = j;
+          p = 0;
         }
-        offer(heap, gbase + base + x, score);
+        if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
+        const dd = L.docs;
+        while (p < cnt && dd[p] < d) p++;
+        if (p < cnt && dd[p] === d) {
+          const tf = L.tfs[p];
+          const v = (w * (tf * k1p1)) / (tf + norm[d]);
+          acc[x] += c === 1 ? v : c * v;
+        }
       }
-      for (let t = 0; t < nt; t++) bits[touched[t] >>> 5] = 0;
+      const left = pre[r];
+      let kept = 0;
+      for (let ci = 0; ci < nc; ci++) {
+        const x = cand[ci];
+        if (!((acc[x] + left) * BOUND_MARGIN < theta)) cand[kept++] = x;
+        else {
+          acc[x] = 0;
+          bits[x >>> 5] &= ~(1 << (x & 31));
+        }
+      }
+      nc = kept;
+    }
+    return nc;
+  }
+
+  /**
+   * The window's surviving candidates (ascending): exact score — every list probed in query
+   * order, the fast engine's expression and summation order — offered to the heap (documents
+   * seeded already are skipped); clears their accumulator and bits.
+   */
+  private scoreSurvivors(os: OpenSegment, lists: List[], nc: number, base: number, q: QueryState, heap: Heap): void {
+    const { seg, norm, base: gbase } = os;
+    const { idf, count, acc, bits, cand, seeded } = q;
+    const k1p1 = this.k1p1;
+    const st = this.lastStats;
+    const nl = lists.length;
+    for (let l = 0; l < nl; l++) lists[l].pb = lists[l].cb;
+    for (let ci = 0; ci < nc; ci++) {
+      const x = cand[ci];
+      const upper = acc[x];
+      acc[x] = 0;
+      bits[x >>> 5] = 0;
+      // Every list has added its impact: a sum below the heap's current k-th score cannot enter.
+      if (heap.size === heap.k && upper * BOUND_MARGIN < heap.scores[0]) continue;
+      const d = base + x;
+      if (seeded.size > 0 && seeded.has(gbase + d)) continue;
+      if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
+      let score = 0;
+      // lists are in query order (newList per known term, query position ascending).
+      for (let l = 0; l < nl; l++) {
+        const L = lists[l];
+        const tb = L.tb;
+        let j = L.pb;
+        while (j < L.wEnd && tb.last[j] < d) j++;
+        L.pb = j;
+        if (j >= L.wEnd || tb.first[j] > d) continue;
+        const cnt = decodeInto(seg, L, j, st);
+        const p = findDoc(L.docs, cnt, d);
+        if (p < 0) continue;
+        const tf = L.tfs[p];
+        const v = (idf[L.qi] * (tf * k1p1)) / (tf + norm[d]);
+        const c = count[L.qi];
+        score += c === 1 ? v : c * v;
+      }
+      offer(heap, gbase + d, score);
     }
   }
 
@@ -815,12 +856,9 @@ interface QueryState {
   m: number;
   idf: Float64Array;
   count: Float64Array;
-  /** Per touched window doc x: the exact impact of each query term (row x·m). */
-  imp: Float64Array;
   acc: Float64Array;
   bits: Int32Array;
   cand: Int32Array;
-  touched: Int32Array;
   /** Index-order numbers of the documents already offered by {@link seedSegment}. */
   seeded: Set<number>;
 }
@@ -835,6 +873,8 @@ interface List {
   /** First block with last doc ≥ the window start; first block past the window. */
   cb: number;
   wEnd: number;
+  /** Block cursor of the survivors' exact scoring (from cb, forward within a window). */
+  pb: number;
   /** The last decoded block and its postings. */
   decoded: number;
   n: number;
@@ -843,7 +883,46 @@ interface List {
 }
 
 function newList(qi: number, tb: TermBlocks, bw: number): List {
-  return { qi, tb, bw, cb: 0, wEnd: 0, decoded: -1, n: 0, docs: new Int32Array(BLOCK), tfs: new Float64Array(BLOCK) };
+  return { qi, tb, bw, cb: 0, wEnd: 0, pb: 0, decoded: -1, n: 0, docs: new Int32Array(BLOCK), tfs: new Float64Array(BLOCK) };
+}
+
+/** Position of doc d among docs[0..n) (ascending), or -1. */
+function findDoc(docs: Int32Array, n: number, d: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid] < d) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && docs[lo] === d ? lo : -1;
+}
+
+/**
+ * Candidates (ascending, into `cand`) of a window: touched documents (bits) whose partial score
+ * plus the non-essential bound `neBound` can still reach theta; the others are dropped
+ * (accumulator reset to 0, bit cleared).
+ * @returns the number of candidates.
+ */
+function collectCandidates(acc: Float64Array, bits: Int32Array, cand: Int32Array, neBound: number, theta: number): number {
+  let nc = 0;
+  for (let w = 0; w < WINDOW >>> 5; w++) {
+    let word = bits[w];
+    if (word === 0) continue;
+    let keep = 0;
+    while (word !== 0) {
+      const low = word & -word;
+      word ^= low;
+      const x = (w << 5) | (31 - Math.clz32(low));
+      if ((acc[x] + neBound) * BOUND_MARGIN < theta) acc[x] = 0;
+      else {
+        cand[nc++] = x;
+        keep |= low;
+      }
+    }
+    bits[w] = keep;
+  }
+  return nc;
 }
 
 /** Decodes block j of the list unless it is the one decoded last; returns its posting count. */
