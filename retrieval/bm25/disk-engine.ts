@@ -659,12 +659,16 @@ export class DiskBm25 {
       let p = 0;
       let cnt = 0;
       let decodedJ = -1;
+      const left = pre[r];
+      const bw = L.bw;
       for (let ci = 0; ci < nc; ci++) {
         const x = cand[ci];
         const d = base + x;
         while (j < L.wEnd && tb.last[j] < d) j++;
         if (j >= L.wEnd) break;
         if (tb.first[j] > d) continue;
+        // Even this block's maximum cannot lift the candidate to theta: it is dropped below, unprobed.
+        if ((acc[x] + bw * tb.max[j] + left) * BOUND_MARGIN < theta) continue;
         if (decodedJ !== j) {
           cnt = decodeInto(seg, L, j, st);
           decodedJ = j;
@@ -679,7 +683,6 @@ export class DiskBm25 {
           acc[x] += c === 1 ? v : c * v;
         }
       }
-      const left = pre[r];
       let kept = 0;
       for (let ci = 0; ci < nc; ci++) {
         const x = cand[ci];
