@@ -162,6 +162,11 @@ export interface CellIndexInfo {
   seconds: number;
   /** Worker threads that read and parsed the file (0: read in this thread, or nothing to read). */
   workers: number;
+  /**
+   * Why the worker threads were abandoned and the file read in this thread instead (a worker died
+   * or stopped answering: see {@link OpenCellIndexOptions.stallMs}); null when they were not.
+   */
+  workersFailed: string | null;
 }
 
 interface Meta {
@@ -409,7 +414,7 @@ function ingest(
   stats: ScanStats,
   from: number,
   linesBefore: number,
-  opts: { workers: number; blockBytes: number; onProgress?: (cells: number, bytes: number) => void },
+  opts: ParallelOptions & { onProgress?: (cells: number, bytes: number) => void },
 ): void {
   const sink = rowSink(db);
   let inTx = false;
@@ -426,7 +431,7 @@ function ingest(
         inTx = true;
       }
     };
-    if (opts.workers > 0) parallelRows(resultsPath, prices, stats, from, linesBefore, opts.workers, opts.blockBytes, each);
+    if (opts.workers > 0) parallelRows(resultsPath, prices, stats, from, linesBefore, opts, each);
     else for (const { record, offset, length } of resultRecords(resultsPath, stats, { from, linesBefore })) each(cellValues(record, prices, offset, length), stats.endOffset);
     db.exec("COMMIT");
     inTx = false;
@@ -503,6 +508,14 @@ export function blockRows(path: string, prices: Prices, block: number, from: num
   return out;
 }
 
+/** How {@link parallelRows} reads: worker threads, bytes per block, stall limit, worker script. */
+interface ParallelOptions {
+  workers: number;
+  blockBytes: number;
+  stallMs: number;
+  workerUrl?: URL;
+}
+
 function indexWorkerUrl(): URL {
   return import.meta.url.endsWith(".js") ? new URL("./cell-index-worker.js", import.meta.url) : new URL("./cell-index-worker-entry.mjs", import.meta.url);
 }
@@ -514,13 +527,14 @@ function indexWorkerUrl(): URL {
  * workers' messages with receiveMessageOnPort. At most two blocks per worker are in flight.
  * @throws Error naming the file when a worker fails
  */
-function parallelRows(path: string, prices: Prices, stats: ScanStats, from: number, linesBefore: number, workers: number, blockBytes: number, each: (row: CellValues, bytes: number) => void): void {
+function parallelRows(path: string, prices: Prices, stats: ScanStats, from: number, linesBefore: number, pw: ParallelOptions, each: (row: CellValues, bytes: number) => void): void {
+  const { workers, blockBytes, stallMs } = pw;
   const size = statSync(path).size;
   const blocks = Math.max(1, Math.ceil((size - from) / blockBytes));
   const signal = new Int32Array(new SharedArrayBuffer(4));
   const pool = Array.from({ length: Math.min(workers, blocks) }, () => {
     const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(indexWorkerUrl(), { workerData: { path, prices, signal, port: port2 }, transferList: [port2] });
+    const worker = new Worker(pw.workerUrl ?? indexWorkerUrl(), { workerData: { path, prices, signal, port: port2 }, transferList: [port2] });
     worker.unref();
     return { worker, port: port1 };
   });
@@ -539,6 +553,7 @@ function parallelRows(path: string, prices: Prices, stats: ScanStats, from: numb
   const done = new Map<number, BlockResult>();
   let lines = linesBefore;
   stats.endOffset = from;
+  let lastAnswer = performance.now();
   try {
     for (let b = 0; b < blocks; b++) {
       while (!done.has(b)) {
@@ -552,7 +567,9 @@ function parallelRows(path: string, prices: Prices, stats: ScanStats, from: numb
             got = true;
           }
         }
-        if (!got) Atomics.wait(signal, 0, seen, 200);
+        if (got) lastAnswer = performance.now();
+        else if (performance.now() - lastAnswer > stallMs) throw new WorkersStalled(`no block of ${path} answered by the index worker threads for ${(stallMs / 1000).toFixed(1)} s (a worker died?)`);
+        else Atomics.wait(signal, 0, seen, 200);
       }
       const r = done.get(b) as BlockResult;
       done.delete(b);
@@ -590,12 +607,26 @@ export interface OpenCellIndexOptions {
   workers?: number;
   /** Bytes per block handed to a worker (default 8 MiB; tests use small ones). */
   blockBytes?: number;
+  /**
+   * Milliseconds without any block answered by the worker threads after which they are taken for
+   * dead (a thread killed by its heap limit never answers) and the file is read in this thread
+   * (rows are upserted by cell key, so the rows already written are not doubled). Default
+   * {@link WORKER_STALL_MS}.
+   */
+  stallMs?: number;
+  /** @internal worker script (tests: one that dies). */
+  workerUrl?: URL;
 }
 
 /** Bytes to read from which the index build uses worker threads by default. */
 const PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
 /** Bytes per worker block. */
 const BLOCK_BYTES = 8 * 1024 * 1024;
+/** Default {@link OpenCellIndexOptions.stallMs}: 2 minutes (a block of 8 MiB parses in about a second). */
+export const WORKER_STALL_MS = 120_000;
+
+/** The index build's worker threads stopped answering (see {@link OpenCellIndexOptions.stallMs}). */
+class WorkersStalled extends Error {}
 
 /**
  * Open the index of a results file, building, extending or reusing it (see the module comment),
@@ -637,10 +668,28 @@ export function openCellIndex(resultsPath: string, opts: OpenCellIndexOptions = 
     db.pragma("threads = 2");
     const from = meta?.endOffset ?? 0;
     let workers = 0;
+    let workersFailed: string | null = null;
     if (!meta || st.size > meta.endOffset) {
-      const stats = newScanStats();
+      let stats = newScanStats();
       workers = opts.workers ?? (st.size - from >= PARALLEL_MIN_BYTES ? Math.min(availableParallelism(), 4) : 0);
-      ingest(db, resultsPath, opts.prices ?? {}, stats, from, meta?.lines ?? 0, { workers, blockBytes: opts.blockBytes ?? BLOCK_BYTES, onProgress: opts.onProgress });
+      const run = (w: number) =>
+        ingest(db as Database.Database, resultsPath, opts.prices ?? {}, stats, from, meta?.lines ?? 0, {
+          workers: w,
+          blockBytes: opts.blockBytes ?? BLOCK_BYTES,
+          stallMs: opts.stallMs ?? WORKER_STALL_MS,
+          workerUrl: opts.workerUrl,
+          onProgress: opts.onProgress,
+        });
+      try {
+        run(workers);
+      } catch (err) {
+        if (!(err instanceof WorkersStalled)) throw err;
+        // Read again in this thread: rows are upserted by cell key, so those already written stay single.
+        workersFailed = err.message;
+        workers = 0;
+        stats = newScanStats();
+        run(0);
+      }
       if (meta) action = "extended";
       createIndexes(db, scoreColumnsOf(db));
       const edges = edgeHashes(resultsPath, stats.endOffset);
@@ -662,7 +711,18 @@ export function openCellIndex(resultsPath: string, opts: OpenCellIndexOptions = 
     const scoreColumns = scoreColumnsOf(db);
     db.close();
     if (buildPath) renameSync(buildPath, path);
-    return { path, action, cells, malformedLines: meta.malformed, truncatedTail: meta.truncatedTail, scoreColumns, buildId: meta.buildId, seconds: (performance.now() - t0) / 1000, workers };
+    return {
+      path,
+      action,
+      cells,
+      malformedLines: meta.malformed,
+      truncatedTail: meta.truncatedTail,
+      scoreColumns,
+      buildId: meta.buildId,
+      seconds: (performance.now() - t0) / 1000,
+      workers,
+      workersFailed,
+    };
   } finally {
     if (db.open) db.close();
     if (buildPath) rmSync(buildPath, { force: true });

@@ -50,6 +50,8 @@ export interface IndexedRun {
   /** How the index was obtained at the last (re)open, and in how many seconds. */
   action: "built" | "extended" | "reused";
   seconds: number;
+  /** Why the index build read the file in the server's thread instead of worker threads (a worker died), or null. */
+  workersFailed: string | null;
 }
 
 /** One cell of the table: the fields filters and sorting read. */
@@ -161,6 +163,7 @@ export function indexRun(dir: string, index = 0, onProgress?: (cells: number, by
     scoreColumns: info.scoreColumns,
     action: info.action,
     seconds: info.seconds,
+    workersFailed: info.workersFailed,
   };
 }
 

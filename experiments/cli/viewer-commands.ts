@@ -23,6 +23,7 @@ export async function viewCommand(runDirs: string[], o: { host?: string; port?: 
   const srv = await startViewerServer({ runs: runDirs, host: o.host, port: o.port, onIndexProgress });
   for (const r of srv.index!.runs) {
     const how = r.action === "reused" ? "index reused" : `index ${r.action} in ${r.seconds.toFixed(1)} s`;
+    if (r.workersFailed) console.error(`warning: run ${r.index}: ${r.workersFailed}; the index was built in the server's own thread instead`);
     print(
       `run ${r.index}: ${r.name} — ${r.cells} cells (${how})${r.malformedLines.length ? `, ${r.malformedLines.length} malformed line(s) skipped` : ""}${r.truncatedTail ? ", torn last line left out" : ""}`,
     );

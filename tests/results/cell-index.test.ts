@@ -164,6 +164,33 @@ describe("openCellIndex", () => {
     expect(all(grownParallel.path).cells).toEqual(all(grownInline.path).cells);
   });
 
+  it("takes worker threads that stop answering for dead and reads the file in this thread: the same index, rows written once", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cell-index-dying-"));
+    const file = join(dir, "results.jsonl");
+    let text = "";
+    for (let i = 0; i < 40; i++) text += line(rec(`k${i}`, { metrics: { rougeL: i / 100 }, output: `Output ${i} ${"x".repeat(200)}` }));
+    writeFileSync(file, text);
+    const inline = openCellIndex(file, { indexPath: join(dir, "inline.sqlite"), workers: 0 });
+    // each worker answers one 600-byte block (its rows are written), then dies without a word
+    const dying = new URL("../fixtures/workers/dying-index-worker.mjs", import.meta.url);
+    const t0 = performance.now();
+    const fallback = openCellIndex(file, { indexPath: join(dir, "fallback.sqlite"), workers: 2, blockBytes: 600, stallMs: 1500, workerUrl: dying });
+    expect(performance.now() - t0).toBeLessThan(30_000);
+    expect(fallback.workers).toBe(0);
+    expect(fallback.workersFailed).toMatch(/no block of .*results\.jsonl answered by the index worker threads for 1\.5 s/);
+    expect(inline.workersFailed).toBeNull();
+    expect(fallback).toMatchObject({ cells: 40, malformedLines: [], truncatedTail: false });
+    const rows = (p: string) => {
+      const db = new Database(p, { readonly: true });
+      try {
+        return db.prepare("SELECT key, off, len FROM cells ORDER BY key").all();
+      } finally {
+        db.close();
+      }
+    };
+    expect(rows(fallback.path)).toEqual(rows(inline.path));
+  }, 60_000);
+
   it("keys item ids in natural order", () => {
     const ids = ["medevidence:125", "medevidence:13", "medevidence:2", "item:10", "item:9", "item:009", "a1b10", "a1b9"];
     expect([...ids].sort((x, y) => (naturalKey(x) < naturalKey(y) ? -1 : naturalKey(x) > naturalKey(y) ? 1 : 0))).toEqual([
