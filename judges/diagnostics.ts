@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { outputWordCount, type JudgeScoreEntry, type RunRecord } from "../results/run-record.ts";
 import { krippendorffAlpha } from "./stats/krippendorff.ts";
-import { icc } from "./stats/icc.ts";
+import { iccByRater } from "./stats/icc.ts";
 import { kendallTauB, pearson, spearman } from "./stats/correlation.ts";
 
 /** Options of {@link panelDiagnostics}. */
@@ -52,6 +52,7 @@ export interface LeaveOneOut {
   meanScore: number | null;
   /** meanScore − full panel meanScore. */
   shift: number | null;
+  /** Unit key → panel mean without this judge; built on each read (a getter: ~100 bytes a unit). */
   perUnit: Record<string, number | null>;
 }
 
@@ -81,7 +82,7 @@ export interface PanelDiagnostics {
   nUnits: number;
   /** Panel mean over units (each unit = mean of its present judges). */
   panelMean: number | null;
-  /** judges × units matrix (null = missing), unit order = `unitKeys`. */
+  /** judges × units matrix (null = missing), unit order = `unitKeys`; built on each read (a getter: the values are kept as one Float64Array per judge). */
   matrix: (number | null)[][];
   unitKeys: string[];
   krippendorffAlpha: Maybe<{ alpha: number; level: "interval" | "nominal"; nPairable: number }>;
@@ -115,6 +116,21 @@ function finite<T extends Record<string, number>>(v: T, what: string): T {
 }
 
 /**
+ * True when an object with these keys, set in this order, would list them in this order: every
+ * key distinct and none an array index (a canonical integer below 2³² − 1, which objects list
+ * first, in numeric order).
+ */
+function plainKeyOrder(keys: readonly string[]): boolean {
+  const seen = new Set<string>();
+  for (const k of keys) {
+    if (seen.has(k)) return false;
+    seen.add(k);
+    if (/^(?:0|[1-9]\d*)$/.test(k) && Number(k) < 2 ** 32 - 1) return false;
+  }
+  return true;
+}
+
+/**
  * Compute the panel diagnostics for one rubric dimension.
  * A judge's value for a unit is the mean of its present repeats; missing verdicts are left out.
  * @param records run records with `judgeScores`
@@ -140,15 +156,15 @@ export function panelDiagnostics(records: DiagnosticsRecord[], options: Diagnost
   for (const r of records) for (const e of entries(r)) if (!judgeIds.includes(e.judgeId)) judgeIds.push(e.judgeId);
   const J = judgeIds.length;
 
-  // Unit values, column-wise (10⁶ records at scale: no object per unit): judge → per unit the
-  // mean of its present repeats (null when none); every mean sums in the order of the old
-  // per-unit objects, so the numbers are the same.
-  const matrix: (number | null)[][] = judgeIds.map(() => []);
+  // Unit values, column-wise (10⁶ records at scale: no object or array per unit): one
+  // Float64Array per judge holding per unit the mean of its present repeats (NaN = none); every
+  // mean sums in the order of the old per-unit objects, so the numbers are the same.
+  const cols: Float64Array[] = judgeIds.map(() => new Float64Array(records.length));
   const unitKeys: string[] = [];
   const unitSystems: string[] = [];
-  const words: number[] = [];
+  const wordsOf = new Float64Array(records.length);
   const systemLabels = new Map<string, string>();
-  const row: (number | null)[] = new Array(J);
+  const row = new Float64Array(J);
   for (const r of records) {
     const es = entries(r);
     let any = false;
@@ -163,44 +179,49 @@ export function panelDiagnostics(records: DiagnosticsRecord[], options: Diagnost
           n++;
         }
       }
-      row[jx] = n ? sum / n : null;
+      row[jx] = n ? sum / n : Number.NaN;
       if (n) any = true;
     }
     if (!any) continue;
-    for (let jx = 0; jx < J; jx++) matrix[jx].push(row[jx]);
+    const i = unitKeys.length;
+    for (let jx = 0; jx < J; jx++) cols[jx][i] = row[jx];
     unitKeys.push(r.key);
     const label = systemOf(r);
     const shared = systemLabels.get(label) ?? label;
     systemLabels.set(label, shared);
     unitSystems.push(shared);
-    words.push(outputWordCount(r));
+    wordsOf[i] = outputWordCount(r);
   }
   const nUnits = unitKeys.length;
   if (!nUnits) throw new Error(`panelDiagnostics: no usable score for rubric "${opt.rubricId}", dimension "${dimension}"`);
+  const matrix = cols.map((c) => c.subarray(0, nUnits));
+  const words = wordsOf.subarray(0, nUnits);
   /** Mean of unit i's present judges in panel order, leaving out judge `except` (-1: none); null when none. */
   const presentMean = (i: number, except: number): number | null => {
     let sum = 0;
     let n = 0;
     for (let jx = 0; jx < J; jx++) {
       const x = matrix[jx][i];
-      if (jx === except || x === null) continue;
+      if (jx === except || Number.isNaN(x)) continue;
       sum += x;
       n++;
     }
     return n ? sum / n : null;
   };
-  const unitPanel: number[] = new Array(nUnits);
-  for (let i = 0; i < nUnits; i++) unitPanel[i] = presentMean(i, -1) as number;
-  const panelMean = meanOf(unitPanel);
+  const unitPanel = new Float64Array(nUnits);
+  let panelSum = 0;
+  for (let i = 0; i < nUnits; i++) {
+    unitPanel[i] = presentMean(i, -1) as number;
+    panelSum += unitPanel[i];
+  }
+  const panelMean = panelSum / nUnits;
 
   const alpha = attempt(() => {
     const a = krippendorffAlpha(matrix, opt.level);
     return finite({ alpha: a.alpha, nPairable: a.nPairable }, "Krippendorff's alpha");
   });
   const iccRes = attempt(() => {
-    const rows: (number | null)[][] = new Array(nUnits);
-    for (let i = 0; i < nUnits; i++) rows[i] = matrix.map((col) => col[i]);
-    const r = icc(rows);
+    const r = iccByRater(matrix);
     return finite({ icc21: r.icc21, icc2k: r.icc2k, n: r.n, k: r.k, droppedUnits: r.droppedTargets }, "ICC");
   });
 
@@ -210,7 +231,7 @@ export function panelDiagnostics(records: DiagnosticsRecord[], options: Diagnost
     let sumOffset = 0;
     for (let i = 0; i < nUnits; i++) {
       const x = matrix[jx][i];
-      if (x === null) continue;
+      if (Number.isNaN(x)) continue;
       n++;
       sumX += x;
       sumOffset += x - unitPanel[i];
@@ -218,11 +239,38 @@ export function panelDiagnostics(records: DiagnosticsRecord[], options: Diagnost
     return { judgeId: j, n, meanScore: n ? sumX / n : null, meanOffset: n ? sumOffset / n : null };
   });
 
-  const leaveOneOut: LeaveOneOut[] = judgeIds.map((j, jx) => {
+  // Leave-one-out: the per-unit means are computed from the matrix when `perUnit` is read (an
+  // object with a key per unit, ~100 bytes a unit, built only while report.json is written).
+  // With distinct unit keys that are not array indices, the object lists the units in unit
+  // order, so the mean sums them in that order without building it; otherwise (a key repeated or
+  // integer-like: the object would reorder or merge them) it is built, as before.
+  const perUnitOf = (jx: number): Record<string, number | null> => {
     const perUnit: Record<string, number | null> = {};
     for (let i = 0; i < nUnits; i++) perUnit[unitKeys[i]] = presentMean(i, jx);
-    const m = meanOf(Object.values(perUnit).filter((x): x is number => x !== null));
-    return { judgeId: j, meanScore: m, shift: m !== null && panelMean !== null ? m - panelMean : null, perUnit };
+    return perUnit;
+  };
+  const unitOrder = plainKeyOrder(unitKeys);
+  const leaveOneOut: LeaveOneOut[] = judgeIds.map((j, jx) => {
+    let m: number | null;
+    if (unitOrder) {
+      let sum = 0;
+      let n = 0;
+      for (let i = 0; i < nUnits; i++) {
+        const x = presentMean(i, jx);
+        if (x === null) continue;
+        sum += x;
+        n++;
+      }
+      m = n ? sum / n : null;
+    } else m = meanOf(Object.values(perUnitOf(jx)).filter((x): x is number => x !== null));
+    return {
+      judgeId: j,
+      meanScore: m,
+      shift: m !== null && panelMean !== null ? m - panelMean : null,
+      get perUnit() {
+        return perUnitOf(jx);
+      },
+    };
   });
 
   // Per system (first-seen order) and judge: the mean over its units, summed in unit order.
@@ -232,7 +280,7 @@ export function panelDiagnostics(records: DiagnosticsRecord[], options: Diagnost
     const acc = sums.get(unitSystems[i]) as { sum: Float64Array; n: Float64Array };
     for (let jx = 0; jx < J; jx++) {
       const x = matrix[jx][i];
-      if (x === null) continue;
+      if (Number.isNaN(x)) continue;
       acc.sum[jx] += x;
       acc.n[jx]++;
     }
@@ -275,13 +323,13 @@ export function panelDiagnostics(records: DiagnosticsRecord[], options: Diagnost
     };
   };
   const lengthBias = [
-    bias("panel", words, unitPanel),
+    bias("panel", Array.from(words), Array.from(unitPanel)),
     ...judgeIds.map((j, jx) => {
       const x: number[] = [];
       const y: number[] = [];
       for (let i = 0; i < nUnits; i++) {
         const v = matrix[jx][i];
-        if (v === null) continue;
+        if (Number.isNaN(v)) continue;
         x.push(words[i]);
         y.push(v);
       }
@@ -295,7 +343,10 @@ export function panelDiagnostics(records: DiagnosticsRecord[], options: Diagnost
     judgeIds,
     nUnits,
     panelMean,
-    matrix,
+    // (number | null)[][] built from the typed columns on each read (report.json: written once).
+    get matrix() {
+      return matrix.map((c) => Array.from(c, (x) => (Number.isNaN(x) ? null : x)));
+    },
     unitKeys,
     krippendorffAlpha: alpha.ok ? { ok: true, value: { ...alpha.value, level: opt.level } } : alpha,
     icc: iccRes,

@@ -8,7 +8,7 @@
  *     its merged copy (with `--skip merge`: a hard-linked copy of the run and its index), reusing
  *     the index; compare (first page = computed in the worker, while /api/meta keeps answering),
  *     then compare pages p50; RSS again; load averages beside the build;
- *   - `medsynth report` (writeReport): seconds and peak RSS;
+ *   - `medsynth report` (writeReportBounded: the heap capped as the CLI caps it): seconds and peak RSS;
  *   - `medsynth merge` of the 8 shards (mergeShards): seconds and peak RSS.
  * Targets (issue 27, 10⁶ cells): index ≤ 2 min; first page ≤ 1 s; sort/filter/compare page p50
  * ≤ 300 ms; server RSS ≤ 1 GB; report ≤ 5 min at ≤ 2 GB peak; merge of 8 shards ≤ 2 min.
@@ -234,8 +234,9 @@ async function main(): Promise<void> {
   });
   if (values.child === "serve") return childServe(positionals);
   if (values.child === "report") {
-    const { writeReport } = await import("../report/build.ts");
-    await writeReport(positionals[0]);
+    // What `medsynth report` does: the heap capped for a large run (a worker thread, bounded.ts).
+    const { writeReportBounded } = await import("../report/bounded.ts");
+    await writeReportBounded(positionals[0]);
     console.log(JSON.stringify({ peak: peakRss() }));
     return;
   }

@@ -19,7 +19,7 @@ import { checkRegistryIds, createRunnerDeps, judgePlan } from "../wiring.ts";
 import { validateMetricSpecs } from "../metrics-stage.ts";
 import { runRetrievalEval } from "../retrieval-eval-stage.ts";
 import { writeReport } from "../report/build.ts";
-import { loadScimago } from "../../corpus/datasets/scimago.ts";
+import { writeReportBounded } from "../report/bounded.ts";
 import { compareRuns } from "../report/compare.ts";
 import { mergeShards, shardDir, type ShardSpec } from "../shards.ts";
 import { parseShardCount, resolveShard } from "../shard-auto.ts";
@@ -310,17 +310,20 @@ export async function mergeCommand(dirs: string[], opts: { output?: string; allo
     `merged shards ${s.shards.join(", ")} into ${s.outputDir}: ${s.records} of ${s.totalCells} cells have a record${s.missingCells ? ` (${s.missingCells} without: run the missing shard(s) or resume them, then merge again)` : ""}`,
   );
   if (opts.report !== false) {
-    const files = await writeReport(out);
+    const files = await writeReportBounded(out);
     console.log(`report: ${files.html}`);
   }
 }
 
 /**
- * `report`: write report.md, report.html and charts/ for a run folder and print where.
+ * `report`: write report.md, report.html and charts/ for a run folder and print where. A
+ * results.jsonl of 256 MiB or more is reported with the heap capped (`writeReportBounded`;
+ * `MEDSYNTH_REPORT_HEAP_MB` sets the cap, 0 none).
  * @param opts.scimago a SCImago journal file for the MedConclusion journal subgroups (overrides the config's `report.scimago`).
  */
 export async function reportCommand(dir: string, opts: { scimago?: string } = {}): Promise<void> {
-  const files = await writeReport(dir, opts.scimago ? { scimago: loadScimago(opts.scimago) } : {});
+  // Large runs: the report's heap is capped (a worker thread), see experiments/report/bounded.ts.
+  const files = await writeReportBounded(dir, { scimago: opts.scimago });
   console.log(`report: ${files.html}\n        ${files.markdown}\n        ${files.charts.length} charts in ${dir}/charts`);
 }
 

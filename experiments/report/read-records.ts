@@ -11,8 +11,10 @@ import { OUTPUT_WORDS, outputWordCount } from "../../results/run-record.ts";
  * Shared values of the slim records of one read: strings (item ids, models, reference texts …)
  * and objects that many records carry alike (parameters, item metadata, judge verdicts without
  * their raw text, panel aggregates, labels), each kept once. Objects are frozen (read-only) when
- * shared. Each table stops growing at {@link POOL_LIMIT} distinct values (later values are kept
- * per record), so a run whose values are all distinct costs no more than without sharing.
+ * shared. The objects table stops growing at {@link POOL_LIMIT} distinct values, the strings table
+ * at {@link STRING_POOL_LIMIT} (later values are kept per record), so a run whose values are all
+ * distinct costs little more than without sharing (a string entry shares the string it keeps:
+ * ~40 bytes of table; an object entry keeps its JSON text as the key).
  */
 export interface ProjectionPool {
   strings: Map<string, string>;
@@ -21,6 +23,14 @@ export interface ProjectionPool {
 
 /** Most distinct values a {@link ProjectionPool} table keeps. */
 export const POOL_LIMIT = 50_000;
+
+/**
+ * Most distinct strings a {@link ProjectionPool} keeps. Larger than {@link POOL_LIMIT}: a run
+ * has several strings per item (item id, reference text, question …), and at 10⁶ demo-like cells
+ * (35,714 items × 3 strings) a 50,000 limit left about half the records with their own copy of
+ * the item's reference text (~400 bytes each).
+ */
+export const STRING_POOL_LIMIT = 1_000_000;
 
 /** An empty {@link ProjectionPool}. */
 export function newProjectionPool(): ProjectionPool {
@@ -50,7 +60,7 @@ export function reportProjection(r: RunRecord, pool: ProjectionPool = newProject
   const intern = (v: string): string => {
     const had = pool.strings.get(v);
     if (had !== undefined) return had;
-    if (pool.strings.size < POOL_LIMIT) pool.strings.set(v, v);
+    if (pool.strings.size < STRING_POOL_LIMIT) pool.strings.set(v, v);
     return v;
   };
   const share = <T>(v: T): T => {

@@ -44,34 +44,57 @@ export function uncertaintyTable(records: RunRecord[], column: string, id = `unc
   const values: UncertaintyRow[] = [];
   // Step 1: per group, its values by item; step 2: the bootstrap of every group's item means at
   // once (groups with as many items share their draws: bootstrapMeanCis); step 3: the rows.
-  const prepared: { model: string; variant: string; pts: { item: string; v: number }[]; byItem: Map<string, { item: string; v: number }[]>; itemMeans: number[] }[] = [];
+  // Per group two parallel arrays (value, item) instead of an object per record, and one item
+  // key string per item, not one per record (10⁶ records at scale); every sum in record order.
+  const itemKeys = new Map<string, Map<string, string>>();
+  const itemKey = (r: RunRecord): string => {
+    let byId = itemKeys.get(r.dataset);
+    if (!byId) itemKeys.set(r.dataset, (byId = new Map()));
+    let k = byId.get(r.itemId);
+    if (k === undefined) byId.set(r.itemId, (k = `${r.dataset}\u0000${r.itemId}`));
+    return k;
+  };
+  const prepared: { model: string; variant: string; vs: number[]; items: string[]; nItems: number; repeats: number; itemMeans: number[] }[] = [];
   for (const [k, rs] of groups) {
     const [model, variant] = k.split("\u0000");
-    const pts = rs.map((r) => ({ item: `${r.dataset}\u0000${r.itemId}`, v: recordValues(r)[column] })).filter((p): p is { item: string; v: number } => p.v !== undefined);
-    if (!pts.length) continue;
-    const byItem = groupBy(pts, (p) => p.item);
-    const itemMeans = [...byItem.values()].map((ps) => ps.reduce((a, p) => a + p.v, 0) / ps.length);
-    prepared.push({ model, variant, pts, byItem, itemMeans });
+    const vs: number[] = [];
+    const items: string[] = [];
+    // Item → position (first-seen order), its values' sum (in record order) and count.
+    const slot = new Map<string, number>();
+    const sums: number[] = [];
+    const counts: number[] = [];
+    for (const r of rs) {
+      const v = recordValues(r)[column];
+      if (v === undefined) continue;
+      const item = itemKey(r);
+      vs.push(v);
+      items.push(item);
+      let s = slot.get(item);
+      if (s === undefined) {
+        slot.set(item, (s = sums.length));
+        sums.push(0);
+        counts.push(0);
+      }
+      sums[s] += v;
+      counts[s]++;
+    }
+    if (!vs.length) continue;
+    const itemMeans = sums.map((x, i) => x / counts[i]);
+    let repeats = 0;
+    for (const c of counts) repeats = Math.max(repeats, c);
+    prepared.push({ model, variant, vs, items, nItems: sums.length, repeats, itemMeans });
   }
   const boots = bootstrapMeanCis(prepared.map((g) => g.itemMeans));
-  for (const [gi, { model, variant, pts, byItem }] of prepared.entries()) {
-    let repeats = 0;
-    for (const ps of byItem.values()) repeats = Math.max(repeats, ps.length);
-    const m = meanCi(pts.map((p) => p.v))!;
+  for (const [gi, { model, variant, vs, items, nItems, repeats }] of prepared.entries()) {
+    const m = meanCi(vs)!;
     const b = boots[gi];
-    const c =
-      repeats > 1 && byItem.size >= 2
-        ? clusteredMean(
-            pts.map((p) => p.v),
-            pts.map((p) => p.item),
-          )
-        : null;
+    const c = repeats > 1 && nItems >= 2 ? clusteredMean(vs, items) : null;
     const row: UncertaintyRow = {
       model,
       variant,
       column,
-      n: pts.length,
-      items: byItem.size,
+      n: vs.length,
+      items: nItems,
       repeats,
       mean: m.mean,
       bootstrap: b ? { lower: b.lower, upper: b.upper, iterations: b.iterations, seed: b.seed } : null,

@@ -45,23 +45,71 @@ export function icc(ratings: ReadonlyArray<ReadonlyArray<number | null | undefin
   if (ratings.length === 0) throw new RangeError("icc: no targets");
   const k = ratings[0].length;
   if (k < 2) throw new RangeError(`icc: need at least 2 raters, got ${k}`);
-  const rows: number[][] = [];
-  let dropped = 0;
   ratings.forEach((row, i) => {
     if (row.length !== k) throw new RangeError(`icc: target ${i} has ${row.length} ratings, expected ${k}`);
-    if (row.some((v) => v === null || v === undefined || Number.isNaN(v))) dropped++;
-    else rows.push(row as number[]);
   });
-  const n = rows.length;
+  return iccOf(ratings.length, k, (i, j) => ratings[i][j]);
+}
+
+/**
+ * {@link icc} of a raters × targets table kept column-wise: `columns[j][i]` = rater j's score of
+ * target i (null/undefined/NaN = missing), e.g. one `Float64Array` per judge — no row array per
+ * target (the report's panel diagnostics at 10⁶ units). Same numbers as `icc` of the transposed
+ * table (every sum in the same order).
+ * @throws RangeError on ragged columns, k < 2 or fewer than 2 complete targets.
+ */
+export function iccByRater(columns: ReadonlyArray<ArrayLike<number | null | undefined>>): IccResult {
+  const k = columns.length;
+  if (k < 2) throw new RangeError(`icc: need at least 2 raters, got ${k}`);
+  const nTargets = columns[0].length;
+  if (nTargets === 0) throw new RangeError("icc: no targets");
+  columns.forEach((col, j) => {
+    if (col.length !== nTargets) throw new RangeError(`icc: rater ${j} has ${col.length} ratings, expected ${nTargets}`);
+  });
+  return iccOf(nTargets, k, (i, j) => columns[j][i]);
+}
+
+/** ICC of `nTargets` × `k` ratings read through `at(target, rater)`. */
+function iccOf(nTargets: number, k: number, at: (i: number, j: number) => number | null | undefined): IccResult {
+  if (k < 2) throw new RangeError(`icc: need at least 2 raters, got ${k}`);
+  // Complete targets in order (a target with a missing value is dropped and counted).
+  const complete: number[] = [];
+  let dropped = 0;
+  for (let i = 0; i < nTargets; i++) {
+    let ok = true;
+    for (let j = 0; j < k; j++) {
+      const v = at(i, j);
+      if (v === null || v === undefined || Number.isNaN(v)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) complete.push(i);
+    else dropped++;
+  }
+  const n = complete.length;
   if (n < 2) throw new RangeError(`icc: need at least 2 complete targets, got ${n}`);
+  const v = (r: number, j: number) => at(complete[r], j) as number;
   let grand = 0;
-  for (const r of rows) for (const v of r) grand += v;
+  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) grand += v(r, j);
   grand /= n * k;
-  const rowMeans = rows.map((r) => r.reduce((a, b) => a + b, 0) / k);
-  const colMeans = Array.from({ length: k }, (_, j) => rows.reduce((a, r) => a + r[j], 0) / n);
+  const rowMeans = new Float64Array(n);
+  for (let r = 0; r < n; r++) {
+    let s = 0;
+    for (let j = 0; j < k; j++) s += v(r, j);
+    rowMeans[r] = s / k;
+  }
+  const colMeans: number[] = [];
+  for (let j = 0; j < k; j++) {
+    let s = 0;
+    for (let r = 0; r < n; r++) s += v(r, j);
+    colMeans.push(s / n);
+  }
   let ssTotal = 0;
-  for (const r of rows) for (const v of r) ssTotal += (v - grand) ** 2;
-  const ssRows = k * rowMeans.reduce((a, m) => a + (m - grand) ** 2, 0);
+  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) ssTotal += (v(r, j) - grand) ** 2;
+  let ssRowsSum = 0;
+  for (let r = 0; r < n; r++) ssRowsSum += (rowMeans[r] - grand) ** 2;
+  const ssRows = k * ssRowsSum;
   const ssCols = n * colMeans.reduce((a, m) => a + (m - grand) ** 2, 0);
   const ssErr = ssTotal - ssRows - ssCols;
   const bms = ssRows / (n - 1);

@@ -34,7 +34,7 @@ export interface KrippendorffAlpha {
  * @returns alpha (NaN when D_e = 0, i.e. all pairable values are equal).
  * @throws RangeError on ragged rows or fewer than 2 pairable values.
  */
-export function krippendorffAlpha(data: ReadonlyArray<ReadonlyArray<number | null | undefined>>, level: KrippendorffLevel = "interval"): KrippendorffAlpha {
+export function krippendorffAlpha(data: ReadonlyArray<ArrayLike<number | null | undefined>>, level: KrippendorffLevel = "interval"): KrippendorffAlpha {
   if (data.length === 0) throw new RangeError("krippendorffAlpha: no raters");
   const nUnits = data[0].length;
   data.forEach((row, r) => {
@@ -43,9 +43,15 @@ export function krippendorffAlpha(data: ReadonlyArray<ReadonlyArray<number | nul
   const delta = level === "nominal" ? (a: number, b: number) => (a === b ? 0 : 1) : (a: number, b: number) => (a - b) * (a - b);
   const valueIndex = new Map<number, number>();
   const values: number[] = [];
-  const units: number[][] = [];
+  // Coincidences by value index pair, accumulated unit by unit in unit order (no list of the
+  // units' values is kept: 10⁶ units in the report's panel diagnostics); each cell receives its
+  // 1/(m−1) terms in the same order as from a stored list, so the sums are the same.
+  const pairs: number[][] = [];
+  let unitsUsed = 0;
+  const vals: number[] = [];
+  const idx: number[] = [];
   for (let u = 0; u < nUnits; u++) {
-    const vals: number[] = [];
+    vals.length = 0;
     for (const row of data) {
       const v = row[u];
       if (v === null || v === undefined || Number.isNaN(v)) continue;
@@ -55,19 +61,21 @@ export function krippendorffAlpha(data: ReadonlyArray<ReadonlyArray<number | nul
         values.push(v);
       }
     }
-    if (vals.length >= 2) units.push(vals);
-  }
-  const V = values.length;
-  const o = new Float64Array(V * V);
-  for (const vals of units) {
     const m = vals.length;
+    if (m < 2) continue;
+    unitsUsed++;
+    for (let i = 0; i < m; i++) idx[i] = valueIndex.get(vals[i])!;
     for (let i = 0; i < m; i++) {
+      const row = (pairs[idx[i]] ??= []);
       for (let j = 0; j < m; j++) {
         if (i === j) continue;
-        o[valueIndex.get(vals[i])! * V + valueIndex.get(vals[j])!] += 1 / (m - 1);
+        row[idx[j]] = (row[idx[j]] ?? 0) + 1 / (m - 1);
       }
     }
   }
+  const V = values.length;
+  const o = new Float64Array(V * V);
+  for (let c = 0; c < V; c++) for (let k = 0; k < V; k++) o[c * V + k] = pairs[c]?.[k] ?? 0;
   const nc = new Float64Array(V);
   let n = 0;
   for (let c = 0; c < V; c++) {
@@ -86,5 +94,5 @@ export function krippendorffAlpha(data: ReadonlyArray<ReadonlyArray<number | nul
   }
   dO /= n;
   dE /= n * (n - 1);
-  return { status: dE === 0 ? "no-variation" : "ok", alpha: dE === 0 ? Number.NaN : 1 - dO / dE, level, nPairable: n, unitsUsed: units.length, observedDisagreement: dO, expectedDisagreement: dE };
+  return { status: dE === 0 ? "no-variation" : "ok", alpha: dE === 0 ? Number.NaN : 1 - dO / dE, level, nPairable: n, unitsUsed, observedDisagreement: dO, expectedDisagreement: dE };
 }

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { buildSections } from "../../../experiments/report/build.ts";
-import { readReportRecords, REPORT_INTERMEDIATE_FIELDS, reportProjection } from "../../../experiments/report/read-records.ts";
+import { newProjectionPool, POOL_LIMIT, readReportRecords, REPORT_INTERMEDIATE_FIELDS, reportProjection } from "../../../experiments/report/read-records.ts";
 import type { RunRecord } from "../../../results/run-record.ts";
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "viewer", "results.jsonl");
@@ -63,5 +63,19 @@ describe("readReportRecords", () => {
     expect(some.records.map((r) => r.key)).toEqual([a.key, b.key]);
     expect(some.spent.length).toBe(3);
     expect(some.otherRecords).toBe(1);
+  });
+});
+
+describe("ProjectionPool strings", () => {
+  it("keeps an item's strings shared past POOL_LIMIT distinct strings (10⁶ cells: 35,714 items × item id, reference, question)", () => {
+    // 3 distinct strings per item (item id, reference text, question): the pool must still share
+    // the strings of item number POOL_LIMIT / 3 + 1 and later (their reference text is ~400 bytes
+    // a record when not shared).
+    const pool = newProjectionPool();
+    const items = Math.ceil(POOL_LIMIT / 3) + 100;
+    const base = judged[0];
+    for (let i = 0; i < items; i++) reportProjection({ ...base, key: `k${i}`, itemId: `item-${i}`, reference: `reference ${i}`, itemMeta: { question: `question ${i}` } }, pool);
+    expect(pool.strings.has(`reference ${items - 1}`)).toBe(true);
+    expect(pool.strings.has(`item-${items - 1}`)).toBe(true);
   });
 });
