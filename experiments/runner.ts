@@ -16,6 +16,7 @@ import pLimit from "p-limit";
 import seedrandom from "seedrandom";
 import type { ExperimentConfig, DatasetSelection, ModelSelection } from "./config.ts";
 import { configHash, ConfigError } from "./config.ts";
+import { checkSettingsUnchanged } from "./settings-change.ts";
 import { expandCells, type Cell, type CellItems } from "./cells.ts";
 import { selectShard, shardDir, type ShardSpec } from "./shards.ts";
 import { latestEntries, newScanStats, ResultsWriter, type LatestEntry } from "../results/results-file.ts";
@@ -89,6 +90,11 @@ export interface RunOptions {
   log?: (line: string) => void;
   /** Called once the pending cells are known, before any of them runs (the CLI prints the estimate). */
   onPlan?: (plan: RunPlan) => void;
+  /**
+   * Reuse the folder's finished cells even when they were computed with other retrieval settings,
+   * seed or promptDir (experiments/settings-change.ts; default: refuse with a ConfigError).
+   */
+  reuseChangedSettings?: boolean;
 }
 
 /** The cells of a run before it starts. */
@@ -250,9 +256,10 @@ export function explainEmptyMatrix(items: CellItems[], workflows: ExperimentConf
  * The cells a run would execute, without running or writing anything (`medsynth run --dry-run`).
  * @throws ConfigError for an invalid config or a matrix without cells (saying why).
  */
-export async function planExperiment(config: ExperimentConfig, deps: RunnerDeps, opts: Pick<RunOptions, "retryFailed" | "log" | "shard"> = {}): Promise<RunPlan> {
+export async function planExperiment(config: ExperimentConfig, deps: RunnerDeps, opts: Pick<RunOptions, "retryFailed" | "log" | "shard" | "reuseChangedSettings"> = {}): Promise<RunPlan> {
   for (const wf of config.workflows) deps.workflowKind(wf.id);
   deps.validate?.(config);
+  checkSettingsUnchanged(opts.shard ? shardDir(config.output, opts.shard) : config.output, config, opts.reuseChangedSettings ?? false, opts.log ?? ((l: string) => console.error(l)));
   const { cells: matrix, itemIndex } = await loadCells(config, deps, opts.log ?? ((l: string) => console.error(l)));
   const cells = opts.shard ? selectShard(matrix, opts.shard) : matrix;
   const pending = pendingCells(cells, latestEntries(join(opts.shard ? shardDir(config.output, opts.shard) : config.output, "results.jsonl")), opts.retryFailed);
@@ -327,6 +334,7 @@ export async function runExperiment(config: ExperimentConfig, deps: RunnerDeps, 
 async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOptions, log: (l: string) => void, outputDir: string): Promise<RunSummary> {
   const hash = configHash(config);
   const specPath = join(outputDir, "spec.json");
+  checkSettingsUnchanged(outputDir, config, opts.reuseChangedSettings ?? false, log);
   keepChangedSpec(specPath, hash, outputDir, log);
 
   const { cells: matrix, itemIndex, kindOf, modelByKey, warnings } = await loadCells(config, deps, log);
@@ -402,7 +410,9 @@ function keepChangedSpec(specPath: string, hash: string, outputDir: string, log:
     const prev = JSON.parse(readFileSync(specPath, "utf8")) as { configHash?: string };
     if (prev.configHash && prev.configHash !== hash) {
       copyFileSync(specPath, join(outputDir, `spec.${prev.configHash.slice(0, 12)}.json`));
-      log(`note: config changed since the last run in ${outputDir} (previous spec kept as spec.${prev.configHash.slice(0, 12)}.json); finished cells with identical settings are reused`);
+      log(
+        `note: config changed since the last run in ${outputDir} (previous spec kept as spec.${prev.configHash.slice(0, 12)}.json); finished cells with the same key (dataset, item, model, workflow, parameters, repeat) are reused`,
+      );
     }
   } catch {
     /* unreadable old spec: overwritten below */

@@ -18,7 +18,6 @@ import type { RunRecord } from "../../results/run-record.ts";
 import { checkRegistryIds, createRunnerDeps, judgePlan } from "../wiring.ts";
 import { validateMetricSpecs } from "../metrics-stage.ts";
 import { runRetrievalEval } from "../retrieval-eval-stage.ts";
-import { writeReport } from "../report/build.ts";
 import { writeReportBounded } from "../report/bounded.ts";
 import { compareRuns } from "../report/compare.ts";
 import { mergeShards, shardDir, type ShardSpec } from "../shards.ts";
@@ -37,6 +36,7 @@ import { medsynthCommand } from "../../corpus/paths.ts";
 /** Options of `medsynth run`. */
 export interface RunCommandOptions {
   retryFailed?: boolean;
+  reuseChangedSettings?: boolean;
   /** `i/n`: run only shard i of n (see experiments/shards.ts); `auto`: i/n from Slurm or a Kubernetes Indexed Job (experiments/shard-auto.ts). */
   shard?: string;
   /** `n`: the shard count for `--shard auto` under Kubernetes (the Job's completions). */
@@ -121,7 +121,7 @@ export async function dryRunCommand(file: string, opts: RunCommandOptions = {}, 
   validateMetricSpecs(config.metrics);
   const deps = createRunnerDeps(config, (l) => console.error(l));
   const shard = shardOf(opts, (l) => console.error(l));
-  const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed, ...(shard !== undefined ? { shard } : {}) });
+  const plan = await planExperiment(config, deps, { retryFailed: opts.retryFailed, reuseChangedSettings: opts.reuseChangedSettings, ...(shard !== undefined ? { shard } : {}) });
   const judges = judgePlan(config);
   const est = estimateRun(config, plan.pending, plan.finished, plan.items, judges, batchEstimateOptions(config, opts, judges?.batchedModels ?? []));
   if (opts.batchRetry !== undefined && opts.batchRetry !== "online" && opts.batchRetry !== "batch") throw new Error(`--batch-retry: expected online or batch, got ${JSON.stringify(opts.batchRetry)}`);
@@ -222,6 +222,7 @@ export async function runCommand(
     const plan = judgePlan(config);
     const summary = await runExperiment(batching ? { ...config, concurrency: Math.max(config.concurrency, 1_000_000) } : config, deps, {
       retryFailed: opts.retryFailed,
+      reuseChangedSettings: opts.reuseChangedSettings,
       shard,
       signal: ac.signal,
       log,
@@ -257,7 +258,8 @@ export async function runCommand(
     let report: string | null = null;
     if (shard) print(`shard ${shard.index}/${shard.count}: combine the ${shard.count} shard folders with \`${medsynthCommand()} merge ${config.output}/shard-*-of-${shard.count}\``);
     if (opts.report !== false && !summary.aborted && !shard) {
-      const files = await writeReport(config.output, { subgroups: config.report.subgroups, primaryMetric: config.report.primaryMetric, comparisons: config.comparisons });
+      // The report settings come from the spec.json this run wrote; a large run's report has its heap capped (bounded.ts).
+      const files = await writeReportBounded(config.output);
       report = files.html;
     }
     const seconds = ((Date.now() - t0) / 1000).toFixed(1);

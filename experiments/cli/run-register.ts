@@ -15,6 +15,10 @@ export function registerRunCommands(program: Command): void {
     .description("run (or resume) an experiment config: generation, metrics, judges, retrieval evaluation, report")
     .argument("<config>", "experiment YAML/JSON (see experiments/configs/)")
     .option("--retry-failed", "re-run only the cells whose last record failed")
+    .option(
+      "--reuse-changed-settings",
+      "reuse the output folder's finished cells even when they were computed with other retrieval settings, seed or promptDir (not part of the cell keys; default: refuse)",
+    )
     .option("--no-report", "do not write the report at the end")
     .option("--no-progress", "no progress bar")
     .option("--json", "print the run summary as JSON")
