@@ -273,5 +273,17 @@ describe.skipIf(skip !== null)("a Slurm job array on a local single-node cluster
     expect(keyed(b)).toEqual(keyed(a));
     const cells = (dir: string) => JSON.parse(readFileSync(join(root, dir, "cells.json"), "utf8")).keys;
     expect(cells("array")).toEqual(cells("whole"));
+    // the documented resume: `sbatch --array=2 array.sbatch` is a one-task array (MIN=MAX=2, COUNT=1)
+    // that must rerun shard 2/4 (nothing left to do) into shard-2-of-4/, not every cell as shard 1/1
+    const resub = spawnSync("/usr/bin/sbatch", ["--parsable", "--array=2", join(root, "sbatch", "array.sbatch")], { encoding: "utf8", env });
+    expect(resub.status, resub.stderr).toBe(0);
+    const resubId = resub.stdout.trim().split(";")[0];
+    const resubLog = join(logs, `medsynth-slurm-mini-${resubId}_2.out`);
+    const until = Date.now() + 60_000;
+    while (Date.now() < until && !(spawnSync("/usr/bin/squeue", ["-h"], { encoding: "utf8", env }).stdout.trim() === "" && existsSync(resubLog))) await new Promise((r) => setTimeout(r, 500));
+    const resumed = readFileSync(resubLog, "utf8");
+    expect(resumed).toMatch(/shard 2\/4 from Slurm array task 2/);
+    expect(resumed).toMatch(/\b0 run now\b/);
+    expect(existsSync(join(root, "array", "shard-1-of-1"))).toBe(false);
   }, 200_000);
 });
