@@ -70,7 +70,11 @@ function fromSlurm(env: NodeJS.ProcessEnv, shardCount: number | undefined): Reso
         `--shard auto: SLURM_ARRAY_TASK_ID=${id} in a partial array (${count ?? "?"} of --shard-count ${shardCount} tasks) must be the shard index 1..${shardCount}: resubmit shard k as \`sbatch --array=k array.sbatch\``,
       );
     }
-    return { shard: { index: id, count: shardCount }, source: "slurm", detail: `shard ${id}/${shardCount} from Slurm array task ${id} (a resubmitted part of the array: ${vars}, --shard-count ${shardCount})` };
+    return {
+      shard: { index: id, count: shardCount },
+      source: "slurm",
+      detail: `shard ${id}/${shardCount} from Slurm array task ${id} (a resubmitted part of the array: ${vars}, --shard-count ${shardCount})`,
+    };
   }
   if (count === undefined) {
     throw new Error("--shard auto: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX is; cannot tell how many shards the array has (pass --shard i/n)");

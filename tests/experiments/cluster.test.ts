@@ -140,10 +140,7 @@ describe("scheduler files", () => {
     writeFileSync(join(dir, "submit.sh"), m.submit);
     const bin = join(dir, "bin");
     mkdirSync(bin);
-    writeFileSync(
-      join(bin, "kubectl"),
-      `#!/bin/bash\necho "$*" >> "$LOG"\nif [ "$3" = get ]; then n=$(grep -c ' get ' "$LOG"); sed -n "\${n}p" "$STATES"; fi\n`,
-    );
+    writeFileSync(join(bin, "kubectl"), `#!/bin/bash\necho "$*" >> "$LOG"\nif [ "$3" = get ]; then n=$(grep -c ' get ' "$LOG"); sed -n "\${n}p" "$STATES"; fi\n`);
     chmodSync(join(bin, "kubectl"), 0o755);
     const submit = (states: string[]) => {
       const log = join(dir, `log-${states.join("-").replace(/\W/g, "_")}`);
