@@ -2,7 +2,8 @@
  * `medsynth cluster k8s`: Kubernetes manifests that run one experiment config as an Indexed Job
  * (`completionMode: Indexed`, `completions` = shards; each pod runs `medsynth run <config>
  * --shard auto --shard-count n`, its shard from `JOB_COMPLETION_INDEX`) plus a merge Job, and a
- * `submit.sh` that applies the Indexed Job, waits for it to complete and then applies the merge.
+ * `submit.sh` that applies the Indexed Job, waits until it is Complete (exits 1 when it is Failed) and
+ * then applies the merge the same way. Running `submit.sh` again replaces both Jobs: the resume path.
  *
  * Pods share one PersistentVolumeClaim mounted at `mountPath`, which holds the checkout (config,
  * prompts) and the run's output folder; paths in the manifests are the container's. API keys come
@@ -53,7 +54,7 @@ export interface K8sManifests {
   job: string;
   /** `merge-job.yaml`: one pod merging every shard folder into the run folder. */
   mergeJob: string;
-  /** `submit.sh`: apply, wait for completion, apply the merge. */
+  /** `submit.sh`: (re)apply, wait until Complete (exit 1 on Failed), apply the merge, wait likewise. */
   submit: string;
 }
 
@@ -108,12 +109,27 @@ export function buildK8sManifests(options: K8sManifestOptions): K8sManifests {
   const submit = [
     "#!/bin/bash",
     `# Runs ${o.config} as a ${o.shards}-pod Indexed Job, then merges the shards (written by \`medsynth cluster k8s\`).`,
+    "# Running it again resumes: it replaces the Jobs, every pod re-runs its shard and skips the cells",
+    "# that already have a record (a finished shard does nothing); see docs/clusters.md.",
     "set -euo pipefail",
     'cd "$(dirname "$0")"',
+    "# wait_job <job>: 0 once the Job is Complete, 1 once it is Failed (kubectl wait takes one condition only)",
+    "wait_job() {",
+    "  local state",
+    "  while true; do",
+    `    state=$(kubectl${ns} get "job/$1" -o jsonpath='{range .status.conditions[?(@.status=="True")]}{.type}{" "}{end}')`,
+    '    case " $state " in',
+    '      *" Complete "*) return 0 ;;',
+    `      *" Failed "*) echo "job/$1 failed: see kubectl${ns} describe job/$1 and kubectl${ns} logs -l job-name=$1; fix the cause, then run this script again (finished cells are kept)" >&2; return 1 ;;`,
+    "    esac",
+    '    sleep "${MEDSYNTH_WAIT_SECONDS:-10}"',
+    "  done",
+    "}",
+    `kubectl${ns} delete --ignore-not-found --cascade=foreground job/${o.jobName} job/${o.jobName}-merge`,
     `kubectl${ns} apply -f job.yaml`,
-    `kubectl${ns} wait --for=condition=complete --timeout=-1s job/${o.jobName}`,
+    `wait_job ${o.jobName}`,
     `kubectl${ns} apply -f merge-job.yaml`,
-    `kubectl${ns} wait --for=condition=complete --timeout=-1s job/${o.jobName}-merge`,
+    `wait_job ${o.jobName}-merge`,
     `echo "merged ${o.shards} shards into ${o.output}"`,
     "",
   ].join("\n");

@@ -93,8 +93,10 @@ export function buildSlurmScripts(options: SlurmScriptOptions): SlurmScripts {
     "set -euo pipefail",
     ...setup,
     "",
-    "# --shard auto reads SLURM_ARRAY_TASK_ID/_MIN/_STEP/_COUNT: task k runs shard k of the array.",
-    `exec ${o.medsynth} run ${shellQuote(o.config)} --shard auto --no-progress`,
+    `# --shard auto reads SLURM_ARRAY_TASK_ID: task k runs shard k of ${o.shards}, also when resubmitted alone`,
+    "# (sbatch --array=k array.sbatch). Arguments after the script's name are passed on to `run`, e.g.",
+    "# sbatch --array=k array.sbatch --retry-failed (re-runs the shard's failed cells).",
+    `exec ${o.medsynth} run ${shellQuote(o.config)} --shard auto --shard-count ${o.shards} --no-progress "$@"`,
     "",
   ].join("\n");
   const shardFolders = Array.from({ length: o.shards }, (_, i) => shellQuote(shardDir(o.output, { index: i + 1, count: o.shards })));
@@ -113,7 +115,7 @@ export function buildSlurmScripts(options: SlurmScriptOptions): SlurmScripts {
     "#!/bin/bash",
     `# Submits the ${o.shards}-task array for ${o.config}, then its merge job (afterok: only when every task exited 0).`,
     "# A task that ended with failed cells exits non-zero and holds the merge back: resume that shard",
-    "# (sbatch --array=<k> array.sbatch), then submit merge.sbatch by hand.",
+    "# (sbatch --array=<k> array.sbatch --retry-failed), then submit merge.sbatch by hand.",
     "set -euo pipefail",
     'cd "$(dirname "$0")"',
     `mkdir -p ${shellQuote(o.logDir)}`,

@@ -99,12 +99,16 @@ function emit(files: Record<string, string>, dir: string | undefined, print: (l:
   print(`submit with: bash ${join(dir, "submit.sh")}`);
 }
 
-/** The command that runs this very CLI on another node of a shared filesystem. */
-function thisCli(): string {
+/**
+ * The command that runs this very CLI on another node of a shared filesystem: this Node binary by
+ * absolute path, or `node` from the node's PATH when `--setup` lines are given (they are there to
+ * choose the environment, e.g. `module load nodejs/20`, which an absolute path would bypass).
+ */
+function thisCli(setup: readonly string[] = []): string {
   // experiments/cli/ in a checkout run from source, dist/experiments/cli/ when compiled: walk up to the package root.
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, "bin", "medsynth.js")) && dirname(dir) !== dir) dir = dirname(dir);
-  return `${shellQuote(process.execPath)} ${shellQuote(join(dir, "bin", "medsynth.js"))}`;
+  return `${setup.length ? "node" : shellQuote(process.execPath)} ${shellQuote(join(dir, "bin", "medsynth.js"))}`;
 }
 
 /**
@@ -148,7 +152,7 @@ export async function clusterSlurmCommand(file: string, opts: SlurmCommandOption
     jobName: opts.jobName ?? defaultJobName(name, false),
     workdir: process.cwd(),
     logDir: resolve(opts.logDir ?? (out ? join(out, "logs") : join(output, "slurm-logs"))),
-    medsynth: opts.medsynth ?? thisCli(),
+    medsynth: opts.medsynth ?? thisCli(opts.setup),
     ...(opts.partition ? { partition: opts.partition } : {}),
     ...(opts.time ? { time: opts.time } : {}),
     ...(opts.account ? { account: opts.account } : {}),

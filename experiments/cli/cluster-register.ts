@@ -24,7 +24,7 @@ export function registerClusterCommands(program: Command): void {
     .option("--max-parallel <k>", "at most k tasks at once (--array=1-n%k)")
     .option("--job-name <name>", "job name (default medsynth-<config name>)")
     .option("--log-dir <dir>", "task logs (default <out>/logs, or <output>/slurm-logs)")
-    .option("--medsynth <command>", "command that runs medsynth on a node (default: this node binary and CLI, by absolute path)")
+    .option("--medsynth <command>", "command that runs medsynth on a node (default: this checkout's CLI by absolute path, run by this node binary, or by `node` from PATH when --setup is given)")
     .option("--setup <line>", "shell line run before medsynth (repeatable: module load, venv…)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--no-check", "do not run the checks of `run --dry-run` and of --shards against the cells first (e.g. API keys set only on the cluster)")
     .action(async (file: string, opts: SlurmCommandOptions) => {

@@ -26,7 +26,10 @@ export function registerRunCommands(program: Command): void {
       "--shard <i/n|auto>",
       "run only shard i of n (a deterministic 1/n of the cells) into <output>/shard-i-of-n; combine with `medsynth merge`. `auto`: i/n from a Slurm array task (SLURM_ARRAY_TASK_*) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + --shard-count)",
     )
-    .option("--shard-count <n>", "with --shard auto under Kubernetes: the number of shards (the Indexed Job's completions)")
+    .option(
+      "--shard-count <n>",
+      "with --shard auto: the number of shards (required under Kubernetes: the Indexed Job's completions; under Slurm the full array's size, so that a resubmitted task k, e.g. `sbatch --array=k`, reruns shard k/n)",
+    )
     .option(
       "--batch",
       "send every chat call (generation steps, judge verdicts, LLM metrics) through the endpoints' Batch APIs in waves, at the batch price; resumable (batch ids in <output>/batches.jsonl)",
