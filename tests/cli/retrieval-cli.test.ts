@@ -34,6 +34,7 @@ beforeAll(async () => {
   ingested = join(dir, "ingested.jsonl");
   await writeJsonl(ingested, recs);
 });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("corpus files", () => {
   it("searches `corpus ingest` output (PubmedRecord lines), plain and .jsonl.gz", async () => {

@@ -5,8 +5,8 @@
  * before, `loadCorpusArg`) dies there. Reopening reads no document (the fingerprint comes from
  * the store's manifest), and the finalised store keeps one version per table.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "./run-cli.ts";
@@ -24,6 +24,7 @@ describe("CLI on a Lance corpus store, streaming", () => {
     // 3,000 records × 20,000 characters ≈ 60 MB of text: held as documents it exceeds the capped heap.
     store = await buildBulkyStore(dir, 3000, 20_000);
   }, 300_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("the finalised store keeps only its current version of each table", async () => {
     const db = await connectStore({ uri: store.uri });
