@@ -287,7 +287,7 @@ export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = proc
       file,
       missing,
     );
-  return {
+  const loaded: ExperimentConfig = {
     ...cfg,
     output: abs(cfg.output),
     datasets,
@@ -296,6 +296,16 @@ export function loadExperimentConfig(file: string, env: NodeJS.ProcessEnv = proc
     promptDir: cfg.promptDir ? abs(cfg.promptDir) : undefined,
     report: cfg.report.scimago ? { ...cfg.report, scimago: abs(cfg.report.scimago) } : cfg.report,
   };
+  CONFIG_FILES.set(loaded, file);
+  return loaded;
+}
+
+/** The file each config returned by {@link loadExperimentConfig} was read from (for messages). */
+const CONFIG_FILES = new WeakMap<ExperimentConfig, string>();
+
+/** The file `cfg` was loaded from by {@link loadExperimentConfig}, or undefined (a config built in code, or a copy). */
+export function configFileOf(cfg: ExperimentConfig): string | undefined {
+  return CONFIG_FILES.get(cfg);
 }
 
 /**

@@ -46,7 +46,7 @@ import type { DatasetSelection, ExperimentConfig, RetrievalSettings } from "./co
 import type { LoadedItems, RunnerDeps, RunnerItem } from "./runner.ts";
 import { computeRecordMetrics, validateMetricSpecs } from "./metrics-stage.ts";
 import { mergePanelSummary } from "./panel-summary.ts";
-import { ConfigError } from "./config.ts";
+import { ConfigError, configFileOf } from "./config.ts";
 import { expandParams, type ParamValue } from "./cells.ts";
 import { GENERATOR_MODEL_IDS } from "../models/registry.ts";
 import { EXTRACTIVE_IDS } from "../models/extractive.ts";
@@ -237,7 +237,9 @@ export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.Pro
         for (const iss of r.error.issues) {
           const keys = (iss as { keys?: string[] }).keys;
           const at = keys?.length ? keys.join(", ") : iss.path.join(".");
-          issues.push({ path: `workflows.${i}.params${at ? `.${at}` : ""}`, message: `${w.id}: ${iss.message}${JSON.stringify(params) === "{}" ? "" : ` (in ${JSON.stringify(params)})`}` });
+          // An unknown key is wrong whatever the values: named once, not once per parameter combination.
+          const combo = iss.code === "unrecognized_keys" || JSON.stringify(params) === "{}" ? "" : ` (in ${JSON.stringify(params)})`;
+          issues.push({ path: `workflows.${i}.params${at ? `.${at}` : ""}`, message: `${w.id}: ${iss.message}${combo}` });
         }
       }
     }
@@ -258,7 +260,8 @@ export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.Pro
     seen.add(k);
     return true;
   });
-  if (unique.length) throw new ConfigError(`experiment "${cfg.name}": invalid config\n${unique.map((x) => `  - ${x.path}: ${x.message}`).join("\n")}`, null, unique);
+  const file = configFileOf(cfg);
+  if (unique.length) throw new ConfigError(`${file ?? `experiment "${cfg.name}"`}: invalid config\n${unique.map((x) => `  - ${x.path}: ${x.message}`).join("\n")}`, file ?? null, unique);
 }
 
 /**

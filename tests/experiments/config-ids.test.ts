@@ -54,3 +54,22 @@ describe("unknown ids and bad dataset options", () => {
     });
   }
 });
+
+describe("workflow parameters checked against the workflow's schema", () => {
+  it("an unknown parameter key is named once with the config file, whatever the values it lists", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "medsynth-config-ids-")), "exp.yaml");
+    writeFileSync(
+      file,
+      YAML.stringify({
+        name: "ext-small",
+        output: "run",
+        datasets: [{ name: "medevidence", sample: 1 }],
+        models: [{ id: "extractive:mmr" }],
+        workflows: [{ id: "standard-rag", params: { kk: [3, 5] } }],
+      }),
+    );
+    const err = await errorOf(dryRunCommand(file, {}, () => {}));
+    expect(err.file).toBe(file);
+    expect(err.message).toBe(`${file}: invalid config\n  - workflows.0.params.kk: standard-rag: Unrecognized key: "kk"`);
+  });
+});
