@@ -46,7 +46,9 @@ describe("local store folders", () => {
     mkdirSync(join(dir, "empty"));
     mkdirSync(join(dir, "store", "store_meta.lance"), { recursive: true });
     const corpusIssues = (corpus: string) => pathAndEmbedderIssues(cfg(corpus)).filter((i) => i.path === "retrieval.corpus");
-    expect(corpusIssues(`lance:${join(dir, "nostore")}`)).toEqual([{ path: "retrieval.corpus", message: expect.stringMatching(new RegExp(`^${join(dir, "nostore")}: no medsynth corpus store here`)) }]);
+    expect(corpusIssues(`lance:${join(dir, "nostore")}`)).toEqual([
+      { path: "retrieval.corpus", message: expect.stringMatching(new RegExp(`^${join(dir, "nostore")}: no medsynth corpus store here`)) },
+    ]);
     expect(corpusIssues(`lance:${join(dir, "empty")}`)).toHaveLength(1);
     expect(corpusIssues("lance:typo-store-that-is-not-here")[0].message).toMatch(/^typo-store-that-is-not-here: no medsynth corpus store here .*\(relative paths are read from /);
     expect(corpusIssues("lance:")[0].message).toMatch(/the corpus store location is empty/);
