@@ -40,11 +40,13 @@ export function storageOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Rec
  * Open the corpus store a `--corpus` argument names (`lance:<folder or URI>`, or an `s3://`,
  * `gs://`, `az://` URI; storage options from {@link storageOptionsFromEnv}), or null when the
  * argument names no store ("bundled", a JSONL path). Reads nothing but the store's metadata.
- * @throws Error naming the URI when no finalised store is there.
+ * @throws Error naming the URI when no finalised store is there (a local folder is checked before
+ * connecting, so nothing is created there); naming `--corpus` when `lance:` has no folder.
  */
 export async function openCorpusSource(corpus: string): Promise<RecordStore | null> {
   const uri = storeUriOf(corpus);
   if (uri === null) return null;
+  if (uri.trim() === "") throw new Error(`--corpus ${JSON.stringify(corpus)}: no store folder after "lance:"; expected lance:<store folder> (or an s3://, gs://, az:// URI)`);
   const { openLanceRecordStore } = await import("./store/lance-store.ts");
   const storageOptions = storageOptionsFromEnv();
   return openLanceRecordStore({ uri, ...(storageOptions ? { storageOptions } : {}) });

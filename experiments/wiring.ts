@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { dirname, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { ConclusionTask, CorpusDoc, RweStudy, SynthesisTask } from "../corpus/types.ts";
 import { formatStudyRaw } from "../graphs/rwe-summary.ts";
 import { formatSections } from "../graphs/conclusion-modes.ts";
@@ -37,6 +37,7 @@ import { getWorkflow, listWorkflowIds } from "../graphs/registry.ts";
 import type { PoolSource, WorkflowDeps } from "../graphs/types.ts";
 import { isRetractedDoc } from "../graphs/perturb/retracted.ts";
 import type { DocumentSource } from "../corpus/store/types.ts";
+import { localStoreProblem } from "../corpus/store/lance-store.ts";
 import { createPanel, loadPanelConfig, type Panel } from "../judges/panel.ts";
 import { resolveRubric } from "../judges/rubric.ts";
 import { readConfigValue } from "../models/config-file.ts";
@@ -318,7 +319,7 @@ export function resourceIssues(cfg: ExperimentConfig, env: NodeJS.ProcessEnv = p
 
 /**
  * Files, folders and retrieval endpoints a config names, checked before any call: the
- * `retrieval.corpus` file (or local `lance:` folder; "bundled", `prepared:<name>` and remote store
+ * `retrieval.corpus` file (or local `lance:` folder, which must hold a store; "bundled", `prepared:<name>` and remote store
  * URIs are resolved later), the `promptDir` folder (a missing one would silently use the bundled
  * prompts), and every OpenAI-compatible embedder the retrieval uses in a dense or hybrid mode
  * (`retrieval.options.embedder`, `retrieval.settings.<name>.embedder`) and every
@@ -330,12 +331,18 @@ export function pathAndEmbedderIssues(cfg: ExperimentConfig, env: NodeJS.Process
   const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
   const corpus = cfg.retrieval.corpus;
   const remote = /^(s3|s3\+ddb|gs|az|abfss?):\/\//.test(corpus);
-  if (corpus !== "bundled" && !corpus.startsWith("prepared:") && !remote) {
-    const local = corpus.startsWith("lance:") ? corpus.slice("lance:".length) : corpus;
-    if (!/^[a-z0-9+]+:\/\//i.test(local) && !existsSync(local))
+  if (corpus.startsWith("lance:")) {
+    // A store folder, absolute or relative (read from the current folder), must hold a store —
+    // checked on the file system only, so nothing is created at a mistyped path.
+    const uri = corpus.slice("lance:".length);
+    const problem = localStoreProblem(uri);
+    const relative = uri.trim() !== "" && !isAbsolute(uri) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(uri);
+    if (problem) issues.push({ path: "retrieval.corpus", message: `${problem}${relative ? ` (relative paths are read from ${process.cwd()})` : ""}` });
+  } else if (corpus !== "bundled" && !corpus.startsWith("prepared:") && !remote) {
+    if (!/^[a-z0-9+]+:\/\//i.test(corpus) && !existsSync(corpus))
       issues.push({
         path: "retrieval.corpus",
-        message: `${corpus}: no such ${corpus.startsWith("lance:") ? "corpus store folder" : "corpus file"} (relative paths are read from ${process.cwd()}); give a corpus JSONL written by \`${medsynthCommand()} corpus ingest\`, a store (lance:<folder>), prepared:<name> or "bundled"`,
+        message: `${corpus}: no such corpus file (relative paths are read from ${process.cwd()}); give a corpus JSONL written by \`${medsynthCommand()} corpus ingest\`, a store (lance:<folder>), prepared:<name> or "bundled"`,
       });
   }
   if (cfg.promptDir && !existsSync(cfg.promptDir))

@@ -16,7 +16,10 @@
  * LanceDB and apache-arrow are imported on first use (~200 ms), not when this module loads.
  */
 import type * as LanceDb from "@lancedb/lancedb";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Schema } from "apache-arrow";
 import type { CorpusDoc, PubmedRecord } from "../types.ts";
 import { recordToCorpusDoc } from "../conclusion-task.ts";
@@ -275,9 +278,13 @@ function rowToStored(r: Row): StoredRecord {
  * @throws Error naming the URI when there is no store there or its ingest is not finalised.
  */
 export async function openLanceRecordStore(loc: StoreLocation, connect?: ConnectFn): Promise<LanceRecordStore> {
+  // Reading never creates anything: LanceDB's connect writes a `__manifest` folder wherever it is
+  // pointed, so a mistyped local path is refused before connecting.
+  const problem = localStoreProblem(loc.uri);
+  if (problem) throw new Error(problem);
   const db = await connectStore(loc, connect);
   const meta = await readStoreMeta(db);
-  if (!meta) throw new Error(`${loc.uri}: no medsynth corpus store here (build one with \`${medsynthCommand()} corpus ingest <files> --store ${loc.uri}\`)`);
+  if (!meta) throw new Error(noStoreMessage(loc.uri));
   if (!meta.finalized)
     throw new Error(`${loc.uri}: the corpus store's ingest is unfinished (files failed or an ingest was interrupted); re-run \`${medsynthCommand()} corpus ingest … --store ${loc.uri}\` to finish it`);
   const table = await db.openTable(STORE_TABLES.records);
@@ -402,4 +409,31 @@ export function storeUriOf(arg: string): string | null {
   if (arg.startsWith("lance:")) return arg.slice("lance:".length);
   if (/^(s3|s3\+ddb|gs|az|abfss?):\/\//.test(arg)) return arg;
   return null;
+}
+
+function noStoreMessage(uri: string): string {
+  return `${uri}: no medsynth corpus store here (build one with \`${medsynthCommand()} corpus ingest <files> --store ${uri}\`)`;
+}
+
+/**
+ * The local folder a store URI names: a plain path, or a `file://` URL as a path; null for an
+ * object-storage URI (`s3://…`, `gs://…`, `az://…`: checked by LanceDB itself).
+ */
+export function localStorePath(uri: string): string | null {
+  if (/^file:\/\//i.test(uri)) return fileURLToPath(uri);
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(uri) ? null : uri;
+}
+
+/**
+ * What is wrong with a store URI before anything connects to it (reads must never create a
+ * database): an empty URI, or a local folder that does not exist or holds no store (no
+ * `store_meta` table, {@link STORE_TABLES}). Only the file system is looked at; object-storage
+ * URIs pass (their store is checked after connecting).
+ * @returns one line naming the URI, or null when the URI may hold a store.
+ */
+export function localStoreProblem(uri: string): string | null {
+  if (uri.trim() === "") return "the corpus store location is empty; expected a store folder or URI (lance:<store folder>, s3://…, gs://…, az://…)";
+  const path = localStorePath(uri);
+  if (path === null) return null;
+  return existsSync(join(path, `${STORE_TABLES.meta}.lance`)) ? null : noStoreMessage(uri);
 }

@@ -10,6 +10,9 @@
 /** Retrieval modes, as `RETRIEVAL_MODES` of retrieval/registry.ts. */
 export const HELP_RETRIEVAL_MODES: readonly string[] = ["bm25", "dense", "hybrid", "lance-hybrid"];
 
+/** Values of `--bm25-engine`: `BM25_ENGINE_OPTION_VALUES` of experiments/cli/retrieval-commands.ts (the in-memory engines `BM25_ENGINES` plus `disk`). */
+export const HELP_BM25_ENGINES: readonly string[] = ["fast", "wink", "disk"];
+
 /** Embedder ids and patterns, as `EMBEDDER_IDS` of retrieval/embedders/registry.ts. */
 export const HELP_EMBEDDER_IDS: readonly string[] = [
   "word-vectors",

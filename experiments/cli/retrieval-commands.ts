@@ -45,6 +45,7 @@ import {
   type RetrieverConfigInput,
 } from "../../retrieval/registry.ts";
 import type { SearchHit } from "../../retrieval/types.ts";
+import { BM25_ENGINES } from "../../retrieval/bm25/params.ts";
 
 export { readCorpusFile, loadCorpusArg, type CorpusFileRead } from "../../corpus/corpus-file.ts";
 export { formatZodIssues, valueAt } from "./zod-format.ts";
@@ -94,7 +95,8 @@ export interface RetrievalCliOptions {
   /** Absent: {@link defaultRetrievalMode} of `--embedder` (bm25 with the offline word vectors). */
   mode?: string;
   embedder: string;
-  bm25Engine: string;
+  /** `--bm25-engine` (absent: fast, or the engine `--engine` picks). */
+  bm25Engine?: string;
   fusion: string;
   index: string;
   storeDir?: string;
@@ -121,11 +123,36 @@ const OPTION_OF_PATH: Record<string, { flag: string; key: keyof RetrievalCliOpti
   "disk.ann.index": { flag: "--ann", key: "ann" },
 };
 
+/** Values of `--bm25-engine`: the in-memory BM25 engines ({@link BM25_ENGINES}) and `disk` (medsynth's on-disk BM25, retriever engine `disk`). */
+export const BM25_ENGINE_OPTION_VALUES: readonly string[] = [...BM25_ENGINES, "disk"];
+
+/**
+ * Check `--bm25-engine` alone and against `--engine` (both as given; absent = not given).
+ * `disk` is the retriever engine `disk`, so only `--engine disk` goes with it; `fast` / `wink` are
+ * in-memory engines, so `--engine lance` or `--engine disk` (whose BM25 is on disk) contradict
+ * them, while `--engine memory` / `auto` keep them. An unknown `--engine` is left to the schema.
+ * @throws Error naming the option(s), e.g. `--bm25-engine: expected one of fast, wink, disk (got "foo")`.
+ */
+function checkBm25EngineOption(o: Partial<RetrievalCliOptions>): void {
+  const b = o.bm25Engine;
+  if (b === undefined) return;
+  if (!BM25_ENGINE_OPTION_VALUES.includes(b)) throw new Error(`--bm25-engine: expected one of ${BM25_ENGINE_OPTION_VALUES.join(", ")} (got ${JSON.stringify(b)})`);
+  const e = o.engine;
+  if (e === undefined || !["auto", "memory", "lance", "disk"].includes(e)) return;
+  if (b === "disk" && e !== "disk")
+    throw new Error(`--bm25-engine disk conflicts with --engine ${e}: --bm25-engine disk selects medsynth's on-disk BM25 (the same as --engine disk); give only one of them`);
+  if (b !== "disk" && (e === "lance" || e === "disk"))
+    throw new Error(
+      `--bm25-engine ${b} conflicts with --engine ${e}: ${b} is an in-memory BM25 engine, while --engine ${e} uses ${e === "lance" ? "LanceDB's full-text BM25" : "medsynth's on-disk BM25"}; drop --bm25-engine, or use --engine memory (or auto)`,
+    );
+}
+
 /**
  * Retriever config of the CLI options for one mode, validated with {@link RetrieverConfigSchema}.
  * @throws Error with one line per problem naming the option, e.g. `--fusion: expected one of rrf, weighted (got "foo")`.
  */
 export function retrieverConfig(o: Partial<RetrievalCliOptions>, mode: RetrievalMode): RetrieverConfigInput {
+  checkBm25EngineOption(o);
   const config: RetrieverConfigInput = {
     mode,
     ...(o.embedder !== undefined ? { embedder: o.embedder } : {}),
@@ -545,7 +572,7 @@ export function runRetrievalScore(runPath: string, qrelsPath: string, o: { k: st
 export interface IndexBuildCliOptions {
   corpus: string;
   embedder: string;
-  bm25Engine: string;
+  bm25Engine?: string;
   index: string;
   storeDir?: string;
   engine?: string;

@@ -6,9 +6,12 @@
 import type { Command } from "commander";
 import { TREC_EXPORT_DEPTH } from "../../retrieval/eval/trec.ts";
 import type { EvalCliOptions, IndexBuildCliOptions, SearchCliOptions } from "./retrieval-commands.ts";
-import { HELP_DEFAULT_RETRIEVER_EMBEDDER_ID, HELP_EMBEDDER_IDS, HELP_RERANKER_IDS, HELP_RETRIEVAL_MODES } from "./help-ids.ts";
+import { HELP_BM25_ENGINES, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID, HELP_EMBEDDER_IDS, HELP_RERANKER_IDS, HELP_RETRIEVAL_MODES } from "./help-ids.ts";
 
 const impl = () => import("./retrieval-commands.ts");
+
+/** Help of `--bm25-engine` (no commander default, so that a value given next to a conflicting `--engine` is told apart from the default). */
+const BM25_ENGINE_HELP = `${HELP_BM25_ENGINES.join(" | ")} (disk: medsynth's on-disk BM25, as --engine disk; fast and wink are in-memory; default fast)`;
 
 /** The retriever options shared by `search` and `retrieval eval` (`multiMode`: `--mode` takes a comma-separated list). */
 function addRetrieverOptions(cmd: Command, multiMode = false): Command {
@@ -23,7 +26,7 @@ function addRetrieverOptions(cmd: Command, multiMode = false): Command {
       "bundled",
     )
     .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
-    .option("--bm25-engine <engine>", "fast | wink | disk (medsynth's on-disk BM25)", "fast")
+    .option("--bm25-engine <engine>", BM25_ENGINE_HELP)
     .option("--fusion <fusion>", "hybrid fusion: rrf | weighted", "rrf")
     .option("--candidates <n>", "hits per component before fusion", "100")
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
@@ -42,7 +45,7 @@ export function registerRetrievalCommands(program: Command): void {
     .option("--corpus <corpus>", "bundled | lance:<store> (a corpus store, streamed) | path to a corpus JSONL (CorpusDoc, `corpus ingest` PubmedRecord or MedRAG lines)", "bundled")
     .option("--mode <mode>", "indexes to build: bm25 | dense | hybrid (both)", "hybrid")
     .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
-    .option("--bm25-engine <engine>", "fast | wink | disk (medsynth's on-disk BM25)", "fast")
+    .option("--bm25-engine <engine>", BM25_ENGINE_HELP)
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
     .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)")
     .option("--engine <engine>", "auto (in memory below 250,000 docs, on disk from there: medsynth's own BM25 + LanceDB ANN) | memory | lance (LanceDB full-text BM25 + ANN) | disk")

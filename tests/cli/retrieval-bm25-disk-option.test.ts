@@ -1,9 +1,13 @@
 /**
  * `--bm25-engine disk` selects medsynth's on-disk BM25 engine: the retriever config gets
- * `engine: "disk"` (not a `bm25.engine`), and `fast` / `wink` keep mapping to `bm25.engine`.
+ * `engine: "disk"` (not a `bm25.engine`), and `fast` / `wink` keep mapping to `bm25.engine`; the
+ * allowed values are one list (help and error agree), and a value that contradicts `--engine` is an
+ * error naming both flags.
  */
 import { describe, expect, it } from "vitest";
-import { retrieverConfig } from "../../experiments/cli/retrieval-commands.ts";
+import { BM25_ENGINE_OPTION_VALUES, retrieverConfig } from "../../experiments/cli/retrieval-commands.ts";
+import { HELP_BM25_ENGINES } from "../../experiments/cli/help-ids.ts";
+import { runCli } from "./run-cli.ts";
 
 describe("--bm25-engine", () => {
   it("disk → retriever engine disk; fast/wink → bm25.engine", () => {
@@ -13,7 +17,25 @@ describe("--bm25-engine", () => {
     expect(retrieverConfig({ bm25Engine: "wink" }, "bm25")).toMatchObject({ bm25: { engine: "wink" } });
     expect(retrieverConfig({ bm25Engine: "fast" }, "bm25").engine).toBeUndefined();
   });
-  it("an unknown engine is an error naming the option", () => {
-    expect(() => retrieverConfig({ bm25Engine: "lucene" }, "bm25")).toThrow(/--bm25-engine/);
+  it("an unknown engine is an error naming the option and every allowed value (the help's list)", () => {
+    expect(() => retrieverConfig({ bm25Engine: "lucene" }, "bm25")).toThrow(/^--bm25-engine: expected one of fast, wink, disk \(got "lucene"\)$/);
+    expect([...BM25_ENGINE_OPTION_VALUES]).toEqual([...HELP_BM25_ENGINES]);
+  });
+  it("a --bm25-engine that contradicts --engine is an error naming both; consistent pairs keep working", () => {
+    expect(() => retrieverConfig({ bm25Engine: "disk", engine: "lance" }, "bm25")).toThrow(/^--bm25-engine disk conflicts with --engine lance: /);
+    expect(() => retrieverConfig({ bm25Engine: "disk", engine: "memory" }, "bm25")).toThrow(/^--bm25-engine disk conflicts with --engine memory: /);
+    expect(() => retrieverConfig({ bm25Engine: "wink", engine: "disk" }, "bm25")).toThrow(/^--bm25-engine wink conflicts with --engine disk: /);
+    expect(() => retrieverConfig({ bm25Engine: "fast", engine: "lance" }, "bm25")).toThrow(/^--bm25-engine fast conflicts with --engine lance: /);
+    expect(retrieverConfig({ bm25Engine: "disk", engine: "disk" }, "bm25").engine).toBe("disk");
+    expect(retrieverConfig({ bm25Engine: "wink", engine: "memory" }, "bm25")).toMatchObject({ engine: "memory", bm25: { engine: "wink" } });
+    expect(retrieverConfig({ bm25Engine: "wink", engine: "auto" }, "bm25")).toMatchObject({ engine: "auto", bm25: { engine: "wink" } });
+    expect(retrieverConfig({ engine: "lance" }, "bm25").engine).toBe("lance");
+  });
+  it("the real CLI: the help lists the same values, a conflict exits 1 naming both flags", () => {
+    const help = runCli(["search", "--help"]);
+    expect(help.stdout).toMatch(/--bm25-engine <engine>\s+fast \| wink \| disk /);
+    const r = runCli(["search", "q", "--bm25-engine", "wink", "--engine", "disk"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^medsynth: --bm25-engine wink conflicts with --engine disk: /);
   });
 });

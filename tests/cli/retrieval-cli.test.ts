@@ -210,7 +210,7 @@ describe("option errors name the option", () => {
     );
   it("one line per problem, checked before the corpus is read", async () => {
     await expect(reject({ fusion: "foo" })).rejects.toThrow(/^--fusion: expected one of rrf, weighted \(got "foo"\)$/);
-    await expect(reject({ bm25Engine: "foo" })).rejects.toThrow(/^--bm25-engine: expected one of fast, wink \(got "foo"\)$/);
+    await expect(reject({ bm25Engine: "foo" })).rejects.toThrow(/^--bm25-engine: expected one of fast, wink, disk \(got "foo"\)$/);
     await expect(reject({ index: "foo" })).rejects.toThrow(/^--index: expected one of none, hnsw_sq, ivf_pq \(got "foo"\)$/);
     await expect(reject({ candidates: "0" })).rejects.toThrow(/^--candidates: expected a number > 0 \(got "0"\)$/);
     await expect(reject({ fusion: "foo", index: "bar" })).rejects.toThrow(/^--fusion: expected one of rrf, weighted \(got "foo"\)\n--index: expected one of none, hnsw_sq, ivf_pq \(got "bar"\)$/);
