@@ -355,10 +355,18 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   const resultsPath = join(runDir, "results.jsonl");
   if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
   const cellsPath = join(runDir, "cells.json");
-  let cellKeys: string[] = existsSync(cellsPath) ? (JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[] }).keys : [];
-  const read = readReportRecords(resultsPath, existsSync(cellsPath) && !settings.allRecords ? new Set(cellKeys) : null);
+  const cellsJson = existsSync(cellsPath) ? (JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[]; matrixCells?: number; shard?: unknown }) : null;
+  let cellKeys: string[] = cellsJson?.keys ?? [];
+  let planned = cellsJson && !settings.allRecords ? new Set(cellKeys) : null;
+  const read = readReportRecords(resultsPath, planned);
   let { records } = read;
   const { spent, otherRecords } = read;
+  // Cells of the run's matrix without a record: the plan's cells (cells.json), or the whole
+  // matrix's when a partial merge recorded its size (a shard folder's own cells.json lists its
+  // share of the matrix: only those count there).
+  const matrixCells = planned ? (typeof cellsJson?.matrixCells === "number" && cellsJson.shard === undefined ? Math.max(cellsJson.matrixCells, planned.size) : planned.size) : null;
+  const missingCells = matrixCells === null ? 0 : matrixCells - read.records.length;
+  planned = null;
   const skipped = skippedLinesText(read.malformedLines, read.truncatedTail, read.tornLine ?? undefined);
   let spec: {
     config?: {
@@ -396,6 +404,10 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   const corpusNote = existsSync(envPath) ? (JSON.parse(readFileSync(envPath, "utf8")) as { retrievalCorpusNote?: string | null }).retrievalCorpusNote : null;
   let intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats. Read every output next to its reference, evidence and judge verdicts with \`${medsynthCommand()} view ${runDir}\`.${corpusNote ? ` Note: ${corpusNote}` : ""}`;
   const extra: Record<string, unknown> = {};
+  if (missingCells > 0) {
+    intro += ` ${missingCells} of the ${matrixCells} cells of the run's matrix (cells.json) have no record (not run yet, or in shards not merged): the tables cover the ${records.length} that have one.`;
+    extra.missingCells = { matrixCells, withRecord: records.length, missing: missingCells };
+  }
   if (skipped) {
     intro += ` Left out of ${resultsPath}: ${skipped}.`;
     extra.skippedLines = {
