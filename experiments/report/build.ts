@@ -6,7 +6,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
-import { readReportRecords } from "./read-records.ts";
+import { notARunFolder, readReportRecords } from "./read-records.ts";
 import { skippedLinesText } from "../../results/results-file.ts";
 import { columnsOf, matchesFilter, recordValues, sortByConfig } from "./columns.ts";
 import {
@@ -349,11 +349,11 @@ export interface ReportFiles {
 
 /**
  * Write the report of a run folder.
- * @throws Error naming the folder when it has no results.jsonl.
+ * @throws Error naming the folder when it does not exist or has no results.jsonl ({@link notARunFolder}).
  */
 export async function writeReport(runDir: string, settings: ReportSettings = {}): Promise<ReportFiles> {
   const resultsPath = join(runDir, "results.jsonl");
-  if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
+  if (!existsSync(resultsPath)) throw new Error(notARunFolder(runDir));
   const cellsPath = join(runDir, "cells.json");
   const cellsJson = existsSync(cellsPath) ? (JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[]; matrixCells?: number; shard?: unknown }) : null;
   let cellKeys: string[] = cellsJson?.keys ?? [];

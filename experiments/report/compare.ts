@@ -105,6 +105,7 @@ export function compareRecords(
 export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; table: ReportTable; pairing: "cell" | "item"; warnings: string[] } {
   const warnings: string[] = [];
   const load = (d: string) => {
+    if (!existsSync(d)) throw new Error(`${d}: no such folder`);
     if (!existsSync(join(d, "results.jsonl"))) throw new Error(`${d}: not a run folder (no results.jsonl)`);
     const read = readReportRecords(join(d, "results.jsonl"), null);
     const note = skippedLinesNote(join(d, "results.jsonl"), read);

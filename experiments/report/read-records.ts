@@ -3,6 +3,7 @@
  * (what the report's sections read), never the whole file in one string. Used by `medsynth report`
  * and `medsynth compare`.
  */
+import { existsSync, statSync } from "node:fs";
 import { newScanStats, resultRecords, skippedLinesText } from "../../results/results-file.ts";
 import type { JudgeScoreEntry, RunRecord } from "../types.ts";
 import { OUTPUT_WORDS, outputWordCount } from "../../results/run-record.ts";
@@ -173,4 +174,14 @@ export interface ReportRead {
 export function skippedLinesNote(resultsPath: string, read: Pick<ReportRead, "malformedLines" | "truncatedTail" | "tornLine">): string | null {
   const text = skippedLinesText(read.malformedLines, read.truncatedTail, read.tornLine ?? undefined);
   return text ? `${resultsPath}: ${text}` : null;
+}
+
+/**
+ * Why `dir` is not a run folder, in words naming it: it does not exist, is not a folder, or has no
+ * results.jsonl.
+ */
+export function notARunFolder(dir: string): string {
+  if (!existsSync(dir)) return `${dir}: no such folder`;
+  if (!statSync(dir).isDirectory()) return `${dir}: not a folder (give the run folder that holds results.jsonl)`;
+  return `${dir}: no results.jsonl (is this a run folder?)`;
 }

@@ -1,6 +1,7 @@
 /**
  * `medsynth report` and `medsynth compare` on the real CLI (bin/medsynth.js; build first): lines
- * of results.jsonl they leave out are warned about on stderr, naming the file and the lines.
+ * of results.jsonl they leave out are warned about on stderr, naming the file and the lines; a
+ * folder that does not exist is named as such.
  */
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,5 +38,16 @@ describe("report / compare warnings", () => {
     expect(r.status).toBe(0);
     expect(r.stderr).toContain(`warning: ${join(a, "results.jsonl")}: 1 malformed line(s) skipped (line 4), torn last line 17 left out`);
     expect(r.stderr).not.toContain(join(b, "results.jsonl"));
+  });
+
+  it("report names a folder that does not exist, a file, and a folder without results.jsonl", () => {
+    const root = mkdtempSync(join(tmpdir(), "report-cli-none-"));
+    const missing = runCli(["report", join(root, "nope")]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain(`${join(root, "nope")}: no such folder`);
+    writeFileSync(join(root, "file.txt"), "x");
+    expect(runCli(["report", join(root, "file.txt")]).stderr).toContain(`${join(root, "file.txt")}: not a folder (give the run folder that holds results.jsonl)`);
+    expect(runCli(["report", root]).stderr).toContain(`${root}: no results.jsonl (is this a run folder?)`);
+    expect(runCli(["compare", join(root, "nope"), root]).stderr).toContain(`${join(root, "nope")}: no such folder`);
   });
 });
