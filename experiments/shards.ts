@@ -231,7 +231,10 @@ export function mergeShards(shardDirs: readonly string[], outputDir: string, opt
   }
   mkdirSync(outputDir, { recursive: true });
   writeFileSync(join(outputDir, "spec.json"), JSON.stringify({ configHash: first.configHash, config: first.config, mergedFrom: shards.map((s) => `${s.shard.index}/${n}`).sort() }, null, 2) + "\n");
-  writeFileSync(join(outputDir, "cells.json"), JSON.stringify({ configHash: first.configHash, keys }) + "\n");
+  // A partial merge (--allow-missing) also records the matrix's size, so the report can say how
+  // many cells have no record; a complete merge's cells.json is the keys alone.
+  const partial = Number.isFinite(first.matrixCells) && first.matrixCells !== keys.length;
+  writeFileSync(join(outputDir, "cells.json"), JSON.stringify({ configHash: first.configHash, keys, ...(partial ? { matrixCells: first.matrixCells } : {}) }) + "\n");
   const records = writeMergedResults(join(outputDir, "results.jsonl"), shards, keys);
   const env = { ...(first.env ?? {}), configHash: first.configHash, shards: shards.map((s) => ({ shard: `${s.shard.index}/${n}`, ...(s.env ?? {}) })) };
   writeFileSync(join(outputDir, "env.json"), JSON.stringify(env, null, 2) + "\n");

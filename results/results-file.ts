@@ -44,6 +44,27 @@ export function newScanStats(): ScanStats {
   return { malformedLines: [], truncatedTail: false, endOffset: 0, lines: 0 };
 }
 
+/** How many line numbers {@link skippedLinesText} lists before it says how many more there are. */
+export const SKIPPED_LINES_LISTED = 5;
+
+/**
+ * What a pass left out of a results file, in words — `2 malformed line(s) skipped (lines 5, 9),
+ * torn last line 18 left out` — listing the first {@link SKIPPED_LINES_LISTED} line numbers (in
+ * file order) and how many more; null when nothing was left out.
+ * @param tornLine the torn last line's 1-based number, when known (said after "torn last line").
+ */
+export function skippedLinesText(malformedLines: readonly number[], truncatedTail: boolean, tornLine?: number): string | null {
+  const parts: string[] = [];
+  if (malformedLines.length) {
+    const sorted = [...malformedLines].sort((a, b) => a - b);
+    const shown = sorted.slice(0, SKIPPED_LINES_LISTED).join(", ");
+    const more = sorted.length > SKIPPED_LINES_LISTED ? ` and ${sorted.length - SKIPPED_LINES_LISTED} more` : "";
+    parts.push(`${sorted.length} malformed line(s) skipped (line${sorted.length > 1 ? "s" : ""} ${shown}${more})`);
+  }
+  if (truncatedTail) parts.push(`torn last line${tornLine !== undefined ? ` ${tornLine}` : ""} left out`);
+  return parts.length ? parts.join(", ") : null;
+}
+
 /** One line of a results file. */
 export interface ResultLine {
   /** The line's text (UTF-8 decoded, without the newline). */

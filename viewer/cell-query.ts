@@ -61,6 +61,17 @@ export function checkSortColumn(column: string): void {
   }
 }
 
+/**
+ * The run a query selects: its 0-based index, or undefined for all runs.
+ * @throws Error `no run 7: 2 run(s) loaded (0-based)` when `run` is not the index of a loaded run (the server answers 400)
+ */
+export function queryRun(index: RunIndex, q: CellQuery): number | undefined {
+  if (q.run === undefined) return undefined;
+  const run = Number(q.run);
+  if (!Number.isInteger(run) || !index.runs[run]) throw new Error(`no run ${q.run}: ${index.runs.length} run(s) loaded (0-based)`);
+  return run;
+}
+
 const ROW_COLUMNS = ["id", "key", "itemId", "dataset", "model", "workflow", "params", "repeat", "status", "judge", "inputTokens", "outputTokens", "unknownUsageCalls", "latencyMs", "costUsd"];
 
 /** The SQL source of a query: one run's table or the union of several, filters applied. */
@@ -79,7 +90,7 @@ interface Source {
  * collecting every matching row and sorting them; the counts use the filter indexes.
  */
 function sourceOf(index: RunIndex, q: CellQuery, forCount = false): Source {
-  const run = q.run === undefined ? undefined : Number(q.run);
+  const run = queryRun(index, q);
   const runs = index.runs.filter((r) => run === undefined || r.index === run);
   const params: unknown[] = [];
   const parts = runs.map((r) => {
@@ -175,7 +186,7 @@ function cachedCount(index: RunIndex, sql: string, params: unknown[]): number {
 
 /** Matches of a search without other filters: one scan of each run's texts (one row per cell), no join. */
 function searchCount(index: RunIndex, q: CellQuery): number {
-  const run = q.run === undefined ? undefined : Number(q.run);
+  const run = queryRun(index, q);
   let n = 0;
   for (const r of index.runs)
     if (run === undefined || r.index === run) n += cachedCount(index, `SELECT count(*) AS n FROM r${r.index}.texts WHERE instr(search, ?) > 0`, [(q.q as string).toLowerCase()]);
@@ -216,13 +227,17 @@ export function queryCells(index: RunIndex, q: CellQuery): CellPage {
  * Every row matching the query's filters and search, in its sort order, one at a time (paging
  * ignored): what the export streams. An open iterator holds its connection busy, so a reader that
  * awaits between rows passes its own `db` ({@link RunIndex.connect}).
- * @throws Error on an unknown sort column
+ * @throws Error on an unknown sort column or a run index out of range, when called (before the
+ *   first row: the server can still answer 400)
  */
-export function* filterAndSort(index: RunIndex, q: CellQuery, db: Database.Database = index.db): Generator<CellRow> {
+export function filterAndSort(index: RunIndex, q: CellQuery, db: Database.Database = index.db): Generator<CellRow> {
   if (q.sort) checkSortColumn(q.sort);
-  for (const part of ranges(sourceOf(index, q), q)) {
-    for (const r of db.prepare(part.sql).iterate(...part.params) as IterableIterator<SqlRow>) yield toRow(index, r);
-  }
+  const parts = ranges(sourceOf(index, q), q);
+  return (function* () {
+    for (const part of parts) {
+      for (const r of db.prepare(part.sql).iterate(...part.params) as IterableIterator<SqlRow>) yield toRow(index, r);
+    }
+  })();
 }
 
 /** Column names of the CSV export: fixed columns, then the score columns present. */

@@ -185,7 +185,13 @@ async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Pr
     params.delete("size");
     const q = parseCellQuery(params);
     const db = index.connect();
-    const rows = filterAndSort(index, q, db);
+    let rows: ReturnType<typeof filterAndSort>;
+    try {
+      rows = filterAndSort(index, q, db);
+    } catch (err) {
+      db.close(); // a bad query (sort column, run index) is answered 400 before any row
+      throw err;
+    }
     const csv = p.endsWith(".csv");
     res.writeHead(200, {
       "content-type": csv ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",

@@ -313,6 +313,7 @@ export async function mergeCommand(dirs: string[], opts: { output?: string; allo
   );
   if (opts.report !== false) {
     const files = await writeReportBounded(out);
+    for (const w of files.warnings ?? []) console.error(`warning: ${w}`);
     console.log(`report: ${files.html}`);
   }
 }
@@ -326,11 +327,13 @@ export async function mergeCommand(dirs: string[], opts: { output?: string; allo
 export async function reportCommand(dir: string, opts: { scimago?: string } = {}): Promise<void> {
   // Large runs: the report's heap is capped (a worker thread), see experiments/report/bounded.ts.
   const files = await writeReportBounded(dir, { scimago: opts.scimago });
+  for (const w of files.warnings ?? []) console.error(`warning: ${w}`);
   console.log(`report: ${files.html}\n        ${files.markdown}\n        ${files.charts.length} charts in ${dir}/charts`);
 }
 
 /** `compare`: per-metric deltas between two runs, printed as a Markdown table (or JSON). */
 export async function compareCommand(a: string, b: string, opts: { json?: boolean }): Promise<void> {
-  const { deltas, table } = compareRuns(a, b);
+  const { deltas, table, warnings } = compareRuns(a, b);
+  for (const w of warnings) console.error(`warning: ${w}`);
   console.log(opts.json ? JSON.stringify(deltas, null, 2) : tableToMarkdown(table));
 }

@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { medsynthCommand } from "../../corpus/paths.ts";
+import { skippedLinesText } from "../../results/results-file.ts";
 
 /**
  * Start the explorer over run folders; prints the URL (and malformed-line counts).
@@ -23,10 +24,9 @@ export async function viewCommand(runDirs: string[], o: { host?: string; port?: 
   const srv = await startViewerServer({ runs: runDirs, host: o.host, port: o.port, onIndexProgress });
   for (const r of srv.index!.runs) {
     const how = r.action === "reused" ? "index reused" : `index ${r.action} in ${r.seconds.toFixed(1)} s`;
+    const skipped = skippedLinesText(r.malformedLines, r.truncatedTail);
     if (r.workersFailed) console.error(`warning: run ${r.index}: ${r.workersFailed}; the index was built in the server's own thread instead`);
-    print(
-      `run ${r.index}: ${r.name} — ${r.cells} cells (${how})${r.malformedLines.length ? `, ${r.malformedLines.length} malformed line(s) skipped` : ""}${r.truncatedTail ? ", torn last line left out" : ""}`,
-    );
+    print(`run ${r.index}: ${r.name} — ${r.cells} cells (${how})${skipped ? `, ${skipped}` : ""}`);
   }
   print(`medsynth viewer: ${srv.url}/  (Ctrl-C to stop)`);
   return srv;

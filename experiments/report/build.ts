@@ -6,7 +6,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
-import { readReportRecords } from "./read-records.ts";
+import { notARunFolder, readReportRecords } from "./read-records.ts";
+import { skippedLinesText } from "../../results/results-file.ts";
 import { columnsOf, matchesFilter, recordValues, sortByConfig } from "./columns.ts";
 import {
   allColumnsTable,
@@ -268,8 +269,9 @@ export async function buildSections(records: RunRecord[], settings: ReportSettin
  * values are written as they are walked (arrays and objects element by element, leaves through
  * `JSON.stringify`) into a 1 MiB buffer, so no string of the whole file, or of one section, is
  * built (at 10⁶ cells the panel diagnostics carry several values per record).
+ * @param extra fields written between `title` and `sections` (e.g. `skippedLines`); none by default.
  */
-export function writeReportJson(path: string, title: string, sections: ReportSection[]): void {
+export function writeReportJson(path: string, title: string, sections: ReportSection[], extra: Record<string, unknown> = {}): void {
   const fd = openSync(path, "w");
   let pending: string[] = [];
   let pendingLength = 0;
@@ -284,7 +286,7 @@ export function writeReportJson(path: string, title: string, sections: ReportSec
     if (pendingLength >= 1 << 20) flush();
   };
   try {
-    streamJson({ title, sections: sections.map((s) => ({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) })) }, "", put);
+    streamJson({ title, ...extra, sections: sections.map((s) => ({ heading: s.heading, tables: s.tables, charts: s.charts.map((c) => ({ id: c.id, title: c.title, data: c.data })) })) }, "", put);
     flush();
   } finally {
     closeSync(fd);
@@ -341,20 +343,31 @@ export interface ReportFiles {
   html: string;
   json: string;
   charts: string[];
+  /** What the report warns about (lines of results.jsonl it left out), one line each; absent when none. */
+  warnings?: string[];
 }
 
 /**
  * Write the report of a run folder.
- * @throws Error naming the folder when it has no results.jsonl.
+ * @throws Error naming the folder when it does not exist or has no results.jsonl ({@link notARunFolder}).
  */
 export async function writeReport(runDir: string, settings: ReportSettings = {}): Promise<ReportFiles> {
   const resultsPath = join(runDir, "results.jsonl");
-  if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
+  if (!existsSync(resultsPath)) throw new Error(notARunFolder(runDir));
   const cellsPath = join(runDir, "cells.json");
-  let cellKeys: string[] = existsSync(cellsPath) ? (JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[] }).keys : [];
-  const read = readReportRecords(resultsPath, existsSync(cellsPath) && !settings.allRecords ? new Set(cellKeys) : null);
+  const cellsJson = existsSync(cellsPath) ? (JSON.parse(readFileSync(cellsPath, "utf8")) as { keys: string[]; matrixCells?: number; shard?: unknown }) : null;
+  let cellKeys: string[] = cellsJson?.keys ?? [];
+  let planned = cellsJson && !settings.allRecords ? new Set(cellKeys) : null;
+  const read = readReportRecords(resultsPath, planned);
   let { records } = read;
   const { spent, otherRecords } = read;
+  // Cells of the run's matrix without a record: the plan's cells (cells.json), or the whole
+  // matrix's when a partial merge recorded its size (a shard folder's own cells.json lists its
+  // share of the matrix: only those count there).
+  const matrixCells = planned ? (typeof cellsJson?.matrixCells === "number" && cellsJson.shard === undefined ? Math.max(cellsJson.matrixCells, planned.size) : planned.size) : null;
+  const missingCells = matrixCells === null ? 0 : matrixCells - read.records.length;
+  planned = null;
+  const skipped = skippedLinesText(read.malformedLines, read.truncatedTail, read.tornLine ?? undefined);
   let spec: {
     config?: {
       name?: string;
@@ -389,7 +402,21 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   const title = settings.title ?? `medsynth report: ${spec.config?.name ?? runDir}`;
   const envPath = join(runDir, "env.json");
   const corpusNote = existsSync(envPath) ? (JSON.parse(readFileSync(envPath, "utf8")) as { retrievalCorpusNote?: string | null }).retrievalCorpusNote : null;
-  const intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats. Read every output next to its reference, evidence and judge verdicts with \`${medsynthCommand()} view ${runDir}\`.${corpusNote ? ` Note: ${corpusNote}` : ""}`;
+  let intro = `${records.length} records from ${resultsPath}${otherRecords ? ` (the cells of the current spec.json; ${otherRecords} records of earlier configs in the same folder are left out)` : ""}. Every number is computed from these records; means carry t-based 95 % confidence intervals over items and repeats. Read every output next to its reference, evidence and judge verdicts with \`${medsynthCommand()} view ${runDir}\`.${corpusNote ? ` Note: ${corpusNote}` : ""}`;
+  const extra: Record<string, unknown> = {};
+  if (missingCells > 0) {
+    intro += ` ${missingCells} of the ${matrixCells} cells of the run's matrix (cells.json) have no record (not run yet, or in shards not merged): the tables cover the ${records.length} that have one.`;
+    extra.missingCells = { matrixCells, withRecord: records.length, missing: missingCells };
+  }
+  if (skipped) {
+    intro += ` Left out of ${resultsPath}: ${skipped}.`;
+    extra.skippedLines = {
+      file: resultsPath,
+      malformedLines: read.malformedLines.length,
+      firstMalformedLines: [...read.malformedLines].sort((a, b) => a - b).slice(0, 20),
+      tornLastLine: read.tornLine,
+    };
+  }
   const chartsDir = join(runDir, "charts");
   mkdirSync(chartsDir, { recursive: true });
   const chartFiles: string[] = [];
@@ -402,6 +429,6 @@ export async function writeReport(runDir: string, settings: ReportSettings = {})
   const files = { markdown: join(runDir, "report.md"), html: join(runDir, "report.html"), json: join(runDir, "report.json"), charts: chartFiles };
   writeFileSync(files.markdown, reportToMarkdown(title, intro, sections));
   writeFileSync(files.html, reportToHtml(title, intro, sections));
-  writeReportJson(files.json, title, sections);
-  return files;
+  writeReportJson(files.json, title, sections, extra);
+  return skipped ? { ...files, warnings: [`${resultsPath}: ${skipped}`] } : files;
 }

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { readReportRecords } from "./read-records.ts";
+import { readReportRecords, skippedLinesNote } from "./read-records.ts";
 import type { RunRecord } from "../types.ts";
 import { columnsOf, differencesVary, recordValues, variantLabel } from "./columns.ts";
 import { pairedTTest, wilcoxonSignedRank, mean, cohenDz } from "../../judges/stats/index.ts";
@@ -97,11 +97,20 @@ export function compareRecords(
   return out;
 }
 
-/** Compare two run folders. @throws when a folder has no results.jsonl records. */
-export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; table: ReportTable; pairing: "cell" | "item" } {
+/**
+ * Compare two run folders. `warnings` names each results file that had malformed lines or a torn
+ * last line (skipped; {@link skippedLinesNote}); empty when none.
+ * @throws when a folder has no results.jsonl records.
+ */
+export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; table: ReportTable; pairing: "cell" | "item"; warnings: string[] } {
+  const warnings: string[] = [];
   const load = (d: string) => {
+    if (!existsSync(d)) throw new Error(`${d}: no such folder`);
     if (!existsSync(join(d, "results.jsonl"))) throw new Error(`${d}: not a run folder (no results.jsonl)`);
-    const recs = readReportRecords(join(d, "results.jsonl"), null).records;
+    const read = readReportRecords(join(d, "results.jsonl"), null);
+    const note = skippedLinesNote(join(d, "results.jsonl"), read);
+    if (note) warnings.push(note);
+    const recs = read.records;
     if (!recs.length) throw new Error(`${d}: no records in results.jsonl`);
     return recs;
   };
@@ -125,5 +134,6 @@ export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; t
       values: deltas as unknown as Record<string, unknown>[],
     },
     pairing,
+    warnings,
   };
 }

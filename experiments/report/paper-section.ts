@@ -16,6 +16,7 @@ import { join } from "node:path";
 import type { RunRecord } from "../types.ts";
 import { latestRecords } from "../../results/results-file.ts";
 import { fmt, type ReportTable } from "./tables.ts";
+import { notARunFolder } from "./read-records.ts";
 import type { ReportSection } from "./render.ts";
 import { PAPER_IDS, PAPER_TITLES, papersOfModel, publishedInterval, publishedValues, type PaperId, type PublishedValue } from "./published/index.ts";
 import { paperRun, type ClaimResult, type Coverage, type PaperRun, type RunStat } from "./paper-vs-run/common.ts";
@@ -218,11 +219,11 @@ export function paperSectionForConfig(records: RunRecord[], config: SpecConfig |
 /**
  * Read a run folder for the section: the latest record per cell (only the cells of the current
  * spec when cells.json is there) and the spec's config.
- * @throws Error naming the folder when it has no results.jsonl.
+ * @throws Error naming the folder when it does not exist or has no results.jsonl.
  */
 export function readRunForPapers(runDir: string): { records: RunRecord[]; config: SpecConfig | undefined } {
   const resultsPath = join(runDir, "results.jsonl");
-  if (!existsSync(resultsPath)) throw new Error(`${runDir}: no results.jsonl (is this a run folder?)`);
+  if (!existsSync(resultsPath)) throw new Error(notARunFolder(runDir));
   let records = [...latestRecords(resultsPath)].map((l) => l.record);
   const cellsPath = join(runDir, "cells.json");
   if (existsSync(cellsPath)) {

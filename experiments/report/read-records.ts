@@ -3,7 +3,8 @@
  * (what the report's sections read), never the whole file in one string. Used by `medsynth report`
  * and `medsynth compare`.
  */
-import { newScanStats, resultRecords } from "../../results/results-file.ts";
+import { existsSync, statSync } from "node:fs";
+import { newScanStats, resultRecords, skippedLinesText } from "../../results/results-file.ts";
 import type { JudgeScoreEntry, RunRecord } from "../types.ts";
 import { OUTPUT_WORDS, outputWordCount } from "../../results/run-record.ts";
 
@@ -120,14 +121,16 @@ export const REPORT_INTERMEDIATE_FIELDS = ["goldenRecall", "perturbation", "nega
  * Read a results file for the report in one streamed pass: the latest record per key (in order of
  * first appearance) and every record including superseded attempts (`spent`, for the tokens spent),
  * each in its {@link reportProjection}; a record appearing once is one object in both lists. With
- * `keys`, records of other cells (earlier configs in the same folder) are counted and left out.
+ * `keys`, records of other cells (earlier configs in the same folder) are counted and left out;
+ * malformed lines and a torn last line are skipped and listed ({@link skippedLinesNote}).
  */
-export function readReportRecords(resultsPath: string, keys: ReadonlySet<string> | null): { records: RunRecord[]; spent: RunRecord[]; otherRecords: number } {
+export function readReportRecords(resultsPath: string, keys: ReadonlySet<string> | null): ReportRead {
   const latest = new Map<string, RunRecord>();
   const superseded: RunRecord[] = [];
   const pool = newProjectionPool();
   const others = new Set<string>();
-  for (const { record } of resultRecords(resultsPath, newScanStats())) {
+  const stats = newScanStats();
+  for (const { record } of resultRecords(resultsPath, stats)) {
     if (keys && !keys.has(record.key)) {
       others.add(record.key);
       continue;
@@ -138,5 +141,47 @@ export function readReportRecords(resultsPath: string, keys: ReadonlySet<string>
     latest.set(record.key, slim);
   }
   const records = [...latest.values()];
-  return { records, spent: superseded.length ? [...records, ...superseded] : records, otherRecords: others.size };
+  return {
+    records,
+    spent: superseded.length ? [...records, ...superseded] : records,
+    otherRecords: others.size,
+    malformedLines: stats.malformedLines,
+    truncatedTail: stats.truncatedTail,
+    tornLine: stats.truncatedTail ? stats.lines + 1 : null,
+  };
+}
+
+/** What {@link readReportRecords} read, and what it left out of the file. */
+export interface ReportRead {
+  /** The latest record per key, in order of first appearance (slim projections). */
+  records: RunRecord[];
+  /** Every record including superseded attempts (for the tokens spent). */
+  spent: RunRecord[];
+  /** Keys of records left out because they are not cells of `keys`. */
+  otherRecords: number;
+  /** 1-based numbers of the malformed lines that were skipped (not JSON, or no string `key`). */
+  malformedLines: number[];
+  /** True when an unterminated (torn) last line was left out. */
+  truncatedTail: boolean;
+  /** The torn last line's 1-based number, or null when the file ends with a whole line. */
+  tornLine: number | null;
+}
+
+/**
+ * The lines a read left out, in words naming the file (`<path>: 2 malformed line(s) skipped
+ * (lines 5, 9), torn last line 18 left out`), or null when it left none out.
+ */
+export function skippedLinesNote(resultsPath: string, read: Pick<ReportRead, "malformedLines" | "truncatedTail" | "tornLine">): string | null {
+  const text = skippedLinesText(read.malformedLines, read.truncatedTail, read.tornLine ?? undefined);
+  return text ? `${resultsPath}: ${text}` : null;
+}
+
+/**
+ * Why `dir` is not a run folder, in words naming it: it does not exist, is not a folder, or has no
+ * results.jsonl.
+ */
+export function notARunFolder(dir: string): string {
+  if (!existsSync(dir)) return `${dir}: no such folder`;
+  if (!statSync(dir).isDirectory()) return `${dir}: not a folder (give the run folder that holds results.jsonl)`;
+  return `${dir}: no results.jsonl (is this a run folder?)`;
 }

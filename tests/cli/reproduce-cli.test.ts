@@ -43,6 +43,6 @@ describe("medsynth reproduce", () => {
     expect(bad.stderr).toContain('reproduce: unknown paper "medqa" (papers: medmeta, medconclusion, rwesummary)');
     const none = runCli(["reproduce", "/nonexistent/run"]);
     expect(none.status).toBe(1);
-    expect(none.stderr).toContain("/nonexistent/run: no results.jsonl (is this a run folder?)");
+    expect(none.stderr).toContain("/nonexistent/run: no such folder");
   }, 60_000);
 });

@@ -107,6 +107,7 @@ describe("one run per folder, and the report covers the current spec", () => {
     const r = compareRuns(a, b);
     expect(r.pairing).toBe("item");
     expect(r.deltas.find((d) => d.column === "exact")!.n).toBe(4);
-    expect(() => compareRuns(a, join(b, "nope"))).toThrow(/not a run folder \(no results.jsonl\)/);
+    expect(() => compareRuns(a, join(b, "nope"))).toThrow(`${join(b, "nope")}: no such folder`);
+    expect(() => compareRuns(a, tmpdir())).toThrow(/not a run folder \(no results.jsonl\)/);
   });
 });

@@ -7,6 +7,7 @@ import { expandCells } from "../../experiments/cells.ts";
 import { runExperiment } from "../../experiments/runner.ts";
 import { readResults } from "../../results/results-file.ts";
 import { mergeShards, parseShard, selectShard, shardDir } from "../../experiments/shards.ts";
+import { writeReport } from "../../experiments/report/build.ts";
 import { fakeDeps } from "./fake-runner-deps.ts";
 
 function config(out: string, k: number[] = [5, 10]) {
@@ -99,6 +100,13 @@ describe("sharded run + merge", () => {
     expect(() => mergeShards([join(root, "plain")], out)).toThrow(/no shard i\/n/);
     // A partial merge is allowed on request and counts the cells still to run.
     expect(mergeShards([a1], out, { allowMissing: true })).toMatchObject({ totalCells: 8, records: 4, missingCells: 4, shards: [1] });
+    // … and records the matrix's size, so its report says how many cells have no record.
+    expect(JSON.parse(readFileSync(join(out, "cells.json"), "utf8")).matrixCells).toBe(8);
+    const partial = await writeReport(out);
+    expect(readFileSync(partial.markdown, "utf8")).toContain("4 of the 8 cells of the run's matrix (cells.json) have no record");
+    expect(JSON.parse(readFileSync(partial.json, "utf8")).missingCells).toEqual({ matrixCells: 8, withRecord: 4, missing: 4 });
     expect(mergeShards([a2, a1], out)).toMatchObject({ totalCells: 8, records: 8, missingCells: 0 });
+    expect(Object.keys(JSON.parse(readFileSync(join(out, "cells.json"), "utf8")))).toEqual(["configHash", "keys"]);
+    expect(readFileSync((await writeReport(out)).markdown, "utf8")).not.toContain("have no record");
   });
 });

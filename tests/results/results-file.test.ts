@@ -8,7 +8,18 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeF
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AtomicResultsWriter, latestEntries, latestLineOffsets, latestRecords, leadingKey, newScanStats, readRecordAt, resultLines, resultRecords } from "../../results/results-file.ts";
+import {
+  AtomicResultsWriter,
+  latestEntries,
+  latestLineOffsets,
+  latestRecords,
+  leadingKey,
+  newScanStats,
+  readRecordAt,
+  resultLines,
+  resultRecords,
+  skippedLinesText,
+} from "../../results/results-file.ts";
 import type { RunRecord } from "../../results/run-record.ts";
 
 const rec = (key: string, extra: Partial<RunRecord> = {}): RunRecord => ({
@@ -94,6 +105,15 @@ describe("resultLines / resultRecords", () => {
 
   it("yields nothing for a missing file", () => {
     expect([...resultRecords("/nonexistent/results.jsonl")]).toEqual([]);
+  });
+});
+
+describe("skippedLinesText", () => {
+  it("lists the first five malformed line numbers in file order, how many more, and the torn line", () => {
+    expect(skippedLinesText([], false)).toBeNull();
+    expect(skippedLinesText([7], false)).toBe("1 malformed line(s) skipped (line 7)");
+    expect(skippedLinesText([], true)).toBe("torn last line left out");
+    expect(skippedLinesText([9, 2, 4, 30, 11, 12, 15], true, 31)).toBe("7 malformed line(s) skipped (lines 2, 4, 9, 11, 12 and 2 more), torn last line 31 left out");
   });
 });
 

@@ -87,6 +87,17 @@ describe("cells", () => {
     expect((await get("/api/cells?colour=red")).status).toBe(400);
     expect((await get("/api/cells?size=100000")).status).toBe(400);
   });
+  it("answers 400 naming the runs loaded for a run index out of range, on every route taking one", async () => {
+    for (const path of ["/api/cells?run=7", "/api/cells?run=7&q=head", "/api/export.csv?run=7", "/api/export.jsonl?run=7"]) {
+      const r = await get(path);
+      expect([path, r.status, JSON.parse(r.text)]).toEqual([path, 400, { error: "no run 7: 2 run(s) loaded (0-based)" }]);
+    }
+    for (const run of ["-1", "1.5", "two"]) expect(JSON.parse((await get(`/api/cells?run=${run}`)).text)).toEqual({ error: `no run ${run}: 2 run(s) loaded (0-based)` });
+    expect(JSON.parse((await get("/api/compare?b=5")).text)).toEqual({ error: "no run 5: 2 run(s) loaded (0-based)" });
+    expect((await getJson("/api/cells?run=1")).total).toBe(17);
+    // An export's bad sort column is answered 400 too, before any row.
+    expect([(await get("/api/export.csv?sort=nope")).status, (await get("/api/export.csv?run=1")).status]).toEqual([400, 200]);
+  });
 });
 
 describe("item page", () => {
