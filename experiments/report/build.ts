@@ -349,7 +349,7 @@ export interface ReportFiles {
 
 /**
  * Write the report of a run folder.
- * @throws Error naming the folder when it does not exist or has no results.jsonl ({@link notARunFolder}).
+ * @throws Error naming the folder when it does not exist or has no results.jsonl (`notARunFolder` in read-records.ts).
  */
 export async function writeReport(runDir: string, settings: ReportSettings = {}): Promise<ReportFiles> {
   const resultsPath = join(runDir, "results.jsonl");

@@ -99,7 +99,7 @@ export function compareRecords(
 
 /**
  * Compare two run folders. `warnings` names each results file that had malformed lines or a torn
- * last line (skipped; {@link skippedLinesNote}); empty when none.
+ * last line (skipped; `skippedLinesNote` of read-records.ts); empty when none.
  * @throws when a folder has no results.jsonl records.
  */
 export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; table: ReportTable; pairing: "cell" | "item"; warnings: string[] } {

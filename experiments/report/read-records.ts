@@ -122,7 +122,7 @@ export const REPORT_INTERMEDIATE_FIELDS = ["goldenRecall", "perturbation", "nega
  * first appearance) and every record including superseded attempts (`spent`, for the tokens spent),
  * each in its {@link reportProjection}; a record appearing once is one object in both lists. With
  * `keys`, records of other cells (earlier configs in the same folder) are counted and left out;
- * malformed lines and a torn last line are skipped and listed ({@link skippedLinesNote}).
+ * malformed lines and a torn last line are skipped and listed (`skippedLinesNote` in read-records.ts).
  */
 export function readReportRecords(resultsPath: string, keys: ReadonlySet<string> | null): ReportRead {
   const latest = new Map<string, RunRecord>();
