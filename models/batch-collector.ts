@@ -75,6 +75,10 @@ interface Tracker {
   results?: Map<string, BatchResultLine>;
   status?: string;
   done: Promise<void>;
+  /** Followed again by a new session (a batch submitted by an earlier process). */
+  reattached: boolean;
+  /** custom_ids whose result line was counted in the stats (once each, whenever its call asked). */
+  counted: Set<string>;
 }
 
 /** One endpoint+model queue of requests waiting for the next wave. */
@@ -244,8 +248,21 @@ export class BatchCollector {
     this.failureReason.set(customId, reason);
   }
 
+  /** Counts a result line of tracker `t` in the stats (lines done; re-attached when `t` was), once per custom_id. */
+  private countLine(t: Tracker, customId: string, line: BatchResultLine | null): void {
+    if (!line || t.counted.has(customId)) return;
+    t.counted.add(customId);
+    this.stats.linesDone++;
+    if (t.reattached) this.stats.reattached++;
+  }
+
   private waitOn(t: Tracker, customId: string, signal: AbortSignal | undefined): Promise<LineOutcome> {
-    if (t.results) return Promise.resolve({ line: t.results.get(customId) ?? null, batchId: t.batchId, batchStatus: t.status ?? "?" });
+    if (t.results) {
+      // A call that asks after the batch's results arrived (e.g. a re-run's later cells) is counted too.
+      const line = t.results.get(customId) ?? null;
+      this.countLine(t, customId, line);
+      return Promise.resolve({ line, batchId: t.batchId, batchStatus: t.status ?? "?" });
+    }
     return new Promise<LineOutcome>((resolve, reject) => {
       const list = t.waiters.get(customId) ?? [];
       list.push({ resolve, reject });
@@ -302,7 +319,7 @@ export class BatchCollector {
 
   /** Follow a batch to its final state, then hand every waiter its line. */
   private track(api: BatchApi, batchId: string, model: string, reattached: boolean): Tracker {
-    const t: Tracker = { batchId, api, model, waiters: new Map(), done: Promise.resolve() };
+    const t: Tracker = { batchId, api, model, waiters: new Map(), done: Promise.resolve(), reattached, counted: new Set() };
     this.trackers.set(batchId, t);
     t.done = (async () => {
       let b: BatchObject;
@@ -331,8 +348,7 @@ export class BatchCollector {
       t.results = results;
       for (const [id, list] of t.waiters) {
         const line = results.get(id) ?? null;
-        if (line) this.stats.linesDone++;
-        if (reattached && line) this.stats.reattached++;
+        this.countLine(t, id, line);
         for (const w of list) w.resolve({ line, batchId, batchStatus: b.status });
       }
       t.waiters.clear();

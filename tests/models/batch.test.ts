@@ -143,6 +143,26 @@ describe("batch session", () => {
     expect(second.stats).toMatchObject({ batches: 0, reattached: 4 });
   });
 
+  it("calls that ask after a re-attached batch's results arrived are counted as re-attached too (one at a time)", async () => {
+    server = await startFakeBatchServer({ responder, pollsToComplete: 1_000_000 });
+    const dir = mkdtempSync(join(tmpdir(), "medsynth-batch-"));
+    const first = session(dir);
+    const ac = new AbortController();
+    const m1 = createOpenAIChatModel("openai:m1", endpoint(server.baseURL), { env, cacheDir: join(dir, "c"), batch: first });
+    const pending = Promise.all(Array.from({ length: 4 }, (_, i) => m1.chat([{ role: "user", content: `question ${i}` }], { ...meta(i), signal: ac.signal })));
+    while (server.batches.length === 0 || server.batches[0].polls < 2) await new Promise((r) => setTimeout(r, 5));
+    ac.abort();
+    await pending;
+    await first.close();
+    server.batches[0].polls = 1_000_000 - 1;
+    const second = session(dir);
+    const m2 = createOpenAIChatModel("openai:m1", endpoint(server.baseURL), { env, cacheDir: join(dir, "c"), batch: second });
+    // The first call follows the batch to its end; the next three find its results already there.
+    for (let i = 0; i < 4; i++) expect(await m2.chat([{ role: "user", content: `question ${i}` }], meta(i))).toMatchObject({ ok: true, text: `re: question ${i}` });
+    expect(server.batches).toHaveLength(1);
+    expect(second.stats).toMatchObject({ batches: 0, reattached: 4, linesDone: 4 });
+  });
+
   it("progress line: state, lines done, failed, ETA", () => {
     const line = progressLine({ id: "batch_1", status: "in_progress", input_file_id: "f", request_counts: { total: 100, completed: 20, failed: 5 } }, "gpt", 0, 50_000);
     expect(line).toBe("batch batch_1 (gpt): in_progress, 25/100 lines done, 5 failed; 50s elapsed ETA 150s".replace("150s", "3m"));
