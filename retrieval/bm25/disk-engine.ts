@@ -41,6 +41,7 @@ import type { CorpusDoc } from "../../corpus/types.ts";
 import { defaultAnalyzer, type Analyzer } from "../analyzer.ts";
 import type { SearchHit } from "../types.ts";
 import { buildSegment, mergeSegments, writeJsonAtomic, type SegmentBuildOptions } from "./disk-build.ts";
+import { collectWindowCandidates } from "./fast-query.ts";
 import { BLOCK, diskIo, NORM_PAGE, NORM_SHIFT, PageCache, readRaw, SegmentReader, type TermBlocks } from "./disk-segment.ts";
 import { parseBm25Params, type Bm25Params } from "./params-core.ts";
 import { offerTopK, sortHeap } from "./topk-heap.ts";
@@ -588,7 +589,7 @@ export class DiskBm25 {
       }
       // Essential lists: every posting in the window.
       if (!this.addEssential(os, lists, order, ne, nl, total, ub, base, theta, q)) continue;
-      let nc = collectCandidates(acc, bits, cand, pre[ne], theta);
+      let nc = collectWindowCandidates(acc, bits, cand, WINDOW >>> 5, pre[ne], theta);
       nc = this.probeNonEssential(os, lists, order, ne, nc, base, pre, theta, q);
       this.scoreSurvivors(os, lists, nc, base, q, heap);
     }
@@ -899,33 +900,6 @@ function findDoc(docs: Int32Array, n: number, d: number): number {
     else hi = mid;
   }
   return lo < n && docs[lo] === d ? lo : -1;
-}
-
-/**
- * Candidates (ascending, into `cand`) of a window: touched documents (bits) whose partial score
- * plus the non-essential bound `neBound` can still reach theta; the others are dropped
- * (accumulator reset to 0, bit cleared).
- * @returns the number of candidates.
- */
-function collectCandidates(acc: Float64Array, bits: Int32Array, cand: Int32Array, neBound: number, theta: number): number {
-  let nc = 0;
-  for (let w = 0; w < WINDOW >>> 5; w++) {
-    let word = bits[w];
-    if (word === 0) continue;
-    let keep = 0;
-    while (word !== 0) {
-      const low = word & -word;
-      word ^= low;
-      const x = (w << 5) | (31 - Math.clz32(low));
-      if ((acc[x] + neBound) * BOUND_MARGIN < theta) acc[x] = 0;
-      else {
-        cand[nc++] = x;
-        keep |= low;
-      }
-    }
-    bits[w] = keep;
-  }
-  return nc;
 }
 
 /** Decodes block j of the list unless it is the one decoded last; returns its posting count. */

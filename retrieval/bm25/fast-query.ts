@@ -422,15 +422,21 @@ function addEssential(s: Scratch, ix: IndexView, m: number, ne: number, base: nu
   return any;
 }
 
+/** Candidates of the window (see {@link collectWindowCandidates}). */
+function collectCandidates(s: Scratch, neBound: number, theta: number): number {
+  return collectWindowCandidates(s.acc, s.bits, s.cand, WINDOW >>> 5, neBound, theta);
+}
+
 /**
- * Candidates (ascending, into `cand`): touched documents whose partial score plus the
- * non-essential bound beats theta; the others are dropped (accumulator reset to 0, bit cleared).
+ * Candidates of a window (ascending offsets, into `cand`): documents touched in `bits` (`words`
+ * int32 words, one bit per document) whose partial score `acc[x]` plus the non-essential bound
+ * `neBound` beats theta (with {@link BOUND_MARGIN}); the others are dropped (accumulator reset to
+ * 0, bit cleared). Shared by the in-memory and on-disk engines' window searches.
  * @returns the number of candidates.
  */
-function collectCandidates(s: Scratch, neBound: number, theta: number): number {
-  const { bits, acc, cand } = s;
+export function collectWindowCandidates(acc: Float64Array, bits: Int32Array, cand: Int32Array, words: number, neBound: number, theta: number): number {
   let nc = 0;
-  for (let w = 0; w < WINDOW >>> 5; w++) {
+  for (let w = 0; w < words; w++) {
     let word = bits[w];
     if (word === 0) continue;
     let keep = 0;
