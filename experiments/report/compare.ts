@@ -98,6 +98,22 @@ export function compareRecords(
 }
 
 /**
+ * A note when some records of either run have no partner under `identity` (the runs' matrices
+ * differ): how many pairs were compared and how many records of each run were left out; null when
+ * every record pairs up.
+ */
+function unpairedNote(a: readonly RunRecord[], b: readonly RunRecord[], dirA: string, dirB: string, identity: (r: RunRecord) => string): string | null {
+  const ka = new Set(a.map(identity));
+  const kb = new Set(b.map(identity));
+  let both = 0;
+  for (const k of ka) if (kb.has(k)) both++;
+  const onlyA = ka.size - both;
+  const onlyB = kb.size - both;
+  if (onlyA === 0 && onlyB === 0) return null;
+  return `${both} record pair(s) compared; left out, without a partner: ${onlyA} of ${ka.size} in ${dirA}, ${onlyB} of ${kb.size} in ${dirB}`;
+}
+
+/**
  * Compare two run folders. `warnings` names each results file that had malformed lines or a torn
  * last line (skipped; `skippedLinesNote` of read-records.ts); empty when none.
  * @throws when a folder has no results.jsonl records.
@@ -123,6 +139,8 @@ export function compareRuns(dirA: string, dirB: string): { deltas: RunDelta[]; t
     deltas = compareRecords(a, b, cellIdentityWithoutModel, variantLabel);
     pairing = "item";
   }
+  const unpaired = unpairedNote(a, b, dirA, dirB, pairing === "cell" ? cellIdentity : cellIdentityWithoutModel);
+  if (unpaired) warnings.push(unpaired);
   return {
     deltas,
     table: {

@@ -98,6 +98,18 @@ describe("one run per folder, and the report covers the current spec", () => {
     expect(settingsNotes([], { subgroups: ["year"] })).toEqual(['subgroup field "year" is not set on any item.']);
   });
 
+  it("compare says how many records of each run had no partner", async () => {
+    const a = mkdtempSync(join(tmpdir(), "medsynth-cmpA-"));
+    const b = mkdtempSync(join(tmpdir(), "medsynth-cmpB-"));
+    const mk = (out: string) => parseExperimentConfig({ name: "t", output: out, datasets: [{ name: "fake" }], models: [{ id: "m1" }], workflows: [{ id: "echo" }] });
+    await runExperiment(mk(a), fakeDeps(4, { calls: [], failOn: new Set(), delayMs: 0 }), { log: () => {} });
+    await runExperiment(mk(b), fakeDeps(3, { calls: [], failOn: new Set(), delayMs: 0 }), { log: () => {} });
+    const r = compareRuns(a, b);
+    expect(r.pairing).toBe("cell");
+    expect(r.warnings).toEqual([`3 record pair(s) compared; left out, without a partner: 1 of 4 in ${a}, 0 of 3 in ${b}`]);
+    expect(compareRuns(a, a).warnings).toEqual([]);
+  });
+
   it("compare pairs two models' runs by item when they share no cell", async () => {
     const a = mkdtempSync(join(tmpdir(), "medsynth-cmpA-"));
     const b = mkdtempSync(join(tmpdir(), "medsynth-cmpB-"));
