@@ -12,7 +12,10 @@
  * computed when a posting is read (norm[d] of the current window stays in cache), not stored: 5
  * bytes per posting resident (doc id + byte tf) plus ~24 per document.
  *
- * Queries ({@link FastBm25.searchSync}) run exact block-max MaxScore (Turtle & Flood 1995; windowed
+ * Queries ({@link FastBm25.searchSync}) with at least half as many postings in their lists as the
+ * corpus has documents (long questions) run quantised term-at-a-time with exact rescoring
+ * (fast-taat.ts: 2 more bytes per posting, made on the first such query); the others run exact
+ * block-max MaxScore (Turtle & Flood 1995; windowed
  * as in Lucene's MaxScoreBulkScorer), document-at-a-time over windows of 2,048 documents:
  * - An initial threshold theta (the k-th best exact score so far): the k largest impacts of the
  *   list with the largest bound `c·max impact` (c = the term's count in the query; more lists while
@@ -52,8 +55,8 @@
  * threads (scratch buffers per engine). Persisted as a folder of array files
  * ({@link FastBm25.writeTo}, {@link readFastBm25}), each split into parts so an index may exceed
  * 4 GiB.
- * Files: this one (the engine: state, query analysis, hits, exhaustive reference), fast-query.ts
- * (the pruned search's phases and the block-max fill), fast-build.ts (build), fast-persist.ts
+ * Files: this one (the engine: state, query analysis, strategy, hits, exhaustive reference), fast-query.ts
+ * (the pruned search's phases and the block-max fill), fast-taat.ts (term-at-a-time), fast-build.ts (build), fast-persist.ts
  * (index folder), topk-heap.ts (top-k heap, shared with the on-disk engine).
  * @see Turtle & Flood (1995) "Query evaluation: strategies and optimizations", MaxScore.
  * @see Ding & Suel (2011) "Faster top-k document retrieval using block-max indexes" (block maxima).
@@ -66,6 +69,7 @@ import { DEFAULT_PART_BYTES, unpackStrings } from "./array-files.ts";
 import { buildFastBm25Data, type FastBm25Data } from "./fast-build.ts";
 import { readFastBm25Data, writeFastBm25Data } from "./fast-persist.ts";
 import { BLOCK, ensureScratch, fillBlockMax, prunedTopK, type IndexView, type Scratch } from "./fast-query.ts";
+import { createTaatState, TAAT_MAX_COUNT, TAAT_MIN_POSTINGS_PER_DOC, taatTopK, type TaatState } from "./fast-taat.ts";
 import { TermTable } from "./term-table.ts";
 import type { Bm25Engine, Bm25Info, Bm25Params } from "./params.ts";
 import { heapPush, heapReplaceTop, sortHeap } from "./topk-heap.ts";
@@ -75,8 +79,14 @@ export { FAST_BM25_FORMAT } from "./fast-persist.ts";
 /** Retriever id of the fast engine. */
 export const FAST_BM25_ID = "bm25-fast";
 
-/** Default {@link FastBm25.exhaustiveUpTo}: 2²⁰ postings (~8 MiB of Float64 impacts). */
-export const EXHAUSTIVE_MAX_POSTINGS = 1 << 20;
+/**
+ * How {@link FastBm25.searchSync} answers a query: `auto` (default) = quantised term-at-a-time
+ * (fast-taat.ts) when the query's lists hold ≥ {@link TAAT_MIN_POSTINGS_PER_DOC} postings per
+ * document, else block-max MaxScore; `pruned` / `taat` force one (`taat` falls back to `pruned`
+ * for a query whose term counts sum to 2¹⁵ or more). Every strategy returns the same hits and
+ * scores.
+ */
+export type FastBm25Strategy = "auto" | "pruned" | "taat";
 
 /** Term id standing for a query token that is not in the vocabulary (ids are < 2³¹ − 1). */
 const UNKNOWN_TERM = 0x7fffffff;
@@ -104,12 +114,10 @@ export class FastBm25 implements Bm25Engine {
   readonly info: Bm25Info;
   /** Counters of the last pruned search. */
   readonly lastStats: PruneStats = { postings: 0, work: 0, finalists: 0 };
-  /**
-   * Indexes with at most this many postings answer {@link searchSync} exhaustively (same results;
-   * on small indexes pruning's bookkeeping costs more than it saves: 0.6–0.75× the exhaustive q/s
-   * at 3.3k docs). Default {@link EXHAUSTIVE_MAX_POSTINGS}; 0 = always prune.
-   */
-  exhaustiveUpTo = EXHAUSTIVE_MAX_POSTINGS;
+  /** Query strategy (see {@link FastBm25Strategy}); tests and benches force one. */
+  strategy: FastBm25Strategy = "auto";
+  /** Strategy the last {@link searchSync} call took. */
+  lastStrategy: "pruned" | "taat" | null = null;
   /**
    * @internal Posting and block cursors as Float64 even below 2³¹ postings — the path an index with
    * 2³¹ postings or more takes (int32 otherwise, faster); for tests.
@@ -149,6 +157,8 @@ export class FastBm25 implements Bm25Engine {
   /** The arrays {@link searchSync}'s helpers read. */
   private readonly ix: IndexView;
   private scratchBufs: Scratch | null = null;
+  /** Quantised impacts and accumulators of the TAAT strategy, made on its first query. */
+  private taat: TaatState | null = null;
   /** Attached documents by internal index (null: none attached). */
   private docs: (CorpusDoc | undefined)[] | null = null;
   /** The id string table as a Buffer (same memory), made on the first hit. */
@@ -281,8 +291,9 @@ export class FastBm25 implements Bm25Engine {
   }
 
   /**
-   * Top-k by exact block-max MaxScore, document-at-a-time over windows of `WINDOW` documents
-   * (see the file header): the same hits, order and scores as {@link searchExhaustive}.
+   * Exact top-k: quantised term-at-a-time for queries with many postings per document (fast-taat.ts),
+   * else block-max MaxScore, document-at-a-time over windows of `WINDOW` documents (see the file
+   * header and {@link strategy}); either way the same hits, order and scores as {@link searchExhaustive}.
    * @param query free text; analyzed like the documents.
    * @param k hits wanted (≥ 1; fractional k is floored).
    * @returns ≤ k hits, best first, ties by corpus order; [] for an empty or unknown-terms query or k < 1.
@@ -292,17 +303,40 @@ export class FastBm25 implements Bm25Engine {
     stats.postings = 0;
     stats.work = 0;
     stats.finalists = 0;
+    this.lastStrategy = null;
     if (!(k >= 1) || typeof query !== "string") return [];
     const n = this.docCount;
     if (n === 0) return [];
-    if (this.data.postDocs.length <= this.exhaustiveUpTo) return this.searchExhaustive(query, k);
     const m = this.queryTerms(query);
     if (m === 0) return [];
     const kk = Math.min(Math.floor(k), n);
+    if (this.useTaat(m)) {
+      this.lastStrategy = "taat";
+      const st = (this.taat ??= createTaatState(this.ix));
+      const size = taatTopK(st, this.ix, this.qTerms, this.qCounts, m, kk, stats);
+      return this.toHits(st.heapDoc, st.heapScore, size);
+    }
+    this.lastStrategy = "pruned";
     const s = this.scratch(m, kk);
     const size = prunedTopK(s, this.ix, this.qTerms, this.qCounts, m, kk, n, stats);
     return this.toHits(s.heapDoc, s.heapScore, size);
   }
+
+  /** Whether the query in {@link qTerms} (m terms) is answered term-at-a-time (see {@link strategy}). */
+  private useTaat(m: number): boolean {
+    if (this.strategy === "pruned") return false;
+    const { offsets } = this.data;
+    let count = 0;
+    let postings = 0;
+    for (let i = 0; i < m; i++) {
+      const t = this.qTerms[i];
+      count += this.qCounts[i];
+      postings += offsets[t + 1] - offsets[t];
+    }
+    if (count >= TAAT_MAX_COUNT || this.data.postDocs.length >= 2 ** 31) return false;
+    return this.strategy === "taat" || postings >= TAAT_MIN_POSTINGS_PER_DOC * this.docCount;
+  }
+
   /**
    * Exhaustive top-k: adds every posting of every query term into a score accumulator and keeps
    * the k best touched documents (the engine's pre-pruning algorithm, kept as the reference

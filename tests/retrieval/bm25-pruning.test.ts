@@ -39,7 +39,7 @@ describe("pruned BM25 top-k equals exhaustive top-k", () => {
     const tasks = (await loadDataset("medevidence")).items as SynthesisTask[];
     expect(tasks.length).toBe(284);
     const e = buildFastBm25(docs);
-    e.exhaustiveUpTo = 0; // always prune (a small index would otherwise be answered exhaustively)
+    e.strategy = "pruned"; // always prune (a long query would otherwise be answered term-at-a-time)
     let prunedWork = 0;
     let allWork = 0;
     for (const t of tasks) {
@@ -63,7 +63,7 @@ describe("pruned BM25 top-k equals exhaustive top-k", () => {
       const docs: CorpusDoc[] = [];
       for (let r = 0; r < 30; r++) for (const d of base) docs.push(r === 0 ? d : { ...d, id: `${d.id}#r${r}` });
       const e = buildFastBm25(docs, { fieldWeights });
-      e.exhaustiveUpTo = 0;
+      e.strategy = "pruned";
       expect(e.info.docCount).toBe(base.length * 30);
       // Vocabulary sample: words of the abstracts themselves, so queries mix frequent and rare terms.
       const words = [...new Set(base.flatMap((d) => d.text.split(/\s+/).filter((w) => analyze(w).length === 1)))];
@@ -103,7 +103,7 @@ describe("pruned BM25 top-k equals exhaustive top-k", () => {
       text: Array.from({ length: 3 + Math.floor(next() * 25) }, word).join(" "),
     }));
     const e = buildFastBm25(docs);
-    e.exhaustiveUpTo = 0;
+    e.strategy = "pruned";
     let work = 0;
     let postings = 0;
     for (let i = 0; i < 200; i++) {
@@ -130,7 +130,7 @@ describe("pruned BM25 top-k equals exhaustive top-k", () => {
       { id: "y", title: "", text: "fever" },
     ];
     const e = buildFastBm25(docs);
-    e.exhaustiveUpTo = 0;
+    e.strategy = "pruned";
     expect(e.searchSync("aspirin stroke", 2).map((h) => h.id)).toEqual(["b", "c"]);
     same(e, "aspirin stroke", 2);
     same(e, "aspirin stroke stroke", 4);
