@@ -88,7 +88,7 @@ function readJson(path: string, what: string): Record<string, unknown> {
   }
 }
 
-function readShardFolder(dir: string): ShardFolder {
+function readShardFolder(dir: string, allowMissing: boolean): ShardFolder {
   const spec = readJson(join(dir, "spec.json"), "spec");
   const cells = readJson(join(dir, "cells.json"), "cell list");
   const shard = spec.shard as ShardSpec | undefined;
@@ -102,6 +102,9 @@ function readShardFolder(dir: string): ShardFolder {
   const stats = newScanStats();
   const latest = latestLineOffsets(resultsPath, stats);
   if (stats.malformedLines.length) throw new Error(`merge: ${dir}/results.jsonl has malformed lines ${stats.malformedLines.slice(0, 20).join(", ")}${stats.malformedLines.length > 20 ? ", …" : ""}`);
+  // A last line without its newline: the shard was stopped while writing a record (its cell is unrun).
+  if (stats.truncatedTail && !allowMissing)
+    throw new Error(`merge: ${dir}/results.jsonl ends in a torn line after line ${stats.lines} (the shard was stopped mid-write): finish the shard by re-running its \`${medsynthCommand()} run --shard\` command (it resumes), or merge as it is with --allow-missing (that cell stays unrun)`);
   const envPath = join(dir, "env.json");
   return {
     dir,
@@ -189,7 +192,8 @@ function writeMergedResults(path: string, shards: readonly ShardFolder[], keys: 
  * @param opts `allowMissing`: merge even when some shard of 1..n is absent (its cells stay unrun).
  * @returns counts of the merge.
  * @throws Error naming the folders when configs or shard counts differ, a shard index repeats, a
- *   shard is missing (unless allowed), or a folder is not a shard folder; nothing is written then.
+ *   shard is missing or a shard's results end in a torn line (unless `allowMissing`), a results
+ *   line is malformed, or a folder is not a shard folder; nothing is written then.
  */
 export function mergeShards(shardDirs: readonly string[], outputDir: string, opts: { allowMissing?: boolean } = {}): MergeSummary {
   if (shardDirs.length === 0) throw new Error("merge: no shard folders given");
@@ -200,7 +204,7 @@ export function mergeShards(shardDirs: readonly string[], outputDir: string, opt
     throw new Error(`merge: ${absent.join(", ")}: no such folder (a shard not run yet, or not copied here?); merge the shards you have with --allow-missing (the missing shards' cells stay unrun)`);
   const present = shardDirs.filter((d) => existsSync(d));
   if (present.length === 0) throw new Error(`merge: none of the shard folders exists (${shardDirs.join(", ")})`);
-  const shards = present.map(readShardFolder);
+  const shards = present.map((d) => readShardFolder(d, opts.allowMissing === true));
   const first = shards[0];
   for (const s of shards.slice(1)) {
     if (s.configHash !== first.configHash) {

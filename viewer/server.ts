@@ -147,6 +147,17 @@ async function streamExport(res: ServerResponse, columns: string[] | null, rows:
   res.end();
 }
 
+/**
+ * Query parameter `name` as a 0-based run index (`fallback` when absent).
+ * @throws Error naming the parameter and its value when it is not a non-negative integer (answered 400).
+ */
+function runIndexParam(url: URL, name: string, fallback: number): number {
+  const raw = url.searchParams.get(name);
+  if (raw === null) return fallback;
+  if (!/^\d{1,9}$/.test(raw)) throw new Error(`${name} must be a run index (0-based integer), got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
 /** Explorer routes; returns false when the path is not one of them. */
 async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Promise<boolean> {
   const p = url.pathname;
@@ -208,8 +219,8 @@ async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Pr
     return true;
   }
   if (p === "/api/compare") {
-    const a = Number(url.searchParams.get("a") ?? 0);
-    const b = Number(url.searchParams.get("b") ?? 1);
+    const a = runIndexParam(url, "a", 0);
+    const b = runIndexParam(url, "b", 1);
     json(
       res,
       200,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseExperimentConfig } from "../../experiments/config.ts";
@@ -108,5 +108,11 @@ describe("sharded run + merge", () => {
     expect(mergeShards([a2, a1], out)).toMatchObject({ totalCells: 8, records: 8, missingCells: 0 });
     expect(Object.keys(JSON.parse(readFileSync(join(out, "cells.json"), "utf8")))).toEqual(["configHash", "keys"]);
     expect(readFileSync((await writeReport(out)).markdown, "utf8")).not.toContain("have no record");
+    // A shard stopped mid-write (its last line torn) is refused, naming the way to finish it; merged with --allow-missing its torn cell stays unrun.
+    const a2Results = join(a2, "results.jsonl");
+    const lines = readFileSync(a2Results, "utf8").split("\n").filter(Boolean);
+    writeFileSync(a2Results, `${lines.slice(0, -1).join("\n")}\n${lines.at(-1)!.slice(0, 40)}`);
+    expect(() => mergeShards([a1, a2], out)).toThrow(new RegExp(`${a2}/results.jsonl ends in a torn line after line 3 \\(the shard was stopped mid-write\\): finish the shard by re-running .*run --shard.* or merge as it is with --allow-missing`));
+    expect(mergeShards([a1, a2], out, { allowMissing: true })).toMatchObject({ totalCells: 8, records: 7, missingCells: 1 });
   });
 });

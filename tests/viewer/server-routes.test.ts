@@ -94,6 +94,10 @@ describe("cells", () => {
     }
     for (const run of ["-1", "1.5", "two"]) expect(JSON.parse((await get(`/api/cells?run=${run}`)).text)).toEqual({ error: `no run ${run}: 2 run(s) loaded (0-based)` });
     expect(JSON.parse((await get("/api/compare?b=5")).text)).toEqual({ error: "no run 5: 2 run(s) loaded (0-based)" });
+    for (const a of ["abc", "-1", "1.5", ""]) {
+      const r = await get(`/api/compare?a=${a}`);
+      expect([r.status, JSON.parse(r.text)]).toEqual([400, { error: `a must be a run index (0-based integer), got ${JSON.stringify(a)}` }]);
+    }
     expect((await getJson("/api/cells?run=1")).total).toBe(17);
     // An export's bad sort column is answered 400 too, before any row.
     expect([(await get("/api/export.csv?sort=nope")).status, (await get("/api/export.csv?run=1")).status]).toEqual([400, 200]);
