@@ -104,7 +104,9 @@ function readShardFolder(dir: string, allowMissing: boolean): ShardFolder {
   if (stats.malformedLines.length) throw new Error(`merge: ${dir}/results.jsonl has malformed lines ${stats.malformedLines.slice(0, 20).join(", ")}${stats.malformedLines.length > 20 ? ", …" : ""}`);
   // A last line without its newline: the shard was stopped while writing a record (its cell is unrun).
   if (stats.truncatedTail && !allowMissing)
-    throw new Error(`merge: ${dir}/results.jsonl ends in a torn line after line ${stats.lines} (the shard was stopped mid-write): finish the shard by re-running its \`${medsynthCommand()} run --shard\` command (it resumes), or merge as it is with --allow-missing (that cell stays unrun)`);
+    throw new Error(
+      `merge: ${dir}/results.jsonl ends in a torn line after line ${stats.lines} (the shard was stopped mid-write): finish the shard by re-running its \`${medsynthCommand()} run --shard\` command (it resumes), or merge as it is with --allow-missing (that cell stays unrun)`,
+    );
   const envPath = join(dir, "env.json");
   return {
     dir,

@@ -112,7 +112,9 @@ describe("sharded run + merge", () => {
     const a2Results = join(a2, "results.jsonl");
     const lines = readFileSync(a2Results, "utf8").split("\n").filter(Boolean);
     writeFileSync(a2Results, `${lines.slice(0, -1).join("\n")}\n${lines.at(-1)!.slice(0, 40)}`);
-    expect(() => mergeShards([a1, a2], out)).toThrow(new RegExp(`${a2}/results.jsonl ends in a torn line after line 3 \\(the shard was stopped mid-write\\): finish the shard by re-running .*run --shard.* or merge as it is with --allow-missing`));
+    expect(() => mergeShards([a1, a2], out)).toThrow(
+      new RegExp(`${a2}/results.jsonl ends in a torn line after line 3 \\(the shard was stopped mid-write\\): finish the shard by re-running .*run --shard.* or merge as it is with --allow-missing`),
+    );
     expect(mergeShards([a1, a2], out, { allowMissing: true })).toMatchObject({ totalCells: 8, records: 7, missingCells: 1 });
   });
 });
