@@ -1058,6 +1058,16 @@ export function describeModel(m: SyntheticModel): string[] {
   ];
 }
 
+/** @throws Error naming the option when a number given to the CLI is out of range. */
+function checkCliOptions(o: GenerateOptions & { seed: number; deleteShare: number; gzipLevel: number; perFile: number }): void {
+  if (!Number.isInteger(o.entries) || o.entries <= 0) throw new Error(`--entries must be a positive integer (got ${o.entries})`);
+  if (!Number.isInteger(o.perFile) || o.perFile <= 0) throw new Error(`--per-file must be a positive integer (got ${o.perFile})`);
+  if (!Number.isInteger(o.seed)) throw new Error(`--seed must be an integer (got ${o.seed})`);
+  if (o.jobs !== undefined && (!Number.isInteger(o.jobs) || o.jobs < 0)) throw new Error(`--jobs must be a whole number (0 or 1: this thread; got ${o.jobs})`);
+  if (!(o.deleteShare >= 0 && o.deleteShare < 1)) throw new Error(`--delete-share must be in [0, 1) (got ${o.deleteShare})`);
+  if (!Number.isInteger(o.gzipLevel) || o.gzipLevel < 0 || o.gzipLevel > 9) throw new Error(`--gzip-level must be an integer 0–9 (got ${o.gzipLevel})`);
+}
+
 async function cli(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -1076,12 +1086,7 @@ async function cli(): Promise<void> {
     throw new Error("usage: synthetic-pubmed.ts --out <dir> --entries <N> [--per-file 30000] [--seed 1] [--jobs n] [--delete-share 0.001] [--gzip-level 4] [--stored-fit] [--json]");
   const log = (l: string) => console.error(l);
   const seed = Number(values.seed);
-  const t0 = performance.now();
-  const model = await loadModel({ storedFit: values["stored-fit"], seed, log });
-  for (const l of describeModel(model)) console.error(l);
-  console.error(`  model fitted in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  if (existsSync(values.out) && readdirSync(values.out).some((f) => /\.xml(\.gz)?$/.test(f))) throw new Error(`--out ${values.out} already holds XML files; give an empty folder`);
-  const r = await generateSyntheticPubmed(model, {
+  const options = {
     outDir: values.out,
     entries: Number(values.entries),
     perFile: Number(values["per-file"]),
@@ -1090,7 +1095,15 @@ async function cli(): Promise<void> {
     deleteShare: Number(values["delete-share"]),
     gzipLevel: Number(values["gzip-level"]),
     log,
-  });
+  };
+  // Every argument is checked before the model is fitted (which takes a while).
+  checkCliOptions(options);
+  if (existsSync(values.out) && readdirSync(values.out).some((f) => /\.xml(\.gz)?$/.test(f))) throw new Error(`--out ${values.out} already holds XML files; give an empty folder`);
+  const t0 = performance.now();
+  const model = await loadModel({ storedFit: values["stored-fit"], seed, log });
+  for (const l of describeModel(model)) console.error(l);
+  console.error(`  model fitted in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const r = await generateSyntheticPubmed(model, options);
   const summary = {
     synthetic: true,
     generatorVersion: GENERATOR_VERSION,
