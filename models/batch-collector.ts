@@ -196,7 +196,7 @@ export class BatchCollector {
     const known = this.submittedIn.get(r.customId);
     if (known !== undefined && this.failedIn.get(r.customId)?.has(known)) {
       const n = this.batchRetries.get(r.customId) ?? 0;
-      const inBatch = this.settings.onFailedLine === "batch" && n < this.settings.maxBatchRetries;
+      const inBatch = this.settings.batchOnly || (this.settings.onFailedLine === "batch" && n < this.settings.maxBatchRetries);
       this.journal.append({
         event: "retried",
         customId: r.customId,

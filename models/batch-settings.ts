@@ -22,6 +22,11 @@ export const BatchSettingsSchema = z
     onFailedLine: z.enum(["online", "batch"]).default("online"),
     /** New batches tried for one line before it goes online (with `onFailedLine: batch`). */
     maxBatchRetries: z.number().int().min(0).max(10).default(2),
+    /**
+     * Request files only (`batch export`): a failed, missing or unanswered line always goes into the
+     * next wave, however often, and never online (there may be no online endpoint at all).
+     */
+    batchOnly: z.boolean().default(false),
   })
   .strict();
 /** {@link BatchSettingsSchema} after parsing. */

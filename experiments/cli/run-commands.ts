@@ -9,6 +9,7 @@
 import cliProgress from "cli-progress";
 import { ensureConfigData } from "../data-preflight.ts";
 import { setMaxListeners } from "node:events";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { loadExperimentConfig } from "../config.ts";
 import { planExperiment, runExperiment, type RunPlan, type RunSummary } from "../runner.ts";
@@ -81,7 +82,13 @@ function batchEstimateOptions(config: ReturnType<typeof loadExperimentConfig>, o
  */
 function batchSession(outputDir: string, opts: RunCommandOptions, log: (l: string) => void, onWaiting: (batchId: string, file: string) => void): BatchCollector {
   if (opts.batchRetry !== undefined && opts.batchRetry !== "online" && opts.batchRetry !== "batch") throw new Error(`--batch-retry: expected online or batch, got ${JSON.stringify(opts.batchRetry)}`);
-  const settings = resolveBatchSettings({ ...(opts.batchRetry ? { onFailedLine: opts.batchRetry as "online" | "batch" } : {}), ...(opts.exportBatches ? { pollMs: 200 } : {}) });
+  // batch export: unanswered lines go into the next wave, never online (unless --batch-retry online).
+  const exportOnly = opts.exportBatches === true && opts.batchRetry !== "online";
+  const settings = resolveBatchSettings({
+    ...(opts.batchRetry ? { onFailedLine: opts.batchRetry as "online" | "batch" } : {}),
+    ...(opts.exportBatches ? { pollMs: 200 } : {}),
+    ...(exportOnly ? { onFailedLine: "batch" as const, batchOnly: true } : {}),
+  });
   const fileApi = opts.exportBatches ? createFileBatchApi(outputDir, onWaiting) : null;
   return new BatchCollector(join(outputDir, "batches.jsonl"), (url, key) => fileApi ?? createHttpBatchApi(url, key), settings, log, opts.batch === true || opts.exportBatches === true);
 }
@@ -269,7 +276,7 @@ export async function runCommand(
       print(
         `${summary.totalCells} cells: ${summary.ran} run now (${summary.failed} failed, ${summary.skippedItems} skipped items), ${summary.skippedFinished} already finished${summary.aborted ? " — interrupted" : ""}; ${seconds} s`,
       );
-      print(`results: ${summary.resultsPath}`);
+      print(existsSync(summary.resultsPath) ? `results: ${summary.resultsPath}` : `results: none yet (no cell has finished; ${summary.resultsPath} is written when one does)`);
       if (report) print(`report:  ${report} (and report.md)`);
     }
     const stillFailed = failures.reduce((a, f) => a + f.count, 0);
