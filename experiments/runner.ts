@@ -18,7 +18,7 @@ import type { ExperimentConfig, DatasetSelection, ModelSelection } from "./confi
 import { configHash, ConfigError } from "./config.ts";
 import { checkSettingsUnchanged } from "./settings-change.ts";
 import { expandCells, type Cell, type CellItems } from "./cells.ts";
-import { selectShard, shardDir, type ShardSpec } from "./shards.ts";
+import { emptyShardNote, selectShard, shardDir, type ShardSpec } from "./shards.ts";
 import { latestEntries, newScanStats, ResultsWriter, type LatestEntry } from "../results/results-file.ts";
 import { tryAcquireLock } from "../corpus/file-lock.ts";
 import type { JudgeScoreEntry, RunRecord } from "./types.ts";
@@ -262,6 +262,8 @@ export async function planExperiment(config: ExperimentConfig, deps: RunnerDeps,
   checkSettingsUnchanged(opts.shard ? shardDir(config.output, opts.shard) : config.output, config, opts.reuseChangedSettings ?? false, opts.log ?? ((l: string) => console.error(l)));
   const { cells: matrix, itemIndex } = await loadCells(config, deps, opts.log ?? ((l: string) => console.error(l)));
   const cells = opts.shard ? selectShard(matrix, opts.shard) : matrix;
+  const note = opts.shard ? emptyShardNote(matrix.length, opts.shard) : null;
+  if (note) (opts.log ?? ((l: string) => console.error(l)))(note);
   const pending = pendingCells(cells, latestEntries(join(opts.shard ? shardDir(config.output, opts.shard) : config.output, "results.jsonl")), opts.retryFailed);
   return { pending, finished: cells.length - pending.length, items: itemIndex };
 }
@@ -339,6 +341,8 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
 
   const { cells: matrix, itemIndex, kindOf, modelByKey, warnings } = await loadCells(config, deps, log);
   const cells = opts.shard ? selectShard(matrix, opts.shard) : matrix;
+  const emptyNote = opts.shard ? emptyShardNote(matrix.length, opts.shard) : null;
+  if (emptyNote) log(emptyNote);
   writeSpecAndCells(specPath, outputDir, hash, config, cells, matrix.length, opts.shard);
   await writeEnvironment(outputDir, hash, config, deps);
 

@@ -47,6 +47,16 @@ export function selectShard<T>(cells: readonly T[], shard: ShardSpec): T[] {
   return cells.filter((_, p) => p % shard.count === shard.index - 1);
 }
 
+/**
+ * The note a run prints for a shard that holds no cell (the matrix has fewer cells than shards).
+ * @param matrixCells cells of the whole matrix.
+ * @returns the note, or null when the shard holds a cell.
+ */
+export function emptyShardNote(matrixCells: number, shard: ShardSpec): string | null {
+  if (shard.index <= matrixCells) return null;
+  return `shard ${shard.index}/${shard.count} holds no cell: the matrix has ${matrixCells} cell(s), fewer than the ${shard.count} shards (shard i/n takes cells i, i+n, …); use at most ${Math.max(matrixCells, 1)} shard(s)`;
+}
+
 /** Folder of a shard inside the run's output folder: `<output>/shard-<i>-of-<n>`. */
 export function shardDir(output: string, shard: ShardSpec): string {
   return join(output, `shard-${shard.index}-of-${shard.count}`);

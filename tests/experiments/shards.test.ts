@@ -6,7 +6,7 @@ import { parseExperimentConfig } from "../../experiments/config.ts";
 import { expandCells } from "../../experiments/cells.ts";
 import { runExperiment } from "../../experiments/runner.ts";
 import { readResults } from "../../results/results-file.ts";
-import { mergeShards, parseShard, selectShard, shardDir } from "../../experiments/shards.ts";
+import { emptyShardNote, mergeShards, parseShard, selectShard, shardDir } from "../../experiments/shards.ts";
 import { writeReport } from "../../experiments/report/build.ts";
 import { fakeDeps } from "./fake-runner-deps.ts";
 
@@ -45,6 +45,16 @@ describe("shard i/n", () => {
     }
     // Deterministic: shard 2/3 is positions 1, 4, 7, …
     expect(selectShard(cells, { index: 2, count: 3 }).map((c) => c.key)).toEqual(cells.filter((_, p) => p % 3 === 1).map((c) => c.key));
+  });
+
+  it("a shard beyond the matrix's cells is named as empty, with the most shards that hold a cell", () => {
+    const cells = Array.from({ length: 18 }, (_, i) => i);
+    expect(selectShard(cells, { index: 19, count: 19 })).toEqual([]);
+    expect(emptyShardNote(18, { index: 19, count: 19 })).toBe(
+      "shard 19/19 holds no cell: the matrix has 18 cell(s), fewer than the 19 shards (shard i/n takes cells i, i+n, …); use at most 18 shard(s)",
+    );
+    expect(selectShard(cells, { index: 18, count: 19 })).toEqual([17]);
+    expect(emptyShardNote(18, { index: 18, count: 19 })).toBeNull();
   });
 });
 
