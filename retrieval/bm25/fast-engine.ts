@@ -14,7 +14,7 @@
  *
  * Queries ({@link FastBm25.searchSync}) with at least half as many postings in their lists as the
  * corpus has documents (long questions) run quantised term-at-a-time with exact rescoring
- * (fast-taat.ts: 2 more bytes per posting, made on the first such query); the others run exact
+ * (fast-taat.ts: 4 more bytes per posting, made on the first such query); the others run exact
  * block-max MaxScore (Turtle & Flood 1995; windowed
  * as in Lucene's MaxScoreBulkScorer), document-at-a-time over windows of 2,048 documents:
  * - An initial threshold theta (the k-th best exact score so far): the k largest impacts of the

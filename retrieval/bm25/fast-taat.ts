@@ -6,7 +6,7 @@
  * cost of a plain accumulation loop (docs/bm25-performance.md).
  *
  * 1. Every posting's impact `idf·tf·(k1+1)/(tf + norm[d])` is quantised once (on the first TAAT
- *    query; 2 bytes per posting) to `q = ⌈impact / scale⌉` ∈ [1, 65535], one `scale` for the whole
+ *    query; packed with the document's offset in its window: 4 bytes per posting) to `q = ⌈impact / scale⌉` ∈ [1, 65535], one `scale` for the whole
  *    index (`scale` = the largest possible impact, `max idf · (k1+1)`, / 65535), so that
  *    `scale·(q − 2) < impact ≤ scale·q` (the extra unit absorbs floating-point rounding).
  * 2. A query adds `c·q` (c = the term's count in the query) of every posting of its terms into an
@@ -60,7 +60,13 @@ export interface TaatIndex {
 /** Quantised impacts and per-query buffers (made by {@link createTaatState}). */
 export interface TaatState {
   /** `q[p]` per posting, see the file header. */
-  quant: Uint16Array;
+  /**
+   * Per posting, its document's offset in its accumulator window (high 16 bits) and its quantised
+   * impact q (low 16 bits): one 4-byte load per posting (1.5× faster than reading the doc id and
+   * q from two arrays here). Windows start at multiples of {@link TAAT_WINDOW}, so the offset is
+   * `d mod 65536`.
+   */
+  packed: Int32Array;
   /** Score units per quantisation level. */
   scale: number;
   /** Accumulator U of one window (all zero between queries). */
@@ -85,7 +91,7 @@ export interface TaatState {
  * @param ix the index arrays; N = `norm.length` documents.
  * @param levels quantisation levels (default {@link TAAT_LEVELS}; tests use a few, which makes the
  *   candidate margin decide the result — results stay exact, only slower).
- * @returns the state; 2 bytes per posting + ~260 KiB.
+ * @returns the state; 4 bytes per posting + ~260 KiB.
  */
 export function createTaatState(ix: TaatIndex, levels = TAAT_LEVELS): TaatState {
   const { offsets, postDocs, postTf, norm, idf, k1p1 } = ix;
@@ -93,7 +99,7 @@ export function createTaatState(ix: TaatIndex, levels = TAAT_LEVELS): TaatState 
   for (let t = 0; t < idf.length; t++) if (idf[t] > idfMax) idfMax = idf[t];
   // tf·(k1+1)/(tf + norm) < k1+1, so every impact is below idfMax·(k1+1).
   const scale = (idfMax * k1p1) / levels || 1;
-  const quant = new Uint16Array(postDocs.length);
+  const packed = new Int32Array(postDocs.length);
   for (let t = 0; t < idf.length; t++) {
     const it = idf[t];
     for (let p = offsets[t], end = offsets[t + 1]; p < end; p++) {
@@ -101,12 +107,12 @@ export function createTaatState(ix: TaatIndex, levels = TAAT_LEVELS): TaatState 
       const imp = (it * (tf * k1p1)) / (tf + norm[postDocs[p]]);
       let q = Math.ceil(imp / scale);
       if (q * scale < imp) q++;
-      quant[p] = q < 1 ? 1 : q > levels ? levels : q;
+      packed[p] = ((postDocs[p] & (TAAT_WINDOW - 1)) << 16) | (q < 1 ? 1 : q > levels ? levels : q);
     }
   }
   const w = Math.min(norm.length, TAAT_WINDOW);
   return {
-    quant,
+    packed,
     scale,
     acc: new Int32Array(w),
     blockMax: new Int32Array(Math.ceil(w / TAAT_BLOCK)),
@@ -141,7 +147,7 @@ export function taatTopK(st: TaatState, ix: TaatIndex, terms: Int32Array, counts
   let heapSize = 0;
   for (let base = 0; base < n; base += TAAT_WINDOW) {
     const end = base + TAAT_WINDOW < n ? base + TAAT_WINDOW : n;
-    for (let i = 0; i < m; i++) st.cur[i] = accumulate(st.acc, ix.postDocs, st.quant, st.cur[i], st.stop[i], counts[i], base, end);
+    for (let i = 0; i < m; i++) st.cur[i] = accumulate(st.acc, ix.postDocs, st.packed, st.cur[i], st.stop[i], counts[i], end);
     const nb = fillBlockMaxima(st.acc, end - base, st.blockMax);
     heapSize = offerAll(st.blockMax, nb, st.heapU, heapSize, k);
     const lower = heapSize === k && st.heapU[0] > 0 ? st.heapU[0] : 1;
@@ -174,10 +180,10 @@ function startCursors(st: TaatState, ix: TaatIndex, terms: Int32Array, counts: F
 }
 
 /** Step 2 in one window: adds the postings from p on whose documents are below `end`; @returns the first posting past the window. */
-function accumulate(acc: Int32Array, postDocs: Int32Array, quant: Uint16Array, p: number, stop: number, c: number, base: number, end: number): number {
+function accumulate(acc: Int32Array, postDocs: Int32Array, packed: Int32Array, p: number, stop: number, c: number, end: number): number {
   const e = p < stop && postDocs[stop - 1] < end ? stop : firstAtOrAbove(postDocs, p, stop, end);
-  if (c === 1) addRange(acc, postDocs, quant, p, e, base);
-  else addRangeTimes(acc, postDocs, quant, p, e, base, c);
+  if (c === 1) addRange(acc, packed, p, e);
+  else addRangeTimes(acc, packed, p, e, c);
   return e;
 }
 
@@ -194,46 +200,44 @@ function firstAtOrAbove(postDocs: Int32Array, from: number, stop: number, d: num
 }
 
 /**
- * `acc[postDocs[p] − base] += quant[p]` over [from, stop), four postings per step (loads grouped
- * before the stores: 1.7× the plain loop here, V8 reloads array state after each store).
+ * `acc[offset] += q` for the packed postings [from, stop), four per step (loads grouped before
+ * the stores: 1.3× the plain loop here — V8 reloads array state after each store).
  */
-function addRange(acc: Int32Array, postDocs: Int32Array, quant: Uint16Array, from: number, stop: number, base: number): void {
+function addRange(acc: Int32Array, packed: Int32Array, from: number, stop: number): void {
   let p = from;
   for (; p + 4 <= stop; p += 4) {
-    const d0 = postDocs[p] - base;
-    const d1 = postDocs[p + 1] - base;
-    const d2 = postDocs[p + 2] - base;
-    const d3 = postDocs[p + 3] - base;
-    const q0 = quant[p];
-    const q1 = quant[p + 1];
-    const q2 = quant[p + 2];
-    const q3 = quant[p + 3];
-    acc[d0] += q0;
-    acc[d1] += q1;
-    acc[d2] += q2;
-    acc[d3] += q3;
+    const v0 = packed[p];
+    const v1 = packed[p + 1];
+    const v2 = packed[p + 2];
+    const v3 = packed[p + 3];
+    acc[v0 >>> 16] += v0 & 0xffff;
+    acc[v1 >>> 16] += v1 & 0xffff;
+    acc[v2 >>> 16] += v2 & 0xffff;
+    acc[v3 >>> 16] += v3 & 0xffff;
   }
-  for (; p < stop; p++) acc[postDocs[p] - base] += quant[p];
+  for (; p < stop; p++) {
+    const v = packed[p];
+    acc[v >>> 16] += v & 0xffff;
+  }
 }
 
-/** {@link addRange} for a term counted c > 1 times in the query: adds `c·quant[p]`. */
-function addRangeTimes(acc: Int32Array, postDocs: Int32Array, quant: Uint16Array, from: number, stop: number, base: number, c: number): void {
+/** {@link addRange} for a term counted c > 1 times in the query: adds `c·q`. */
+function addRangeTimes(acc: Int32Array, packed: Int32Array, from: number, stop: number, c: number): void {
   let p = from;
   for (; p + 4 <= stop; p += 4) {
-    const d0 = postDocs[p] - base;
-    const d1 = postDocs[p + 1] - base;
-    const d2 = postDocs[p + 2] - base;
-    const d3 = postDocs[p + 3] - base;
-    const q0 = c * quant[p];
-    const q1 = c * quant[p + 1];
-    const q2 = c * quant[p + 2];
-    const q3 = c * quant[p + 3];
-    acc[d0] += q0;
-    acc[d1] += q1;
-    acc[d2] += q2;
-    acc[d3] += q3;
+    const v0 = packed[p];
+    const v1 = packed[p + 1];
+    const v2 = packed[p + 2];
+    const v3 = packed[p + 3];
+    acc[v0 >>> 16] += c * (v0 & 0xffff);
+    acc[v1 >>> 16] += c * (v1 & 0xffff);
+    acc[v2 >>> 16] += c * (v2 & 0xffff);
+    acc[v3 >>> 16] += c * (v3 & 0xffff);
   }
-  for (; p < stop; p++) acc[postDocs[p] - base] += c * quant[p];
+  for (; p < stop; p++) {
+    const v = packed[p];
+    acc[v >>> 16] += c * (v & 0xffff);
+  }
 }
 
 function ensureHeaps(st: TaatState, k: number): void {

@@ -139,7 +139,8 @@ describe("TAAT quantisation and strategy choice", () => {
       for (let p = ix.offsets[t]; p < ix.offsets[t + 1]; p++) {
         const tf = ix.postTf[p];
         const impact = (ix.idf[t] * (tf * ix.k1p1)) / (tf + ix.norm[ix.postDocs[p]]);
-        const q = st.quant[p];
+        const q = st.packed[p] & 0xffff;
+        expect(st.packed[p] >>> 16).toBe(ix.postDocs[p] % 65536);
         expect(q >= 1 && q <= TAAT_LEVELS).toBe(true);
         expect(st.scale * q).toBeGreaterThanOrEqual(impact);
         expect(st.scale * (q - 2)).toBeLessThan(impact);
