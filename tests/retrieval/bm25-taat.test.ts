@@ -14,6 +14,7 @@ import type { CorpusDoc, SynthesisTask } from "../../corpus/types.ts";
 import { analyze } from "../../retrieval/analyzer.ts";
 import { buildFastBm25, type FastBm25 } from "../../retrieval/bm25/fast-engine.ts";
 import { createTaatState, TAAT_LEVELS } from "../../retrieval/bm25/fast-taat.ts";
+import { mulberry32 as rng } from "../helpers/zipf-docs.ts";
 
 const idsAndScores = (hits: { id: string; score: number }[]) => hits.map((h) => [h.id, h.score]);
 
@@ -21,18 +22,6 @@ function sameAsExhaustive(e: FastBm25, q: string, k: number): void {
   const taat = idsAndScores(e.searchSync(q, k));
   expect(e.lastStrategy, `query ${JSON.stringify(q)}`).toBe("taat");
   expect(taat, `query ${JSON.stringify(q)} k ${k}`).toEqual(idsAndScores(e.searchExhaustive(q, k)));
-}
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe("quantised TAAT BM25 top-k equals exhaustive top-k", () => {
