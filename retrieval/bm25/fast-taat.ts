@@ -6,8 +6,9 @@
  * cost of a plain accumulation loop (docs/bm25-performance.md).
  *
  * 1. Every posting's impact `idf·tf·(k1+1)/(tf + norm[d])` is quantised once (on the first TAAT
- *    query; packed with the document's offset in its window: 4 bytes per posting) to `q = ⌈impact / scale⌉` ∈ [1, 65535], one `scale` for the whole
- *    index (`scale` = the largest possible impact, `max idf · (k1+1)`, / 65535), so that
+ *    query; packed with the document's offset in its window: 4 bytes per posting) to
+ *    `q = ⌈impact / scale⌉` ∈ [1, 65535], one `scale` for the whole index (`scale` = the largest
+ *    possible impact, `max idf · (k1+1)`, / 65535), so that
  *    `scale·(q − 2) < impact ≤ scale·q` (the extra unit absorbs floating-point rounding).
  * 2. A query adds `c·q` (c = the term's count in the query) of every posting of its terms into an
  *    Int32 accumulator `U[d]` — one load, one add per posting, no division.
@@ -21,7 +22,7 @@
  *    expression as {@link FastBm25.searchExhaustive}, each list probed by binary search — and the
  *    best k kept, ties by corpus order: ids, order and scores are bit-identical to exhaustive
  *    scoring.
- * Cost ≈ 1.5 ns per posting + ~2 ns per document on this machine (the block-max pass and a fill),
+ * Cost ≈ 2 ns per posting + ~1–2 ns per document on this machine (the block-max pass and a fill),
  * so short queries (few postings per document) stay with the pruned search; the engine chooses
  * ({@link TAAT_MIN_POSTINGS_PER_DOC}). Needs Σ counts < 2¹⁵ (so U fits in int32); the engine
  * falls back to the pruned search beyond.
