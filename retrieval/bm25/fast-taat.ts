@@ -372,10 +372,11 @@ function exactScore(ix: TaatIndex, terms: Int32Array, counts: Float64Array, m: n
   let score = 0;
   for (let i = 0; i < m; i++) {
     const t = terms[i];
-    let lo = offsets[t];
-    let hi = offsets[t + 1] - 1;
+    // int32 arithmetic: TAAT runs on indexes below 2³¹ postings only (see the engine).
+    let lo = offsets[t] | 0;
+    let hi = (offsets[t + 1] | 0) - 1;
     while (lo <= hi) {
-      const mid = Math.floor((lo + hi) / 2);
+      const mid = (lo + hi) >>> 1;
       const v = postDocs[mid];
       if (v < d) lo = mid + 1;
       else if (v > d) hi = mid - 1;
