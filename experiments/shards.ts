@@ -110,7 +110,8 @@ function readShardFolder(dir: string, allowMissing: boolean): ShardFolder {
   }
   const resultsPath = join(dir, "results.jsonl");
   const stats = newScanStats();
-  const latest = latestLineOffsets(resultsPath, stats);
+  // No results file: a shard that holds no cell, or one stopped before its first cell finished.
+  const latest = existsSync(resultsPath) ? latestLineOffsets(resultsPath, stats) : new Map<string, { offset: number; length: number }>();
   if (stats.malformedLines.length) throw new Error(`merge: ${dir}/results.jsonl has malformed lines ${stats.malformedLines.slice(0, 20).join(", ")}${stats.malformedLines.length > 20 ? ", …" : ""}`);
   // A last line without its newline: the shard was stopped while writing a record (its cell is unrun).
   if (stats.truncatedTail && !allowMissing)
@@ -177,8 +178,9 @@ class WindowReader {
 function writeMergedResults(path: string, shards: readonly ShardFolder[], keys: readonly string[]): number {
   const owner = new Map<string, ShardFolder>();
   for (const s of shards) for (const k of s.keys) if (s.latest.has(k)) owner.set(k, s);
-  const fds = new Map(shards.map((s) => [s, openSync(s.resultsPath, "r")]));
-  const readers = new Map(shards.map((s) => [s, new WindowReader(fds.get(s) as number, s.resultsPath)]));
+  const withRecords = shards.filter((s) => s.latest.size > 0); // a shard without results.jsonl has none
+  const fds = new Map(withRecords.map((s) => [s, openSync(s.resultsPath, "r")]));
+  const readers = new Map(withRecords.map((s) => [s, new WindowReader(fds.get(s) as number, s.resultsPath)]));
   const out = new AtomicResultsWriter(path);
   try {
     for (const k of keys) {

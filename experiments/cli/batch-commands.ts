@@ -72,7 +72,7 @@ export async function batchImportCommand(file: string, results: string[]): Promi
   const s = importBatchResults(config.output, results);
   const total = Object.values(s.byBatch).reduce((a, b) => a + b, 0);
   console.log(
-    `imported ${total} result line(s) into ${Object.keys(s.byBatch).length} batch(es) of ${config.output}${s.unanswered ? `; ${s.unanswered} request(s) of those batches have no result yet (they are asked online on the next run)` : ""}`,
+    `imported ${total} result line(s) into ${Object.keys(s.byBatch).length} batch(es) of ${config.output}${s.unanswered ? `; ${s.unanswered} request(s) of those batches have no result yet (the next \`batch export\` puts them in a new wave)` : ""}`,
   );
   console.log(`continue with: ${medsynthCommand()} batch export ${file}`);
 }

@@ -102,7 +102,7 @@ function batchSummaryLine(b: BatchCollector, left: string[], cancelled: boolean)
   if (s.reattached) parts.push(`${s.reattached} answered by batches of an earlier run (re-attached, not resubmitted)`);
   if (s.failedLines || s.missingLines || retried)
     parts.push(
-      `${s.failedLines} error line(s), ${s.missingLines} request(s) left unanswered by expired/cancelled batches; ${retried} retried (${s.retriedOnline} online, ${s.retriedInBatch} in new batches)`,
+      `${s.failedLines} error line(s), ${s.missingLines} request(s) left unanswered by their batch (expired, cancelled, or missing from imported results); ${retried} retried (${s.retriedOnline} online, ${s.retriedInBatch} in new batches)`,
     );
   if (left.length) parts.push(cancelled ? `cancelled ${left.join(", ")}` : `left running: ${left.join(", ")} (re-run the same command to re-attach; nothing is resubmitted)`);
   return `batches: ${parts.join("; ")}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseExperimentConfig } from "../../experiments/config.ts";
@@ -126,5 +126,8 @@ describe("sharded run + merge", () => {
       new RegExp(`${a2}/results.jsonl ends in a torn line after line 3 \\(the shard was stopped mid-write\\): finish the shard by re-running .*run --shard.* or merge as it is with --allow-missing`),
     );
     expect(mergeShards([a1, a2], out, { allowMissing: true })).toMatchObject({ totalCells: 8, records: 7, missingCells: 1 });
+    // A shard folder without results.jsonl (it holds no cell, or stopped before its first cell finished) has no records.
+    rmSync(a2Results);
+    expect(mergeShards([a1, a2], out)).toMatchObject({ totalCells: 8, records: 4, missingCells: 4, shards: [1, 2] });
   });
 });
