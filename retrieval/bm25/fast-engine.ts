@@ -81,7 +81,7 @@ export const FAST_BM25_ID = "bm25-fast";
 
 /**
  * How {@link FastBm25.searchSync} answers a query: `auto` (default) = quantised term-at-a-time
- * (fast-taat.ts) when the query's lists hold ≥ {@link TAAT_MIN_POSTINGS_PER_DOC} postings per
+ * (fast-taat.ts) when the query's lists hold ≥ `TAAT_MIN_POSTINGS_PER_DOC` (0.5) postings per
  * document, else block-max MaxScore; `pruned` / `taat` force one (`taat` falls back to `pruned`
  * for a query whose term counts sum to 2¹⁵ or more). Every strategy returns the same hits and
  * scores.
