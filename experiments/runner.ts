@@ -18,7 +18,7 @@ import type { ExperimentConfig, DatasetSelection, ModelSelection } from "./confi
 import { configHash, ConfigError } from "./config.ts";
 import { checkSettingsUnchanged } from "./settings-change.ts";
 import { expandCells, type Cell, type CellItems } from "./cells.ts";
-import { emptyShardNote, selectShard, shardDir, type ShardSpec } from "./shards.ts";
+import { runCells, shardDir, type ShardSpec } from "./shards.ts";
 import { latestEntries, newScanStats, ResultsWriter, type LatestEntry } from "../results/results-file.ts";
 import { tryAcquireLock } from "../corpus/file-lock.ts";
 import type { JudgeScoreEntry, RunRecord } from "./types.ts";
@@ -259,11 +259,10 @@ export function explainEmptyMatrix(items: CellItems[], workflows: ExperimentConf
 export async function planExperiment(config: ExperimentConfig, deps: RunnerDeps, opts: Pick<RunOptions, "retryFailed" | "log" | "shard" | "reuseChangedSettings"> = {}): Promise<RunPlan> {
   for (const wf of config.workflows) deps.workflowKind(wf.id);
   deps.validate?.(config);
-  checkSettingsUnchanged(opts.shard ? shardDir(config.output, opts.shard) : config.output, config, opts.reuseChangedSettings ?? false, opts.log ?? ((l: string) => console.error(l)));
-  const { cells: matrix, itemIndex } = await loadCells(config, deps, opts.log ?? ((l: string) => console.error(l)));
-  const cells = opts.shard ? selectShard(matrix, opts.shard) : matrix;
-  const note = opts.shard ? emptyShardNote(matrix.length, opts.shard) : null;
-  if (note) (opts.log ?? ((l: string) => console.error(l)))(note);
+  const log = opts.log ?? ((l: string) => console.error(l));
+  checkSettingsUnchanged(opts.shard ? shardDir(config.output, opts.shard) : config.output, config, opts.reuseChangedSettings ?? false, log);
+  const { cells: matrix, itemIndex } = await loadCells(config, deps, log);
+  const cells = runCells(matrix, opts.shard, log);
   const pending = pendingCells(cells, latestEntries(join(opts.shard ? shardDir(config.output, opts.shard) : config.output, "results.jsonl")), opts.retryFailed);
   return { pending, finished: cells.length - pending.length, items: itemIndex };
 }
@@ -340,9 +339,7 @@ async function runLocked(config: ExperimentConfig, deps: RunnerDeps, opts: RunOp
   keepChangedSpec(specPath, hash, outputDir, log);
 
   const { cells: matrix, itemIndex, kindOf, modelByKey, warnings } = await loadCells(config, deps, log);
-  const cells = opts.shard ? selectShard(matrix, opts.shard) : matrix;
-  const emptyNote = opts.shard ? emptyShardNote(matrix.length, opts.shard) : null;
-  if (emptyNote) log(emptyNote);
+  const cells = runCells(matrix, opts.shard, log);
   writeSpecAndCells(specPath, outputDir, hash, config, cells, matrix.length, opts.shard);
   await writeEnvironment(outputDir, hash, config, deps);
 

@@ -48,6 +48,17 @@ export function selectShard<T>(cells: readonly T[], shard: ShardSpec): T[] {
 }
 
 /**
+ * The cells of the run: the whole matrix, or one shard of it — logging {@link emptyShardNote}
+ * when that shard holds no cell.
+ */
+export function runCells<T>(matrix: T[], shard: ShardSpec | undefined, log: (line: string) => void): T[] {
+  if (!shard) return matrix;
+  const note = emptyShardNote(matrix.length, shard);
+  if (note) log(note);
+  return selectShard(matrix, shard);
+}
+
+/**
  * The note a run prints for a shard that holds no cell (the matrix has fewer cells than shards).
  * @param matrixCells cells of the whole matrix.
  * @returns the note, or null when the shard holds a cell.

@@ -82,7 +82,7 @@ function batchEstimateOptions(config: ReturnType<typeof loadExperimentConfig>, o
  */
 function batchSession(outputDir: string, opts: RunCommandOptions, log: (l: string) => void, onWaiting: (batchId: string, file: string) => void): BatchCollector {
   if (opts.batchRetry !== undefined && opts.batchRetry !== "online" && opts.batchRetry !== "batch") throw new Error(`--batch-retry: expected online or batch, got ${JSON.stringify(opts.batchRetry)}`);
-  // batch export: unanswered lines go into the next wave, never online (unless --batch-retry online).
+  // batch export: unanswered lines go into the next wave, never online (unless a caller sets batchRetry "online").
   const exportOnly = opts.exportBatches === true && opts.batchRetry !== "online";
   const settings = resolveBatchSettings({
     ...(opts.batchRetry ? { onFailedLine: opts.batchRetry as "online" | "batch" } : {}),
