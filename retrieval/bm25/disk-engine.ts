@@ -642,8 +642,10 @@ export class DiskBm25 {
 
   /**
    * Non-essential lists (order[0..ne)), largest bound first: adds their impacts for the `nc`
-   * candidates (ascending in `cand`), decoding only blocks that hold one, then drops candidates
-   * that can no longer reach theta (accumulator and bit cleared).
+   * candidates (ascending in `cand`) — per candidate, decoding only blocks that hold one, or, when
+   * the candidates are at least as many as the list's blocks in the window, by one pass over
+   * those blocks' postings that adds the candidates' impacts ({@link scatterToCandidates}) — then drops
+   * candidates that can no longer reach theta (accumulator and bit cleared).
    * @returns the number of candidates left (still ascending).
    */
   private probeNonEssential(os: OpenSegment, lists: List[], order: Int32Array, ne: number, nc: number, base: number, pre: Float64Array, theta: number, q: QueryState): number {
@@ -653,35 +655,38 @@ export class DiskBm25 {
     const st = this.lastStats;
     for (let r = ne - 1; r >= 0 && nc > 0; r--) {
       const L = lists[order[r]];
-      const w = idf[L.qi];
-      const c = count[L.qi];
-      const tb = L.tb;
-      let j = L.cb;
-      let p = 0;
-      let cnt = 0;
-      let decodedJ = -1;
       const left = pre[r];
-      const bw = L.bw;
-      for (let ci = 0; ci < nc; ci++) {
-        const x = cand[ci];
-        const d = base + x;
-        while (j < L.wEnd && tb.last[j] < d) j++;
-        if (j >= L.wEnd) break;
-        if (tb.first[j] > d) continue;
-        // Even this block's maximum cannot lift the candidate to theta: it is dropped below, unprobed.
-        if ((acc[x] + bw * tb.max[j] + left) * BOUND_MARGIN < theta) continue;
-        if (decodedJ !== j) {
-          cnt = decodeInto(seg, L, j, st);
-          decodedJ = j;
-          p = 0;
-        }
-        if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
-        const dd = L.docs;
-        while (p < cnt && dd[p] < d) p++;
-        if (p < cnt && dd[p] === d) {
-          const tf = L.tfs[p];
-          const v = (w * (tf * k1p1)) / (tf + norm[d]);
-          acc[x] += c === 1 ? v : c * v;
+      if (nc >= L.wEnd - L.cb) this.scatterToCandidates(os, L, base, q);
+      else {
+        const w = idf[L.qi];
+        const c = count[L.qi];
+        const tb = L.tb;
+        let j = L.cb;
+        let p = 0;
+        let cnt = 0;
+        let decodedJ = -1;
+        const bw = L.bw;
+        for (let ci = 0; ci < nc; ci++) {
+          const x = cand[ci];
+          const d = base + x;
+          while (j < L.wEnd && tb.last[j] < d) j++;
+          if (j >= L.wEnd) break;
+          if (tb.first[j] > d) continue;
+          // Even this block's maximum cannot lift the candidate to theta: it is dropped below, unprobed.
+          if ((acc[x] + bw * tb.max[j] + left) * BOUND_MARGIN < theta) continue;
+          if (decodedJ !== j) {
+            cnt = decodeInto(seg, L, j, st);
+            decodedJ = j;
+            p = 0;
+          }
+          if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
+          const dd = L.docs;
+          while (p < cnt && dd[p] < d) p++;
+          if (p < cnt && dd[p] === d) {
+            const tf = L.tfs[p];
+            const v = (w * (tf * k1p1)) / (tf + norm[d]);
+            acc[x] += c === 1 ? v : c * v;
+          }
         }
       }
       let kept = 0;
@@ -696,6 +701,37 @@ export class DiskBm25 {
       nc = kept;
     }
     return nc;
+  }
+
+  /**
+   * One pass over list L's blocks in the window [base, base + WINDOW): adds the impact of each
+   * posting whose document is a candidate (its bit set in `bits`). Cheaper than probing per
+   * candidate when candidates are dense (no cursor per candidate; a block with no candidate is
+   * still decoded).
+   */
+  private scatterToCandidates(os: OpenSegment, L: List, base: number, q: QueryState): void {
+    const { seg, norm } = os;
+    const { acc, bits } = q;
+    const w = q.idf[L.qi];
+    const c = q.count[L.qi];
+    const k1p1 = this.k1p1;
+    const wend = base + WINDOW;
+    for (let j = L.cb; j < L.wEnd; j++) {
+      const cnt = decodeInto(seg, L, j, this.lastStats);
+      const dd = L.docs;
+      const tt = L.tfs;
+      for (let p = 0; p < cnt; p++) {
+        const d = dd[p];
+        if (d < base) continue;
+        if (d >= wend) break;
+        const x = d - base;
+        if ((bits[x >>> 5] & (1 << (x & 31))) === 0) continue;
+        if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
+        const tf = tt[p];
+        const v = (w * (tf * k1p1)) / (tf + norm[d]);
+        acc[x] += c === 1 ? v : c * v;
+      }
+    }
   }
 
   /**
