@@ -158,6 +158,17 @@ function runIndexParam(url: URL, name: string, fallback: number): number {
   return Number(raw);
 }
 
+/**
+ * Query parameter `name` as an integer ≥ `min` (`fallback` when absent).
+ * @throws Error naming the parameter and its value otherwise (answered 400).
+ */
+function intParam(url: URL, name: string, fallback: number, min: number): number {
+  const raw = url.searchParams.get(name);
+  if (raw === null) return fallback;
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
 /** Explorer routes; returns false when the path is not one of them. */
 async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Promise<boolean> {
   const p = url.pathname;
@@ -221,11 +232,7 @@ async function explorerRoute(index: RunIndex, url: URL, res: ServerResponse): Pr
   if (p === "/api/compare") {
     const a = runIndexParam(url, "a", 0);
     const b = runIndexParam(url, "b", 1);
-    json(
-      res,
-      200,
-      await compareRuns(index, a, b, { onlyDiffering: url.searchParams.get("diff") === "1", page: Number(url.searchParams.get("page") ?? 0), size: Number(url.searchParams.get("size") ?? 50) }),
-    );
+    json(res, 200, await compareRuns(index, a, b, { onlyDiffering: url.searchParams.get("diff") === "1", page: intParam(url, "page", 0, 0), size: intParam(url, "size", 50, 1) }));
     return true;
   }
   return false;

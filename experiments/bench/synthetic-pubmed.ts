@@ -1058,14 +1058,29 @@ export function describeModel(m: SyntheticModel): string[] {
   ];
 }
 
-/** @throws Error naming the option when a number given to the CLI is out of range. */
-function checkCliOptions(o: GenerateOptions & { seed: number; deleteShare: number; gzipLevel: number; perFile: number }): void {
-  if (!Number.isInteger(o.entries) || o.entries <= 0) throw new Error(`--entries must be a positive integer (got ${o.entries})`);
-  if (!Number.isInteger(o.perFile) || o.perFile <= 0) throw new Error(`--per-file must be a positive integer (got ${o.perFile})`);
-  if (!Number.isInteger(o.seed)) throw new Error(`--seed must be an integer (got ${o.seed})`);
-  if (o.jobs !== undefined && (!Number.isInteger(o.jobs) || o.jobs < 0)) throw new Error(`--jobs must be a whole number (0 or 1: this thread; got ${o.jobs})`);
-  if (!(o.deleteShare >= 0 && o.deleteShare < 1)) throw new Error(`--delete-share must be in [0, 1) (got ${o.deleteShare})`);
-  if (!Number.isInteger(o.gzipLevel) || o.gzipLevel < 0 || o.gzipLevel > 9) throw new Error(`--gzip-level must be an integer 0–9 (got ${o.gzipLevel})`);
+/** The generator's command line. */
+export const SYNTHETIC_PUBMED_USAGE =
+  "usage: npx tsx experiments/bench/synthetic-pubmed.ts --out <empty dir> --entries <N> [--per-file 30000] [--seed 1] [--jobs <threads; 0 or 1: this thread>] [--delete-share 0.001] [--gzip-level 4] [--stored-fit] [--json]";
+
+/**
+ * A whole-number option of the CLI, written in decimal digits (no `0x10`, `1e3` or `2.0`).
+ * @throws Error naming the option and the text given when it is not an integer in [min, max].
+ */
+export function intOption(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const v = /^-?\d{1,15}$/.test(text.trim()) ? Number(text) : NaN;
+  if (!(v >= min && v <= max))
+    throw new Error(`--${name} must be an integer${max < Number.MAX_SAFE_INTEGER ? ` from ${min} to ${max}` : min > Number.MIN_SAFE_INTEGER ? ` ≥ ${min}` : ""} (got ${JSON.stringify(text)})`);
+  return v;
+}
+
+/**
+ * `--delete-share`: a decimal fraction in [0, 1).
+ * @throws Error naming the option and the text given otherwise.
+ */
+function shareOption(text: string): number {
+  const v = /^\d*\.?\d+(e-?\d+)?$/i.test(text.trim()) ? Number(text) : NaN;
+  if (!(v >= 0 && v < 1)) throw new Error(`--delete-share must be a decimal fraction in [0, 1) (got ${JSON.stringify(text)})`);
+  return v;
 }
 
 async function cli(): Promise<void> {
@@ -1080,24 +1095,27 @@ async function cli(): Promise<void> {
       "gzip-level": { type: "string", default: "4" },
       "stored-fit": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (!values.out || !values.entries)
-    throw new Error("usage: synthetic-pubmed.ts --out <dir> --entries <N> [--per-file 30000] [--seed 1] [--jobs n] [--delete-share 0.001] [--gzip-level 4] [--stored-fit] [--json]");
+  if (values.help) {
+    console.log(`${SYNTHETIC_PUBMED_USAGE}\nWrites SYNTHETIC baseline-like PubMed .xml.gz files (every record invented; statistics fitted on real abstracts): docs/scale.md.`);
+    return;
+  }
+  if (!values.out || !values.entries) throw new Error(SYNTHETIC_PUBMED_USAGE);
   const log = (l: string) => console.error(l);
-  const seed = Number(values.seed);
+  // Every argument is checked before the model is fitted (which takes a while).
+  const seed = intOption("seed", values.seed, Number.MIN_SAFE_INTEGER);
   const options = {
     outDir: values.out,
-    entries: Number(values.entries),
-    perFile: Number(values["per-file"]),
+    entries: intOption("entries", values.entries, 1),
+    perFile: intOption("per-file", values["per-file"], 1),
     seed,
-    jobs: values.jobs !== undefined ? Number(values.jobs) : undefined,
-    deleteShare: Number(values["delete-share"]),
-    gzipLevel: Number(values["gzip-level"]),
+    jobs: values.jobs !== undefined ? intOption("jobs", values.jobs, 0) : undefined,
+    deleteShare: shareOption(values["delete-share"]),
+    gzipLevel: intOption("gzip-level", values["gzip-level"], 0, 9),
     log,
   };
-  // Every argument is checked before the model is fitted (which takes a while).
-  checkCliOptions(options);
   if (existsSync(values.out) && readdirSync(values.out).some((f) => /\.xml(\.gz)?$/.test(f))) throw new Error(`--out ${values.out} already holds XML files; give an empty folder`);
   const t0 = performance.now();
   const model = await loadModel({ storedFit: values["stored-fit"], seed, log });

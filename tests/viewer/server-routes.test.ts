@@ -98,6 +98,18 @@ describe("cells", () => {
       const r = await get(`/api/compare?a=${a}`);
       expect([r.status, JSON.parse(r.text)]).toEqual([400, { error: `a must be a run index (0-based integer), got ${JSON.stringify(a)}` }]);
     }
+    // A compare page or page size that is not an integer is refused too (it used to fall back to the defaults).
+    for (const [q, error] of [
+      ["page=abc", 'page must be an integer ≥ 0, got "abc"'],
+      ["page=-1", 'page must be an integer ≥ 0, got "-1"'],
+      ["size=abc", 'size must be an integer ≥ 1, got "abc"'],
+      ["size=0", 'size must be an integer ≥ 1, got "0"'],
+      ["size=2.5", 'size must be an integer ≥ 1, got "2.5"'],
+    ]) {
+      const r = await get(`/api/compare?${q}`);
+      expect([q, r.status, JSON.parse(r.text)]).toEqual([q, 400, { error }]);
+    }
+    expect((await get("/api/compare?page=1&size=3")).status).toBe(200);
     expect((await getJson("/api/cells?run=1")).total).toBe(17);
     // An export's bad sort column is answered 400 too, before any row.
     expect([(await get("/api/export.csv?sort=nope")).status, (await get("/api/export.csv?run=1")).status]).toEqual([400, 200]);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestPubmed } from "../../../corpus/ingest.ts";
 import type { PubmedRecord } from "../../../corpus/types.ts";
 import {
+  intOption,
   deletedPmids,
   expectedVocabulary,
   fitHeaps,
@@ -152,5 +153,15 @@ describe("synthetic PubMed generator (real-data fit, 3 files of 1,000 entries)",
     const rep = await ingestPubmed([join(dir, "d")]);
     expect(rep.counts.records).toBe(50);
     expect(rep.counts.warnings).toBe(0);
+  });
+});
+
+describe("the generator's whole-number options", () => {
+  it("take decimal digits only and name the option and the text given", () => {
+    expect([intOption("entries", "30000", 1), intOption("seed", "-7", Number.MIN_SAFE_INTEGER), intOption("gzip-level", "9", 0, 9)]).toEqual([30000, -7, 9]);
+    // Number() would read these as 16, 1000, 2 and NaN ("got NaN" was the old message).
+    for (const text of ["0x10", "1e3", "2.0", "abc", ""]) expect(() => intOption("entries", text, 1)).toThrow(`--entries must be an integer ≥ 1 (got ${JSON.stringify(text)})`);
+    expect(() => intOption("entries", "0", 1)).toThrow('--entries must be an integer ≥ 1 (got "0")');
+    expect(() => intOption("gzip-level", "10", 0, 9)).toThrow('--gzip-level must be an integer from 0 to 9 (got "10")');
   });
 });
