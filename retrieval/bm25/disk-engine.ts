@@ -430,6 +430,12 @@ export class DiskBm25 {
     os.normPage[p] = 1;
   }
 
+  /** Makes sure the norms of docs [from, to) of segment os are loaded. */
+  private loadNormRange(os: OpenSegment, from: number, to: number): void {
+    const last = (to - 1) >>> NORM_SHIFT;
+    for (let p = from >>> NORM_SHIFT; p <= last; p++) if (os.normPage[p] === 0) this.loadNormPage(os, p);
+  }
+
   /** Makes sure the norms of the docs of docs[0..n) are loaded (docs ascending). */
   private ensureNorm(os: OpenSegment, docs: Int32Array, n: number): void {
     const pages = os.normPage;
@@ -600,40 +606,42 @@ export class DiskBm25 {
    * into the window accumulator `acc` (offsets from base) and marks the touched documents in
    * `bits`. A block whose maximum plus every other list's window bound stays below theta is
    * skipped unread (such a document, if another list makes it a candidate, scores below theta
-   * whatever its partial sum).
+   * whatever its partial sum). Loads the norms of the whole window first (every later step of the
+   * window reads them).
    * @returns false when no document was touched.
    */
   private addEssential(os: OpenSegment, lists: List[], order: Int32Array, ne: number, nl: number, total: number, ub: Float64Array, base: number, theta: number, q: QueryState): boolean {
-    const { seg, norm, mask, normPage } = os;
+    const { seg, norm, mask } = os;
     const { idf, count, acc, bits } = q;
     const k1p1 = this.k1p1;
     const st = this.lastStats;
     const wend = base + WINDOW;
+    this.loadNormRange(os, base, Math.min(wend, seg.docCount));
     let any = false;
     for (let r = ne; r < nl; r++) {
       const L = lists[order[r]];
+      // c·v = v exactly when c = 1: the fast engine's `c === 1 ? v : c·v`, bit for bit.
       const w = idf[L.qi];
       const c = count[L.qi];
       const others = total - ub[order[r]];
       const bw = L.bw;
-      const tmax = L.tb.max;
+      const tb = L.tb;
       for (let j = L.cb; j < L.wEnd; j++) {
-        if ((bw * tmax[j] + others) * BOUND_MARGIN < theta) continue;
+        if ((bw * tb.max[j] + others) * BOUND_MARGIN < theta) continue;
         const cnt = decodeInto(seg, L, j, st);
         const dd = L.docs;
         const tt = L.tfs;
-        for (let p = 0; p < cnt; p++) {
+        // Only a window's first and last blocks of a list straddle its edges.
+        const from = tb.first[j] < base ? lowerBound(dd, cnt, base) : 0;
+        const to = tb.last[j] >= wend ? lowerBound(dd, cnt, wend) : cnt;
+        if (from < to) any = true;
+        for (let p = from; p < to; p++) {
           const d = dd[p];
-          if (d < base) continue;
-          if (d >= wend) break;
           if (mask !== null && (mask[d >>> 3] & (1 << (d & 7))) !== 0) continue;
-          if (normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
           const x = d - base;
           const tf = tt[p];
-          const v = (w * (tf * k1p1)) / (tf + norm[d]);
-          acc[x] += c === 1 ? v : c * v;
+          acc[x] += c * ((w * (tf * k1p1)) / (tf + norm[d]));
           bits[x >>> 5] |= 1 << (x & 31);
-          any = true;
         }
       }
     }
@@ -644,7 +652,7 @@ export class DiskBm25 {
    * Non-essential lists (order[0..ne)), largest bound first: adds their impacts for the `nc`
    * candidates (ascending in `cand`) — per candidate, decoding only blocks that hold one, or, when
    * the candidates are at least as many as the list's blocks in the window, by one pass over
-   * those blocks' postings that adds the candidates' impacts ({@link scatterToCandidates}) — then drops
+   * those blocks' postings that adds the candidates' impacts (`scatterToCandidates`) — then drops
    * candidates that can no longer reach theta (accumulator and bit cleared).
    * @returns the number of candidates left (still ascending).
    */
@@ -707,7 +715,7 @@ export class DiskBm25 {
    * One pass over list L's blocks in the window [base, base + WINDOW): adds the impact of each
    * posting whose document is a candidate (its bit set in `bits`). Cheaper than probing per
    * candidate when candidates are dense (no cursor per candidate; a block with no candidate is
-   * still decoded).
+   * still decoded). The window's norms are loaded: `addEssential` runs first in a window.
    */
   private scatterToCandidates(os: OpenSegment, L: List, base: number, q: QueryState): void {
     const { seg, norm } = os;
@@ -726,10 +734,8 @@ export class DiskBm25 {
         if (d >= wend) break;
         const x = d - base;
         if ((bits[x >>> 5] & (1 << (x & 31))) === 0) continue;
-        if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
         const tf = tt[p];
-        const v = (w * (tf * k1p1)) / (tf + norm[d]);
-        acc[x] += c === 1 ? v : c * v;
+        acc[x] += c * ((w * (tf * k1p1)) / (tf + norm[d]));
       }
     }
   }
@@ -924,6 +930,18 @@ interface List {
 
 function newList(qi: number, tb: TermBlocks, bw: number): List {
   return { qi, tb, bw, cb: 0, wEnd: 0, pb: 0, decoded: -1, n: 0, docs: new Int32Array(BLOCK), tfs: new Float64Array(BLOCK) };
+}
+
+/** First position among docs[0..n) (ascending) whose doc is ≥ d (n when none). */
+function lowerBound(docs: Int32Array, n: number, d: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid] < d) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Position of doc d among docs[0..n) (ascending), or -1. */
