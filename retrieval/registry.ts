@@ -25,6 +25,7 @@ import { corpusContentHash } from "./content-hash.ts";
 import { DiskIndexConfigSchema } from "./lance/disk-engines.ts";
 import { DiskBm25ConfigSchema } from "./bm25/disk-retriever.ts";
 import type { DiskBm25 } from "./bm25/disk-engine.ts";
+import type { DiskBm25Pool } from "./bm25/disk-parallel.ts";
 import type { RankedItem } from "./fusion.ts";
 import { createEmbedder, DEFAULT_RETRIEVER_EMBEDDER_ID, EMBEDDER_IDS, type EmbedderOptions } from "./embedders/registry.ts";
 import { RRF_K } from "./fusion.ts";
@@ -181,6 +182,8 @@ export interface BuiltRetriever extends Retriever {
   readonly diskBm25?: DiskBm25Engine;
   /** medsynth's own on-disk BM25 engine (engine `disk`; docs/bm25-on-disk.md). */
   readonly bm25Disk?: DiskBm25;
+  /** Its worker threads when queries run on several threads (`bm25Disk.threads`; docs/bm25-on-disk.md). */
+  readonly bm25DiskPool?: DiskBm25Pool;
   readonly embedder?: Embedder;
   readonly store?: DenseStore;
 }
@@ -260,13 +263,14 @@ async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps, en
   const opts = { log: deps.log, fingerprint };
   let diskBm25: DiskBm25Engine | undefined;
   let bm25Disk: DiskBm25 | undefined;
+  let bm25DiskPool: DiskBm25Pool | null = null;
   let embedder: Embedder | undefined;
   let store: DenseStore | undefined;
   let dense: Retriever | undefined;
   if (cfg.mode !== "dense" && engine === "disk") {
     const { openOrBuildDiskBm25 } = await import("./bm25/disk-retriever.ts");
     const params = { k1: cfg.bm25.k1, b: cfg.bm25.b, fieldWeights: cfg.bm25.fieldWeights };
-    bm25Disk = (await openOrBuildDiskBm25(deps.docs ?? source, cfg.bm25Disk, { fingerprint, params, log: deps.log })).engine;
+    ({ engine: bm25Disk, pool: bm25DiskPool } = await openOrBuildDiskBm25(deps.docs ?? source, cfg.bm25Disk, { fingerprint, params, log: deps.log }));
   } else if (cfg.mode !== "dense") {
     const openBm25 = DISK_BM25_ENGINES[cfg.diskBm25];
     if (!openBm25) throw new Error(`diskBm25: unknown on-disk BM25 engine "${cfg.diskBm25}"; valid ids: ${Object.keys(DISK_BM25_ENGINES).join(", ")}`);
@@ -287,7 +291,7 @@ async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps, en
     dense = createDenseRetriever({ store, embedder });
   }
   const bm25Ids: Retriever | undefined = bm25Disk
-    ? { id: bm25Disk.id, search: async (q, k) => bm25Disk!.searchSync(q, k) }
+    ? { id: bm25Disk.id, search: async (q, k) => (bm25DiskPool ? bm25DiskPool.search(q, k) : bm25Disk!.searchSync(q, k)) }
     : diskBm25 && {
         id: diskBm25.id,
         search: async (q, k) => (await diskBm25!.searchIds(q, k)).map((it, i) => ({ id: it.id, score: it.score, rank: i + 1, scores: { bm25: it.score } })),
@@ -303,6 +307,7 @@ async function createDiskRetriever(cfg: RetrieverConfig, deps: RetrieverDeps, en
     engine,
     diskBm25,
     bm25Disk,
+    ...(bm25DiskPool ? { bm25DiskPool } : {}),
     embedder,
     store,
   };

@@ -186,6 +186,9 @@ interface ChildOut {
   openS: number;
   /** CPU seconds of the reopen (absent from older children). */
   openCpuS?: number;
+  /** On-disk BM25 threads per query and the process's CPU seconds (absent from older children). */
+  bm25Threads?: number;
+  cpuS?: number;
   firstMs: number;
   p50: number;
   p95: number;
@@ -475,9 +478,18 @@ async function measureSize(
     const c = await queryChild(store, "bm25", o.queriesFile, cache, "none", o.timeoutMs, o.bm25Engine);
     if (typeof c === "string") out.bm25Query = c;
     else {
-      Object.assign(out, { reopenS: c.openS, reopenCpuS: c.openCpuS ?? null, bm25ColdFirstMs: c.firstMs, bm25WarmP50Ms: c.p50, bm25WarmP95Ms: c.p95, bm25QueryPeakRss: c.peakRss });
+      Object.assign(out, {
+        reopenS: c.openS,
+        reopenCpuS: c.openCpuS ?? null,
+        bm25ColdFirstMs: c.firstMs,
+        bm25WarmP50Ms: c.p50,
+        bm25WarmP95Ms: c.p95,
+        bm25QueryPeakRss: c.peakRss,
+        bm25Threads: c.bm25Threads ?? null,
+        bm25QueryCpuS: c.cpuS ?? null,
+      });
       log(
-        `BM25 query process (${c.id}, engine ${c.engine}): reopen ${s1(c.openS)} (CPU ${s1(c.openCpuS ?? null)}), cold first query ${ms(c.firstMs)}, warm p50 ${ms(c.p50)} p95 ${ms(c.p95)} (${c.queries} queries), peak RSS ${gb(c.peakRss)}`,
+        `BM25 query process (${c.id}, engine ${c.engine}, ${c.bm25Threads ?? "?"} thread(s) per query; process CPU ${s1(c.cpuS ?? null)}): reopen ${s1(c.openS)} (CPU ${s1(c.openCpuS ?? null)}), cold first query ${ms(c.firstMs)}, warm p50 ${ms(c.p50)} p95 ${ms(c.p95)} (${c.queries} queries), peak RSS ${gb(c.peakRss)}`,
       );
     }
   }

@@ -97,6 +97,8 @@ export interface RetrievalCliOptions {
   embedder: string;
   /** `--bm25-engine` (absent: fast, or the engine `--engine` picks). */
   bm25Engine?: string;
+  /** `--bm25-threads`: on-disk BM25 threads per query (auto | n; absent: auto). */
+  bm25Threads?: string;
   fusion: string;
   index: string;
   storeDir?: string;
@@ -114,6 +116,7 @@ const OPTION_OF_PATH: Record<string, { flag: string; key: keyof RetrievalCliOpti
   mode: { flag: "--mode", key: "mode" },
   embedder: { flag: "--embedder", key: "embedder" },
   "bm25.engine": { flag: "--bm25-engine", key: "bm25Engine" },
+  "bm25Disk.threads": { flag: "--bm25-threads", key: "bm25Threads" },
   fusion: { flag: "--fusion", key: "fusion" },
   candidates: { flag: "--candidates", key: "candidates" },
   "dense.index": { flag: "--index", key: "index" },
@@ -148,6 +151,18 @@ function checkBm25EngineOption(o: Partial<RetrievalCliOptions>): void {
 }
 
 /**
+ * `--bm25-threads`: `auto` or a whole number 1–64 in decimal digits.
+ * @throws Error naming the option and quoting the text, e.g. `--bm25-threads: expected auto or a whole number from 1 to 64 (got "x")`.
+ */
+export function bm25ThreadsOption(text: string): "auto" | number {
+  const t = text.trim();
+  if (t === "auto") return t;
+  const n = /^\d+$/.test(t) ? Number(t) : NaN;
+  if (!(n >= 1 && n <= 64)) throw new Error(`--bm25-threads: expected auto or a whole number from 1 to 64 (got ${JSON.stringify(text)})`);
+  return n;
+}
+
+/**
  * Retriever config of the CLI options for one mode, validated with {@link RetrieverConfigSchema}.
  * @throws Error with one line per problem naming the option, e.g. `--fusion: expected one of rrf, weighted (got "foo")`.
  */
@@ -158,6 +173,7 @@ export function retrieverConfig(o: Partial<RetrievalCliOptions>, mode: Retrieval
     ...(o.embedder !== undefined ? { embedder: o.embedder } : {}),
     // `--bm25-engine disk`: medsynth's on-disk BM25 (retriever engine `disk`), not a `bm25.engine`.
     ...(o.bm25Engine === "disk" ? { engine: "disk" as const } : o.bm25Engine !== undefined ? { bm25: { engine: o.bm25Engine as "fast" | "wink" } } : {}),
+    ...(o.bm25Threads !== undefined ? { bm25Disk: { threads: bm25ThreadsOption(o.bm25Threads) } } : {}),
     ...(o.fusion !== undefined ? { fusion: o.fusion as "rrf" | "weighted" } : {}),
     ...(o.candidates !== undefined ? { candidates: o.candidates.trim() === "" ? NaN : Number(o.candidates) } : {}),
     dense: { ...(o.index !== undefined ? { index: o.index as "none" | "hnsw_sq" | "ivf_pq" } : {}), ...(o.storeDir ? { dir: o.storeDir } : {}) },
@@ -595,7 +611,7 @@ export async function indexBuildCommand(o: IndexBuildCliOptions, out: (l: string
   const t0 = performance.now();
   const r = await createRetriever(config, { ...corpusDeps(corpus), log: err });
   if (r.bm25) out(`bm25: ${r.bm25.info.engine}, ${r.bm25.info.docCount} docs, ${r.bm25.info.vocabSize} terms`);
-  if (r.bm25Disk) out(`bm25: disk, ${r.bm25Disk.info.docCount} docs, ${r.bm25Disk.info.segments} segment(s) in ${r.bm25Disk.info.dir}`);
+  if (r.bm25Disk) out(`bm25: disk, ${r.bm25Disk.info.docCount} docs, ${r.bm25Disk.info.segments} segment(s) in ${r.bm25Disk.info.dir}, ${r.bm25DiskPool?.threads ?? 1} thread(s) per query`);
   if (r.diskBm25) out(`bm25: ${r.diskBm25.info.engine} (on disk), ${r.diskBm25.info.docCount} docs (${r.diskBm25.info.built ? "built" : "already built"})`);
   const s = r.store;
   if (s) {

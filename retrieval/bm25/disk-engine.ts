@@ -473,14 +473,68 @@ export class DiskBm25 {
    *   order; [] for an empty / unknown-terms query or k < 1.
    */
   searchSync(query: string, k: number): SearchHit[] {
+    const r = this.searchSlice(query, k, 0, 1);
+    return r.ids.map((id, i) => ({ id, score: r.scores[i], rank: i + 1, scores: { bm25: r.scores[i] } }));
+  }
+
+  /**
+   * The exact top-k of part `part` of `parts` of the index (each segment cut into `parts`
+   * contiguous doc ranges at window boundaries, {@link sliceBounds}): what {@link searchSync}
+   * returns when `parts` is 1. Documents outside the slice may appear (the seeds of the initial
+   * threshold come from a whole list), with exact scores; merging the slices' hits by score
+   * (ties by index order) and dropping repeats gives the whole index's top k
+   * ({@link mergeSliceHits}), as {@link ./disk-parallel.ts} does across worker threads.
+   * @param query free text.
+   * @param k hits wanted (fractional k floored).
+   * @param part slice number in [0, parts).
+   * @param parts number of slices (≥ 1).
+   * @returns hits best first: index-order numbers `g`, ids and scores (parallel arrays).
+   * @throws RangeError when part/parts are not integers with 0 ≤ part < parts.
+   */
+  searchSlice(query: string, k: number, part: number, parts: number): DiskSliceHits {
+    if (!Number.isInteger(parts) || parts < 1 || !Number.isInteger(part) || part < 0 || part >= parts) throw new RangeError(`on-disk BM25: slice ${part} of ${parts} (want integers 0 ≤ part < parts)`);
     const st = this.lastStats;
     st.postings = st.decoded = st.windows = st.skipped = 0;
-    if (!(k >= 1) || typeof query !== "string" || this.n === 0) return [];
+    const empty: DiskSliceHits = { g: [], ids: [], scores: [] };
+    if (!(k >= 1) || typeof query !== "string" || this.n === 0) return empty;
+    const known = this.knownTerms(query);
+    if (known.ids.length === 0) return empty;
+    const kk = Math.min(Math.floor(k), this.n);
+    const heap: Heap = { docs: new Int32Array(kk), scores: new Float64Array(kk), size: 0, k: kk };
+    const q: QueryState = {
+      m: known.ids.length,
+      idf: Float64Array.from(known.idf),
+      count: Float64Array.from(known.count),
+      acc: this.acc,
+      bits: this.bits,
+      cand: this.cand,
+      seeded: new Set(),
+    };
+    for (let si = 0; si < this.segs.length; si++) {
+      const lists: List[] = [];
+      for (let i = 0; i < q.m; i++) {
+        const t = known.ids[i][si];
+        if (t < 0) continue;
+        lists.push(newList(i, this.segs[si].seg.termBlocks(t), known.count[i] * known.idf[i] * this.segs[si].scale));
+        st.postings += this.segs[si].seg.termDf(t);
+      }
+      const [lo, hi] = sliceBounds(this.segs[si].seg.docCount, part, parts);
+      if (lists.length && lo < hi) this.searchSegment(this.segs[si], lists, q, heap, lo, hi);
+    }
+    sortHeap(heap.docs, heap.scores, heap.size);
+    const out: DiskSliceHits = { g: Array.from(heap.docs.subarray(0, heap.size)), ids: [], scores: Array.from(heap.scores.subarray(0, heap.size)) };
+    for (const g of out.g) {
+      let s = this.segs.length - 1;
+      while (this.segs[s].base > g) s--;
+      out.ids.push(this.segs[s].seg.idAt(g - this.segs[s].base));
+    }
+    return out;
+  }
+
+  /** The query's known terms (live df > 0): their ids per segment, idf over the live N, counts. */
+  private knownTerms(query: string): { ids: number[][]; idf: number[]; count: number[] } {
     const { terms, counts } = this.queryTerms(query);
-    // Known terms (live df > 0), their ids per segment, idf.
-    const qTerms: number[][] = [];
-    const qIdf: number[] = [];
-    const qCount: number[] = [];
+    const out: { ids: number[][]; idf: number[]; count: number[] } = { ids: [], idf: [], count: [] };
     for (let i = 0; i < terms.length; i++) {
       const ids: number[] = [];
       let df = 0;
@@ -490,57 +544,24 @@ export class DiskBm25 {
         if (t >= 0) df += s.seg.termDf(t) - (s.maskDf ? s.maskDf[t] : 0);
       }
       if (df === 0) continue;
-      qTerms.push(ids);
-      qIdf.push(Math.log((this.n - df + 0.5) / (df + 0.5) + 1));
-      qCount.push(counts[i]);
+      out.ids.push(ids);
+      out.idf.push(Math.log((this.n - df + 0.5) / (df + 0.5) + 1));
+      out.count.push(counts[i]);
     }
-    const m = qTerms.length;
-    if (m === 0) return [];
-    const kk = Math.min(Math.floor(k), this.n);
-    const heap: Heap = { docs: new Int32Array(kk), scores: new Float64Array(kk), size: 0, k: kk };
-    const q: QueryState = {
-      m,
-      idf: Float64Array.from(qIdf),
-      count: Float64Array.from(qCount),
-      acc: this.acc,
-      bits: this.bits,
-      cand: this.cand,
-      seeded: new Set(),
-    };
-    for (let si = 0; si < this.segs.length; si++) {
-      const lists: List[] = [];
-      for (let i = 0; i < m; i++) {
-        const t = qTerms[i][si];
-        if (t < 0) continue;
-        lists.push(newList(i, this.segs[si].seg.termBlocks(t), qCount[i] * qIdf[i] * this.segs[si].scale));
-        st.postings += this.segs[si].seg.termDf(t);
-      }
-      if (lists.length) this.searchSegment(this.segs[si], lists, q, heap);
-    }
-    sortHeap(heap.docs, heap.scores, heap.size);
-    const hits: SearchHit[] = [];
-    for (let i = 0; i < heap.size; i++) {
-      const g = heap.docs[i];
-      let s = this.segs.length - 1;
-      while (this.segs[s].base > g) s--;
-      const sc = heap.scores[i];
-      hits.push({ id: this.segs[s].seg.idAt(g - this.segs[s].base), score: sc, rank: i + 1, scores: { bm25: sc } });
-    }
-    return hits;
+    return out;
   }
 
-  /** Windowed block-max MaxScore over one segment (see the module doc). */
-  private searchSegment(os: OpenSegment, lists: List[], q: QueryState, heap: Heap): void {
-    const { seg } = os;
+  /** Windowed block-max MaxScore over docs [lo, hi) of one segment (lo a multiple of {@link WINDOW}; see the module doc). */
+  private searchSegment(os: OpenSegment, lists: List[], q: QueryState, heap: Heap, lo: number, hi: number): void {
     const { acc, bits, cand } = q;
     const nl = lists.length;
     const order = new Int32Array(nl);
     const ub = new Float64Array(nl);
     const pre = new Float64Array(nl + 1);
     const st = this.lastStats;
-    const n = seg.docCount;
     this.seedSegment(os, lists, q, heap);
-    for (let base = 0; base < n; base += WINDOW) {
+    if (lo > 0) for (const L of lists) L.cb = firstBlockEndingAtOrAfter(L.tb, lo);
+    for (let base = lo; base < hi; base += WINDOW) {
       // Jump to the first window holding a block of some list (rare terms: most windows are empty).
       let next = Infinity;
       for (let l = 0; l < nl; l++) {
@@ -550,7 +571,7 @@ export class DiskBm25 {
         L.cb = j;
         if (j < L.tb.nb && L.tb.first[j] < next) next = L.tb.first[j];
       }
-      if (next === Infinity) break;
+      if (next >= hi) break;
       if (next >= base + WINDOW) base = next - (next % WINDOW);
       const wend = base + WINDOW;
       const theta = heap.size < heap.k ? -Infinity : heap.scores[0];
@@ -861,13 +882,7 @@ export class DiskBm25 {
       let score = 0;
       for (const P of lists) {
         const ptb = P.tb;
-        let lo = 0;
-        let hi = ptb.nb;
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if (ptb.last[mid] < d) lo = mid + 1;
-          else hi = mid;
-        }
+        const lo = firstBlockEndingAtOrAfter(ptb, d);
         if (lo >= ptb.nb || ptb.first[lo] > d) continue;
         const cnt = seg.decode(ptb, lo, docs, tfs);
         if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
@@ -942,6 +957,53 @@ function lowerBound(docs: Int32Array, n: number, d: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** First block of tb whose last doc is ≥ d (tb.nb when none). */
+function firstBlockEndingAtOrAfter(tb: TermBlocks, d: number): number {
+  let lo = 0;
+  let hi = tb.nb;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (tb.last[mid] < d) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Docs [lo, hi) of a segment of n docs that slice `part` of `parts` searches: cut points are
+ * multiples of the window (4,096 docs) nearest to n·part/parts, so no window straddles two
+ * slices; the last slice ends at n. Slices of a small segment may be empty (lo = hi).
+ */
+export function sliceBounds(n: number, part: number, parts: number): [number, number] {
+  const cut = (i: number) => (i >= parts ? n : Math.min(n, Math.round((n * i) / parts / WINDOW) * WINDOW));
+  return [cut(part), cut(part + 1)];
+}
+
+/** Hits of {@link DiskBm25.searchSlice}, best first: index-order numbers, ids and scores. */
+export interface DiskSliceHits {
+  g: number[];
+  ids: string[];
+  scores: number[];
+}
+
+/**
+ * The top k of several slices' hits ({@link DiskBm25.searchSlice} over the same index and query):
+ * by score descending, ties by index order, each document once — the whole index's top k, the
+ * same ids and scores as {@link DiskBm25.searchSync}.
+ */
+export function mergeSliceHits(slices: readonly DiskSliceHits[], k: number): SearchHit[] {
+  const all: { g: number; id: string; score: number }[] = [];
+  const seen = new Set<number>();
+  for (const s of slices)
+    for (let i = 0; i < s.g.length; i++) {
+      if (seen.has(s.g[i])) continue;
+      seen.add(s.g[i]);
+      all.push({ g: s.g[i], id: s.ids[i], score: s.scores[i] });
+    }
+  all.sort((a, b) => b.score - a.score || a.g - b.g);
+  return all.slice(0, Math.max(0, Math.floor(k))).map((h, i) => ({ id: h.id, score: h.score, rank: i + 1, scores: { bm25: h.score } }));
 }
 
 /** Position of doc d among docs[0..n) (ascending), or -1. */

@@ -14,6 +14,7 @@ import { defaultAnalyzer, type Analyzer } from "../analyzer.ts";
 import { stableHash } from "../content-hash.ts";
 import { DEFAULT_RUN_POSTINGS } from "./disk-build.ts";
 import { buildDiskBm25, DEFAULT_PAGE_CACHE_MIB, openDiskBm25, readDiskManifest, type DiskBm25, type DocStream } from "./disk-engine.ts";
+import { openDiskBm25Pool, searchThreads, type DiskBm25Pool } from "./disk-parallel.ts";
 import { parseBm25Params, type Bm25Params } from "./params-core.ts";
 import { rmSync } from "node:fs";
 
@@ -26,6 +27,11 @@ export const DiskBm25ConfigSchema = z
     pageCacheMiB: z.number().positive().default(DEFAULT_PAGE_CACHE_MIB),
     /** Postings per sorted run of the build (build memory ≈ 17 bytes × this). */
     runPostings: z.number().int().positive().default(DEFAULT_RUN_POSTINGS),
+    /**
+     * Threads per query (intra-query parallelism, {@link ./disk-parallel.ts}; same hits and scores):
+     * `auto` (default) = min(cores, 4) from 500,000 live documents on, else 1; or a number.
+     */
+    threads: z.union([z.literal("auto"), z.number().int().min(1).max(64)]).default("auto"),
     /** `open-or-build` (default; resumes an interrupted build), `rebuild`, or `open` (never builds). */
     mode: z.enum(["open-or-build", "rebuild", "open"]).default("open-or-build"),
   })
@@ -38,14 +44,15 @@ export type DiskBm25ConfigInput = z.input<typeof DiskBm25ConfigSchema>;
  * @param source the corpus (a `DocumentSource` such as the Lance store, read with `scanDocs`; or an array).
  * @param config {@link DiskBm25ConfigSchema} input.
  * @param opts `fingerprint` of the corpus (required: names the index), BM25 `params`, `analyzer`, `log`.
- * @returns the opened engine (`built` tells whether this call built it).
+ * @returns the opened engine, and `pool` when queries run on several threads (`threads`; search
+ *   through `pool.search`), `built` telling whether this call built the index.
  * @throws ZodError on a bad config; Error in mode `open` when no index exists, or from the build.
  */
 export async function openOrBuildDiskBm25(
   source: DocStream,
   config: DiskBm25ConfigInput,
   opts: { fingerprint: string; params?: Partial<Bm25Params>; analyzer?: Analyzer; log?: (line: string) => void },
-): Promise<{ engine: DiskBm25; built: boolean; dir: string; seconds: number }> {
+): Promise<{ engine: DiskBm25; pool: DiskBm25Pool | null; built: boolean; dir: string; seconds: number }> {
   const cfg = DiskBm25ConfigSchema.parse(config);
   const analyzer = opts.analyzer ?? defaultAnalyzer;
   const params = parseBm25Params(opts.params ?? {});
@@ -59,6 +66,8 @@ export async function openOrBuildDiskBm25(
     await buildDiskBm25(dir, source, { params, analyzer, runPostings: cfg.runPostings, log: opts.log });
     built = true;
   }
-  const engine = openDiskBm25(dir, { analyzer, pageCacheMiB: cfg.pageCacheMiB });
-  return { engine, built, dir, seconds: (performance.now() - t0) / 1000 };
+  const threads = searchThreads(cfg.threads, readDiskManifest(dir)?.liveDocs ?? 0);
+  const engine = openDiskBm25(dir, { analyzer, pageCacheMiB: cfg.pageCacheMiB / threads });
+  const pool = threads > 1 ? await openDiskBm25Pool(engine, { threads, pageCacheMiB: cfg.pageCacheMiB, analyzerConfig: analyzer.config, log: opts.log }) : null;
+  return { engine, pool, built, dir, seconds: (performance.now() - t0) / 1000 };
 }

@@ -39,3 +39,23 @@ describe("--bm25-engine", () => {
     expect(r.stderr).toMatch(/^medsynth: --bm25-engine wink conflicts with --engine disk: /);
   });
 });
+
+describe("--bm25-threads", () => {
+  it("auto or a whole number 1–64 → bm25Disk.threads; anything else names the option and quotes the text", () => {
+    expect(retrieverConfig({ bm25Engine: "disk", bm25Threads: "2" }, "bm25").bm25Disk).toEqual({ threads: 2 });
+    expect(retrieverConfig({ bm25Threads: "auto" }, "bm25").bm25Disk).toEqual({ threads: "auto" });
+    expect(retrieverConfig({}, "bm25").bm25Disk).toBeUndefined();
+    for (const bad of ["x", "0", "2.5", "65", "0x2", ""])
+      expect(() => retrieverConfig({ bm25Threads: bad }, "bm25")).toThrow(`--bm25-threads: expected auto or a whole number from 1 to 64 (got ${JSON.stringify(bad)})`);
+  });
+  it("the real CLI: 2 threads print the same hits and scores as 1 on the on-disk engine", () => {
+    const hits = (threads: string) => {
+      const r = runCli(["search", "aspirin for stroke prevention in atrial fibrillation", "--bm25-engine", "disk", "--bm25-threads", threads, "--k", "10"]);
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout.split("\n").filter((l) => /^\d+\s+\d+/.test(l));
+    };
+    const one = hits("1");
+    expect(one).toHaveLength(10);
+    expect(hits("2")).toEqual(one);
+  }, 120_000);
+});

@@ -1,0 +1,182 @@
+/**
+ * Intra-query parallel search of medsynth's on-disk BM25 index: each query is split into slices
+ * of the index ({@link sliceBounds}: contiguous document ranges at window boundaries); the calling
+ * thread searches slice 0 while worker threads ({@link ./disk-parallel-worker.ts}, each with the
+ * index opened on its own page cache) search the others, and the slices' exact top k are merged
+ * ({@link mergeSliceHits}). The result is the single-threaded engine's, bit for bit (same ids,
+ * order and float64 scores; tested in tests/retrieval/bm25-disk-parallel.test.ts); what changes is
+ * latency — on a machine with idle cores a query's wall time approaches its CPU time divided by the
+ * threads (docs/bm25-on-disk.md, "Intra-query parallelism"). CPU per query does not drop.
+ *
+ * A worker that dies or fails a search is not fatal: its slice is searched by the calling thread
+ * and later queries go without it. Workers do not keep the process alive when idle.
+ */
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import type { AnalyzerConfig } from "../analyzer.ts";
+import type { SearchHit } from "../types.ts";
+import { mergeSliceHits, type DiskBm25, type DiskSliceHits } from "./disk-engine.ts";
+import type { DiskWorkerData, FromDiskWorker, ToDiskWorker } from "./disk-parallel-worker.ts";
+
+/** Live documents from which `threads: "auto"` searches in parallel (below it a query takes a few ms and messaging would cost a noticeable share). */
+export const PARALLEL_MIN_DOCS = 500_000;
+/** Most threads `threads: "auto"` uses (slices beyond a few cores save little: each re-seeds its threshold). */
+export const MAX_AUTO_THREADS = 4;
+
+/**
+ * Threads a query of an index of `docCount` live documents uses: `auto` → min(cores, 4) from
+ * {@link PARALLEL_MIN_DOCS} documents on, else 1; a number is taken as given.
+ */
+export function searchThreads(setting: "auto" | number, docCount: number, cores: number = availableParallelism()): number {
+  if (setting !== "auto") return setting;
+  return docCount >= PARALLEL_MIN_DOCS ? Math.max(1, Math.min(cores, MAX_AUTO_THREADS)) : 1;
+}
+
+function workerUrl(): URL {
+  return import.meta.url.endsWith(".js") ? new URL("./disk-parallel-worker.js", import.meta.url) : new URL("./disk-parallel-entry.mjs", import.meta.url);
+}
+
+/** A worker's answer for one slice. */
+interface SliceAnswer {
+  hits: DiskSliceHits;
+  decoded: number;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  alive: boolean;
+  /** Request id → resolver (null: the worker failed; the caller searches the slice itself). */
+  pending: Map<number, (answer: SliceAnswer | null) => void>;
+}
+
+/** The on-disk engine plus worker threads that search slices of each query (see the module doc). */
+export class DiskBm25Pool {
+  /** Work counters of the last search, summed over the slices: postings in the query's lists (per slice), postings decoded. */
+  readonly lastStats = { decoded: 0, postings: 0 };
+  private nextId = 1;
+
+  /** @internal use {@link openDiskBm25Pool}. */
+  constructor(
+    /** The calling thread's engine (searches slice 0, and any slice whose worker failed). */
+    readonly engine: DiskBm25,
+    private readonly workers: PoolWorker[],
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Threads a query uses now: the calling thread plus the live workers. */
+  get threads(): number {
+    return 1 + this.workers.filter((w) => w.alive).length;
+  }
+
+  /**
+   * Top-k hits, the same as `engine.searchSync(query, k)` (ids, order, scores).
+   * @throws whatever the calling thread's slice search throws (a worker's failure is absorbed).
+   */
+  async search(query: string, k: number): Promise<SearchHit[]> {
+    const live = this.workers.filter((w) => w.alive);
+    if (live.length === 0) return this.engine.searchSync(query, k);
+    const parts = live.length + 1;
+    const asked = live.map((w, i) => this.ask(w, { type: "search", id: this.nextId++, query, k, part: i + 1, parts }));
+    const mine = this.engine.searchSlice(query, k, 0, parts);
+    let decoded = this.engine.lastStats.decoded;
+    const slices: DiskSliceHits[] = [mine];
+    const got = await Promise.all(asked);
+    for (let i = 0; i < got.length; i++) {
+      const g = got[i];
+      if (g) {
+        slices.push(g.hits);
+        decoded += g.decoded;
+      } else {
+        slices.push(this.engine.searchSlice(query, k, i + 1, parts));
+        decoded += this.engine.lastStats.decoded;
+      }
+    }
+    this.lastStats.decoded = decoded;
+    this.lastStats.postings = this.engine.lastStats.postings;
+    return mergeSliceHits(slices, k);
+  }
+
+  private ask(w: PoolWorker, m: ToDiskWorker): Promise<SliceAnswer | null> {
+    return new Promise((resolve) => {
+      w.pending.set(m.id, resolve);
+      // Referenced only while it owes an answer: an idle pool never keeps the process alive.
+      if (w.pending.size === 1) w.worker.ref();
+      w.worker.postMessage(m);
+    });
+  }
+
+  /** @internal routes a worker's message. */
+  onMessage(w: PoolWorker, m: FromDiskWorker): void {
+    if (m.type === "hits" || m.type === "error") {
+      const done = w.pending.get(m.id);
+      if (!done) return;
+      w.pending.delete(m.id);
+      if (w.pending.size === 0) w.worker.unref();
+      if (m.type === "hits") done({ hits: m.hits, decoded: m.decoded });
+      else {
+        this.log(`bm25-disk: a search thread failed (${m.message}); its slice is searched by the calling thread`);
+        done(null);
+      }
+    }
+  }
+
+  /** @internal a worker died: its pending slices go to the calling thread, later queries go without it. */
+  onFailure(w: PoolWorker, why: string): void {
+    if (!w.alive) return;
+    w.alive = false;
+    this.log(`bm25-disk: a search thread stopped (${why}); searching with ${this.threads} thread(s)`);
+    for (const done of w.pending.values()) done(null);
+    w.pending.clear();
+  }
+
+  /** Stops the worker threads (the engine stays open; close it separately). */
+  async close(): Promise<void> {
+    for (const w of this.workers) w.alive = false;
+    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+  }
+}
+
+/**
+ * Starts `threads − 1` worker threads over the index `engine` has open and returns the pool
+ * (threads ≤ 1: no worker; `search` is then `engine.searchSync`). Each thread gets
+ * `pageCacheMiB / threads` of page cache, so the process stays within the configured total. A
+ * worker that cannot open the index is dropped with a log line.
+ * @param engine the calling thread's engine (from `openDiskBm25`, opened with its share of the
+ *   page cache: `pageCacheMiB / threads`).
+ * @param opts `threads` (≥ 1), `pageCacheMiB` (the total), `analyzerConfig` (the engine's analyzer's
+ *   `config`: workers rebuild the analyzer from it), `log`.
+ */
+export async function openDiskBm25Pool(engine: DiskBm25, opts: { threads: number; pageCacheMiB: number; analyzerConfig: AnalyzerConfig; log?: (line: string) => void }): Promise<DiskBm25Pool> {
+  const log = opts.log ?? (() => {});
+  const n = Math.max(0, Math.floor(opts.threads) - 1);
+  const data: DiskWorkerData = { dir: engine.dir, pageCacheMiB: opts.pageCacheMiB / (n + 1), analyzerConfig: opts.analyzerConfig };
+  const workers: PoolWorker[] = [];
+  const pool = new DiskBm25Pool(engine, workers, log);
+  const started = await Promise.all(Array.from({ length: n }, () => startWorker(pool, data)));
+  for (const s of started) {
+    if (typeof s === "string") log(`bm25-disk: a search thread could not start (${s}); searching with fewer threads`);
+    else workers.push(s);
+  }
+  return pool;
+}
+
+/** One worker: resolves once it has opened the index, or with the reason it could not. */
+function startWorker(pool: DiskBm25Pool, workerData: DiskWorkerData): Promise<PoolWorker | string> {
+  return new Promise((resolve) => {
+    const w: PoolWorker = { worker: new Worker(workerUrl(), { workerData }), alive: false, pending: new Map() };
+    let ready = false;
+    w.worker.on("message", (m: FromDiskWorker) => {
+      if (m.type === "ready") {
+        ready = true;
+        w.alive = true;
+        w.worker.unref();
+        resolve(w);
+      } else if (m.type === "fatal") {
+        void w.worker.terminate();
+        resolve(m.message);
+      } else pool.onMessage(w, m);
+    });
+    w.worker.on("error", (e) => (ready ? pool.onFailure(w, e.message) : resolve(e.message)));
+    w.worker.on("exit", (code) => (ready ? pool.onFailure(w, `exit code ${code}`) : resolve(`exit code ${code}`)));
+  });
+}
