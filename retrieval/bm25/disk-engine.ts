@@ -488,10 +488,13 @@ export class DiskBm25 {
    * @param k hits wanted (fractional k floored).
    * @param part slice number in [0, parts).
    * @param parts number of slices (≥ 1).
+   * @param shared optional {@link sharedThetaBuffer} of `parts` slots used by every slice of this
+   *   query (and no other): each slice publishes its k-th score there and prunes against the
+   *   largest — less work, the same result.
    * @returns hits best first: index-order numbers `g`, ids and scores (parallel arrays).
    * @throws RangeError when part/parts are not integers with 0 ≤ part < parts.
    */
-  searchSlice(query: string, k: number, part: number, parts: number): DiskSliceHits {
+  searchSlice(query: string, k: number, part: number, parts: number, shared?: SharedArrayBuffer): DiskSliceHits {
     if (!Number.isInteger(parts) || parts < 1 || !Number.isInteger(part) || part < 0 || part >= parts) throw new RangeError(`on-disk BM25: slice ${part} of ${parts} (want integers 0 ≤ part < parts)`);
     const st = this.lastStats;
     st.postings = st.decoded = st.windows = st.skipped = 0;
@@ -509,6 +512,7 @@ export class DiskBm25 {
       bits: this.bits,
       cand: this.cand,
       seeded: new Set(),
+      shared: shared ? new SharedTheta(shared, part) : null,
     };
     for (let si = 0; si < this.segs.length; si++) {
       const lists: List[] = [];
@@ -574,7 +578,7 @@ export class DiskBm25 {
       if (next >= hi) break;
       if (next >= base + WINDOW) base = next - (next % WINDOW);
       const wend = base + WINDOW;
-      const theta = heap.size < heap.k ? -Infinity : heap.scores[0];
+      const theta = q.shared ? q.shared.theta(heap) : heap.size < heap.k ? -Infinity : heap.scores[0];
       let total = 0;
       for (let l = 0; l < nl; l++) {
         const L = lists[l];
@@ -922,6 +926,53 @@ interface QueryState {
   cand: Int32Array;
   /** Index-order numbers of the documents already offered by {@link seedSegment}. */
   seeded: Set<number>;
+  /** Thresholds shared with the other slices of the same query (parallel search), or null. */
+  shared: SharedTheta | null;
+}
+
+/**
+ * The k-th best scores of the slices of one query, shared between threads: slot i holds slice i's
+ * current k-th score (its heap is full: k real documents with exact scores, so the whole index's
+ * k-th score is at least that). A slice prunes against the largest slot and its own heap — never
+ * above the global k-th score, so the merged top k is still exact. Slots only rise. Float64 bits
+ * go through Atomics on a BigInt64Array (a plain Float64Array read could tear across threads).
+ */
+class SharedTheta {
+  private readonly slots: BigInt64Array;
+  private readonly f = new Float64Array(1);
+  private readonly b = new BigInt64Array(this.f.buffer);
+  private published = -Infinity;
+  constructor(
+    buf: SharedArrayBuffer,
+    private readonly part: number,
+  ) {
+    this.slots = new BigInt64Array(buf);
+  }
+  /** Publishes this slice's k-th score when its heap is full; returns the largest threshold known. */
+  theta(heap: Heap): number {
+    let t = -Infinity;
+    if (heap.size === heap.k) {
+      t = heap.scores[0];
+      if (t > this.published) {
+        this.published = t;
+        this.f[0] = t;
+        Atomics.store(this.slots, this.part, this.b[0]);
+      }
+    }
+    for (let i = 0; i < this.slots.length; i++) {
+      if (i === this.part) continue;
+      this.b[0] = Atomics.load(this.slots, i);
+      if (this.f[0] > t) t = this.f[0];
+    }
+    return t;
+  }
+}
+
+/** A buffer for {@link DiskBm25.searchSlice}'s shared thresholds of `parts` slices (every slot −∞). */
+export function sharedThetaBuffer(parts: number): SharedArrayBuffer {
+  const buf = new SharedArrayBuffer(8 * parts);
+  new Float64Array(buf).fill(-Infinity);
+  return buf;
 }
 
 /** One query term's list in one segment. */

@@ -19,7 +19,7 @@ export interface DiskWorkerData {
   analyzerConfig: AnalyzerConfig;
 }
 /** Messages from the main thread. */
-export type ToDiskWorker = { type: "search"; id: number; query: string; k: number; part: number; parts: number };
+export type ToDiskWorker = { type: "search"; id: number; query: string; k: number; part: number; parts: number; shared: SharedArrayBuffer };
 /** Messages to the main thread. */
 export type FromDiskWorker =
   | { type: "ready" }
@@ -41,7 +41,7 @@ function main(): void {
   }
   port.on("message", (m: ToDiskWorker) => {
     try {
-      const hits = engine.searchSlice(m.query, m.k, m.part, m.parts);
+      const hits = engine.searchSlice(m.query, m.k, m.part, m.parts, m.shared);
       post({ type: "hits", id: m.id, hits, decoded: engine.lastStats.decoded, postings: engine.lastStats.postings });
     } catch (e) {
       post({ type: "error", id: m.id, message: (e as Error).message });

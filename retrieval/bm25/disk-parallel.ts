@@ -3,7 +3,8 @@
  * of the index ({@link sliceBounds}: contiguous document ranges at window boundaries); the calling
  * thread searches slice 0 while worker threads ({@link ./disk-parallel-worker.ts}, each with the
  * index opened on its own page cache) search the others, and the slices' exact top k are merged
- * ({@link mergeSliceHits}). The result is the single-threaded engine's, bit for bit (same ids,
+ * ({@link mergeSliceHits}); the slices of a query share their k-th scores as they rise
+ * ({@link sharedThetaBuffer}), so each prunes with the best threshold any has found. The result is the single-threaded engine's, bit for bit (same ids,
  * order and float64 scores; tested in tests/retrieval/bm25-disk-parallel.test.ts); what changes is
  * latency — on a machine with idle cores a query's wall time approaches its CPU time divided by the
  * threads (docs/bm25-on-disk.md, "Intra-query parallelism"). CPU per query does not drop.
@@ -15,7 +16,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { AnalyzerConfig } from "../analyzer.ts";
 import type { SearchHit } from "../types.ts";
-import { mergeSliceHits, type DiskBm25, type DiskSliceHits } from "./disk-engine.ts";
+import { mergeSliceHits, sharedThetaBuffer, type DiskBm25, type DiskSliceHits } from "./disk-engine.ts";
 import type { DiskWorkerData, FromDiskWorker, ToDiskWorker } from "./disk-parallel-worker.ts";
 
 /** Live documents from which `threads: "auto"` searches in parallel (below it a query takes a few ms and messaging would cost a noticeable share). */
@@ -76,8 +77,9 @@ export class DiskBm25Pool {
     const live = this.workers.filter((w) => w.alive);
     if (live.length === 0) return this.engine.searchSync(query, k);
     const parts = live.length + 1;
-    const asked = live.map((w, i) => this.ask(w, { type: "search", id: this.nextId++, query, k, part: i + 1, parts }));
-    const mine = this.engine.searchSlice(query, k, 0, parts);
+    const shared = sharedThetaBuffer(parts);
+    const asked = live.map((w, i) => this.ask(w, { type: "search", id: this.nextId++, query, k, part: i + 1, parts, shared }));
+    const mine = this.engine.searchSlice(query, k, 0, parts, shared);
     let decoded = this.engine.lastStats.decoded;
     const slices: DiskSliceHits[] = [mine];
     const got = await Promise.all(asked);
@@ -87,7 +89,7 @@ export class DiskBm25Pool {
         slices.push(g.hits);
         decoded += g.decoded;
       } else {
-        slices.push(this.engine.searchSlice(query, k, i + 1, parts));
+        slices.push(this.engine.searchSlice(query, k, i + 1, parts, shared));
         decoded += this.engine.lastStats.decoded;
       }
     }

@@ -1,7 +1,7 @@
 /**
  * Intra-query parallel search of the on-disk BM25 index gives the single-threaded engine's top k
  * bit for bit: slices merged in the calling thread (2–5 slices, k = 1, 10, 100, one segment and
- * after an update segment), and the worker-thread pool (3 threads) on the same queries; a worker
+ * after an update segment; with and without thresholds shared between the slices), and the worker-thread pool (3 threads) on the same queries; a worker
  * that dies mid-run costs nothing but its thread; `threads: "auto"` picks 1 below 500,000 docs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { defaultAnalyzer } from "../../retrieval/analyzer.ts";
-import { addDiskBm25Segment, buildDiskBm25, mergeSliceHits, openDiskBm25, sliceBounds, type DiskBm25 } from "../../retrieval/bm25/disk-engine.ts";
+import { addDiskBm25Segment, buildDiskBm25, mergeSliceHits, openDiskBm25, sharedThetaBuffer, sliceBounds, type DiskBm25 } from "../../retrieval/bm25/disk-engine.ts";
 import { openDiskBm25Pool, searchThreads } from "../../retrieval/bm25/disk-parallel.ts";
 import { mulberry32, ZipfWords, zipfDocs, zipfQuery } from "../helpers/zipf-docs.ts";
 
@@ -28,9 +28,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function sameSliced(disk: DiskBm25, qs: readonly string[], parts: number, k: number): void {
+function sameSliced(disk: DiskBm25, qs: readonly string[], parts: number, k: number, share = false): void {
   for (const q of qs) {
-    const slices = Array.from({ length: parts }, (_, p) => disk.searchSlice(q, k, p, parts));
+    const shared = share ? sharedThetaBuffer(parts) : undefined;
+    const slices = Array.from({ length: parts }, (_, p) => disk.searchSlice(q, k, p, parts, shared));
     expect(idsAndScores(mergeSliceHits(slices, k)), `query ${JSON.stringify(q)} parts ${parts} k ${k}`).toEqual(idsAndScores(disk.searchSync(q, k)));
   }
 }
@@ -59,6 +60,21 @@ describe("on-disk BM25 in slices = the whole index", () => {
     expect(idsAndScores(mergeSliceHits([first], 10))).not.toEqual(idsAndScores(disk.searchSync(q, 10)));
     sameSliced(disk, queries.slice(120, 200), 2, 1);
     sameSliced(disk, queries.slice(200, 260), 3, 100);
+    // With thresholds shared between the slices (each later slice starts from the earlier ones' k-th scores).
+    for (const parts of [2, 3]) sameSliced(disk, queries.slice(0, 150), parts, 10, true);
+    sameSliced(disk, queries.slice(150, 200), 3, 100, true);
+    // Sharing saves work: the second slice decodes less when the first one's threshold is known.
+    let alone = 0;
+    let helped = 0;
+    for (const q of queries.slice(0, 100)) {
+      disk.searchSlice(q, 10, 1, 2);
+      alone += disk.lastStats.decoded;
+      const shared = sharedThetaBuffer(2);
+      disk.searchSlice(q, 10, 0, 2, shared);
+      disk.searchSlice(q, 10, 1, 2, shared);
+      helped += disk.lastStats.decoded;
+    }
+    expect(helped).toBeLessThan(alone);
     disk.close();
   }, 60_000);
 
@@ -71,6 +87,7 @@ describe("on-disk BM25 in slices = the whole index", () => {
     expect(disk.info.segments).toBe(2);
     sameSliced(disk, queries.slice(0, 150), 2, 10);
     sameSliced(disk, queries.slice(0, 60), 3, 100);
+    sameSliced(disk, queries.slice(0, 100), 3, 10, true);
     disk.close();
   }, 60_000);
 });
