@@ -50,30 +50,65 @@ interface PoolWorker {
   pending: Map<number, (answer: SliceAnswer | null) => void>;
 }
 
+/** Milliseconds without a query after which a pool stops its worker threads (restarted by the next query). */
+export const POOL_IDLE_MS = 30_000;
+
 /** The on-disk engine plus worker threads that search slices of each query (see the module doc). */
 export class DiskBm25Pool {
   /** Work counters of the last search, summed over the slices: postings in the query's lists (per slice), postings decoded. */
   readonly lastStats = { decoded: 0, postings: 0 };
   private nextId = 1;
+  private workers: PoolWorker[] = [];
+  private starting: Promise<void> | null = null;
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  private inFlight = 0;
+  private closed = false;
 
   /** @internal use {@link openDiskBm25Pool}. */
   constructor(
     /** The calling thread's engine (searches slice 0, and any slice whose worker failed). */
     readonly engine: DiskBm25,
-    private readonly workers: PoolWorker[],
+    private readonly data: DiskWorkerData,
+    /** Worker threads wanted (threads − 1); lowered for good when one fails. */
+    private wanted: number,
     private readonly log: (line: string) => void,
+    private readonly idleMs: number,
   ) {}
 
-  /** Threads a query uses now: the calling thread plus the live workers. */
+  /** Threads a query uses: the calling thread plus the workers wanted (started on demand). */
   get threads(): number {
-    return 1 + this.workers.filter((w) => w.alive).length;
+    return 1 + this.wanted;
+  }
+
+  /** Worker threads running now (0 after {@link POOL_IDLE_MS} without a query). */
+  get running(): number {
+    return this.workers.filter((w) => w.alive).length;
   }
 
   /**
-   * Top-k hits, the same as `engine.searchSync(query, k)` (ids, order, scores).
+   * Top-k hits, the same as `engine.searchSync(query, k)` (ids, order, scores). Starts the
+   * workers when they were stopped for idleness.
    * @throws whatever the calling thread's slice search throws (a worker's failure is absorbed).
    */
   async search(query: string, k: number): Promise<SearchHit[]> {
+    this.inFlight++;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    try {
+      await this.ensureWorkers();
+      return await this.searchSlices(query, k);
+    } finally {
+      if (--this.inFlight === 0) this.armIdle();
+    }
+  }
+
+  /** @internal (re)starts the idle countdown after which the workers stop. */
+  armIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = !this.closed && this.running > 0 ? setTimeout(() => this.stopWorkers(), this.idleMs).unref() : null;
+  }
+
+  /** `search` over the live workers' slices plus the calling thread's. */
+  private async searchSlices(query: string, k: number): Promise<SearchHit[]> {
     const live = this.workers.filter((w) => w.alive);
     if (live.length === 0) return this.engine.searchSync(query, k);
     const parts = live.length + 1;
@@ -96,6 +131,26 @@ export class DiskBm25Pool {
     this.lastStats.decoded = decoded;
     this.lastStats.postings = this.engine.lastStats.postings;
     return mergeSliceHits(slices, k);
+  }
+
+  /** Starts the missing workers (one start at a time; a worker that cannot start is given up for good). */
+  ensureWorkers(): Promise<void> {
+    if (this.closed || this.running >= this.wanted) return Promise.resolve();
+    this.starting ??= (async () => {
+      const missing = this.wanted - this.running;
+      const started = await Promise.all(Array.from({ length: missing }, () => startWorker(this, this.data)));
+      this.workers = this.workers.filter((w) => w.alive);
+      for (const s of started) {
+        if (typeof s !== "string") this.workers.push(s);
+        else {
+          this.wanted--;
+          this.log(`bm25-disk: a search thread could not start (${s}); searching with ${this.threads} thread(s)`);
+        }
+      }
+    })().finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
   }
 
   private ask(w: PoolWorker, m: ToDiskWorker): Promise<SliceAnswer | null> {
@@ -126,15 +181,30 @@ export class DiskBm25Pool {
   onFailure(w: PoolWorker, why: string): void {
     if (!w.alive) return;
     w.alive = false;
+    this.wanted--;
     this.log(`bm25-disk: a search thread stopped (${why}); searching with ${this.threads} thread(s)`);
     for (const done of w.pending.values()) done(null);
     w.pending.clear();
   }
 
-  /** Stops the worker threads (the engine stays open; close it separately). */
+  /** Stops the idle workers (their page caches go with them); the next query starts them again. */
+  private stopWorkers(): void {
+    this.idleTimer = null;
+    if (this.inFlight > 0) return;
+    const old = this.workers;
+    this.workers = [];
+    for (const w of old) w.alive = false;
+    for (const w of old) void w.worker.terminate();
+  }
+
+  /** Stops the worker threads for good (the engine stays open; close it separately); later searches run on the calling thread. */
   async close(): Promise<void> {
-    for (const w of this.workers) w.alive = false;
-    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+    this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    const old = this.workers;
+    this.workers = [];
+    for (const w of old) w.alive = false;
+    await Promise.all(old.map((w) => w.worker.terminate()));
   }
 }
 
@@ -142,23 +212,23 @@ export class DiskBm25Pool {
  * Starts `threads − 1` worker threads over the index `engine` has open and returns the pool
  * (threads ≤ 1: no worker; `search` is then `engine.searchSync`). Each thread gets
  * `pageCacheMiB / threads` of page cache, so the process stays within the configured total. A
- * worker that cannot open the index is dropped with a log line.
+ * worker that cannot open the index is dropped with a log line. Workers idle for `idleMs`
+ * (default {@link POOL_IDLE_MS}) are stopped and restarted by the next query, so pools a
+ * process no longer uses (a sweep's earlier retrievers) hold no threads or page caches.
  * @param engine the calling thread's engine (from `openDiskBm25`, opened with its share of the
  *   page cache: `pageCacheMiB / threads`).
  * @param opts `threads` (≥ 1), `pageCacheMiB` (the total), `analyzerConfig` (the engine's analyzer's
- *   `config`: workers rebuild the analyzer from it), `log`.
+ *   `config`: workers rebuild the analyzer from it), `log`, `idleMs`.
  */
-export async function openDiskBm25Pool(engine: DiskBm25, opts: { threads: number; pageCacheMiB: number; analyzerConfig: AnalyzerConfig; log?: (line: string) => void }): Promise<DiskBm25Pool> {
-  const log = opts.log ?? (() => {});
+export async function openDiskBm25Pool(
+  engine: DiskBm25,
+  opts: { threads: number; pageCacheMiB: number; analyzerConfig: AnalyzerConfig; log?: (line: string) => void; idleMs?: number },
+): Promise<DiskBm25Pool> {
   const n = Math.max(0, Math.floor(opts.threads) - 1);
   const data: DiskWorkerData = { dir: engine.dir, pageCacheMiB: opts.pageCacheMiB / (n + 1), analyzerConfig: opts.analyzerConfig };
-  const workers: PoolWorker[] = [];
-  const pool = new DiskBm25Pool(engine, workers, log);
-  const started = await Promise.all(Array.from({ length: n }, () => startWorker(pool, data)));
-  for (const s of started) {
-    if (typeof s === "string") log(`bm25-disk: a search thread could not start (${s}); searching with fewer threads`);
-    else workers.push(s);
-  }
+  const pool = new DiskBm25Pool(engine, data, n, opts.log ?? (() => {}), opts.idleMs ?? POOL_IDLE_MS);
+  await pool.ensureWorkers();
+  pool.armIdle();
   return pool;
 }
 

@@ -1,8 +1,9 @@
 /**
  * Intra-query parallel search of the on-disk BM25 index gives the single-threaded engine's top k
  * bit for bit: slices merged in the calling thread (2–5 slices, k = 1, 10, 100, one segment and
- * after an update segment; with and without thresholds shared between the slices), and the worker-thread pool (3 threads) on the same queries; a worker
- * that dies mid-run costs nothing but its thread; `threads: "auto"` picks 1 below 500,000 docs.
+ * after an update segment; with and without thresholds shared between the slices), and the
+ * worker-thread pool (3 threads) on the same queries. A worker that dies mid-run costs nothing but
+ * its thread; idle workers stop and restart on demand; `threads: "auto"` picks 1 below 500,000 docs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -113,6 +114,24 @@ describe("worker-thread pool", () => {
     for (const q of queries.slice(200, 240)) expect(idsAndScores(await pool.search(q, 10))).toEqual(idsAndScores(single.searchSync(q, 10)));
     await pool.close();
     expect(idsAndScores(await pool.search(queries[1], 10))).toEqual(idsAndScores(single.searchSync(queries[1], 10)));
+    engine.close();
+    single.close();
+  }, 60_000);
+
+  it("idle workers stop after idleMs and the next query starts them again (same hits)", async () => {
+    const dir = join(root, "one");
+    const engine = openDiskBm25(dir, { pageCacheMiB: 16 });
+    const single = openDiskBm25(dir);
+    const pool = await openDiskBm25Pool(engine, { threads: 2, pageCacheMiB: 32, analyzerConfig: defaultAnalyzer.config, idleMs: 100 });
+    expect(pool.running).toBe(1);
+    expect(idsAndScores(await pool.search(queries[3], 10))).toEqual(idsAndScores(single.searchSync(queries[3], 10)));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(pool.running).toBe(0);
+    expect(pool.threads).toBe(2);
+    expect(idsAndScores(await pool.search(queries[4], 10))).toEqual(idsAndScores(single.searchSync(queries[4], 10)));
+    expect(pool.running).toBe(1);
+    await pool.close();
+    expect(pool.running).toBe(0);
     engine.close();
     single.close();
   }, 60_000);
