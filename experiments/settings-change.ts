@@ -17,8 +17,39 @@ export const NON_KEY_SETTINGS = ["retrieval", "seed", "promptDir"] as const;
 const show = (v: unknown) => (v === undefined ? "(unset)" : (stringify(v) ?? "(unset)"));
 
 /**
+ * Retriever options that change only speed or memory, never a result (the on-disk BM25's threads
+ * per query and page cache: same hits and scores, tests/retrieval/bm25-disk-parallel.test.ts):
+ * left out of the comparison, so changing them never blocks reusing finished cells.
+ */
+export const SPEED_ONLY_RETRIEVER_OPTIONS = [
+  ["bm25Disk", "threads"],
+  ["bm25Disk", "pageCacheMiB"],
+] as const;
+
+/** A copy of retriever options without {@link SPEED_ONLY_RETRIEVER_OPTIONS} (an emptied `bm25Disk` dropped). */
+function withoutSpeedOnly(options: unknown): unknown {
+  if (!options || typeof options !== "object" || Array.isArray(options)) return options;
+  const out: Record<string, unknown> = { ...(options as Record<string, unknown>) };
+  for (const [block, key] of SPEED_ONLY_RETRIEVER_OPTIONS) {
+    const b = out[block];
+    if (!b || typeof b !== "object" || Array.isArray(b)) continue;
+    const { [key]: _gone, ...rest } = b as Record<string, unknown>;
+    if (Object.keys(rest).length) out[block] = rest;
+    else delete out[block];
+  }
+  return out;
+}
+
+/** The `retrieval` block as compared: options and each named setting without the speed-only keys. */
+function comparableRetrieval(r: Record<string, unknown>): Record<string, unknown> {
+  const settings = r.settings && typeof r.settings === "object" ? Object.fromEntries(Object.entries(r.settings as Record<string, unknown>).map(([k, v]) => [k, withoutSpeedOnly(v)])) : r.settings;
+  return { ...r, options: withoutSpeedOnly(r.options), ...(r.settings !== undefined ? { settings } : {}) };
+}
+
+/**
  * The non-key settings that differ between a folder's previous config and `next`, one line each
- * (`retrieval.corpus: "bundled" → "lance:/data/store"`; the `retrieval` block compared key by key).
+ * (`retrieval.corpus: "bundled" → "lance:/data/store"`; the `retrieval` block compared key by key,
+ * without {@link SPEED_ONLY_RETRIEVER_OPTIONS}).
  * @param prev the `config` of the folder's previous spec.json (any shape; unknown fields ignored).
  */
 export function changedSettings(prev: Record<string, unknown>, next: ExperimentConfig): string[] {
@@ -27,8 +58,8 @@ export function changedSettings(prev: Record<string, unknown>, next: ExperimentC
     const a = prev[field];
     const b = (next as unknown as Record<string, unknown>)[field];
     if (field === "retrieval" && a && b && typeof a === "object" && typeof b === "object") {
-      const ra = a as Record<string, unknown>;
-      const rb = b as Record<string, unknown>;
+      const ra = comparableRetrieval(a as Record<string, unknown>);
+      const rb = comparableRetrieval(b as Record<string, unknown>);
       for (const k of [...new Set([...Object.keys(ra), ...Object.keys(rb)])].sort()) if (show(ra[k]) !== show(rb[k])) out.push(`retrieval.${k}: ${show(ra[k])} → ${show(rb[k])}`);
     } else if (show(a) !== show(b)) out.push(`${field}: ${show(a)} → ${show(b)}`);
   }

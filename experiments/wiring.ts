@@ -48,6 +48,7 @@ import type { LoadedItems, RunnerDeps, RunnerItem } from "./runner.ts";
 import { computeRecordMetrics, validateMetricSpecs } from "./metrics-stage.ts";
 import { mergePanelSummary } from "./panel-summary.ts";
 import { ConfigError, configFileOf } from "./config.ts";
+import { formatZodIssues, valueAt } from "./cli/zod-format.ts";
 import { expandParams, type ParamValue } from "./cells.ts";
 import { GENERATOR_MODEL_IDS } from "../models/registry.ts";
 import { EXTRACTIVE_IDS } from "../models/extractive.ts";
@@ -245,10 +246,7 @@ export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.Pro
       }
     }
   });
-  for (const [name, setting] of Object.entries(cfg.retrieval.settings ?? {})) {
-    const r = RetrieverConfigSchema.safeParse({ mode: cfg.retrieval.mode ?? "bm25", ...cfg.retrieval.options, ...setting });
-    if (!r.success) for (const iss of r.error.issues) issues.push({ path: `retrieval.settings.${name}${iss.path.length ? `.${iss.path.join(".")}` : ""}`, message: iss.message });
-  }
+  issues.push(...retrievalOptionIssues(cfg.retrieval));
   try {
     validateMetricSpecs(cfg.metrics);
   } catch (e) {
@@ -263,6 +261,42 @@ export function validateAgainstRegistries(cfg: ExperimentConfig, env: NodeJS.Pro
   });
   const file = configFileOf(cfg);
   if (unique.length) throw new ConfigError(`${file ?? `experiment "${cfg.name}"`}: invalid config\n${unique.map((x) => `  - ${x.path}: ${x.message}`).join("\n")}`, file ?? null, unique);
+}
+
+/**
+ * `retrieval.options`, and each named setting of `retrieval.settings` laid over them, checked
+ * against the retriever registry's strict schema ({@link RetrieverConfigSchema}): one issue per
+ * field, its path under `retrieval.options` / `retrieval.settings.<name>` and the value given
+ * (an unknown key is named as such). A setting's issues that come from `options` are reported
+ * once, under `retrieval.options`.
+ * @returns every issue (path + message), empty when all is well.
+ */
+export function retrievalOptionIssues(retrieval: RetrievalSettings): { path: string; message: string }[] {
+  const out: { path: string; message: string }[] = [];
+  const mode = retrieval.mode ?? "bm25";
+  const check = (at: string, input: Record<string, unknown>, own: Record<string, unknown>) => {
+    const r = RetrieverConfigSchema.safeParse({ mode, ...input });
+    if (r.success) return;
+    for (const iss of r.error.issues) {
+      const keys = iss.code === "unrecognized_keys" ? iss.keys.map((k) => [...iss.path, k]) : [iss.path];
+      for (const path of keys) {
+        if (own !== input && valueAt(own, path.slice(0, 1)) === undefined) continue; // from options: named there
+        const field = `${at}${path.length ? `.${path.map(String).join(".")}` : ""}`;
+        const message =
+          iss.code === "unrecognized_keys"
+            ? "unknown key (see docs/experiment-configs.md and the retriever config in retrieval/registry.ts)"
+            : formatZodIssues(
+                [iss],
+                () => "",
+                (p) => valueAt(input, p),
+              ).replace(/^: /, "");
+        out.push({ path: field, message });
+      }
+    }
+  };
+  check("retrieval.options", retrieval.options, retrieval.options);
+  for (const [name, setting] of Object.entries(retrieval.settings ?? {})) check(`retrieval.settings.${name}`, { ...retrieval.options, ...setting }, setting);
+  return out;
 }
 
 /**

@@ -151,6 +151,22 @@ function checkBm25EngineOption(o: Partial<RetrievalCliOptions>): void {
 }
 
 /**
+ * `--bm25-threads` applies to medsynth's on-disk BM25 only: given with an in-memory
+ * `--bm25-engine` (fast, wink) or `--engine memory|lance` it would be ignored, so it is an error
+ * naming both options. With `--engine auto` (or none) it applies when the corpus is large enough
+ * for the on-disk engine.
+ * @throws Error naming both options.
+ */
+function checkBm25ThreadsOption(o: Partial<RetrievalCliOptions>): void {
+  if (o.bm25Threads === undefined) return;
+  const other = o.bm25Engine !== undefined && o.bm25Engine !== "disk" ? `--bm25-engine ${o.bm25Engine}` : o.engine === "memory" || o.engine === "lance" ? `--engine ${o.engine}` : null;
+  if (other)
+    throw new Error(
+      `--bm25-threads conflicts with ${other}: threads per query apply to medsynth's on-disk BM25 only (--bm25-engine disk or --engine disk; --engine auto uses it from 250,000 docs); drop --bm25-threads`,
+    );
+}
+
+/**
  * `--bm25-threads`: `auto` or a whole number 1–64 in decimal digits.
  * @throws Error naming the option and quoting the text, e.g. `--bm25-threads: expected auto or a whole number from 1 to 64 (got "x")`.
  */
@@ -168,6 +184,7 @@ export function bm25ThreadsOption(text: string): "auto" | number {
  */
 export function retrieverConfig(o: Partial<RetrievalCliOptions>, mode: RetrievalMode): RetrieverConfigInput {
   checkBm25EngineOption(o);
+  checkBm25ThreadsOption(o);
   const config: RetrieverConfigInput = {
     mode,
     ...(o.embedder !== undefined ? { embedder: o.embedder } : {}),

@@ -27,7 +27,7 @@ function addRetrieverOptions(cmd: Command, multiMode = false): Command {
     )
     .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--bm25-engine <engine>", BM25_ENGINE_HELP)
-    .option("--bm25-threads <n>", "on-disk BM25: threads per query, auto (min(cores, 4) from 500,000 docs, else 1) | a whole number; same hits and scores")
+    .option("--bm25-threads <n>", "on-disk BM25 only: threads per query, auto (min(cores, 4) from 500,000 docs, else 1) | a whole number 1–64; same hits and scores")
     .option("--fusion <fusion>", "hybrid fusion: rrf | weighted", "rrf")
     .option("--candidates <n>", "hits per component before fusion", "100")
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")

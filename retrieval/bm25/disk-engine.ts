@@ -93,6 +93,8 @@ export interface DiskBm25Info {
   segments: number;
   /** Masked documents (all segments). */
   deleted: number;
+  /** Generation of `index.json` opened (bumped by every update and merge). */
+  generation: number;
 }
 
 /** Options shared by the build and update functions. */
@@ -415,7 +417,7 @@ export class DiskBm25 {
     this.avgdl = avgdl;
     this.segs = segs;
     this.n = n;
-    this.info = { engine: "disk", docCount: n, avgDocLength: avgdl, params: manifest.params, analyzerId: manifest.analyzerId, dir, segments: segs.length, deleted };
+    this.info = { engine: "disk", docCount: n, avgDocLength: avgdl, params: manifest.params, analyzerId: manifest.analyzerId, dir, segments: segs.length, deleted, generation: manifest.generation };
   }
 
   /** Fills the norms of page p of segment os: the fast engine's expression over its doc lengths. */

@@ -15,6 +15,8 @@ import type { AnalyzerConfig } from "../analyzer.ts";
 /** `workerData` of the worker. */
 export interface DiskWorkerData {
   dir: string;
+  /** Generation the calling thread opened: a worker that finds another (the index was updated since) refuses to start. */
+  generation: number;
   pageCacheMiB: number;
   analyzerConfig: AnalyzerConfig;
 }
@@ -35,6 +37,12 @@ function main(): void {
   let engine: ReturnType<typeof openDiskBm25>;
   try {
     engine = openDiskBm25(data.dir, { pageCacheMiB: data.pageCacheMiB, analyzer: createAnalyzer(data.analyzerConfig) });
+    if (engine.info.generation !== data.generation) {
+      engine.close();
+      throw new Error(
+        `the index in ${data.dir} changed since it was opened (generation ${data.generation} → ${engine.info.generation}); reopen the retriever to search the new version on several threads`,
+      );
+    }
   } catch (e) {
     post({ type: "fatal", message: (e as Error).message });
     return;

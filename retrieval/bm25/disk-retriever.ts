@@ -31,7 +31,7 @@ export const DiskBm25ConfigSchema = z
      * Threads per query (intra-query parallelism, {@link ./disk-parallel.ts}; same hits and scores):
      * `auto` (default) = min(cores, 4) from 500,000 live documents on, else 1; or a number.
      */
-    threads: z.union([z.literal("auto"), z.number().int().min(1).max(64)]).default("auto"),
+    threads: z.union([z.literal("auto"), z.number().int().min(1).max(64)], { error: 'expected "auto" or a whole number from 1 to 64' }).default("auto"),
     /** `open-or-build` (default; resumes an interrupted build), `rebuild`, or `open` (never builds). */
     mode: z.enum(["open-or-build", "rebuild", "open"]).default("open-or-build"),
   })
@@ -69,5 +69,6 @@ export async function openOrBuildDiskBm25(
   const threads = searchThreads(cfg.threads, readDiskManifest(dir)?.liveDocs ?? 0);
   const engine = openDiskBm25(dir, { analyzer, pageCacheMiB: cfg.pageCacheMiB / threads });
   const pool = threads > 1 ? await openDiskBm25Pool(engine, { threads, pageCacheMiB: cfg.pageCacheMiB, analyzerConfig: analyzer.config, log: opts.log }) : null;
+  opts.log?.(`bm25-disk: ${engine.info.docCount} docs, ${pool?.threads ?? 1} thread(s) per query`);
   return { engine, pool, built, dir, seconds: (performance.now() - t0) / 1000 };
 }

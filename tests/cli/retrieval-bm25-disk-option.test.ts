@@ -59,3 +59,15 @@ describe("--bm25-threads", () => {
     expect(hits("2")).toEqual(one);
   }, 120_000);
 });
+
+describe("--bm25-threads with an engine it does not apply to", () => {
+  it("an in-memory --bm25-engine or --engine memory|lance is an error naming both; disk and auto keep it", () => {
+    expect(() => retrieverConfig({ bm25Engine: "fast", bm25Threads: "2" }, "bm25")).toThrow(
+      /^--bm25-threads conflicts with --bm25-engine fast: threads per query apply to medsynth's on-disk BM25 only/,
+    );
+    expect(() => retrieverConfig({ engine: "lance", bm25Threads: "2" }, "bm25")).toThrow(/^--bm25-threads conflicts with --engine lance: /);
+    expect(() => retrieverConfig({ engine: "memory", bm25Threads: "auto" }, "bm25")).toThrow(/^--bm25-threads conflicts with --engine memory: /);
+    expect(retrieverConfig({ engine: "auto", bm25Threads: "2" }, "bm25").bm25Disk).toEqual({ threads: 2 });
+    expect(retrieverConfig({ engine: "disk", bm25Threads: "2" }, "bm25").bm25Disk).toEqual({ threads: 2 });
+  });
+});

@@ -12,6 +12,13 @@ import { ConfigError } from "../../experiments/config.ts";
 import { datasetNames } from "../../corpus/datasets/registry.ts";
 import { listWorkflowIds } from "../../graphs/registry.ts";
 
+/** Writes `config` as exp.yaml in a fresh temporary folder; returns its path. */
+function configFile(config: Record<string, unknown>): string {
+  const file = join(mkdtempSync(join(tmpdir(), "medsynth-config-ids-")), "exp.yaml");
+  writeFileSync(file, YAML.stringify(config));
+  return file;
+}
+
 function badConfig(): string {
   const file = join(mkdtempSync(join(tmpdir(), "medsynth-config-ids-")), "exp.yaml");
   writeFileSync(
@@ -57,19 +64,39 @@ describe("unknown ids and bad dataset options", () => {
 
 describe("workflow parameters checked against the workflow's schema", () => {
   it("an unknown parameter key is named once with the config file, whatever the values it lists", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "medsynth-config-ids-")), "exp.yaml");
-    writeFileSync(
-      file,
-      YAML.stringify({
-        name: "ext-small",
-        output: "run",
-        datasets: [{ name: "medevidence", sample: 1 }],
-        models: [{ id: "extractive:mmr" }],
-        workflows: [{ id: "standard-rag", params: { kk: [3, 5] } }],
-      }),
-    );
+    const file = configFile({
+      name: "ext-small",
+      output: "run",
+      datasets: [{ name: "medevidence", sample: 1 }],
+      models: [{ id: "extractive:mmr" }],
+      workflows: [{ id: "standard-rag", params: { kk: [3, 5] } }],
+    });
     const err = await errorOf(dryRunCommand(file, {}, () => {}));
     expect(err.file).toBe(file);
     expect(err.message).toBe(`${file}: invalid config\n  - workflows.0.params.kk: standard-rag: Unrecognized key: "kk"`);
+  });
+});
+
+describe("retrieval options checked against the retriever's schema", () => {
+  it("run --dry-run: a bad value or unknown key in retrieval.options (or a named setting) is one error naming each path and the value", async () => {
+    const file = configFile({
+      name: "retrieval-options",
+      output: "run",
+      datasets: [{ name: "medevidence", sample: 1 }],
+      models: [{ id: "extractive:mmr" }],
+      workflows: [{ id: "golden-rag" }],
+      retrieval: {
+        options: { engine: "disk", bm25Disk: { threads: "abc" }, bogusKey: 1 },
+        settings: { fast: { bm25: { k1: -1 } }, fine: { mode: "bm25" } },
+      },
+    });
+    const err = await errorOf(dryRunCommand(file, {}, () => {}));
+    expect(err.issues.map((i) => i.path)).toEqual(["retrieval.options.bm25Disk.threads", "retrieval.options.bogusKey", "retrieval.settings.fast.bm25.k1"]);
+    expect(err.message).toContain('retrieval.options.bm25Disk.threads: expected "auto" or a whole number from 1 to 64 (got "abc")');
+    expect(err.message).toContain("retrieval.options.bogusKey: unknown key");
+    expect(err.message).toMatch(/retrieval\.settings\.fast\.bm25\.k1: expected a number ≥ 0 \(got -1\)/);
+    // `run` stops the same way before any cell (no cell fails with a raw schema dump).
+    const run = await errorOf(runCommand(file, { progress: false, report: false }, () => {}));
+    expect(run.issues.map((i) => i.path)).toEqual(err.issues.map((i) => i.path));
   });
 });

@@ -136,6 +136,31 @@ describe("worker-thread pool", () => {
     single.close();
   }, 60_000);
 
+  it("an index updated by another process while the workers were stopped: restarted workers refuse the new generation (no mixed results)", async () => {
+    const dir = join(root, "gen");
+    await buildDiskBm25(dir, docs, { runPostings: 400_000 });
+    const engine = openDiskBm25(dir, { pageCacheMiB: 16 });
+    const before = openDiskBm25(dir);
+    const lines: string[] = [];
+    const pool = await openDiskBm25Pool(engine, { threads: 2, pageCacheMiB: 32, analyzerConfig: defaultAnalyzer.config, idleMs: 100, log: (l) => lines.push(l) });
+    const q = queries[7];
+    const first = await pool.search(q, 5);
+    await addDiskBm25Segment(
+      dir,
+      [{ id: "NEW0", title: q, text: `${q} ${q}` }],
+      first.map((h) => h.id),
+    );
+    await new Promise((r) => setTimeout(r, 400));
+    expect(pool.running).toBe(0);
+    // The calling thread still has the generation it opened; so does the answer.
+    expect(idsAndScores(await pool.search(q, 5))).toEqual(idsAndScores(before.searchSync(q, 5)));
+    expect(lines.join("\n")).toMatch(/could not start \(the index in .* changed since it was opened \(generation 0 → 1\); reopen the retriever/);
+    expect(pool.threads).toBe(1);
+    await pool.close();
+    engine.close();
+    before.close();
+  }, 60_000);
+
   it("threads auto: 1 below 500,000 live docs, min(cores, 4) from there; a number is taken as given", () => {
     expect(searchThreads("auto", 499_999, 8)).toBe(1);
     expect(searchThreads("auto", 500_000, 2)).toBe(2);
