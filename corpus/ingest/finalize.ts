@@ -14,6 +14,11 @@
  * does not come back if the record that held the DOI/title is later replaced.
  * Deletions are one commit when the losers are few, else chunks that delete superseded records
  * before the delete markers, so a finalisation killed half-way gives the same result when re-run.
+ * LanceDB copies a delete's filter into the scan of every fragment, so an `IN (…)` list costs
+ * memory ∝ its length × the table's fragments (measured here: 5,700 row keys × 1,500 fragments
+ * → +1.9 GB; an ingest appends one fragment per batch, ~2,800 at 5.7 M records); {@link deletePlan}
+ * keeps that product under {@link DELETE_FILTER_BUDGET} by compacting the table first (a few
+ * fragments of ~1 M rows) when the losers are many, and by shorter lists.
  */
 import type * as LanceDb from "@lancedb/lancedb";
 import { cleanupOldVersions, loadLancedb, STORE_TABLES, writeStoreMeta, type StoreMeta } from "../store/lance-store.ts";
@@ -22,8 +27,30 @@ import type { DropReason, UpdateReport } from "../clean.ts";
 import { dropReasonIndex, hashUtf8, pmidNumber, resolveKeyColumns, RowKeyColumns } from "./dedup.ts";
 
 const KEY_COLUMNS = ["rowKey", "pmid", "version", "kind", "dropReason", "doiKey", "titleKey", "kwEmpty", "kwOverlong", "kwNonAscii", "kwDuplicate"];
-/** Row keys per `IN (…)` delete predicate. */
+/** Row keys per `IN (…)` delete predicate (at most). */
 const DELETE_CHUNK = 20_000;
+/**
+ * Row keys × fragments one delete filter may reach: LanceDB copies the filter per fragment,
+ * ≈ 330–450 B per listed key per fragment measured here, so this bounds a delete's extra memory to
+ * ≈ 200–270 MB.
+ */
+export const DELETE_FILTER_BUDGET = 600_000;
+/** Delete calls {@link deletePlan} accepts before it compacts the table first. */
+export const DELETE_CALLS_BEFORE_COMPACTION = 8;
+
+/**
+ * How to delete `losers` row keys from a table of `fragments` fragments within
+ * {@link DELETE_FILTER_BUDGET}: lists of ≤ budget / fragments keys (≥ 1, ≤ {@link DELETE_CHUNK}),
+ * and compaction first when that would take more than {@link DELETE_CALLS_BEFORE_COMPACTION}
+ * delete calls (each scans the table's key columns; compaction leaves ~1 fragment per million
+ * rows, and finalisation compacts anyway). The caller re-plans with the fragments left.
+ * @returns `compactFirst` and the list length for a table of `fragments` fragments.
+ */
+export function deletePlan(losers: number, fragments: number, budget: number = DELETE_FILTER_BUDGET): { compactFirst: boolean; chunk: number } {
+  const f = Math.max(1, fragments);
+  const chunk = Math.max(1, Math.min(DELETE_CHUNK, Math.floor(budget / f)));
+  return { compactFirst: losers > DELETE_CALLS_BEFORE_COMPACTION * chunk, chunk };
+}
 
 /** Read the key columns of every row of the records table as row objects (small stores, tests). */
 export async function readRowKeys(table: LanceDb.Table): Promise<RowKeys[]> {
@@ -138,6 +165,28 @@ async function keptKeywordDrops(table: LanceDb.Table, c: RowKeyColumns, keep: Ui
 }
 
 /**
+ * Deletes the rows whose keys are `recordLosers` and, when `markers`, every non-record row (delete
+ * markers), within {@link DELETE_FILTER_BUDGET} ({@link deletePlan}): one commit when one list
+ * holds them all, else superseded records first, then the markers (a re-run after a kill gives the
+ * same result).
+ */
+async function deleteLosers(table: LanceDb.Table, recordLosers: number[], markers: boolean, phase: (name: string) => void, budget: number): Promise<void> {
+  let plan = deletePlan(recordLosers.length, (await table.stats()).fragmentStats.numFragments, budget);
+  if (plan.compactFirst) {
+    await table.optimize();
+    phase("finalize: compact before delete");
+    plan = deletePlan(recordLosers.length, (await table.stats()).fragmentStats.numFragments, budget);
+  }
+  if (recordLosers.length <= plan.chunk) {
+    const inList = recordLosers.length ? ` OR rowKey IN (${recordLosers.join(", ")})` : "";
+    await table.delete(`kind <> 'record'${inList}`);
+    return;
+  }
+  for (let i = 0; i < recordLosers.length; i += plan.chunk) await table.delete(`rowKey IN (${recordLosers.slice(i, i + plan.chunk).join(", ")})`);
+  if (markers) await table.delete("kind <> 'record'");
+}
+
+/**
  * Finalise the store (see the module comment).
  * @param db - the store's connection.
  * @param meta - its current metadata (`clean` decides whether DOI/title de-duplication applies).
@@ -148,6 +197,7 @@ async function keptKeywordDrops(table: LanceDb.Table, c: RowKeyColumns, keep: Ui
  * @param retentionSeconds - superseded versions of the store's tables younger than this are kept
  *   (default 0: only the final version is left, so the store's disk ≈ its data;
  *   {@link cleanupOldVersions}).
+ * @param deleteFilterBudget - row keys × fragments one delete may reach ({@link deletePlan}).
  * @returns the new metadata (finalised, with counts).
  */
 export async function finalizeStore(
@@ -157,6 +207,7 @@ export async function finalizeStore(
   onPhase?: (phase: string, seconds: number) => void,
   onUpdates?: (updates: UpdateReport) => void,
   retentionSeconds = 0,
+  deleteFilterBudget: number = DELETE_FILTER_BUDGET,
 ): Promise<StoreMeta> {
   let t = performance.now();
   const phase = (name: string) => {
@@ -181,15 +232,7 @@ export async function finalizeStore(
     if (cols.kind[i] === 0) recordLosers.push(cols.rowKey[i]);
     else markers++;
   }
-  if (recordLosers.length + markers > 0) {
-    if (recordLosers.length <= DELETE_CHUNK) {
-      const inList = recordLosers.length ? ` OR rowKey IN (${recordLosers.join(", ")})` : "";
-      await table.delete(`kind <> 'record'${inList}`);
-    } else {
-      for (let i = 0; i < recordLosers.length; i += DELETE_CHUNK) await table.delete(`rowKey IN (${recordLosers.slice(i, i + DELETE_CHUNK).join(", ")})`);
-      if (markers) await table.delete("kind <> 'record'");
-    }
-  }
+  if (recordLosers.length + markers > 0) await deleteLosers(table, recordLosers, markers > 0, phase, deleteFilterBudget);
   phase("finalize: delete");
   await table.optimize();
   phase("finalize: optimize");

@@ -84,6 +84,8 @@ export interface IngestToStoreOptions {
    * the final version remains; see `cleanupOldVersions` in corpus/store/lance-store.ts).
    */
   versionRetentionSeconds?: number;
+  /** @internal test hook: the row keys × fragments budget of finalisation's deletes (`DELETE_FILTER_BUDGET` in finalize.ts; a tiny one forces the compact-first path on small stores). */
+  deleteFilterBudget?: number;
   onProgress?: (p: IngestProgress) => void;
   /** A worker committed `rows` rows of file `fileIndex`. */
   onBatch?: (b: { fileIndex: number; rows: number }) => void;
@@ -390,6 +392,7 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
       },
       (u) => (updates = u),
       options.versionRetentionSeconds ?? 0,
+      options.deleteFilterBudget,
     );
     t = performance.now();
   }

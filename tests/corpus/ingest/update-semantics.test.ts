@@ -103,3 +103,38 @@ describe("corpus ingest --store: PubMed update files applied in order", () => {
     await expect(ingestToStore([early], { store: { uri: join(dir, "store") }, clean: {}, jobs: 1 })).rejects.toThrow(/pubmed25n0000\.xml sorts before pubmed25n0005\.xml/);
   }, 180_000);
 });
+
+describe("finalisation deletes within their memory budget", () => {
+  it("compacting before the deletes (many losers for the budget) gives the same store as deleting first", async () => {
+    const { mkdirSync } = await import("node:fs");
+    const states: Awaited<ReturnType<typeof storeState>>[] = [];
+    const phases: string[][] = [];
+    for (const deleteFilterBudget of [undefined, 1]) {
+      const dir = tmp();
+      const inDir = join(dir, "in");
+      mkdirSync(inDir);
+      writeSet(
+        inDir,
+        "pubmed25n0001.xml",
+        Array.from({ length: 20 }, (_, i) => ({ pmid: String(201 + i), title: `Trial ${i} of aspirin.` })),
+      );
+      // 12 revised (superseded) and 3 deleted: 15 losers > 8 lists of one key → compact first with budget 1.
+      writeSet(
+        inDir,
+        "pubmed25n0002.xml",
+        Array.from({ length: 12 }, (_, i) => ({ pmid: String(201 + i), title: `Trial ${i} of aspirin (revised).` })),
+        ["213", "214", "215"],
+      );
+      const report = await ingestToStore([inDir], { store: { uri: join(dir, "store") }, clean: {}, jobs: 2, ...(deleteFilterBudget ? { deleteFilterBudget } : {}) });
+      expect(report.failed).toEqual([]);
+      expect(report.meta.counts?.kept).toBe(17);
+      states.push(await storeState(join(dir, "store")));
+      phases.push(Object.keys(report.phaseSeconds));
+    }
+    expect(states[1]).toEqual(states[0]);
+    expect(states[0].map((s) => s.pmid)).toEqual([...Array.from({ length: 12 }, (_, i) => String(201 + i)), "216", "217", "218", "219", "220"]);
+    expect(states[0][0].title).toBe("Trial 0 of aspirin (revised).");
+    expect(phases[0]).not.toContain("finalize: compact before delete");
+    expect(phases[1]).toContain("finalize: compact before delete");
+  }, 60_000);
+});
