@@ -295,6 +295,14 @@ export function retrievalOptionIssues(retrieval: RetrievalSettings): { path: str
     }
   };
   check("retrieval.options", retrieval.options, retrieval.options);
+  // As the CLI (--bm25-threads with --engine memory|lance): threads of the on-disk BM25 under an engine that never uses it.
+  const engine = retrieval.options.engine;
+  const bm25Disk = retrieval.options.bm25Disk as Record<string, unknown> | undefined;
+  if ((engine === "memory" || engine === "lance") && bm25Disk && typeof bm25Disk === "object" && bm25Disk.threads !== undefined)
+    out.push({
+      path: "retrieval.options.bm25Disk.threads",
+      message: `has no effect with engine ${engine} (threads per query apply to medsynth's on-disk BM25 only: engine disk, or auto on ≥ 250,000 docs); remove it or change the engine`,
+    });
   for (const [name, setting] of Object.entries(retrieval.settings ?? {})) check(`retrieval.settings.${name}`, { ...retrieval.options, ...setting }, setting);
   return out;
 }

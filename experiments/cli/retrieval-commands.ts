@@ -167,6 +167,20 @@ function checkBm25ThreadsOption(o: Partial<RetrievalCliOptions>): void {
 }
 
 /**
+ * A note when `--bm25-threads` was given but the retriever built uses no on-disk BM25 (engine
+ * `auto` picked the in-memory engine for a small corpus, or the mode is dense): the option had no
+ * effect, and the user is told why rather than left to assume it did.
+ */
+export function noteUnusedThreads(o: Partial<RetrievalCliOptions>, r: { bm25Disk?: unknown; engine: string; config: { mode: string } }, err: (line: string) => void): void {
+  if (o.bm25Threads === undefined || r.bm25Disk) return;
+  const why =
+    r.config.mode === "dense"
+      ? "mode dense uses no BM25"
+      : `this retriever uses the ${r.engine === "lance" ? "LanceDB full-text" : "in-memory"} BM25 (engine ${r.engine}; --engine auto picks the on-disk one from 250,000 docs)`;
+  err(`note: --bm25-threads has no effect here: it applies to medsynth's on-disk BM25 only, and ${why}`);
+}
+
+/**
  * `--bm25-threads`: `auto` or a whole number 1–64 in decimal digits.
  * @throws Error naming the option and quoting the text, e.g. `--bm25-threads: expected auto or a whole number from 1 to 64 (got "x")`.
  */
@@ -288,6 +302,7 @@ export async function runSearch(query: string, o: SearchCliOptions, out: (l: str
   if (chosen.note) err(chosen.note);
   const corpus = await openRetrievalCorpus(o.corpus, err);
   const r = await createRetriever(config, { ...corpusDeps(corpus), log: err });
+  noteUnusedThreads(o, r, err);
   const reranker = await buildRerankerArg(o.rerank, o.chatModel);
   const failures: RerankFailures = { failed: 0, total: 0, firstError: null };
   const hits = await searchOnce(r, reranker, query, k, rerankCandidates, failures);
@@ -505,6 +520,7 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
   const results: ModeEvaluation[] = [];
   for (const config of configs) {
     const r = await createRetriever(config, { ...corpusDeps(corpus), log: err });
+    noteUnusedThreads(o, r, err);
     const run: TrecRun = {};
     const failures: RerankFailures = { failed: 0, total: 0, firstError: null };
     const t0 = performance.now();

@@ -30,7 +30,7 @@ export function formatZodIssues(
         case "too_big":
           return `${name(path)}: expected ${i.origin === "array" || i.origin === "string" ? `length ${i.inclusive === false ? "<" : "≤"} ${i.maximum}` : `a number ${i.inclusive === false ? "<" : "≤"} ${i.maximum}`}${shown}`;
         case "invalid_type":
-          return `${name(path)}: expected ${i.expected === "int" ? "an integer" : `a ${i.expected}`}${shown}`;
+          return `${name(path)}: expected ${i.expected === "int" ? "an integer" : `${/^[aeiou]/.test(i.expected) ? "an" : "a"} ${i.expected}`}${shown}`;
         case "unrecognized_keys":
           return i.keys.map((k) => `${name([...path, k])}: ${unknownKey}`).join("\n");
         default:

@@ -28,10 +28,12 @@ export const DiskBm25ConfigSchema = z
     /** Postings per sorted run of the build (build memory ≈ 17 bytes × this). */
     runPostings: z.number().int().positive().default(DEFAULT_RUN_POSTINGS),
     /**
-     * Threads per query (intra-query parallelism, {@link ./disk-parallel.ts}; same hits and scores):
+     * Threads per query (intra-query parallelism, `disk-parallel.ts`; same hits and scores):
      * `auto` (default) = min(cores, 4) from 500,000 live documents on, else 1; or a number.
      */
-    threads: z.union([z.literal("auto"), z.number().int().min(1).max(64)], { error: 'expected "auto" or a whole number from 1 to 64' }).default("auto"),
+    threads: z
+      .custom<"auto" | number>((v) => v === "auto" || (typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= 64), { error: 'expected "auto" or a whole number from 1 to 64' })
+      .default("auto"),
     /** `open-or-build` (default; resumes an interrupted build), `rebuild`, or `open` (never builds). */
     mode: z.enum(["open-or-build", "rebuild", "open"]).default("open-or-build"),
   })

@@ -5,7 +5,7 @@
  * error naming both flags.
  */
 import { describe, expect, it } from "vitest";
-import { BM25_ENGINE_OPTION_VALUES, retrieverConfig } from "../../experiments/cli/retrieval-commands.ts";
+import { BM25_ENGINE_OPTION_VALUES, noteUnusedThreads, retrieverConfig } from "../../experiments/cli/retrieval-commands.ts";
 import { HELP_BM25_ENGINES } from "../../experiments/cli/help-ids.ts";
 import { runCli } from "./run-cli.ts";
 
@@ -70,4 +70,17 @@ describe("--bm25-threads with an engine it does not apply to", () => {
     expect(retrieverConfig({ engine: "auto", bm25Threads: "2" }, "bm25").bm25Disk).toEqual({ threads: 2 });
     expect(retrieverConfig({ engine: "disk", bm25Threads: "2" }, "bm25").bm25Disk).toEqual({ threads: 2 });
   });
+});
+
+describe("--bm25-threads where no on-disk BM25 is built", () => {
+  it("engine auto on the bundled corpus (in-memory BM25) and mode dense: a note says the option had no effect", () => {
+    const r = runCli(["search", "statin", "--bm25-threads", "2", "--k", "3"]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/note: --bm25-threads has no effect here: it applies to medsynth's on-disk BM25 only, and this retriever uses the in-memory BM25 \(engine memory; /);
+    const lines: string[] = [];
+    noteUnusedThreads({ bm25Threads: "2" }, { engine: "disk", config: { mode: "dense" } }, (l) => lines.push(l));
+    noteUnusedThreads({ bm25Threads: "2" }, { engine: "disk", bm25Disk: {}, config: { mode: "bm25" } }, (l) => lines.push(l));
+    noteUnusedThreads({}, { engine: "memory", config: { mode: "bm25" } }, (l) => lines.push(l));
+    expect(lines).toEqual(["note: --bm25-threads has no effect here: it applies to medsynth's on-disk BM25 only, and mode dense uses no BM25"]);
+  }, 60_000);
 });

@@ -100,3 +100,37 @@ describe("retrieval options checked against the retriever's schema", () => {
     expect(run.issues.map((i) => i.path)).toEqual(err.issues.map((i) => i.path));
   });
 });
+
+describe("on-disk BM25 threads under an engine that never uses them", () => {
+  it("engine memory|lance with bm25Disk.threads is an error naming the field (as --engine memory --bm25-threads on the CLI); disk and auto keep it", async () => {
+    const cfg = (engine: string) =>
+      configFile({
+        name: "threads-engine",
+        output: "run",
+        datasets: [{ name: "medevidence", sample: 1 }],
+        models: [{ id: "extractive:mmr" }],
+        workflows: [{ id: "golden-rag" }],
+        retrieval: { options: { engine, bm25Disk: { threads: 2 } } },
+      });
+    for (const engine of ["memory", "lance"]) {
+      const err = await errorOf(dryRunCommand(cfg(engine), {}, () => {}));
+      expect(err.issues.map((i) => i.path)).toEqual(["retrieval.options.bm25Disk.threads"]);
+      expect(err.message).toContain(`retrieval.options.bm25Disk.threads: has no effect with engine ${engine}`);
+    }
+    for (const engine of ["disk", "auto"]) await expect(dryRunCommand(cfg(engine), {}, () => {})).resolves.toBeTruthy();
+  });
+  it("threads 0 and 65 get the same wording as other bad values; a non-object gets 'an object'", async () => {
+    const file = configFile({
+      name: "threads-wording",
+      output: "run",
+      datasets: [{ name: "medevidence", sample: 1 }],
+      models: [{ id: "extractive:mmr" }],
+      workflows: [{ id: "golden-rag" }],
+      retrieval: { options: { engine: "disk", bm25Disk: { threads: 0 } }, settings: { a: { bm25Disk: { threads: 65 } }, b: { bm25: "fast" } } },
+    });
+    const err = await errorOf(dryRunCommand(file, {}, () => {}));
+    expect(err.message).toContain('retrieval.options.bm25Disk.threads: expected "auto" or a whole number from 1 to 64 (got 0)');
+    expect(err.message).toContain('retrieval.settings.a.bm25Disk.threads: expected "auto" or a whole number from 1 to 64 (got 65)');
+    expect(err.message).toContain('retrieval.settings.b.bm25: expected an object (got "fast")');
+  });
+});
