@@ -339,10 +339,12 @@ function parseFlagHelp(): { diskBm25: string[] | null; lanceInHelp: boolean } {
   return { diskBm25: HOOKS.diskBm25Args ?? (m && /\bdisk\b/.test(m[1]) ? ["--bm25-engine", "disk"] : null), lanceInHelp: /lance:/.test(help) };
 }
 
-const gb = (b: Fig) => (typeof b === "number" ? `${(b / 2 ** 30).toFixed(2)} GiB` : String(b));
-const mb = (b: Fig) => (typeof b === "number" ? `${(b / 2 ** 20).toFixed(0)} MiB` : String(b));
-const s1 = (x: Fig) => (typeof x === "number" ? `${x.toFixed(1)} s` : String(x));
-const ms = (x: Fig) => (typeof x === "number" ? `${x.toFixed(1)} ms` : String(x));
+/** A figure that is not a number: its `n/a (…)` text, or — absent from a run whose `--stages` skipped it — say so (never "undefined"). */
+const notNumber = (x: Fig | undefined) => (x === undefined || x === null ? "n/a (not measured in this run)" : String(x));
+const gb = (b: Fig) => (typeof b === "number" ? `${(b / 2 ** 30).toFixed(2)} GiB` : notNumber(b));
+const mb = (b: Fig) => (typeof b === "number" ? `${(b / 2 ** 20).toFixed(0)} MiB` : notNumber(b));
+const s1 = (x: Fig) => (typeof x === "number" ? `${x.toFixed(1)} s` : notNumber(x));
+const ms = (x: Fig) => (typeof x === "number" ? `${x.toFixed(1)} ms` : notNumber(x));
 const mark = (ok: boolean) => (ok ? "OK" : "MISS");
 
 /** Everything measured at one size (figures are numbers; `n/a (…)` strings where not measurable). */
