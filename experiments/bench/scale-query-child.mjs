@@ -45,7 +45,8 @@ const c0 = process.cpuUsage();
 const r = await cliRetriever(corpus, mode, index, bm25Engine, bm25Threads);
 const openS = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(c0);
-const openCpuS = (cpu.user + cpu.system) / 1e6;
+const cpuSeconds = (u) => (u.user + u.system) / 1e6;
+const openCpuS = cpuSeconds(cpu);
 const rssAfterOpen = peakRss();
 const f0 = performance.now();
 await r.search(queries[0], 10);
@@ -73,7 +74,7 @@ console.log(
     engine: r.engine,
     id: r.id,
     bm25Threads: r.bm25DiskPool?.threads ?? 1,
-    cpuS: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+    cpuS: cpuSeconds(process.cpuUsage()),
   }),
 );
 process.exit(0);

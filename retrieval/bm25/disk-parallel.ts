@@ -193,17 +193,18 @@ export class DiskBm25Pool {
   /** Stops the idle workers (their page caches go with them); the next query starts them again. */
   private stopWorkers(): void {
     this.idleTimer = null;
-    if (this.inFlight > 0) return;
-    const old = this.workers;
-    this.workers = [];
-    for (const w of old) w.alive = false;
-    for (const w of old) void w.worker.terminate();
+    if (this.inFlight === 0) void this.terminateWorkers();
   }
 
   /** Stops the worker threads for good (the engine stays open; close it separately); later searches run on the calling thread. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    await this.terminateWorkers();
+  }
+
+  /** Takes every worker out of the pool (marked dead first, so their exit is not a failure) and terminates them. */
+  private async terminateWorkers(): Promise<void> {
     const old = this.workers;
     this.workers = [];
     for (const w of old) w.alive = false;

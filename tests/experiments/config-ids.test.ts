@@ -19,6 +19,11 @@ function configFile(config: Record<string, unknown>): string {
   return file;
 }
 
+/** A one-item offline config (medevidence, the extractive baseline, golden-rag) with `extra` laid over it, written by {@link configFile}. */
+function smallConfig(name: string, extra: Record<string, unknown> = {}): string {
+  return configFile({ name, output: "run", datasets: [{ name: "medevidence", sample: 1 }], models: [{ id: "extractive:mmr" }], workflows: [{ id: "golden-rag" }], ...extra });
+}
+
 function badConfig(): string {
   const file = join(mkdtempSync(join(tmpdir(), "medsynth-config-ids-")), "exp.yaml");
   writeFileSync(
@@ -64,13 +69,7 @@ describe("unknown ids and bad dataset options", () => {
 
 describe("workflow parameters checked against the workflow's schema", () => {
   it("an unknown parameter key is named once with the config file, whatever the values it lists", async () => {
-    const file = configFile({
-      name: "ext-small",
-      output: "run",
-      datasets: [{ name: "medevidence", sample: 1 }],
-      models: [{ id: "extractive:mmr" }],
-      workflows: [{ id: "standard-rag", params: { kk: [3, 5] } }],
-    });
+    const file = smallConfig("ext-small", { workflows: [{ id: "standard-rag", params: { kk: [3, 5] } }] });
     const err = await errorOf(dryRunCommand(file, {}, () => {}));
     expect(err.file).toBe(file);
     expect(err.message).toBe(`${file}: invalid config\n  - workflows.0.params.kk: standard-rag: Unrecognized key: "kk"`);
@@ -79,12 +78,7 @@ describe("workflow parameters checked against the workflow's schema", () => {
 
 describe("retrieval options checked against the retriever's schema", () => {
   it("run --dry-run: a bad value or unknown key in retrieval.options (or a named setting) is one error naming each path and the value", async () => {
-    const file = configFile({
-      name: "retrieval-options",
-      output: "run",
-      datasets: [{ name: "medevidence", sample: 1 }],
-      models: [{ id: "extractive:mmr" }],
-      workflows: [{ id: "golden-rag" }],
+    const file = smallConfig("retrieval-options", {
       retrieval: {
         options: { engine: "disk", bm25Disk: { threads: "abc" }, bogusKey: 1 },
         settings: { fast: { bm25: { k1: -1 } }, fine: { mode: "bm25" } },
@@ -104,12 +98,7 @@ describe("retrieval options checked against the retriever's schema", () => {
 describe("on-disk BM25 threads under an engine that never uses them", () => {
   it("engine memory|lance with bm25Disk.threads is an error naming the field (as --engine memory --bm25-threads on the CLI); disk and auto keep it", async () => {
     const cfg = (engine: string) =>
-      configFile({
-        name: "threads-engine",
-        output: "run",
-        datasets: [{ name: "medevidence", sample: 1 }],
-        models: [{ id: "extractive:mmr" }],
-        workflows: [{ id: "golden-rag" }],
+      smallConfig("threads-engine", {
         retrieval: { options: { engine, bm25Disk: { threads: 2 } } },
       });
     for (const engine of ["memory", "lance"]) {
@@ -120,12 +109,7 @@ describe("on-disk BM25 threads under an engine that never uses them", () => {
     for (const engine of ["disk", "auto"]) await expect(dryRunCommand(cfg(engine), {}, () => {})).resolves.toBeTruthy();
   });
   it("threads 0 and 65 get the same wording as other bad values; a non-object gets 'an object'", async () => {
-    const file = configFile({
-      name: "threads-wording",
-      output: "run",
-      datasets: [{ name: "medevidence", sample: 1 }],
-      models: [{ id: "extractive:mmr" }],
-      workflows: [{ id: "golden-rag" }],
+    const file = smallConfig("threads-wording", {
       retrieval: { options: { engine: "disk", bm25Disk: { threads: 0 } }, settings: { a: { bm25Disk: { threads: 65 } }, b: { bm25: "fast" } } },
     });
     const err = await errorOf(dryRunCommand(file, {}, () => {}));
