@@ -12,17 +12,19 @@
  *    `scale·(q − 2) < impact ≤ scale·q` (the extra unit absorbs floating-point rounding).
  * 2. A query adds `c·q` (c = the term's count in the query) of every posting of its terms into an
  *    Int32 accumulator `U[d]` — one load, one add per posting, no division.
- * 3. The k-th largest block maximum of U (blocks of {@link TAAT_BLOCK} documents) is a lower bound L
- *    of the k-th largest U (k blocks each hold a document ≥ it); only blocks whose maximum reaches
- *    `L − 2C − 1` are read again, collecting the documents with `U ≥ L − 2C − 1` (C = Σ counts).
- * 4. With `A_k` the k-th largest U among them, every document of the exact top k has
+ * 3. One pass over each window's accumulator (which also clears it) offers every document's U to
+ *    a top-k min-heap of U kept across windows; its minimum L (the k-th largest U read so far) only
+ *    grows and never exceeds `A_k`, the k-th largest U of the index, so keeping the documents with
+ *    `U ≥ L − 2C − 1` (C = Σ counts; L as it stands when the document is read) keeps every document
+ *    with `U ≥ A_k − 2C − 1`. Most documents fail that one comparison.
+ * 4. With `A_k` the final L, every document of the exact top k has
  *    `U ≥ A_k − 2C − 1`: each of the k documents with `U ≥ A_k` scores more than `scale·(A_k − 2C)`,
  *    so the k-th best exact score θ does too, and a document scoring ≥ θ has `scale·U ≥ θ`. Those
  *    candidates (≈ k for real questions) are scored exactly — float64, in query order, the same
  *    expression as {@link FastBm25.searchExhaustive}, each list probed by binary search — and the
  *    best k kept, ties by corpus order: ids, order and scores are bit-identical to exhaustive
  *    scoring.
- * Cost ≈ 2 ns per posting + ~1–2 ns per document on this machine (the block-max pass and a fill),
+ * Cost ≈ 1–2 ns per posting + well under 1 ns per document on this machine (the pass of step 3),
  * so short queries (few postings per document) stay with the pruned search; the engine chooses
  * ({@link TAAT_MIN_POSTINGS_PER_DOC}). Needs Σ counts < 2¹⁵ (so U fits in int32); the engine
  * falls back to the pruned search beyond.
@@ -35,10 +37,11 @@ import { heapPush, heapReplaceTop, sortHeap } from "./topk-heap.ts";
 
 /** Documents per accumulator window (256 KiB of int32: stays in a 512 KiB L2 cache). */
 export const TAAT_WINDOW = 1 << 16;
-/** Documents per block of the accumulator's block maxima (step 3). */
-export const TAAT_BLOCK = 64;
 /** Largest quantised impact (16 bits). */
 export const TAAT_LEVELS = 65535;
+/** Slots of {@link TaatState.run}. */
+const NC = 0;
+const HEAP_SIZE = 1;
 /**
  * The engine answers a query term-at-a-time when its lists hold at least this many postings per
  * indexed document (measured per question at 25 k and 100 k docs: TAAT was faster for every
@@ -72,15 +75,15 @@ export interface TaatState {
   scale: number;
   /** Accumulator U of one window (all zero between queries). */
   acc: Int32Array;
-  /** Block maxima of the window's U. */
-  blockMax: Int32Array;
+  /** Candidate count and top-k heap size of the running query (slots {@link NC}, {@link HEAP_SIZE}). */
+  run: Int32Array;
   /** Per query term: next posting, end of its postings. */
   cur: Int32Array;
   stop: Int32Array;
   /** Candidate documents and their U (grown by doubling). */
   cand: Int32Array;
   candU: Int32Array;
-  /** Top-k heap over block maxima, then over candidates' U. */
+  /** Top-k min-heap of U over the documents read so far (its minimum L: see {@link taatTopK}). */
   heapU: Int32Array;
   /** Top-k heap of exact scores. */
   heapDoc: Int32Array;
@@ -116,7 +119,7 @@ export function createTaatState(ix: TaatIndex, levels = TAAT_LEVELS): TaatState 
     packed,
     scale,
     acc: new Int32Array(w),
-    blockMax: new Int32Array(Math.ceil(w / TAAT_BLOCK)),
+    run: new Int32Array(2),
     cur: new Int32Array(32),
     stop: new Int32Array(32),
     cand: new Int32Array(4096),
@@ -130,8 +133,8 @@ export function createTaatState(ix: TaatIndex, levels = TAAT_LEVELS): TaatState 
 /**
  * Exact top-k of a query by quantised TAAT (steps 2–4 of the file header), one window of
  * {@link TAAT_WINDOW} documents at a time (the window's accumulator stays in the CPU's L2 cache):
- * each list adds its postings in the window, then the window's block maxima raise the running
- * lower bound L and the window's documents with `U ≥ L − 2C − 1` are collected.
+ * each list adds its postings in the window, then one pass over the window's accumulator raises the
+ * running lower bound L and collects the documents with `U ≥ L − 2C − 1` (L as it stood).
  * @param st state from {@link createTaatState} for this index.
  * @param ix the index arrays.
  * @param terms the query's distinct known term ids, in query order (first `m`).
@@ -144,21 +147,16 @@ export function taatTopK(st: TaatState, ix: TaatIndex, terms: Int32Array, counts
   const n = ix.norm.length;
   const c2 = startCursors(st, ix, terms, counts, m, stats);
   ensureHeaps(st, k);
-  let nc = 0;
-  let heapSize = 0;
+  const run = st.run;
+  run[NC] = 0;
+  run[HEAP_SIZE] = 0;
   for (let base = 0; base < n; base += TAAT_WINDOW) {
     const end = base + TAAT_WINDOW < n ? base + TAAT_WINDOW : n;
     for (let i = 0; i < m; i++) st.cur[i] = accumulate(st.acc, ix.postDocs, st.packed, st.cur[i], st.stop[i], counts[i], end);
-    const nb = fillBlockMaxima(st.acc, end - base, st.blockMax);
-    heapSize = offerAll(st.blockMax, nb, st.heapU, heapSize, k);
-    const lower = heapSize === k && st.heapU[0] > 0 ? st.heapU[0] : 1;
-    nc = collect(st, end - base, base, nb, Math.max(1, lower - c2 - 1), nc);
-    st.acc.fill(0, 0, end - base);
+    collectAndClear(st, end - base, base, k, c2);
   }
-  const ak = kthLargest(st.candU, nc, st.heapU, k);
-  // Float margin: exact sums may exceed scale·U by a few ulps.
-  const floor = ak - c2 - 1 - Math.ceil(ak * 1e-9);
-  return scoreCandidates(st, ix, terms, counts, m, k, nc, floor, stats);
+  const ak = run[HEAP_SIZE] === k ? st.heapU[0] : 1;
+  return scoreCandidates(st, ix, terms, counts, m, k, run[NC], bandFloor(ak, c2), stats);
 }
 
 /** Cursors at each list's first posting; counts postings; @returns 2·Σ counts (the candidate margin 2C). */
@@ -248,59 +246,70 @@ function ensureHeaps(st: TaatState, k: number): void {
   st.heapScore = new Float64Array(k);
 }
 
-/** `blockMax[b]` = max of `acc` over window documents [b·TAAT_BLOCK, (b+1)·TAAT_BLOCK) below `len`; @returns the block count. */
-function fillBlockMaxima(acc: Int32Array, len: number, blockMax: Int32Array): number {
-  let b = 0;
-  for (let d = 0; d < len; b++) {
-    const end = d + TAAT_BLOCK < len ? d + TAAT_BLOCK : len;
-    // Four running maxima (loads grouped, as in addRange).
-    let m0 = 0;
-    let m1 = 0;
-    let m2 = 0;
-    let m3 = 0;
-    for (; d + 4 <= end; d += 4) {
-      const a0 = acc[d];
-      const a1 = acc[d + 1];
-      const a2 = acc[d + 2];
-      const a3 = acc[d + 3];
-      if (a0 > m0) m0 = a0;
-      if (a1 > m1) m1 = a1;
-      if (a2 > m2) m2 = a2;
-      if (a3 > m3) m3 = a3;
+/**
+ * Step 3 in one window, in one pass over its accumulator (which it leaves all zero): offers every
+ * document's U to the running top-k min-heap of U (`st.heapU`, kept across windows: its minimum L
+ * is a lower bound of the k-th largest U of the whole index) and appends the documents with
+ * `U ≥ L − 2C − 1` (L as it stands when the document is read: L only grows, so no document of the
+ * final band is missed) to `cand`/`candU`. Updates `st.run`'s candidate count and heap size.
+ * @param c2 the candidate margin 2C.
+ */
+function collectAndClear(st: TaatState, len: number, base: number, k: number, c2: number): void {
+  const { acc, heapU, run } = st;
+  let nc = run[NC];
+  let size = run[HEAP_SIZE];
+  let floor = size === k ? bandFloor(heapU[0], c2) : 1;
+  for (let d = nextAtOrAbove(acc, 0, len, floor); d < len; d = nextAtOrAbove(acc, d + 1, len, floor)) {
+    const a = acc[d];
+    if (nc === st.cand.length) growCandidates(st);
+    st.cand[nc] = base + d;
+    st.candU[nc++] = a;
+    if (size < k) {
+      heapPushU(heapU, size++, a);
+      if (size === k) floor = bandFloor(heapU[0], c2);
+    } else if (a > heapU[0]) {
+      siftDown(heapU, k, a);
+      floor = bandFloor(heapU[0], c2);
     }
-    for (; d < end; d++) if (acc[d] > m0) m0 = acc[d];
-    if (m1 > m0) m0 = m1;
-    if (m3 > m2) m2 = m3;
-    blockMax[b] = m2 > m0 ? m2 : m0;
   }
-  return b;
+  // Documents below the floor were skipped without clearing.
+  acc.fill(0, 0, len);
+  run[NC] = nc;
+  run[HEAP_SIZE] = size;
 }
 
-/** Offers `vals[0..n)` to a min-heap of the k largest values (`size` held so far); @returns the new size. */
-function offerAll(vals: Int32Array, n: number, heap: Int32Array, size: number, k: number): number {
-  for (let i = 0; i < n; i++) {
-    const a = vals[i];
-    if (size === k) {
-      if (a > heap[0]) siftDown(heap, k, a);
-      continue;
-    }
-    let j = size++;
-    while (j > 0) {
-      const parent = (j - 1) >> 1;
-      if (heap[parent] <= a) break;
-      heap[j] = heap[parent];
-      j = parent;
-    }
-    heap[j] = a;
+/** First d in [from, len) with `acc[d] ≥ floor`, else len (the hot loop of {@link collectAndClear}: a leaf V8 compiles tight). */
+function nextAtOrAbove(acc: Int32Array, from: number, len: number, floor: number): number {
+  const f = floor | 0;
+  let d = from;
+  // Eight at a time: a − f < 0 for all eight iff the AND of the differences is negative (no overflow: 0 ≤ a, f < 2³¹).
+  for (; d + 8 <= len; d += 8) {
+    if (((acc[d] - f) & (acc[d + 1] - f) & (acc[d + 2] - f) & (acc[d + 3] - f) & (acc[d + 4] - f) & (acc[d + 5] - f) & (acc[d + 6] - f) & (acc[d + 7] - f)) >= 0) break;
   }
-  return size;
+  for (; d < len; d++) if (acc[d] >= f) return d;
+  return len;
 }
 
-/** The k-th largest of `vals[0..n)` (a min-heap of k in `heap`), or 1 when n < k (every positive value qualifies). */
-function kthLargest(vals: Int32Array, n: number, heap: Int32Array, k: number): number {
-  if (n < k) return 1;
-  offerAll(vals, n, heap, 0, k);
-  return heap[0] > 0 ? heap[0] : 1;
+/**
+ * The smallest U a document of the exact top k can have when `lower` ≤ the k-th largest U (step 4
+ * of the file header): `lower − 2C − 1`, less a float margin (exact sums may exceed scale·U by a
+ * few ulps), and at least 1 (U = 0: no query term).
+ */
+function bandFloor(lower: number, c2: number): number {
+  const f = lower - c2 - 1 - Math.ceil(lower * 1e-9);
+  return f > 1 ? f : 1;
+}
+
+/** Inserts `a` into a min-heap of `size` values (room for one more). */
+function heapPushU(heap: Int32Array, size: number, a: number): void {
+  let j = size;
+  while (j > 0) {
+    const parent = (j - 1) >> 1;
+    if (heap[parent] <= a) break;
+    heap[j] = heap[parent];
+    j = parent;
+  }
+  heap[j] = a;
 }
 
 /** Replaces the minimum of a full min-heap of `size` by `a`. */
@@ -316,26 +325,6 @@ function siftDown(heap: Int32Array, size: number, a: number): void {
     j = c;
   }
   heap[j] = a;
-}
-
-/** Step 3 in one window: its documents with `acc ≥ floor` (in blocks whose maximum reaches it) appended to `cand`/`candU` from `nc`; @returns the new count. */
-function collect(st: TaatState, len: number, base: number, nb: number, floor: number, nc: number): number {
-  const { acc, blockMax } = st;
-  for (let b = 0; b < nb; b++) {
-    if (blockMax[b] < floor) continue;
-    const start = b * TAAT_BLOCK;
-    const end = start + TAAT_BLOCK < len ? start + TAAT_BLOCK : len;
-    if (nc + TAAT_BLOCK > st.cand.length) growCandidates(st);
-    const { cand, candU } = st;
-    for (let d = start; d < end; d++) {
-      const a = acc[d];
-      if (a >= floor) {
-        cand[nc] = base + d;
-        candU[nc++] = a;
-      }
-    }
-  }
-  return nc;
 }
 
 function growCandidates(st: TaatState): void {

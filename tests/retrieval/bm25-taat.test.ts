@@ -82,6 +82,25 @@ describe("quantised TAAT BM25 top-k equals exhaustive top-k", () => {
     for (let i = 0; i < 150; i++) sameAsExhaustive(e, Array.from({ length: 1 + Math.floor(next() * 15) }, word).join(" "), [1, 10, 100, 7][i % 4]);
   }, 120_000);
 
+  it("over 140,000 documents whose relevance rises with their position (the running bound L starts low in every window), 4 quantisation levels too", () => {
+    const next = rng(23);
+    const filler = ["trial", "cohort", "dose", "placebo", "outcome", "risk", "adults"];
+    const docs: CorpusDoc[] = Array.from({ length: 140_000 }, (_, i) => {
+      // "aspirin" 1–14 times, more often further on; "stroke" in every 3rd doc; fillers vary the length.
+      const words = Array.from({ length: 1 + Math.floor(i / 10_000) }, () => "aspirin");
+      if (i % 3 === 0) words.push("stroke");
+      for (let j = Math.floor(next() * 8); j > 0; j--) words.push(filler[Math.floor(next() * filler.length)]);
+      return { id: `r${i}`, title: "", text: words.join(" ") };
+    });
+    const e = buildFastBm25(docs);
+    e.strategy = "taat";
+    const queries = ["aspirin", "aspirin stroke", "stroke aspirin aspirin dose", "placebo stroke", "risk cohort aspirin"];
+    for (const q of queries) for (const k of [1, 10, 25]) sameAsExhaustive(e, q, k);
+    const ix = (e as unknown as { ix: Parameters<typeof createTaatState>[0] }).ix;
+    (e as unknown as { taat: unknown }).taat = createTaatState(ix, 4);
+    for (const q of queries) for (const k of [1, 10]) sameAsExhaustive(e, q, k);
+  }, 120_000);
+
   it("with 6 quantisation levels (many documents share U: the 2C candidate margin decides), 300 random queries", async () => {
     const { docs } = await loadBundledCorpus({ sources: ["medevidence"] });
     const e = buildFastBm25(docs);
