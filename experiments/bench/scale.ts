@@ -206,11 +206,30 @@ async function queryChild(store: string, mode: string, queriesFile: string, cach
   return JSON.parse(r.stdout.trim().split("\n").pop()!) as ChildOut;
 }
 
+/**
+ * The first Python (`$MEDSYNTH_PYTHON`, `python3`, Debian's `/usr/bin/python3`) that imports
+ * numpy ≥ 1.25, scipy and PyStemmer, or null. Without PyStemmer bm25s tokenises without a stemmer:
+ * a different (and faster) pipeline than ours; numpy before 1.25 runs `np.add.at` (bm25s's scoring
+ * step) ~10× slower (measured here: 2.1 vs 0.14 ms per question at 25 k docs with Debian 12's
+ * numpy 1.24). Either way its q/s is no anchor.
+ */
+export function findBm25sPython(candidates = [process.env.MEDSYNTH_PYTHON, "python3", "/usr/bin/python3"]): string | null {
+  const probe = "import numpy, scipy, Stemmer, sys; sys.exit(0 if tuple(int(x) for x in numpy.__version__.split('.')[:2]) >= (1, 25) else 1)";
+  for (const py of candidates) {
+    if (!py) continue;
+    const r = spawnSync(py, ["-c", probe], { stdio: "ignore" });
+    if (r.status === 0) return py;
+  }
+  return null;
+}
+
 /** The real bm25s in its own process (`bm25s-real-anchor.py`), or the reason it cannot run. */
 async function startBm25s(docsFile: string, queriesFile: string) {
   const pkg = join(ANCHORS, "bm25s");
   if (!existsSync(join(pkg, "bm25s", "__init__.py"))) return na(`real bm25s not found at ${pkg}`);
-  const py = spawn("python3", [fileURLToPath(new URL("./bm25s-real-anchor.py", import.meta.url)), docsFile, queriesFile], {
+  const python = findBm25sPython();
+  if (!python) return na("no Python with numpy ≥ 1.25, scipy and PyStemmer: `python3 -m pip install numpy scipy PyStemmer`, or set $MEDSYNTH_PYTHON");
+  const py = spawn(python, [fileURLToPath(new URL("./bm25s-real-anchor.py", import.meta.url)), docsFile, queriesFile], {
     env: { ...process.env, PYTHONPATH: pkg },
     stdio: ["pipe", "pipe", "pipe"],
   });

@@ -33,6 +33,8 @@
  *   (impact quantisation); Crane et al. (2017) "A comparison of document-at-a-time and
  *   score-at-a-time query evaluation" (quantised accumulation).
  */
+import { BLOCK } from "./fast-query.ts";
+import { createTaatKernel, type TaatKernel } from "./taat-kernel.ts";
 import { heapPush, heapReplaceTop, sortHeap } from "./topk-heap.ts";
 
 /** Documents per accumulator window (256 KiB of int32: stays in a 512 KiB L2 cache). */
@@ -59,6 +61,9 @@ export interface TaatIndex {
   norm: Float64Array;
   idf: Float64Array;
   k1p1: number;
+  /** Block-max index of the engine (fast-query.ts): term t's postings in blocks of `BLOCK`, blocks [blockFirst[t], blockFirst[t+1]), the first document of each. */
+  blockFirst: Float64Array;
+  blockFirstDoc: Int32Array;
 }
 
 /** Quantised impacts and per-query buffers (made by {@link createTaatState}). */
@@ -75,6 +80,8 @@ export interface TaatState {
   scale: number;
   /** Accumulator U of one window (all zero between queries). */
   acc: Int32Array;
+  /** The WebAssembly kernel that owns `packed` and `acc` and adds postings (taat-kernel.ts), or null: JavaScript adds them. */
+  kernel: TaatKernel | null;
   /** Candidate count and top-k heap size of the running query (slots {@link NC}, {@link HEAP_SIZE}). */
   run: Int32Array;
   /** Per query term: next posting, end of its postings. */
@@ -95,15 +102,20 @@ export interface TaatState {
  * @param ix the index arrays; N = `norm.length` documents.
  * @param levels quantisation levels (default {@link TAAT_LEVELS}; tests use a few, which makes the
  *   candidate margin decide the result — results stay exact, only slower).
+ * @param accumulator `wasm` (default): postings and accumulator in the WebAssembly kernel's memory
+ *   (taat-kernel.ts), falling back to JavaScript when it cannot be made; `js`: JavaScript (tests
+ *   compare both). Same results either way.
  * @returns the state; 4 bytes per posting + ~260 KiB.
  */
-export function createTaatState(ix: TaatIndex, levels = TAAT_LEVELS): TaatState {
+export function createTaatState(ix: TaatIndex, levels = TAAT_LEVELS, accumulator: "wasm" | "js" = "wasm"): TaatState {
   const { offsets, postDocs, postTf, norm, idf, k1p1 } = ix;
   let idfMax = 0;
   for (let t = 0; t < idf.length; t++) if (idf[t] > idfMax) idfMax = idf[t];
   // tf·(k1+1)/(tf + norm) < k1+1, so every impact is below idfMax·(k1+1).
   const scale = (idfMax * k1p1) / levels || 1;
-  const packed = new Int32Array(postDocs.length);
+  const w = Math.min(norm.length, TAAT_WINDOW);
+  const kernel = accumulator === "wasm" ? createTaatKernel(postDocs.length, w) : null;
+  const packed = kernel ? kernel.packed : new Int32Array(postDocs.length);
   for (let t = 0; t < idf.length; t++) {
     const it = idf[t];
     for (let p = offsets[t], end = offsets[t + 1]; p < end; p++) {
@@ -114,11 +126,11 @@ export function createTaatState(ix: TaatIndex, levels = TAAT_LEVELS): TaatState 
       packed[p] = ((postDocs[p] & (TAAT_WINDOW - 1)) << 16) | (q < 1 ? 1 : q > levels ? levels : q);
     }
   }
-  const w = Math.min(norm.length, TAAT_WINDOW);
   return {
     packed,
     scale,
-    acc: new Int32Array(w),
+    acc: kernel ? kernel.acc : new Int32Array(w),
+    kernel,
     run: new Int32Array(2),
     cur: new Int32Array(32),
     stop: new Int32Array(32),
@@ -152,7 +164,7 @@ export function taatTopK(st: TaatState, ix: TaatIndex, terms: Int32Array, counts
   run[HEAP_SIZE] = 0;
   for (let base = 0; base < n; base += TAAT_WINDOW) {
     const end = base + TAAT_WINDOW < n ? base + TAAT_WINDOW : n;
-    for (let i = 0; i < m; i++) st.cur[i] = accumulate(st.acc, ix.postDocs, st.packed, st.cur[i], st.stop[i], counts[i], end);
+    for (let i = 0; i < m; i++) st.cur[i] = accumulate(st, ix.postDocs, st.cur[i], st.stop[i], counts[i], end);
     collectAndClear(st, end - base, base, k, c2);
   }
   const ak = run[HEAP_SIZE] === k ? st.heapU[0] : 1;
@@ -178,11 +190,15 @@ function startCursors(st: TaatState, ix: TaatIndex, terms: Int32Array, counts: F
   return c2;
 }
 
-/** Step 2 in one window: adds the postings from p on whose documents are below `end`; @returns the first posting past the window. */
-function accumulate(acc: Int32Array, postDocs: Int32Array, packed: Int32Array, p: number, stop: number, c: number, end: number): number {
+/** Step 2 in one window: adds the postings from p on whose documents are below `end` (by the kernel when there is one); @returns the first posting past the window. */
+function accumulate(st: TaatState, postDocs: Int32Array, p: number, stop: number, c: number, end: number): number {
   const e = p < stop && postDocs[stop - 1] < end ? stop : firstAtOrAbove(postDocs, p, stop, end);
-  if (c === 1) addRange(acc, packed, p, e);
-  else addRangeTimes(acc, packed, p, e, c);
+  const kernel = st.kernel;
+  if (kernel) {
+    if (c === 1) kernel.add(p, e);
+    else kernel.addTimes(p, e, c);
+  } else if (c === 1) addRange(st.acc, st.packed, p, e);
+  else addRangeTimes(st.acc, st.packed, p, e, c);
   return e;
 }
 
@@ -354,28 +370,50 @@ function scoreCandidates(st: TaatState, ix: TaatIndex, terms: Int32Array, counts
   return size;
 }
 
-/** Document d's BM25 score: float64, in query order, `c·impact` as {@link FastBm25.searchExhaustive} adds it. */
+/**
+ * Document d's BM25 score: float64, in query order, `c·impact` as {@link FastBm25.searchExhaustive}
+ * adds it. Each list is probed in two steps: a binary search over its blocks' first documents
+ * (1/64 of the list, so shared by the candidates and cache-resident), then over the ≤ 64 postings
+ * of the one block that can hold d.
+ */
 function exactScore(ix: TaatIndex, terms: Int32Array, counts: Float64Array, m: number, d: number): number {
-  const { offsets, postDocs, postTf, idf, k1p1 } = ix;
+  const { offsets, postDocs, postTf, idf, k1p1, blockFirst, blockFirstDoc } = ix;
   const nd = ix.norm[d];
   let score = 0;
   for (let i = 0; i < m; i++) {
     const t = terms[i];
     // int32 arithmetic: TAAT runs on indexes below 2³¹ postings only (see the engine).
-    let lo = offsets[t] | 0;
-    let hi = (offsets[t + 1] | 0) - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = postDocs[mid];
-      if (v < d) lo = mid + 1;
-      else if (v > d) hi = mid - 1;
-      else {
-        const tf = postTf[mid];
-        const imp = (idf[t] * (tf * k1p1)) / (tf + nd);
-        score += counts[i] === 1 ? imp : counts[i] * imp;
-        break;
-      }
+    const b0 = blockFirst[t] | 0;
+    // Last block whose first document is ≤ d.
+    let lo = b0;
+    let hi = (blockFirst[t + 1] | 0) - 1;
+    if (blockFirstDoc[lo] > d) continue;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (blockFirstDoc[mid] <= d) lo = mid;
+      else hi = mid - 1;
     }
+    const start = (offsets[t] | 0) + (lo - b0) * BLOCK;
+    const end = offsets[t + 1] | 0;
+    const p = findDoc(postDocs, start, start + BLOCK < end ? start + BLOCK : end, d);
+    if (p < 0) continue;
+    const tf = postTf[p];
+    const imp = (idf[t] * (tf * k1p1)) / (tf + nd);
+    score += counts[i] === 1 ? imp : counts[i] * imp;
   }
   return score;
+}
+
+/** Position of document d in the sorted `postDocs[from, stop)`, or −1. */
+function findDoc(postDocs: Int32Array, from: number, stop: number, d: number): number {
+  let lo = from;
+  let hi = stop - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = postDocs[mid];
+    if (v < d) lo = mid + 1;
+    else if (v > d) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
 }

@@ -24,12 +24,21 @@ function sameAsExhaustive(e: FastBm25, q: string, k: number): void {
   expect(taat, `query ${JSON.stringify(q)} k ${k}`).toEqual(idsAndScores(e.searchExhaustive(q, k)));
 }
 
-describe("quantised TAAT BM25 top-k equals exhaustive top-k", () => {
+/** TAAT on engine e, its postings added by the WebAssembly kernel or by JavaScript. */
+function useTaat(e: FastBm25, accumulator: "wasm" | "js"): void {
+  e.strategy = "taat";
+  const ix = (e as unknown as { ix: Parameters<typeof createTaatState>[0] }).ix;
+  const st = createTaatState(ix, TAAT_LEVELS, accumulator);
+  expect(st.kernel === null).toBe(accumulator === "js");
+  (e as unknown as { taat: unknown }).taat = st;
+}
+
+describe.each(["wasm", "js"] as const)("quantised TAAT BM25 top-k equals exhaustive top-k (%s accumulator)", (accumulator) => {
   it("on every MedEvidence question (bundled corpus), k = 1, 10, 100, scoring few candidates exactly", async () => {
     const { docs } = await loadBundledCorpus();
     const tasks = (await loadDataset("medevidence")).items as SynthesisTask[];
     const e = buildFastBm25(docs);
-    e.strategy = "taat";
+    useTaat(e, accumulator);
     let finalists = 0;
     for (const t of tasks) {
       for (const k of [1, 10, 100]) sameAsExhaustive(e, t.question, k);
@@ -52,7 +61,7 @@ describe("quantised TAAT BM25 top-k equals exhaustive top-k", () => {
       const docs: CorpusDoc[] = [];
       for (let r = 0; r < 30; r++) for (const d of base) docs.push(r === 0 ? d : { ...d, id: `${d.id}#r${r}` });
       const e = buildFastBm25(docs, { fieldWeights });
-      e.strategy = "taat";
+      useTaat(e, accumulator);
       const words = [...new Set(base.flatMap((d) => d.text.split(/\s+/).filter((w) => analyze(w).length === 1)))];
       const next = rng(13);
       for (let i = 0; i < 300; i++) {
@@ -78,7 +87,7 @@ describe("quantised TAAT BM25 top-k equals exhaustive top-k", () => {
     };
     const docs: CorpusDoc[] = Array.from({ length: 140_000 }, (_, i) => ({ id: `s${i}`, title: "", text: Array.from({ length: 2 + Math.floor(next() * 10) }, word).join(" ") }));
     const e = buildFastBm25(docs);
-    e.strategy = "taat";
+    useTaat(e, accumulator);
     for (let i = 0; i < 150; i++) sameAsExhaustive(e, Array.from({ length: 1 + Math.floor(next() * 15) }, word).join(" "), [1, 10, 100, 7][i % 4]);
   }, 120_000);
 
@@ -93,20 +102,20 @@ describe("quantised TAAT BM25 top-k equals exhaustive top-k", () => {
       return { id: `r${i}`, title: "", text: words.join(" ") };
     });
     const e = buildFastBm25(docs);
-    e.strategy = "taat";
+    useTaat(e, accumulator);
     const queries = ["aspirin", "aspirin stroke", "stroke aspirin aspirin dose", "placebo stroke", "risk cohort aspirin"];
     for (const q of queries) for (const k of [1, 10, 25]) sameAsExhaustive(e, q, k);
     const ix = (e as unknown as { ix: Parameters<typeof createTaatState>[0] }).ix;
-    (e as unknown as { taat: unknown }).taat = createTaatState(ix, 4);
+    (e as unknown as { taat: unknown }).taat = createTaatState(ix, 4, accumulator);
     for (const q of queries) for (const k of [1, 10]) sameAsExhaustive(e, q, k);
   }, 120_000);
 
   it("with 6 quantisation levels (many documents share U: the 2C candidate margin decides), 300 random queries", async () => {
     const { docs } = await loadBundledCorpus({ sources: ["medevidence"] });
     const e = buildFastBm25(docs);
-    e.strategy = "taat";
+    useTaat(e, accumulator);
     const ix = (e as unknown as { ix: Parameters<typeof createTaatState>[0] }).ix;
-    (e as unknown as { taat: unknown }).taat = createTaatState(ix, 6);
+    (e as unknown as { taat: unknown }).taat = createTaatState(ix, 6, accumulator);
     const words = [...new Set(docs.flatMap((d) => d.text.split(/\s+/).filter((w) => analyze(w).length === 1)))];
     const next = rng(17);
     let finalists = 0;
@@ -127,7 +136,7 @@ describe("quantised TAAT BM25 top-k equals exhaustive top-k", () => {
       { id: "y", title: "", text: "fever" },
     ];
     const e = buildFastBm25(docs);
-    e.strategy = "taat";
+    useTaat(e, accumulator);
     expect(e.searchSync("aspirin stroke", 2).map((h) => h.id)).toEqual(["b", "c"]);
     expect(e.searchSync("aspirin stroke", 10).map((h) => h.id)).toEqual(["b", "c", "a", "x"]);
     sameAsExhaustive(e, "aspirin stroke stroke", 4);
@@ -164,6 +173,8 @@ describe("TAAT quantisation and strategy choice", () => {
     const e = buildFastBm25(docs);
     e.searchSync(tasks[0].question, 10);
     expect(e.lastStrategy).toBe("taat");
+    // By default the WebAssembly kernel adds the postings.
+    expect((e as unknown as { taat: { kernel: unknown } }).taat.kernel).not.toBeNull();
     e.searchSync("aspirin", 10);
     expect(e.lastStrategy).toBe("pruned");
     e.strategy = "taat";
