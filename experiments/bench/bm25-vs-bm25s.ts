@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     const ok = ratio >= TARGET && child.rss <= bRss;
     console.log(
       `${(v.docs as number).toLocaleString("en")} docs (generated or read in ${genS.toFixed(0)} s): ours ${(v.oursCpuQps as number).toFixed(0)} q/s CPU, bm25s ${(v.bm25sCpuQps as number).toFixed(0)} → per round [${(v.cpuRatios as number[]).map((x) => x.toFixed(2)).join(", ")}], median ${ratio.toFixed(2)}× (wall ${(v.ratioWall as number).toFixed(2)}×); ` +
-        `query RSS ours ${mib(child.rss)} (query process: load ${child.loadMs.toFixed(0)} ms, ${child.t.cpuQps.toFixed(0)} q/s CPU, p50 ${child.t.p50.toFixed(2)} ms) vs bm25s peak ${mib(bRss)}; build ours ${(v.oursBuildS as number).toFixed(1)} s, bm25s ${(v.bm25sBuildS as number).toFixed(1)} s; same top-1 ${((v.sameTop1Share as number) * 100).toFixed(0)} %; target ≥ ${TARGET}× and RSS ≤ bm25s: ${ok ? "OK" : "MISS"}`,
+        `query RSS ours ${mib(child.rss)} (query process: load ${child.loadMs.toFixed(0)} ms, ${child.t.cpuQps.toFixed(0)} q/s CPU, p50 ${child.t.p50.toFixed(2)} ms) vs bm25s peak ${mib(bRss)}; build ours ${(v.oursBuildS as number).toFixed(1)} s, bm25s ${(v.bm25sBuildS as number).toFixed(1)} s; same top-1 ${((v.sameTop1Share as number) * 100).toFixed(0)} %; bm25s on ${v.bm25sPython}, ${v.bm25sStemmer}; target ≥ ${TARGET}× and RSS ≤ bm25s: ${ok ? "OK" : "MISS"}`,
     );
     rows.push({ entries: n, ...v, oursQueryRss: child.rss, oursQueryChild: child, ok });
   }

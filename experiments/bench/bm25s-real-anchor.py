@@ -10,7 +10,7 @@ when importable; retrieve(k=10, n_threads=1). The timed figure is bm25s_bench.py
 Usage: PYTHONPATH=<anchors>/bm25s python3 bm25s-real-anchor.py DOCS.jsonl QUERIES.json
   DOCS.jsonl: one JSON string per line (title + " " + abstract); QUERIES.json: a JSON list of strings.
 Protocol (stdin → stdout, one JSON line each):
-  (start)         → {"build_s", "tokenize_s", "docs", "vocab", "peak_rss", "stemmer", "bm25s"}
+  (start)         → {"build_s", "tokenize_s", "docs", "vocab", "peak_rss", "stemmer", "bm25s", "python", "numpy"}
   round SECONDS   → passes over the queries until SECONDS have passed: {"wall_qps", "cpu_qps", "queries", "passes"}
   top             → top-10 doc indexes of every query: [[...], ...]
   rss             → {"peak_rss"} (VmHWM of this process, bytes)
@@ -59,7 +59,9 @@ def main():
     vocab = len(ctoks.vocab)
     n = len(texts)
     del texts, ctoks
-    print(json.dumps({"build_s": t2 - t0, "tokenize_s": t1 - t0, "docs": n, "vocab": vocab, "peak_rss": peak_rss(), "stemmer": stemmer_desc, "bm25s": os.path.dirname(bm25s.__file__)}), flush=True)
+    import numpy
+
+    print(json.dumps({"build_s": t2 - t0, "tokenize_s": t1 - t0, "docs": n, "vocab": vocab, "peak_rss": peak_rss(), "stemmer": stemmer_desc, "bm25s": os.path.dirname(bm25s.__file__), "python": sys.executable, "numpy": numpy.__version__}), flush=True)
     nq = len(queries)
     for line in sys.stdin:
         cmd = line.split()

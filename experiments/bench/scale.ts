@@ -242,7 +242,7 @@ async function startBm25s(docsFile: string, queriesFile: string) {
     return JSON.parse(r.value) as T;
   };
   const t0 = performance.now();
-  const ready = await next<{ build_s: number; tokenize_s: number; docs: number; vocab: number; peak_rss: number; stemmer: string }>();
+  const ready = await next<{ build_s: number; tokenize_s: number; docs: number; vocab: number; peak_rss: number; stemmer: string; python: string; numpy: string }>();
   const wall = (performance.now() - t0) / 1000;
   const ask = <T>(cmd: string) => {
     py.stdin!.write(cmd + "\n");
@@ -347,6 +347,7 @@ export async function vsBm25sOn(docs: CorpusDoc[], queries: string[], rounds: nu
     bm25sVocab: anchor.ready.vocab,
     bm25sPeakRss: bm25sRss,
     bm25sStemmer: anchor.ready.stemmer,
+    bm25sPython: `${anchor.ready.python} (numpy ${anchor.ready.numpy})`,
     sameTop1Share: sameTop1 / queries.length,
   };
 }
