@@ -144,6 +144,7 @@ export class FastBm25 implements Bm25Engine {
   private impact: Float64Array | null = null;
   private acc: Float64Array | null = null;
   private touched: Int32Array | null = null;
+  private seen: Uint8Array | null = null;
   /**
    * Block-max index: term t's postings [offsets[t], offsets[t+1]) are cut into blocks of
    * {@link BLOCK} postings, numbered blockFirst[t] .. blockFirst[t+1]-1 (Float64: 64-bit safe);
@@ -356,8 +357,9 @@ export class FastBm25 implements Bm25Engine {
     const impact = this.materialiseImpacts();
     const acc = (this.acc ??= new Float64Array(n));
     const touched = (this.touched ??= new Int32Array(n));
-    // acc is all-zero between queries (reset below through `touched`); impacts are > 0, so
-    // acc[d] === 0 means "first touch".
+    // acc and seen are all-zero between queries (reset below through `touched`). An impact can be
+    // 0 (a field weight so small that the stored tf is 0), so acc[d] === 0 cannot mark "first touch".
+    const seen = (this.seen ??= new Uint8Array(n));
     let nt = 0;
     for (let q = 0; q < m; q++) {
       const t = terms[q];
@@ -366,13 +368,19 @@ export class FastBm25 implements Bm25Engine {
       if (c === 1) {
         for (let p = offsets[t]; p < stop; p++) {
           const d = postDocs[p];
-          if (acc[d] === 0) touched[nt++] = d;
+          if (seen[d] === 0) {
+            seen[d] = 1;
+            touched[nt++] = d;
+          }
           acc[d] += impact[p];
         }
       } else {
         for (let p = offsets[t]; p < stop; p++) {
           const d = postDocs[p];
-          if (acc[d] === 0) touched[nt++] = d;
+          if (seen[d] === 0) {
+            seen[d] = 1;
+            touched[nt++] = d;
+          }
           acc[d] += c * impact[p];
         }
       }
@@ -387,7 +395,10 @@ export class FastBm25 implements Bm25Engine {
       if (size < kk) heapPush(heapDoc, heapScore, size++, d, s);
       else if (s > heapScore[0] || (s === heapScore[0] && d < heapDoc[0])) heapReplaceTop(heapDoc, heapScore, size, d, s);
     }
-    for (let i = 0; i < nt; i++) acc[touched[i]] = 0;
+    for (let i = 0; i < nt; i++) {
+      acc[touched[i]] = 0;
+      seen[touched[i]] = 0;
+    }
     sortHeap(heapDoc, heapScore, size);
     return this.toHits(heapDoc, heapScore, size);
   }
@@ -409,6 +420,15 @@ export class FastBm25 implements Bm25Engine {
   /** {@inheritDoc Retriever.search} */
   async search(query: string, k: number): Promise<SearchHit[]> {
     return this.searchSync(query, k);
+  }
+
+  /**
+   * How term-at-a-time adds postings: `wasm` (the WebAssembly kernel, taat-kernel.ts), `js` (no
+   * kernel could be made: no WebAssembly, no address space, or over 1.07 × 10⁹ postings), or null
+   * before the first term-at-a-time query.
+   */
+  get taatAccumulator(): "wasm" | "js" | null {
+    return this.taat ? (this.taat.kernel ? "wasm" : "js") : null;
   }
 
   /** Indexed ids in internal order (the tie-break order). */

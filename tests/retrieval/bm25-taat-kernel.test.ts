@@ -45,9 +45,18 @@ describe("TAAT WebAssembly kernel", () => {
     expect(Array.from(k.acc)).toEqual([100 + 15 + 3, 21, 1 + 30, 3 * 65535 + 6]);
   });
 
-  it("gives no kernel (the JavaScript path) beyond 65,535 pages or without WebAssembly", () => {
-    expect(createTaatKernel(2 ** 30, 65_536)).toBeNull();
-    (globalThis as { WebAssembly?: unknown }).WebAssembly = undefined;
-    expect(createTaatKernel(10, 8)).toBeNull();
+  it("gives no kernel (the JavaScript path) beyond 65,535 pages or without WebAssembly, and says so once", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error & { code?: string }) => warnings.push(`${w.code}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      expect(createTaatKernel(2 ** 30, 65_536)).toBeNull();
+      (globalThis as { WebAssembly?: unknown }).WebAssembly = undefined;
+      expect(createTaatKernel(10, 8)).toBeNull();
+      await new Promise((done) => setImmediate(done)); // warnings arrive on a later tick
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).toEqual([expect.stringMatching(/^MEDSYNTH_TAAT_JS: .*1073741824 postings do not fit in WebAssembly's 4 GiB.*same results/)]);
   });
 });
