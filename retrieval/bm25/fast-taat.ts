@@ -21,7 +21,7 @@
  *    `U ≥ A_k − 2C − 1`: each of the k documents with `U ≥ A_k` scores more than `scale·(A_k − 2C)`,
  *    so the k-th best exact score θ does too, and a document scoring ≥ θ has `scale·U ≥ θ`. Those
  *    candidates (≈ k for real questions) are scored exactly — float64, in query order, the same
- *    expression as {@link FastBm25.searchExhaustive}, each list probed by binary search — and the
+ *    expression as {@link FastBm25.searchExhaustive}, each list probed through its block index — and the
  *    best k kept, ties by corpus order: ids, order and scores are bit-identical to exhaustive
  *    scoring.
  * Cost ≈ 1–2 ns per posting + well under 1 ns per document on this machine (the pass of step 3),
