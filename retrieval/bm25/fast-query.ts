@@ -604,7 +604,7 @@ function sortByKey(order: Int32Array, m: number, key: Float64Array): void {
  * interpolated from the block's first and last doc, then a linear step to it (doc ids within a
  * block are spread fairly evenly, so this is usually one or two loads).
  */
-function findInBlock(postDocs: Int32Array, from: number, to: number, d: number): number {
+export function findInBlock(postDocs: Int32Array, from: number, to: number, d: number): number {
   const first = postDocs[from];
   const last = postDocs[to - 1];
   if (d < first || d > last) return -1;

@@ -33,7 +33,7 @@
  *   (impact quantisation); Crane et al. (2017) "A comparison of document-at-a-time and
  *   score-at-a-time query evaluation" (quantised accumulation).
  */
-import { BLOCK } from "./fast-query.ts";
+import { BLOCK, findInBlock } from "./fast-query.ts";
 import { createTaatKernel, type TaatKernel } from "./taat-kernel.ts";
 import { heapPush, heapReplaceTop, sortHeap } from "./topk-heap.ts";
 
@@ -395,25 +395,11 @@ function exactScore(ix: TaatIndex, terms: Int32Array, counts: Float64Array, m: n
     }
     const start = (offsets[t] | 0) + (lo - b0) * BLOCK;
     const end = offsets[t + 1] | 0;
-    const p = findDoc(postDocs, start, start + BLOCK < end ? start + BLOCK : end, d);
+    const p = findInBlock(postDocs, start, start + BLOCK < end ? start + BLOCK : end, d);
     if (p < 0) continue;
     const tf = postTf[p];
     const imp = (idf[t] * (tf * k1p1)) / (tf + nd);
     score += counts[i] === 1 ? imp : counts[i] * imp;
   }
   return score;
-}
-
-/** Position of document d in the sorted `postDocs[from, stop)`, or −1. */
-function findDoc(postDocs: Int32Array, from: number, stop: number, d: number): number {
-  let lo = from;
-  let hi = stop - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = postDocs[mid];
-    if (v < d) lo = mid + 1;
-    else if (v > d) hi = mid - 1;
-    else return mid;
-  }
-  return -1;
 }
