@@ -42,6 +42,7 @@ import { defaultAnalyzer, type Analyzer } from "../analyzer.ts";
 import type { SearchHit } from "../types.ts";
 import { buildSegment, mergeSegments, writeJsonAtomic, type SegmentBuildOptions } from "./disk-build.ts";
 import { collectWindowCandidates } from "./fast-query.ts";
+import { DiskTaat, taatWeights, type DiskTaatList } from "./disk-taat.ts";
 import { BLOCK, diskIo, NORM_PAGE, NORM_SHIFT, PageCache, readRaw, SegmentReader, type TermBlocks } from "./disk-segment.ts";
 import { parseBm25Params, type Bm25Params } from "./params-core.ts";
 import { offerTopK, sortHeap } from "./topk-heap.ts";
@@ -339,7 +340,22 @@ export interface DiskOpenOptions {
   analyzer?: Analyzer;
   /** Page cache for postings and block records, MiB (default {@link DEFAULT_PAGE_CACHE_MIB}). */
   pageCacheMiB?: number;
+  /** How a segment is searched; every choice gives the same hits and scores (default `auto`: {@link DiskBm25Strategy}). */
+  strategy?: DiskBm25Strategy;
 }
+
+/**
+ * `taat`: quantised term-at-a-time (disk-taat.ts) in every segment that has impacts; `pruned`:
+ * windowed block-max MaxScore everywhere; `auto`: TAAT in a segment with impacts when the query's
+ * lists hold at least {@link DISK_TAAT_MIN_POSTINGS_PER_DOC} postings per document of it, else pruned.
+ */
+export type DiskBm25Strategy = "auto" | "pruned" | "taat";
+
+/**
+ * `auto` answers a segment term-at-a-time from this many postings per document of the query's
+ * lists (the MedEvidence questions: ~2 at 5.7 M synthetic docs; short keyword queries: ~0.01).
+ */
+export const DISK_TAAT_MIN_POSTINGS_PER_DOC = 0.5;
 
 /**
  * Opens the index in `dir` for queries.
@@ -350,7 +366,7 @@ export function openDiskBm25(dir: string, opts: DiskOpenOptions = {}): DiskBm25 
   if (!m) throw new Error(`on-disk BM25: no index in ${dir} (index.json missing)`);
   const analyzer = opts.analyzer ?? defaultAnalyzer;
   if (analyzer.id !== m.analyzerId) throw new Error(`on-disk BM25: ${dir} was built with analyzer ${m.analyzerId} but ${analyzer.id} was given; rebuild the index`);
-  return new DiskBm25(dir, m, analyzer, new PageCache((opts.pageCacheMiB ?? DEFAULT_PAGE_CACHE_MIB) * 2 ** 20));
+  return new DiskBm25(dir, m, analyzer, new PageCache((opts.pageCacheMiB ?? DEFAULT_PAGE_CACHE_MIB) * 2 ** 20), opts.strategy ?? "auto");
 }
 
 interface OpenSegment {
@@ -371,8 +387,14 @@ interface OpenSegment {
 export class DiskBm25 {
   readonly id = DISK_BM25_ID;
   readonly info: DiskBm25Info;
-  /** Work counters of the last search: postings in the query's lists, postings decoded, windows scored / skipped. */
-  readonly lastStats = { postings: 0, decoded: 0, windows: 0, skipped: 0 };
+  /**
+   * Work counters of the last search: postings in the query's lists, postings decoded, windows
+   * scored / skipped (pruned path); segments searched term-at-a-time, their candidates and the
+   * documents scored exactly.
+   */
+  readonly lastStats = { postings: 0, decoded: 0, windows: 0, skipped: 0, taatSegments: 0, candidates: 0, finalists: 0 };
+  /** Term-at-a-time searcher (kernel and buffers, made on first use). */
+  private taatSearcher: DiskTaat | null = null;
   readonly cache: PageCache;
   private readonly segs: OpenSegment[];
   private readonly n: number;
@@ -392,6 +414,8 @@ export class DiskBm25 {
     manifest: DiskIndexManifest,
     private readonly analyzer: Analyzer,
     cache: PageCache,
+    /** How segments are searched ({@link DiskBm25Strategy}). */
+    readonly strategy: DiskBm25Strategy = "auto",
   ) {
     this.cache = cache;
     const { k1, b } = manifest.params;
@@ -499,7 +523,7 @@ export class DiskBm25 {
   searchSlice(query: string, k: number, part: number, parts: number, shared?: SharedArrayBuffer): DiskSliceHits {
     if (!Number.isInteger(parts) || parts < 1 || !Number.isInteger(part) || part < 0 || part >= parts) throw new RangeError(`on-disk BM25: slice ${part} of ${parts} (want integers 0 ≤ part < parts)`);
     const st = this.lastStats;
-    st.postings = st.decoded = st.windows = st.skipped = 0;
+    st.postings = st.decoded = st.windows = st.skipped = st.taatSegments = st.candidates = st.finalists = 0;
     const empty: DiskSliceHits = { g: [], ids: [], scores: [] };
     if (!(k >= 1) || typeof query !== "string" || this.n === 0) return empty;
     const known = this.knownTerms(query);
@@ -518,14 +542,17 @@ export class DiskBm25 {
     };
     for (let si = 0; si < this.segs.length; si++) {
       const lists: List[] = [];
+      const termIds: number[] = [];
       for (let i = 0; i < q.m; i++) {
         const t = known.ids[i][si];
         if (t < 0) continue;
         lists.push(newList(i, this.segs[si].seg.termBlocks(t), known.count[i] * known.idf[i] * this.segs[si].scale));
+        termIds.push(t);
         st.postings += this.segs[si].seg.termDf(t);
       }
       const [lo, hi] = sliceBounds(this.segs[si].seg.docCount, part, parts);
-      if (lists.length && lo < hi) this.searchSegment(this.segs[si], lists, q, heap, lo, hi);
+      if (!lists.length || lo >= hi) continue;
+      if (!(this.useTaat(this.segs[si], lists) && this.taatSegment(this.segs[si], lists, termIds, q, heap, lo, hi))) this.searchSegment(this.segs[si], lists, q, heap, lo, hi);
     }
     sortHeap(heap.docs, heap.scores, heap.size);
     const out: DiskSliceHits = { g: Array.from(heap.docs.subarray(0, heap.size)), ids: [], scores: Array.from(heap.scores.subarray(0, heap.size)) };
@@ -555,6 +582,73 @@ export class DiskBm25 {
       out.count.push(counts[i]);
     }
     return out;
+  }
+
+  /** Whether segment os is searched term-at-a-time for these lists ({@link DiskBm25Strategy}). */
+  private useTaat(os: OpenSegment, lists: List[]): boolean {
+    if (this.strategy === "pruned" || !os.seg.hasImpacts) return false;
+    if (this.strategy === "taat") return true;
+    let postings = 0;
+    for (const L of lists) postings += L.tb.df;
+    return postings >= DISK_TAAT_MIN_POSTINGS_PER_DOC * os.seg.docCount;
+  }
+
+  /**
+   * Docs [lo, hi) of segment os term-at-a-time (disk-taat.ts): its finalists' exact scores go to
+   * the heap. @returns false when the query's terms exceed the weight budget (not searched).
+   */
+  private taatSegment(os: OpenSegment, lists: List[], termIds: number[], q: QueryState, heap: Heap, lo: number, hi: number): boolean {
+    const w = taatWeights(lists.map((L) => q.count[L.qi] * q.idf[L.qi]));
+    if (!w) return false;
+    const tl: DiskTaatList[] = lists.map((L, i) => ({ tb: L.tb, start: os.seg.impactStart(termIds[i]), weight: w.weights[i] }));
+    const segAvgdl = os.seg.header.avgdl;
+    const r = segAvgdl > 0 && this.avgdl > 0 ? this.avgdl / segAvgdl : 1;
+    const taat = (this.taatSearcher ??= new DiskTaat());
+    taat.search(
+      os.seg,
+      os.mask,
+      tl,
+      w.margin,
+      Math.min(r, 1 / r),
+      lo,
+      hi,
+      heap.k,
+      (d) => this.exactScore(os, lists, q, d),
+      (d, s) => offer(heap, os.base + d, s),
+    );
+    const st = this.lastStats;
+    st.taatSegments++;
+    st.candidates += taat.stats.candidates;
+    st.finalists += taat.stats.finalists;
+    return true;
+  }
+
+  /**
+   * Exact score of segment doc d: every list probed at d (query order: lists are made per known
+   * term in query order), the fast engine's expression `Σ c === 1 ? v : c·v`.
+   */
+  private exactScore(os: OpenSegment, lists: List[], q: QueryState, d: number): number {
+    const k1p1 = this.k1p1;
+    if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
+    const nd = os.norm[d];
+    let score = 0;
+    for (const L of lists) {
+      const j = firstBlockEndingAtOrAfter(L.tb, d);
+      if (j >= L.tb.nb || L.tb.first[j] > d) continue;
+      const cnt = decodeInto(os.seg, L, j, this.lastStats);
+      const p = findDoc(L.docs, cnt, d);
+      if (p < 0) continue;
+      const tf = L.tfs[p];
+      const v = (q.idf[L.qi] * (tf * k1p1)) / (tf + nd);
+      const c = q.count[L.qi];
+      score += c === 1 ? v : c * v;
+    }
+    return score;
+  }
+
+  /** "wasm" or "js": how the last term-at-a-time search added postings (null before one ran). */
+  get taatAccumulator(): "wasm" | "js" | null {
+    return this.taatSearcher?.accumulator ?? null;
   }
 
   /** Windowed block-max MaxScore over docs [lo, hi) of one segment (lo a multiple of {@link WINDOW}; see the module doc). */
@@ -885,24 +979,8 @@ export class DiskBm25 {
     for (const d of seeds) {
       const g = gbase + d;
       if (q.seeded.has(g)) continue;
-      let score = 0;
-      for (const P of lists) {
-        const ptb = P.tb;
-        const lo = firstBlockEndingAtOrAfter(ptb, d);
-        if (lo >= ptb.nb || ptb.first[lo] > d) continue;
-        const cnt = seg.decode(ptb, lo, docs, tfs);
-        if (os.normPage[d >>> NORM_SHIFT] === 0) this.loadNormPage(os, d >>> NORM_SHIFT);
-        for (let p = 0; p < cnt; p++) {
-          if (docs[p] !== d) continue;
-          const tf = tfs[p];
-          const v = (q.idf[P.qi] * (tf * k1p1)) / (tf + norm[d]);
-          const c = q.count[P.qi];
-          score += c === 1 ? v : c * v;
-          break;
-        }
-      }
       q.seeded.add(g);
-      offer(heap, g, score);
+      offer(heap, g, this.exactScore(os, lists, q, d));
     }
   }
 

@@ -9,7 +9,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { createAnalyzer } from "../analyzer.ts";
-import { openDiskBm25, type DiskSliceHits } from "./disk-engine.ts";
+import { openDiskBm25, type DiskBm25Strategy, type DiskSliceHits } from "./disk-engine.ts";
 import type { AnalyzerConfig } from "../analyzer.ts";
 
 /** `workerData` of the worker. */
@@ -19,6 +19,8 @@ export interface DiskWorkerData {
   generation: number;
   pageCacheMiB: number;
   analyzerConfig: AnalyzerConfig;
+  /** The calling thread's engine's strategy (same results either way; the same work per slice). */
+  strategy: DiskBm25Strategy;
 }
 /** Messages from the main thread. */
 export type ToDiskWorker = { type: "search"; id: number; query: string; k: number; part: number; parts: number; shared: SharedArrayBuffer };
@@ -36,7 +38,7 @@ function main(): void {
   const data = workerData as DiskWorkerData;
   let engine: ReturnType<typeof openDiskBm25>;
   try {
-    engine = openDiskBm25(data.dir, { pageCacheMiB: data.pageCacheMiB, analyzer: createAnalyzer(data.analyzerConfig) });
+    engine = openDiskBm25(data.dir, { pageCacheMiB: data.pageCacheMiB, analyzer: createAnalyzer(data.analyzerConfig), strategy: data.strategy });
     if (engine.info.generation !== data.generation) {
       engine.close();
       throw new Error(

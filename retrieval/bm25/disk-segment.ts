@@ -71,6 +71,29 @@ export interface SegmentHeader {
   totalLen: number;
   /** Slots of `terms.hash` (a power of two ≥ 2 × vocabSize, ≥ 16). */
   hashSlots: number;
+  /**
+   * Present when the segment has its quantised impacts (`impacts.u32`, `impact-start.f64`; written
+   * since round 10, read by the term-at-a-time path, disk-taat.ts): `levels` quantisation levels of
+   * the idf-free impact over `window`-document accumulator windows. Segments without it are
+   * searched by block-max MaxScore only.
+   */
+  impacts?: { levels: number; window: number };
+}
+
+/** Quantisation levels of a segment's impacts (16 bits; `impacts.u32`). */
+export const IMPACT_LEVELS = 65535;
+/** Documents per accumulator window of the impacts (a posting stores its document's offset in its window in 16 bits). */
+export const IMPACT_WINDOW = 1 << 16;
+
+/**
+ * The quantised idf-free impact q ∈ [1, {@link IMPACT_LEVELS}] of `x = tf·(k1+1)/(tf + norm)`
+ * (x < k1+1) with `sigma = (k1+1) / IMPACT_LEVELS`: `q = ⌈x / sigma⌉` (one more when the float
+ * product falls short), so that `sigma·(q − 2) < x ≤ sigma·q` — the bound disk-taat.ts relies on.
+ */
+export function quantiseImpact(x: number, sigma: number): number {
+  let q = Math.ceil(x / sigma);
+  if (q * sigma < x) q++;
+  return q < 1 ? 1 : q > IMPACT_LEVELS ? IMPACT_LEVELS : q;
 }
 
 /** Rounds a non-negative float64 up to a float32 (as the in-memory engine's block maxima). */
@@ -477,6 +500,9 @@ export class SegmentWriter {
   private readonly df: FileAppender;
   private readonly postStart: FileAppender;
   private readonly blockStart: FileAppender;
+  private readonly impacts: FileAppender;
+  private readonly impactStart: FileAppender;
+  private readonly sigma: number;
   private readonly norm: Float64Array;
   private readonly totalLen: number;
   private readonly k1p1: number;
@@ -518,6 +544,9 @@ export class SegmentWriter {
     this.df = new FileAppender(join(dir, "df.i32"));
     this.postStart = new FileAppender(join(dir, "post-start.f64"));
     this.blockStart = new FileAppender(join(dir, "block-start.f64"));
+    this.impacts = new FileAppender(join(dir, "impacts.u32"));
+    this.impactStart = new FileAppender(join(dir, "impact-start.f64"));
+    this.sigma = this.k1p1 / IMPACT_LEVELS;
   }
 
   beginTerm(): void {
@@ -526,6 +555,7 @@ export class SegmentWriter {
     this.termStart = this.postings.position;
     this.postStart.writeFloat64(this.termStart);
     this.blockStart.writeFloat64(this.blockCount);
+    this.impactStart.writeFloat64(this.postingCount);
   }
 
   /** Adds postings docs[i], tfs[i] for i in [0, n) (docs ascending, after the term's previous ones). */
@@ -543,7 +573,7 @@ export class SegmentWriter {
   private flushBlock(): void {
     const n = this.bn;
     if (n === 0) return;
-    const { bDocs, bTf, norm, k1p1, postings } = this;
+    const { bDocs, bTf, norm, k1p1, postings, impacts, sigma } = this;
     const start = postings.position;
     let max = 0;
     for (let i = 0; i < n; i++) {
@@ -551,6 +581,8 @@ export class SegmentWriter {
       const s = (tf * k1p1) / (tf + norm[bDocs[i]]);
       if (s > max) max = s;
       if (i > 0) postings.writeVarint(bDocs[i] - bDocs[i - 1]);
+      // Window offset (high 16 bits) and quantised impact (low 16 bits), as fast-taat.ts packs them.
+      impacts.writeInt32(((bDocs[i] & (IMPACT_WINDOW - 1)) << 16) | quantiseImpact(s, sigma));
     }
     if (this.float) for (let i = 0; i < n; i++) postings.writeFloat32(bTf[i]);
     else for (let i = 0; i < n; i++) postings.writeVarint(bTf[i]);
@@ -582,7 +614,8 @@ export class SegmentWriter {
   finish(analyzerId: string): SegmentHeader {
     this.postStart.writeFloat64(this.postings.position);
     this.blockStart.writeFloat64(this.blockCount);
-    for (const f of [this.postings, this.blocks, this.df, this.postStart, this.blockStart]) f.close();
+    this.impactStart.writeFloat64(this.postingCount);
+    for (const f of [this.postings, this.blocks, this.df, this.postStart, this.blockStart, this.impacts, this.impactStart]) f.close();
     const hashSlots = writeTermHash(this.dir, this.terms);
     const header: SegmentHeader = {
       format: DISK_SEGMENT_FORMAT,
@@ -597,6 +630,7 @@ export class SegmentWriter {
       avgdl: this.avgdl,
       totalLen: this.totalLen,
       hashSlots,
+      impacts: { levels: IMPACT_LEVELS, window: IMPACT_WINDOW },
     };
     writeFileSync(join(this.dir, "header.json"), JSON.stringify(header, null, 1) + "\n");
     return header;
@@ -663,6 +697,8 @@ export class SegmentReader {
   private readonly fPostStart: number;
   private readonly fBlockStart: number;
   private readonly fDocLen: number;
+  private readonly fImpactStart: number;
+  private impactFd: number | null = null;
   private readonly hashMask: number;
   readonly float: boolean;
   private idFds: number[] | null = null;
@@ -708,6 +744,15 @@ export class SegmentReader {
     this.fPostStart = file("post-start.f64", (v + 1) * 8);
     this.fBlockStart = file("block-start.f64", (v + 1) * 8);
     this.fDocLen = file("doc-len.f64", header.docCount * 8);
+    this.fImpactStart = -1;
+    if (header.impacts) {
+      if (header.impacts.levels !== IMPACT_LEVELS || header.impacts.window !== IMPACT_WINDOW)
+        throw new Error(
+          `on-disk BM25: ${dir} has impacts of ${header.impacts.levels} levels over ${header.impacts.window}-doc windows, expected ${IMPACT_LEVELS} over ${IMPACT_WINDOW}; rebuild the index`,
+        );
+      this.fImpactStart = file("impact-start.f64", (v + 1) * 8);
+      file("impacts.u32", header.postings * 4);
+    }
     this.hashMask = header.hashSlots - 1;
     this.float = header.tfCoding === "float32";
   }
@@ -780,6 +825,33 @@ export class SegmentReader {
     return n;
   }
 
+  /** True when the segment has quantised impacts (term-at-a-time can search it). */
+  get hasImpacts(): boolean {
+    return this.fImpactStart >= 0;
+  }
+
+  /** Ordinal of term t's first posting in `impacts.u32` (4 bytes each; postings in term-id, then doc order). */
+  impactStart(t: number): number {
+    return this.f64(this.fImpactStart, t);
+  }
+
+  /**
+   * Reads `n` packed impacts from ordinal `from` of `impacts.u32` into out[at..at + n) with
+   * positioned reads straight into `out` (no page cache: a long question reads tens of MB once;
+   * the OS caches the file).
+   * @throws Error naming the file when it ends early.
+   */
+  readImpacts(from: number, n: number, out: Int32Array, at: number): void {
+    this.impactFd ??= openSync(join(this.dir, "impacts.u32"), "r");
+    const bytes = new Uint8Array(out.buffer, out.byteOffset + at * 4, n * 4);
+    for (let off = 0; off < bytes.length; ) {
+      const got = readSync(this.impactFd, bytes, off, bytes.length - off, from * 4 + off);
+      if (got === 0) throw new Error(`on-disk BM25: ${join(this.dir, "impacts.u32")} ends before posting ${from + n}; the index is corrupt`);
+      off += got;
+    }
+    diskIo.bytesRead += n * 4;
+  }
+
   /** Copies the lengths of docs [from, from + n) into out[0..n) (through the page cache). */
   readDocLens(from: number, n: number, out: Float64Array): void {
     this.cache.readInto(this.fDocLen, from * 8, n * 8, new Uint8Array(out.buffer, out.byteOffset, n * 8), 0);
@@ -845,6 +917,8 @@ export class SegmentReader {
   close(): void {
     if (this.idFds) for (const fd of this.idFds) closeSync(fd);
     this.idFds = null;
+    if (this.impactFd !== null) closeSync(this.impactFd);
+    this.impactFd = null;
   }
 }
 

@@ -126,10 +126,19 @@ export function createTaatState(ix: TaatIndex, levels = TAAT_LEVELS, accumulator
       packed[p] = ((postDocs[p] & (TAAT_WINDOW - 1)) << 16) | (q < 1 ? 1 : q > levels ? levels : q);
     }
   }
+  return { ...taatBuffers(kernel, w), packed, scale };
+}
+
+/**
+ * The per-query buffers of a {@link TaatState} over `kernel`'s accumulator (or a JavaScript one of
+ * `window` slots when `kernel` is null); `packed` is the kernel's (empty without one) and `scale` 1:
+ * the caller sets both. The on-disk engine's term-at-a-time (disk-taat.ts) reads postings into them per query.
+ */
+export function taatBuffers(kernel: TaatKernel | null, window: number): TaatState {
   return {
-    packed,
-    scale,
-    acc: kernel ? kernel.acc : new Int32Array(w),
+    packed: kernel ? kernel.packed : new Int32Array(0),
+    scale: 1,
+    acc: kernel ? kernel.acc : new Int32Array(window),
     kernel,
     run: new Int32Array(2),
     cur: new Int32Array(32),
@@ -159,16 +168,14 @@ export function taatTopK(st: TaatState, ix: TaatIndex, terms: Int32Array, counts
   const n = ix.norm.length;
   const c2 = startCursors(st, ix, terms, counts, m, stats);
   ensureHeaps(st, k);
-  const run = st.run;
-  run[NC] = 0;
-  run[HEAP_SIZE] = 0;
+  resetTaatRun(st);
   for (let base = 0; base < n; base += TAAT_WINDOW) {
     const end = base + TAAT_WINDOW < n ? base + TAAT_WINDOW : n;
     for (let i = 0; i < m; i++) st.cur[i] = accumulate(st, ix.postDocs, st.cur[i], st.stop[i], counts[i], end);
     collectAndClear(st, end - base, base, k, c2);
   }
-  const ak = run[HEAP_SIZE] === k ? st.heapU[0] : 1;
-  return scoreCandidates(st, ix, terms, counts, m, k, run[NC], bandFloor(ak, c2), stats);
+  const { nc, floor } = taatFinalFloor(st, k, c2);
+  return scoreCandidates(st, ix, terms, counts, m, k, nc, floor, stats);
 }
 
 /** Cursors at each list's first posting; counts postings; @returns 2·Σ counts (the candidate margin 2C). */
@@ -193,13 +200,18 @@ function startCursors(st: TaatState, ix: TaatIndex, terms: Int32Array, counts: F
 /** Step 2 in one window: adds the postings from p on whose documents are below `end` (by the kernel when there is one); @returns the first posting past the window. */
 function accumulate(st: TaatState, postDocs: Int32Array, p: number, stop: number, c: number, end: number): number {
   const e = p < stop && postDocs[stop - 1] < end ? stop : firstAtOrAbove(postDocs, p, stop, end);
+  addPostings(st, p, e, c);
+  return e;
+}
+
+/** `acc[offset] += c·q` for the packed postings [p, e) of `st` (by the kernel when there is one; c a positive integer). */
+export function addPostings(st: TaatState, p: number, e: number, c: number): void {
   const kernel = st.kernel;
   if (kernel) {
     if (c === 1) kernel.add(p, e);
     else kernel.addTimes(p, e, c);
   } else if (c === 1) addRange(st.acc, st.packed, p, e);
   else addRangeTimes(st.acc, st.packed, p, e, c);
-  return e;
 }
 
 /** First posting in [from, stop) whose document is ≥ d (binary search; `stop` if none). */
@@ -255,7 +267,8 @@ function addRangeTimes(acc: Int32Array, packed: Int32Array, from: number, stop: 
   }
 }
 
-function ensureHeaps(st: TaatState, k: number): void {
+/** Makes room for k entries in the heaps of `st`. */
+export function ensureHeaps(st: TaatState, k: number): void {
   if (st.heapU.length >= k) return;
   st.heapU = new Int32Array(k);
   st.heapDoc = new Int32Array(k);
@@ -268,30 +281,48 @@ function ensureHeaps(st: TaatState, k: number): void {
  * is a lower bound of the k-th largest U of the whole index) and appends the documents with
  * `U ≥ L − 2C − 1` (L as it stands when the document is read: L only grows, so no document of the
  * final band is missed) to `cand`/`candU`. Updates `st.run`'s candidate count and heap size.
- * @param c2 the candidate margin 2C.
+ * @param c2 the candidate margin 2C (the on-disk engine's E, disk-taat.ts).
+ * @param ratio the floor's factor ({@link bandFloor}; 1 here, ρ_lo/ρ_hi ≤ 1 on disk).
+ * @param mask deleted documents (bit base + d of this byte array; on disk), skipped: neither
+ *   offered to the heap nor collected; null when none.
  */
-function collectAndClear(st: TaatState, len: number, base: number, k: number, c2: number): void {
+export function collectAndClear(st: TaatState, len: number, base: number, k: number, c2: number, ratio = 1, mask: Uint8Array | null = null): void {
   const { acc, heapU, run } = st;
   let nc = run[NC];
   let size = run[HEAP_SIZE];
-  let floor = size === k ? bandFloor(heapU[0], c2) : 1;
+  let floor = size === k ? bandFloor(heapU[0], c2, ratio) : 1;
   for (let d = nextAtOrAbove(acc, 0, len, floor); d < len; d = nextAtOrAbove(acc, d + 1, len, floor)) {
     const a = acc[d];
+    if (mask !== null && (mask[(base + d) >>> 3] & (1 << ((base + d) & 7))) !== 0) continue;
     if (nc === st.cand.length) growCandidates(st);
     st.cand[nc] = base + d;
     st.candU[nc++] = a;
     if (size < k) {
       heapPushU(heapU, size++, a);
-      if (size === k) floor = bandFloor(heapU[0], c2);
+      if (size === k) floor = bandFloor(heapU[0], c2, ratio);
     } else if (a > heapU[0]) {
       siftDown(heapU, k, a);
-      floor = bandFloor(heapU[0], c2);
+      floor = bandFloor(heapU[0], c2, ratio);
     }
   }
   // Documents below the floor were skipped without clearing.
   acc.fill(0, 0, len);
   run[NC] = nc;
   run[HEAP_SIZE] = size;
+}
+
+/** Starts a query's step 3 on `st`: no candidate, an empty heap of U. */
+export function resetTaatRun(st: TaatState): void {
+  st.run[NC] = 0;
+  st.run[HEAP_SIZE] = 0;
+}
+
+/**
+ * After the last window: the number of collected candidates and the final floor — candidates with
+ * `candU ≥ floor` can be in the exact top k ({@link bandFloor} of the final L).
+ */
+export function taatFinalFloor(st: TaatState, k: number, c2: number, ratio = 1): { nc: number; floor: number } {
+  return { nc: st.run[NC], floor: bandFloor(st.run[HEAP_SIZE] === k ? st.heapU[0] : 1, c2, ratio) };
 }
 
 /** First d in [from, len) with `acc[d] ≥ floor`, else len (the hot loop of {@link collectAndClear}: a leaf V8 compiles tight). */
@@ -309,10 +340,12 @@ function nextAtOrAbove(acc: Int32Array, from: number, len: number, floor: number
 /**
  * The smallest U a document of the exact top k can have when `lower` ≤ the k-th largest U (step 4
  * of the file header): `lower − 2C − 1`, less a float margin (exact sums may exceed scale·U by a
- * few ulps), and at least 1 (U = 0: no query term).
+ * few ulps), and at least 1 (U = 0: no query term). With `ratio` r < 1 (the on-disk engine, whose
+ * bounds are `LB = ρ_lo·(U − E)` and `UB = ρ_hi·U`, r = ρ_lo/ρ_hi; disk-taat.ts):
+ * `⌊r·(lower − c2)⌋ − 1`, less the same margin.
  */
-function bandFloor(lower: number, c2: number): number {
-  const f = lower - c2 - 1 - Math.ceil(lower * 1e-9);
+export function bandFloor(lower: number, c2: number, ratio = 1): number {
+  const f = (ratio === 1 ? lower - c2 : Math.floor(ratio * (lower - c2))) - 1 - Math.ceil(lower * 1e-9);
   return f > 1 ? f : 1;
 }
 
