@@ -42,8 +42,8 @@ import { defaultAnalyzer, type Analyzer } from "../analyzer.ts";
 import type { SearchHit } from "../types.ts";
 import { buildSegment, mergeSegments, writeJsonAtomic, type SegmentBuildOptions } from "./disk-build.ts";
 import { collectWindowCandidates } from "./fast-query.ts";
-import { DiskTaat, taatWeights, type DiskTaatList } from "./disk-taat.ts";
-import { BLOCK, diskIo, NORM_PAGE, NORM_SHIFT, PageCache, readRaw, SegmentReader, type TermBlocks } from "./disk-segment.ts";
+import { DISK_TAAT_CHUNK, DiskTaat, firstBlockEndingAtOrAfter, taatWeights, type DiskTaatList } from "./disk-taat.ts";
+import { BLOCK, diskIo, IMPACT_WINDOW, NORM_PAGE, NORM_SHIFT, PageCache, readRaw, SegmentReader, type TermBlocks } from "./disk-segment.ts";
 import { parseBm25Params, type Bm25Params } from "./params-core.ts";
 import { offerTopK, sortHeap } from "./topk-heap.ts";
 
@@ -96,6 +96,8 @@ export interface DiskBm25Info {
   deleted: number;
   /** Generation of `index.json` opened (bumped by every update and merge). */
   generation: number;
+  /** Segments without quantised impacts (built by an earlier medsynth): searched by block-max MaxScore only; a rebuild or a merge adds them. */
+  segmentsWithoutImpacts: number;
 }
 
 /** Options shared by the build and update functions. */
@@ -342,6 +344,8 @@ export interface DiskOpenOptions {
   pageCacheMiB?: number;
   /** How a segment is searched; every choice gives the same hits and scores (default `auto`: {@link DiskBm25Strategy}). */
   strategy?: DiskBm25Strategy;
+  /** Documents per chunk of the term-at-a-time path (default {@link DISK_TAAT_CHUNK}; a multiple of 65,536; tests use one window). */
+  taatChunkDocs?: number;
 }
 
 /**
@@ -366,7 +370,9 @@ export function openDiskBm25(dir: string, opts: DiskOpenOptions = {}): DiskBm25 
   if (!m) throw new Error(`on-disk BM25: no index in ${dir} (index.json missing)`);
   const analyzer = opts.analyzer ?? defaultAnalyzer;
   if (analyzer.id !== m.analyzerId) throw new Error(`on-disk BM25: ${dir} was built with analyzer ${m.analyzerId} but ${analyzer.id} was given; rebuild the index`);
-  return new DiskBm25(dir, m, analyzer, new PageCache((opts.pageCacheMiB ?? DEFAULT_PAGE_CACHE_MIB) * 2 ** 20), opts.strategy ?? "auto");
+  const chunk = opts.taatChunkDocs ?? DISK_TAAT_CHUNK;
+  if (!Number.isInteger(chunk / IMPACT_WINDOW) || chunk < IMPACT_WINDOW) throw new RangeError(`on-disk BM25: taatChunkDocs ${chunk} is not a positive multiple of ${IMPACT_WINDOW}`);
+  return new DiskBm25(dir, m, analyzer, new PageCache((opts.pageCacheMiB ?? DEFAULT_PAGE_CACHE_MIB) * 2 ** 20), opts.strategy ?? "auto", chunk);
 }
 
 interface OpenSegment {
@@ -416,6 +422,7 @@ export class DiskBm25 {
     cache: PageCache,
     /** How segments are searched ({@link DiskBm25Strategy}). */
     readonly strategy: DiskBm25Strategy = "auto",
+    private readonly taatChunkDocs = DISK_TAAT_CHUNK,
   ) {
     this.cache = cache;
     const { k1, b } = manifest.params;
@@ -441,7 +448,18 @@ export class DiskBm25 {
     this.avgdl = avgdl;
     this.segs = segs;
     this.n = n;
-    this.info = { engine: "disk", docCount: n, avgDocLength: avgdl, params: manifest.params, analyzerId: manifest.analyzerId, dir, segments: segs.length, deleted, generation: manifest.generation };
+    this.info = {
+      engine: "disk",
+      docCount: n,
+      avgDocLength: avgdl,
+      params: manifest.params,
+      analyzerId: manifest.analyzerId,
+      dir,
+      segments: segs.length,
+      deleted,
+      generation: manifest.generation,
+      segmentsWithoutImpacts: segs.filter((o) => !o.seg.hasImpacts).length,
+    };
   }
 
   /** Fills the norms of page p of segment os: the fast engine's expression over its doc lengths. */
@@ -603,19 +621,19 @@ export class DiskBm25 {
     const tl: DiskTaatList[] = lists.map((L, i) => ({ tb: L.tb, start: os.seg.impactStart(termIds[i]), weight: w.weights[i] }));
     const segAvgdl = os.seg.header.avgdl;
     const r = segAvgdl > 0 && this.avgdl > 0 ? this.avgdl / segAvgdl : 1;
-    const taat = (this.taatSearcher ??= new DiskTaat());
-    taat.search(
-      os.seg,
-      os.mask,
-      tl,
-      w.margin,
-      Math.min(r, 1 / r),
+    const taat = (this.taatSearcher ??= new DiskTaat(this.taatChunkDocs));
+    taat.search({
+      seg: os.seg,
+      mask: os.mask,
+      lists: tl,
+      margin: w.margin,
+      ratio: Math.min(r, 1 / r),
       lo,
       hi,
-      heap.k,
-      (d) => this.exactScore(os, lists, q, d),
-      (d, s) => offer(heap, os.base + d, s),
-    );
+      k: heap.k,
+      exact: (d) => this.exactScore(os, lists, q, d),
+      offer: (d, s) => offer(heap, os.base + d, s),
+    });
     const st = this.lastStats;
     st.taatSegments++;
     st.candidates += taat.stats.candidates;
@@ -1085,18 +1103,6 @@ function lowerBound(docs: Int32Array, n: number, d: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (docs[mid] < d) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** First block of tb whose last doc is ≥ d (tb.nb when none). */
-function firstBlockEndingAtOrAfter(tb: TermBlocks, d: number): number {
-  let lo = 0;
-  let hi = tb.nb;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (tb.last[mid] < d) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -72,5 +72,9 @@ export async function openOrBuildDiskBm25(
   const engine = openDiskBm25(dir, { analyzer, pageCacheMiB: cfg.pageCacheMiB / threads });
   const pool = threads > 1 ? await openDiskBm25Pool(engine, { threads, pageCacheMiB: cfg.pageCacheMiB, analyzerConfig: analyzer.config, log: opts.log }) : null;
   opts.log?.(`bm25-disk: ${engine.info.docCount} docs, ${pool?.threads ?? 1} thread(s) per query`);
+  if (engine.info.segmentsWithoutImpacts > 0)
+    opts.log?.(
+      `bm25-disk: ${engine.info.segmentsWithoutImpacts} of ${engine.info.segments} segment(s) of ${dir} have no quantised impacts (built by an earlier medsynth): long questions run the slower pruned search there (same hits); rebuild the index (bm25Disk.mode "rebuild") to add them`,
+    );
   return { engine, pool, built, dir, seconds: (performance.now() - t0) / 1000 };
 }

@@ -73,6 +73,55 @@ export interface DiskTaatList {
   weight: number;
 }
 
+/** One segment's search ({@link DiskTaat.search}). */
+export interface DiskTaatQuery {
+  seg: SegmentReader;
+  /** Its deleted documents (1 bit per doc) or null. */
+  mask: Uint8Array | null;
+  /** The query's lists in the segment, query order, weights from {@link taatWeights}. */
+  lists: readonly DiskTaatList[];
+  /** E of {@link taatWeights}. */
+  margin: number;
+  /** ρ_lo/ρ_hi = min(r, 1/r), r = avgdl_live / avgdl_segment (1 when equal). */
+  ratio: number;
+  /** Docs [lo, hi) of the segment (segment numbering; hi ≤ docCount). */
+  lo: number;
+  hi: number;
+  /** Hits wanted (integer ≥ 1). */
+  k: number;
+  /** The exact score of segment doc d (the caller's expression). */
+  exact: (d: number) => number;
+  /** Receives each finalist (segment doc, exact score), documents ascending. */
+  offer: (d: number, s: number) => void;
+}
+
+/**
+ * Documents per chunk: a query reads its lists' postings one chunk at a time, so the kernel holds
+ * at most one chunk's (≈ 8 MB for a MedEvidence question: ~2 postings per document) whatever the
+ * corpus size.
+ */
+export const DISK_TAAT_CHUNK = 16 * IMPACT_WINDOW;
+
+/** lo, the multiples of `chunk` in (lo, hi), then hi. */
+function chunkBounds(lo: number, hi: number, chunk: number): number[] {
+  const out = [lo];
+  for (let b = lo - (lo % chunk) + chunk; b < hi; b += chunk) out.push(b);
+  out.push(hi);
+  return out;
+}
+
+/** First block of tb whose last doc is ≥ d (tb.nb when none). */
+export function firstBlockEndingAtOrAfter(tb: TermBlocks, d: number): number {
+  let lo = 0;
+  let hi = tb.nb;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (tb.last[mid] < d) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Per-list cursor of one search. */
 interface Cursor {
   /** Term-relative postings [pa, pb) are loaded at st.packed[o, o + pb − pa). */
@@ -93,8 +142,8 @@ export interface DiskTaatStats {
 
 /**
  * TAAT searcher of one engine (one per thread): the accumulation kernel with room for the
- * largest query seen so far (grown by doubling: the query process keeps 4 bytes per posting of
- * its longest question) and the candidate buffers.
+ * largest chunk of postings seen so far ({@link DISK_TAAT_CHUNK}; grown by doubling) and the
+ * candidate buffers.
  */
 export class DiskTaat {
   private st: TaatState | null = null;
@@ -102,6 +151,9 @@ export class DiskTaat {
   private readonly docs = new Int32Array(BLOCK);
   private readonly tfs = new Float64Array(BLOCK);
   readonly stats: DiskTaatStats = { postings: 0, candidates: 0, finalists: 0 };
+
+  /** @param chunkDocs documents per chunk (a multiple of {@link IMPACT_WINDOW}; default {@link DISK_TAAT_CHUNK}). */
+  constructor(private readonly chunkDocs = DISK_TAAT_CHUNK) {}
 
   /** "wasm" when postings are added by the WebAssembly kernel, "js" otherwise, null before the first search. */
   get accumulator(): "wasm" | "js" | null {
@@ -120,45 +172,68 @@ export class DiskTaat {
   }
 
   /**
-   * Exact top-k candidates of docs [lo, hi) of one segment, offered with their exact scores.
-   * @param seg the segment (with impacts).
-   * @param mask its deleted documents (1 bit per doc) or null.
-   * @param lists the query's lists in the segment, query order, weights from {@link taatWeights}.
-   * @param margin E of {@link taatWeights}.
-   * @param ratio ρ_lo/ρ_hi = min(r, 1/r), r = avgdl_live / avgdl_segment (1 when equal).
-   * @param lo first doc (segment numbering; any), hi end (≤ docCount).
-   * @param k hits wanted (integer ≥ 1).
-   * @param exact the exact score of segment doc d (the caller's expression).
-   * @param offer receives each finalist (segment doc, exact score), documents ascending.
+   * Exact top-k candidates of docs [lo, hi) of one segment ({@link DiskTaatQuery}), each offered
+   * with its exact score: per chunk of {@link DISK_TAAT_CHUNK} documents the lists' postings are
+   * read into the kernel's memory, then added window by window (steps 2–3 of fast-taat.ts); the
+   * documents left in the final band are scored exactly.
    */
-  search(
-    seg: SegmentReader,
-    mask: Uint8Array | null,
-    lists: readonly DiskTaatList[],
-    margin: number,
-    ratio: number,
-    lo: number,
-    hi: number,
-    k: number,
-    exact: (d: number) => number,
-    offer: (d: number, s: number) => void,
-  ): void {
-    const cursors = lists.map((L) => this.range(seg, L.tb, lo, hi));
+  search(q: DiskTaatQuery): void {
+    const { seg, lists, lo, hi, k, margin, ratio } = q;
+    const bounds = chunkBounds(lo, hi, this.chunkDocs);
+    const ends = lists.map((L) => this.chunkPositions(seg, L.tb, bounds));
+    let widest = 0;
     let total = 0;
-    for (const c of cursors) total += c.pb - c.pa;
-    const st = this.state(total);
-    let o = 0;
-    for (let i = 0; i < lists.length; i++) {
-      const c = cursors[i];
-      c.o = c.cur = o;
-      if (c.pb > c.pa) seg.readImpacts(lists[i].start + c.pa, c.pb - c.pa, st.packed, o);
-      o += c.pb - c.pa;
+    for (let c = 0; c + 1 < bounds.length; c++) {
+      let n = 0;
+      for (const e of ends) n += e[c + 1] - e[c];
+      widest = Math.max(widest, n);
+      total += n;
     }
-    this.stats.postings = total;
+    const st = this.state(widest);
     resetTaatRun(st);
     ensureHeaps(st, k);
-    for (let base = lo - (lo % IMPACT_WINDOW); base < hi; base += IMPACT_WINDOW) {
-      const end = Math.min(base + IMPACT_WINDOW, hi);
+    const cursors: Cursor[] = lists.map((L) => ({ pa: 0, pb: 0, o: 0, cur: 0, bj: firstBlockEndingAtOrAfter(L.tb, lo) }));
+    for (let c = 0; c + 1 < bounds.length; c++) {
+      this.loadChunk(q, cursors, ends, c);
+      this.accumulateChunk(q, st, cursors, bounds[c], bounds[c + 1]);
+    }
+    this.stats.postings = total;
+    const { nc, floor } = taatFinalFloor(st, k, margin, ratio);
+    let finalists = 0;
+    for (let i = 0; i < nc; i++) {
+      if (st.candU[i] < floor) continue;
+      finalists++;
+      q.offer(st.cand[i], q.exact(st.cand[i]));
+    }
+    this.stats.candidates = nc;
+    this.stats.finalists = finalists;
+  }
+
+  /** Term-relative positions of a list's first posting at or above each chunk bound (straddling blocks decoded). */
+  private chunkPositions(seg: SegmentReader, tb: TermBlocks, bounds: readonly number[]): number[] {
+    const c: Cursor = { pa: 0, pb: 0, o: 0, cur: 0, bj: firstBlockEndingAtOrAfter(tb, bounds[0]) };
+    return bounds.map((d) => this.positionAtOrAbove(seg, tb, c, d));
+  }
+
+  /** Reads chunk c's postings of every list into the kernel's memory, one list after the other, and points the cursors at them. */
+  private loadChunk(q: DiskTaatQuery, cursors: Cursor[], ends: number[][], c: number): void {
+    const packed = (this.st as TaatState).packed;
+    let o = 0;
+    for (let i = 0; i < q.lists.length; i++) {
+      const cur = cursors[i];
+      cur.pa = ends[i][c];
+      cur.pb = ends[i][c + 1];
+      cur.o = cur.cur = o;
+      if (cur.pb > cur.pa) q.seg.readImpacts(q.lists[i].start + cur.pa, cur.pb - cur.pa, packed, o);
+      o += cur.pb - cur.pa;
+    }
+  }
+
+  /** Steps 2–3 over the windows of docs [from, to): each list's postings in a window added with its weight, then one pass over the window. */
+  private accumulateChunk(q: DiskTaatQuery, st: TaatState, cursors: Cursor[], from: number, to: number): void {
+    const { seg, lists } = q;
+    for (let base = from - (from % IMPACT_WINDOW); base < to; base += IMPACT_WINDOW) {
+      const end = Math.min(base + IMPACT_WINDOW, to);
       let added = false;
       for (let i = 0; i < lists.length; i++) {
         const c = cursors[i];
@@ -169,27 +244,8 @@ export class DiskTaat {
           added = true;
         }
       }
-      if (added) collectAndClear(st, end - base, base, k, margin, ratio, mask);
+      if (added) collectAndClear(st, end - base, base, q.k, q.margin, q.ratio, q.mask);
     }
-    const { nc, floor } = taatFinalFloor(st, k, margin, ratio);
-    let finalists = 0;
-    for (let i = 0; i < nc; i++) {
-      if (st.candU[i] < floor) continue;
-      finalists++;
-      offer(st.cand[i], exact(st.cand[i]));
-    }
-    this.stats.candidates = nc;
-    this.stats.finalists = finalists;
-  }
-
-  /** The term-relative postings [pa, pb) of a list whose documents are in [lo, hi). */
-  private range(seg: SegmentReader, tb: TermBlocks, lo: number, hi: number): Cursor {
-    const c: Cursor = { pa: 0, pb: 0, o: 0, cur: 0, bj: 0 };
-    c.pa = this.positionAtOrAbove(seg, tb, c, lo);
-    const bj = c.bj;
-    c.pb = this.positionAtOrAbove(seg, tb, c, hi);
-    c.bj = bj;
-    return c;
   }
 
   /**

@@ -62,6 +62,9 @@ describe("on-disk BM25, term-at-a-time = in-memory engine (bit-identical)", () =
     const disk = openDiskBm25(dir, { strategy: "taat" });
     same(disk, mem, [...long, ...short.slice(0, 60)], [1, 10, 100]);
     expect(disk.taatAccumulator).toBe("wasm");
+    // Postings read in chunks of one window (two chunks here; the default chunk holds 16 windows).
+    same(openDiskBm25(dir, { strategy: "taat", taatChunkDocs: 65_536 }), mem, long.slice(0, 30), [10, 100]);
+    expect(() => openDiskBm25(dir, { taatChunkDocs: 1000 })).toThrow("taatChunkDocs 1000 is not a positive multiple of 65536");
     const auto = openDiskBm25(dir);
     auto.searchSync(long[0], 10);
     expect(auto.lastStats.taatSegments).toBe(1);
