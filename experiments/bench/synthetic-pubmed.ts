@@ -938,24 +938,28 @@ const unesc = (s: string) =>
  * @param opts.entries entries generated (documents returned ≈ entries × (1 − deleteShare)).
  */
 export function* syntheticDocs(model: SyntheticModel, opts: { entries: number; perFile?: number; seed?: number; deleteShare?: number }): Generator<SyntheticDoc> {
+  const files = Math.ceil(opts.entries / (opts.perFile ?? DEFAULT_PER_FILE));
+  for (let f = 0; f < files; f++) yield* syntheticFileDocs(model, f, opts);
+}
+
+/** The documents of file `f` (0-based) of {@link syntheticDocs}: the entries file f holds, minus its deleted PMIDs. */
+export function syntheticFileDocs(model: SyntheticModel, f: number, opts: { entries: number; perFile?: number; seed?: number; deleteShare?: number }): SyntheticDoc[] {
   const perFile = opts.perFile ?? DEFAULT_PER_FILE;
-  const seed = opts.seed ?? 1;
-  const files = Math.ceil(opts.entries / perFile);
-  for (let f = 0; f < files; f++) {
-    const start = f * perFile;
-    const count = Math.min(perFile, opts.entries - start);
-    const deleted = new Set(deletedPmids(f, perFile, opts.entries, opts.deleteShare ?? 0.001));
-    const w = new EntryWriter(model, seed, f);
-    for (let i = 0; i < count; i++) {
-      const xml = w.entry(start + i);
-      const pmid = SYNTHETIC_PMID_BASE + start + i;
-      if (deleted.has(pmid)) continue;
-      const title = unesc(/<ArticleTitle>([\s\S]*?)<\/ArticleTitle>/.exec(xml)?.[1] ?? "");
-      const parts: string[] = [];
-      for (const m of xml.matchAll(/<AbstractText(?: Label="([^"]*)")?[^>]*>([\s\S]*?)<\/AbstractText>/g)) parts.push(m[1] ? `${unesc(m[1])}: ${m[2]}` : m[2]);
-      yield { id: String(pmid), title, text: parts.join(" ") };
-    }
+  const start = f * perFile;
+  const count = Math.min(perFile, opts.entries - start);
+  const deleted = new Set(deletedPmids(f, perFile, opts.entries, opts.deleteShare ?? 0.001));
+  const w = new EntryWriter(model, opts.seed ?? 1, f);
+  const out: SyntheticDoc[] = [];
+  for (let i = 0; i < count; i++) {
+    const xml = w.entry(start + i);
+    const pmid = SYNTHETIC_PMID_BASE + start + i;
+    if (deleted.has(pmid)) continue;
+    const title = unesc(/<ArticleTitle>([\s\S]*?)<\/ArticleTitle>/.exec(xml)?.[1] ?? "");
+    const parts: string[] = [];
+    for (const m of xml.matchAll(/<AbstractText(?: Label="([^"]*)")?[^>]*>([\s\S]*?)<\/AbstractText>/g)) parts.push(m[1] ? `${unesc(m[1])}: ${m[2]}` : m[2]);
+    out.push({ id: String(pmid), title, text: parts.join(" ") });
   }
+  return out;
 }
 
 /** Summary of {@link generateSyntheticPubmed}. */
@@ -1144,7 +1148,7 @@ async function cli(): Promise<void> {
     );
 }
 
-if (!isMainThread && (workerData as { model?: unknown } | null)?.model) runSyntheticWorker();
+if (!isMainThread && (workerData as { model?: unknown; options?: unknown } | null)?.options) runSyntheticWorker();
 else if (isMainThread && process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   cli().catch((e) => {
     console.error(e instanceof Error ? e.message : e);
