@@ -18,12 +18,14 @@ const show = (v: unknown) => (v === undefined ? "(unset)" : (stringify(v) ?? "(u
 
 /**
  * Retriever options that change only speed or memory, never a result (the on-disk BM25's threads
- * per query and page cache: same hits and scores, tests/retrieval/bm25-disk-parallel.test.ts):
+ * per query, page cache and search strategy: same hits and scores, tests/retrieval/bm25-disk-parallel.test.ts,
+ * tests/retrieval/bm25-disk-taat.test.ts):
  * left out of the comparison, so changing them never blocks reusing finished cells.
  */
 export const SPEED_ONLY_RETRIEVER_OPTIONS = [
   ["bm25Disk", "threads"],
   ["bm25Disk", "pageCacheMiB"],
+  ["bm25Disk", "strategy"],
 ] as const;
 
 /** A copy of retriever options without {@link SPEED_ONLY_RETRIEVER_OPTIONS} (an emptied `bm25Disk` dropped). */

@@ -26,6 +26,9 @@
  * bounds sum below theta are skipped without reading a posting; lists whose bounds sum below theta
  * are non-essential: only blocks holding candidates are decoded for them. Every decision keeps a
  * 1e-6 relative margin and the survivors are scored with the exact expression in query order.
+ * Long questions (≥ {@link DISK_TAAT_MIN_POSTINGS_PER_DOC} postings per document of a segment)
+ * go term-at-a-time instead, over the segment's quantised impacts ({@link ./disk-taat.ts}; same
+ * hits and scores), in segments that have them (built since round 10).
  *
  * Opening reads `index.json` and the segments' headers only (v2: the term hash table, per-term
  * arrays and live totals are persisted at build / update / merge); vocabulary, per-term arrays and

@@ -34,6 +34,12 @@ export const DiskBm25ConfigSchema = z
     threads: z
       .custom<"auto" | number>((v) => v === "auto" || (typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= 64), { error: 'expected "auto" or a whole number from 1 to 64' })
       .default("auto"),
+    /**
+     * How a query searches each segment (same hits and scores either way; `disk-engine.ts`'s
+     * `DiskBm25Strategy`): `auto` (default: quantised term-at-a-time for long questions, block-max
+     * MaxScore for short queries), `taat`, or `pruned`.
+     */
+    strategy: z.enum(["auto", "taat", "pruned"]).default("auto"),
     /** `open-or-build` (default; resumes an interrupted build), `rebuild`, or `open` (never builds). */
     mode: z.enum(["open-or-build", "rebuild", "open"]).default("open-or-build"),
   })
@@ -69,7 +75,7 @@ export async function openOrBuildDiskBm25(
     built = true;
   }
   const threads = searchThreads(cfg.threads, readDiskManifest(dir)?.liveDocs ?? 0);
-  const engine = openDiskBm25(dir, { analyzer, pageCacheMiB: cfg.pageCacheMiB / threads });
+  const engine = openDiskBm25(dir, { analyzer, pageCacheMiB: cfg.pageCacheMiB / threads, strategy: cfg.strategy });
   const pool = threads > 1 ? await openDiskBm25Pool(engine, { threads, pageCacheMiB: cfg.pageCacheMiB, analyzerConfig: analyzer.config, log: opts.log }) : null;
   opts.log?.(`bm25-disk: ${engine.info.docCount} docs, ${pool?.threads ?? 1} thread(s) per query`);
   if (engine.info.segmentsWithoutImpacts > 0)

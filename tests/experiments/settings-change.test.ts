@@ -19,11 +19,11 @@ describe("settings outside the cell keys (retrieval, seed, promptDir)", () => {
     expect(changedSettings(a as unknown as Record<string, unknown>, cfg("o", { concurrency: 9, repeats: 2 }))).toEqual([]);
   });
 
-  it("speed-only retriever options (on-disk BM25 threads and page cache) never count as a change; other bm25Disk keys do", () => {
+  it("speed-only retriever options (on-disk BM25 threads, page cache and strategy) never count as a change; other bm25Disk keys do", () => {
     const opts = (bm25Disk: Record<string, unknown>) => cfg("o", { retrieval: { corpus: "bundled", options: { engine: "disk", bm25Disk }, settings: { s: { bm25Disk } } } });
-    const a = opts({ threads: 2, pageCacheMiB: 64 });
+    const a = opts({ threads: 2, pageCacheMiB: 64, strategy: "pruned" });
     expect(changedSettings(a as unknown as Record<string, unknown>, opts({ threads: 1 }))).toEqual([]);
-    expect(changedSettings(a as unknown as Record<string, unknown>, opts({ threads: "auto", pageCacheMiB: 512 }))).toEqual([]);
+    expect(changedSettings(a as unknown as Record<string, unknown>, opts({ threads: "auto", pageCacheMiB: 512, strategy: "taat" }))).toEqual([]);
     expect(changedSettings(a as unknown as Record<string, unknown>, opts({ threads: 2, dir: "/elsewhere" }))).toEqual([
       'retrieval.options: {"engine":"disk"} → {"bm25Disk":{"dir":"/elsewhere"},"engine":"disk"}',
       'retrieval.settings: {"s":{}} → {"s":{"bm25Disk":{"dir":"/elsewhere"}}}',
