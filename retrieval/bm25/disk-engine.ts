@@ -349,6 +349,8 @@ export interface DiskOpenOptions {
   strategy?: DiskBm25Strategy;
   /** Documents per chunk of the term-at-a-time path (default {@link DISK_TAAT_CHUNK}; a multiple of 65,536; tests use one window). */
   taatChunkDocs?: number;
+  /** How the term-at-a-time path adds postings: `wasm` (default; JavaScript when the kernel cannot be made) or `js` (tests compare both). */
+  taatAccumulator?: "wasm" | "js";
 }
 
 /**
@@ -379,7 +381,7 @@ export function openDiskBm25(dir: string, opts: DiskOpenOptions = {}): DiskBm25 
   if (analyzer.id !== m.analyzerId) throw new Error(`on-disk BM25: ${dir} was built with analyzer ${m.analyzerId} but ${analyzer.id} was given; rebuild the index`);
   const chunk = opts.taatChunkDocs ?? DISK_TAAT_CHUNK;
   if (!Number.isInteger(chunk / IMPACT_WINDOW) || chunk < IMPACT_WINDOW) throw new RangeError(`on-disk BM25: taatChunkDocs ${chunk} is not a positive multiple of ${IMPACT_WINDOW}`);
-  return new DiskBm25(dir, m, analyzer, new PageCache((opts.pageCacheMiB ?? DEFAULT_PAGE_CACHE_MIB) * 2 ** 20), opts.strategy ?? "auto", chunk);
+  return new DiskBm25(dir, m, analyzer, new PageCache((opts.pageCacheMiB ?? DEFAULT_PAGE_CACHE_MIB) * 2 ** 20), opts.strategy ?? "auto", chunk, opts.taatAccumulator ?? "wasm");
 }
 
 interface OpenSegment {
@@ -430,6 +432,7 @@ export class DiskBm25 {
     /** How segments are searched ({@link DiskBm25Strategy}). */
     readonly strategy: DiskBm25Strategy = "auto",
     private readonly taatChunkDocs = DISK_TAAT_CHUNK,
+    private readonly taatAccumulatorKind: "wasm" | "js" = "wasm",
   ) {
     this.cache = cache;
     const { k1, b } = manifest.params;
@@ -628,7 +631,7 @@ export class DiskBm25 {
     const tl: DiskTaatList[] = lists.map((L, i) => ({ tb: L.tb, start: os.seg.impactStart(termIds[i]), weight: w.weights[i] }));
     const segAvgdl = os.seg.header.avgdl;
     const r = segAvgdl > 0 && this.avgdl > 0 ? this.avgdl / segAvgdl : 1;
-    const taat = (this.taatSearcher ??= new DiskTaat(this.taatChunkDocs));
+    const taat = (this.taatSearcher ??= new DiskTaat(this.taatChunkDocs, this.taatAccumulatorKind));
     taat.search({
       seg: os.seg,
       mask: os.mask,

@@ -152,8 +152,14 @@ export class DiskTaat {
   private readonly tfs = new Float64Array(BLOCK);
   readonly stats: DiskTaatStats = { postings: 0, candidates: 0, finalists: 0 };
 
-  /** @param chunkDocs documents per chunk (a multiple of {@link IMPACT_WINDOW}; default {@link DISK_TAAT_CHUNK}). */
-  constructor(private readonly chunkDocs = DISK_TAAT_CHUNK) {}
+  /**
+   * @param chunkDocs documents per chunk (a multiple of {@link IMPACT_WINDOW}; default {@link DISK_TAAT_CHUNK}).
+   * @param accumulatorKind `wasm` (default; JavaScript when the kernel cannot be made) or `js` (tests compare both).
+   */
+  constructor(
+    private readonly chunkDocs = DISK_TAAT_CHUNK,
+    private readonly accumulatorKind: "wasm" | "js" = "wasm",
+  ) {}
 
   /** "wasm" when postings are added by the WebAssembly kernel, "js" otherwise, null before the first search. */
   get accumulator(): "wasm" | "js" | null {
@@ -163,7 +169,7 @@ export class DiskTaat {
   private state(postings: number): TaatState {
     if (this.st && postings <= this.capacity) return this.st;
     const cap = Math.max(postings, 2 * this.capacity, 1 << 16);
-    const kernel = createTaatKernel(cap, IMPACT_WINDOW);
+    const kernel = this.accumulatorKind === "wasm" ? createTaatKernel(cap, IMPACT_WINDOW) : null;
     const st = taatBuffers(kernel, IMPACT_WINDOW);
     if (!kernel) st.packed = new Int32Array(cap);
     this.st = st;

@@ -64,6 +64,10 @@ describe("on-disk BM25, term-at-a-time = in-memory engine (bit-identical)", () =
     expect(disk.taatAccumulator).toBe("wasm");
     // Postings read in chunks of one window (two chunks here; the default chunk holds 16 windows).
     same(openDiskBm25(dir, { strategy: "taat", taatChunkDocs: 65_536 }), mem, long.slice(0, 30), [10, 100]);
+    // Postings added in JavaScript (no WebAssembly, e.g. node --jitless): the same.
+    const js = openDiskBm25(dir, { strategy: "taat", taatAccumulator: "js" });
+    same(js, mem, long.slice(0, 30), [10, 100]);
+    expect(js.taatAccumulator).toBe("js");
     expect(() => openDiskBm25(dir, { taatChunkDocs: 1000 })).toThrow("taatChunkDocs 1000 is not a positive multiple of 65536");
     const auto = openDiskBm25(dir);
     auto.searchSync(long[0], 10);
