@@ -370,6 +370,9 @@ export type DiskBm25Strategy = "auto" | "pruned" | "taat";
  */
 export const DISK_TAAT_MIN_POSTINGS_PER_DOC = 0.2;
 
+/** `auto` answers term-at-a-time only queries of at most this many distinct known terms (each weight then ≥ ~60: see {@link ./disk-taat.ts}). */
+export const DISK_TAAT_MAX_TERMS = 512;
+
 /**
  * Opens the index in `dir` for queries.
  * @throws Error naming the folder when it holds no index, the analyzer differs, or a file is corrupt.
@@ -616,6 +619,9 @@ export class DiskBm25 {
   private useTaat(os: OpenSegment, lists: List[]): boolean {
     if (this.strategy === "pruned" || !os.seg.hasImpacts) return false;
     if (this.strategy === "taat") return true;
+    // Hundreds of terms leave each a small integer weight, whose rounding widens the final band
+    // towards the whole corpus (same hits, slower): such queries stay pruned.
+    if (lists.length > DISK_TAAT_MAX_TERMS) return false;
     let postings = 0;
     for (const L of lists) postings += L.tb.df;
     return postings >= DISK_TAAT_MIN_POSTINGS_PER_DOC * os.seg.docCount;

@@ -732,7 +732,8 @@ export class SegmentReader {
       } catch (e) {
         throw new Error(`on-disk BM25: ${join(dir, name)} is missing (${(e as Error).message})`);
       }
-      if (cache.size(f) !== bytes) throw new Error(`on-disk BM25: ${join(dir, name)} has ${cache.size(f)} bytes, expected ${bytes}; the index is corrupt`);
+      if (cache.size(f) !== bytes)
+        throw new Error(`on-disk BM25: ${join(dir, name)} has ${cache.size(f)} bytes, expected ${bytes}; the index is corrupt: delete the index folder and rebuild it (bm25Disk.mode "rebuild")`);
       return f;
     };
     this.fBlocks = file("blocks.bin", header.blocks * BLOCK_RECORD);
@@ -846,7 +847,8 @@ export class SegmentReader {
     const bytes = new Uint8Array(out.buffer, out.byteOffset + at * 4, n * 4);
     for (let off = 0; off < bytes.length; ) {
       const got = readSync(this.impactFd, bytes, off, bytes.length - off, from * 4 + off);
-      if (got === 0) throw new Error(`on-disk BM25: ${join(this.dir, "impacts.u32")} ends before posting ${from + n}; the index is corrupt`);
+      if (got === 0)
+        throw new Error(`on-disk BM25: ${join(this.dir, "impacts.u32")} ends before posting ${from + n}; the index is corrupt: delete the index folder and rebuild it (bm25Disk.mode "rebuild")`);
       off += got;
     }
     diskIo.bytesRead += n * 4;

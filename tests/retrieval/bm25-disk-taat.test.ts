@@ -75,6 +75,12 @@ describe("on-disk BM25, term-at-a-time = in-memory engine (bit-identical)", () =
     expect(auto.lastStats.finalists).toBeLessThan(200); // a handful beyond k, not the corpus
     auto.searchSync(words.text(mulberry32(3), 2), 10);
     expect(auto.lastStats.taatSegments).toBe(0); // a 2-word query stays pruned
+    // ~1,100 distinct terms: small weights, a wide band — auto stays pruned; forced TAAT is still exact.
+    const huge = words.text(mulberry32(4), 3000);
+    expect(idsAndScores(auto.searchSync(huge, 10))).toEqual(idsAndScores(mem.searchSync(huge, 10)));
+    expect(auto.lastStats.taatSegments).toBe(0);
+    expect(idsAndScores(disk.searchSync(huge, 10))).toEqual(idsAndScores(mem.searchSync(huge, 10)));
+    expect(disk.lastStats.taatSegments).toBe(1);
   }, 120_000);
 
   it("parallel slices (2 and 3) merge to the whole index's top k", () => {
