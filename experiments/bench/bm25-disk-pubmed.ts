@@ -8,15 +8,18 @@
  * measures those through the CLI at 5.7 M).
  *
  * Usage: `npx tsx experiments/bench/bm25-disk-pubmed.ts --docs 24000000 --dir /tmp/bm25-24m
- *   [--stages build,query] [--seed 1] [--rounds 3] [--json out.json]`
- * - build: seconds, CPU seconds, peak RSS of this process (generator thread included), postings,
- *   index bytes (with the impacts file apart);
+ *   [--stages build,query] [--seed 1] [--rounds 3] [--generator process|thread] [--json out.json]`
+ * - build: seconds, CPU seconds and peak RSS of the building process, postings, index bytes (with
+ *   the impacts file apart); the generator runs in a child process feeding JSON lines (default) or
+ *   in a worker thread of the building process (`--generator thread`: its memory and CPU counted
+ *   with the build's);
  * - query (a child process per variant, interleaved over `--rounds`): open s, cold first query,
  *   warm p50 / p95 / mean, CPU per question, peak RSS — term-at-a-time on 1 thread, on 2 threads
  *   (the retriever's pool) and the pruned search on 1 thread.
  */
-import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,13 +70,50 @@ async function* documents(data: GenData): AsyncGenerator<SyntheticDoc[]> {
   }
 }
 
-async function build(dir: string, entries: number, seed: number): Promise<Record<string, unknown>> {
+/** Child process of `--generator process`: the documents as JSON lines on stdout (a pipe: writes block, so the build paces it). */
+async function generatorProcess(entries: number, seed: number): Promise<void> {
+  const model = await loadModel({ seed });
+  const files = Math.ceil(entries / DEFAULT_PER_FILE);
+  for (let f = 0; f < files; f++) {
+    let out = "";
+    for (const d of syntheticFileDocs(model, f, { entries, seed })) out += `${JSON.stringify(d)}\n`;
+    const buf = Buffer.from(out, "utf8");
+    for (let off = 0; off < buf.length; ) {
+      try {
+        off += writeSync(1, buf, off, buf.length - off);
+      } catch (e) {
+        // A full non-blocking pipe: wait for the reader.
+        if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
+        await new Promise((res) => setTimeout(res, 5));
+      }
+    }
+  }
+}
+
+/** The documents of a `--gen-child` process, in batches (the build process's memory is then its own). */
+async function* documentsFromProcess(entries: number, seed: number): AsyncGenerator<SyntheticDoc[]> {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--gen-child", String(entries), String(seed)], { stdio: ["ignore", "pipe", "inherit"] });
+  let batch: SyntheticDoc[] = [];
+  for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream, crlfDelay: Infinity })) {
+    batch.push(JSON.parse(line));
+    if (batch.length === 16_384) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
+  const code: number = child.exitCode ?? (await new Promise((res) => child.once("exit", res)));
+  if (code !== 0) throw new Error(`generator process exited with ${code}`);
+}
+
+async function build(dir: string, entries: number, seed: number, inProcess: boolean): Promise<Record<string, unknown>> {
   const { buildDiskBm25 } = await import("../../retrieval/bm25/disk-engine.ts");
-  const model = await loadModel({ seed, log: (l) => console.log(l) });
+  const model = inProcess ? await loadModel({ seed, log: (l) => console.log(l) }) : null;
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   let last = 0;
-  const m = await buildDiskBm25(dir, documents({ model, entries, seed }), {
+  const stream = model ? documents({ model, entries, seed }) : documentsFromProcess(entries, seed);
+  const m = await buildDiskBm25(dir, stream, {
     log: (l) => {
       if (performance.now() - last > 60_000 || !l.includes(" run ")) {
         console.log(`  [${((performance.now() - t0) / 1000).toFixed(0)} s] ${l}`);
@@ -140,6 +180,7 @@ async function queryChild(dir: string, variant: string, questionsPath: string): 
 
 async function main(): Promise<void> {
   if (process.argv[2] === "--child") return queryChild(process.argv[3], process.argv[4], process.argv[5]);
+  if (process.argv[2] === "--gen-child") return generatorProcess(Number(process.argv[3]), Number(process.argv[4]));
   const entries = Number(arg("docs", "24000000"));
   const dir = arg("dir", "/tmp/bm25-disk-pubmed");
   const seed = Number(arg("seed", "1"));
@@ -150,7 +191,8 @@ async function main(): Promise<void> {
   );
   const out: Record<string, unknown> = { entries };
   if (stages.includes("build")) {
-    out.build = await build(dir, entries, seed);
+    // `process`: the generator in a child process, so peak RSS and CPU are the build's own; `thread`: in a worker thread of this process.
+    out.build = await build(dir, entries, seed, arg("generator", "process") === "thread");
     console.log("build", JSON.stringify(out.build));
   }
   if (stages.includes("query")) {
