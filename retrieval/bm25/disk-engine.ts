@@ -370,7 +370,7 @@ export type DiskBm25Strategy = "auto" | "pruned" | "taat";
  */
 export const DISK_TAAT_MIN_POSTINGS_PER_DOC = 0.2;
 
-/** `auto` answers term-at-a-time only queries of at most this many distinct known terms (each weight then ≥ ~60: see {@link ./disk-taat.ts}). */
+/** `auto` answers term-at-a-time only queries of at most this many distinct known terms (weights then average ≥ ~60 of the 32,767 budget: see {@link ./disk-taat.ts}). */
 export const DISK_TAAT_MAX_TERMS = 512;
 
 /**

@@ -243,7 +243,8 @@ export class DiskTaat {
       let added = false;
       for (let i = 0; i < lists.length; i++) {
         const c = cursors[i];
-        const e = c.o + this.positionAtOrAbove(seg, lists[i].tb, c, end) - c.pa;
+        // The chunk's end was located when it was loaded (pb): not again (a straddling block would be decoded twice).
+        const e = c.o + (end === to ? c.pb : this.positionAtOrAbove(seg, lists[i].tb, c, end)) - c.pa;
         if (e > c.cur) {
           addPostings(st, c.cur, e, lists[i].weight);
           c.cur = e;
