@@ -23,7 +23,9 @@
  *
  * Usage: `nice -n 10 npx tsx experiments/bench/scale.ts --docs 25000,100000 [--json out.json]
  *   [--work dir] [--rounds 3] [--min-seconds 1] [--no-dense] [--no-bm25s] [--bm25s-max 1000000]
- *   [--timeout-min 30] [--keep] [--natural] [--stages ingest,bm25,cli,query,dense,bm25s] [--bm25-engine fast|wink|disk]`;
+ *   [--timeout-min 30] [--keep] [--natural] [--stages ingest,bm25,cli,query,dense,bm25s] [--bm25-engine fast|wink|disk]
+ *   [--compression none|lz4|zstd|lance-default] [--drop-xml]`; `--compression` is passed to `corpus ingest`, `--drop-xml`
+ *   deletes the generated XML once it is ingested (at 24 M the XML and a full store do not fit this machine's disk together).
  *   `--natural` adds the same bm25s comparison on the real bundled abstracts (3.3 k, no copies) as a
  *   reference row. `--stages` measures only the stages named (default all; the synthetic XML is
  *   always generated or reused; without `ingest` an existing store of the work folder is reused, e.g.
@@ -375,6 +377,22 @@ export const STAGES = ["ingest", "bm25", "cli", "query", "dense", "bm25s"] as co
 type Stage = (typeof STAGES)[number];
 
 /**
+ * `--drop-xml`: delete a size's generated `.xml.gz` files after its ingest succeeded, and mark the
+ * manifest (`xmlDropped`) so a later run with `--stages` leaving ingest out reuses the store
+ * without regenerating the XML (at 24 M the XML is ≈ 21 GB of disk beside the store).
+ */
+function dropXmlFiles(xml: string, manifest: string, log: (l: string) => void): void {
+  let bytes = 0;
+  for (const f of readdirSync(xml)) {
+    if (!f.endsWith(".xml.gz")) continue;
+    bytes += statSync(join(xml, f)).size;
+    rmSync(join(xml, f));
+  }
+  writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, "utf8")), xmlDropped: true }) + "\n");
+  log(`synthetic XML deleted after the ingest (--drop-xml): ${mb(bytes)} freed`);
+}
+
+/**
  * `--stages` → the set of stages to run.
  * @throws Error naming an unknown stage.
  */
@@ -406,6 +424,10 @@ async function measureSize(
     seed: number;
     stages: Set<Stage>;
     bm25Engine: string | null;
+    /** `corpus ingest --compression` (null: the CLI's default). */
+    compression: string | null;
+    /** Delete the generated `.xml.gz` files once the ingest succeeded (the manifest stays, so later `--stages` without ingest reuse the store). */
+    dropXml: boolean;
   },
 ): Promise<SizeResult> {
   const out: SizeResult = { docs: n };
@@ -418,7 +440,13 @@ async function measureSize(
   // 1. Synthetic XML (reused when the folder already holds this size and seed).
   const manifest = join(xml, "SYNTHETIC.json");
   const prior = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, "utf8")) as { entries: number; seed: number; generatorVersion?: number }) : null;
-  if (!prior || prior.entries !== n || prior.seed !== o.seed || prior.generatorVersion !== GENERATOR_VERSION) {
+  const same = prior !== null && prior.entries === n && prior.seed === o.seed && prior.generatorVersion === GENERATOR_VERSION;
+  const dropped = same && (prior as { xmlDropped?: boolean }).xmlDropped === true;
+  if (dropped && !o.stages.has("ingest")) {
+    out.generateS = (prior as { seconds?: number }).seconds ?? null;
+    out.xmlBytes = na("XML deleted after its ingest (--drop-xml)");
+    log(`synthetic XML: deleted after the ingest of an earlier run (--drop-xml); its store is reused`);
+  } else if (!same || dropped) {
     rmSync(xml, { recursive: true, force: true });
     const g = await generateSyntheticPubmed(model, { outDir: xml, entries: n, seed: o.seed });
     writeFileSync(manifest, JSON.stringify({ synthetic: true, generatorVersion: GENERATOR_VERSION, entries: n, seed: o.seed, seconds: g.seconds, deletes: g.deletes, words: g.words }) + "\n");
@@ -438,7 +466,8 @@ async function measureSize(
   if (has("ingest")) {
     rmSync(store, { recursive: true, force: true });
     rmSync(cache, { recursive: true, force: true });
-    const ing = await runCli(["corpus", "ingest", xml, "--store", store, "--json", "--no-progress"], env, o.timeoutMs);
+    const compression = o.compression ? ["--compression", o.compression] : [];
+    const ing = await runCli(["corpus", "ingest", xml, "--store", store, ...compression, "--json", "--no-progress"], env, o.timeoutMs);
     const ingFail = failure(ing, "corpus ingest");
     out.ingestS = ingFail ?? ing.wallS;
     out.ingestPeakRss = ingFail ?? ing.rss;
@@ -448,6 +477,7 @@ async function measureSize(
       return out;
     }
     log(`ingest: ${s1(ing.wallS)} (CPU ${s1(ing.cpuS)}), peak RSS ${gb(ing.rss)}`);
+    if (o.dropXml) dropXmlFiles(xml, manifest, log);
   } else if (existsSync(store)) {
     out.ingestS = na("--stages without ingest: store reused");
     log(`ingest: skipped, store reused (${store})`);
@@ -650,6 +680,8 @@ async function main(): Promise<void> {
       natural: { type: "boolean", default: false },
       stages: { type: "string" },
       "bm25-engine": { type: "string" },
+      compression: { type: "string" },
+      "drop-xml": { type: "boolean", default: false },
     },
   });
   const sizes = values.docs === "none" ? [] : values.docs.split(",").map((s) => Number(s.trim()));
@@ -708,6 +740,8 @@ async function main(): Promise<void> {
         seed,
         stages,
         bm25Engine,
+        compression: values.compression ?? null,
+        dropXml: values["drop-xml"],
       }),
     );
     if (values.json) writeFileSync(values.json, JSON.stringify({ partial: true, results }, null, 2) + "\n");
