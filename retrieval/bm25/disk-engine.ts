@@ -434,8 +434,10 @@ export class DiskBm25 {
     cache: PageCache,
     /** How segments are searched ({@link DiskBm25Strategy}). */
     readonly strategy: DiskBm25Strategy = "auto",
-    private readonly taatChunkDocs = DISK_TAAT_CHUNK,
-    private readonly taatAccumulatorKind: "wasm" | "js" = "wasm",
+    /** Documents per chunk of the term-at-a-time path ({@link DiskOpenOptions.taatChunkDocs}). */
+    readonly taatChunkDocs = DISK_TAAT_CHUNK,
+    /** How the term-at-a-time path adds postings ({@link DiskOpenOptions.taatAccumulator}). */
+    readonly taatAccumulatorKind: "wasm" | "js" = "wasm",
   ) {
     this.cache = cache;
     const { k1, b } = manifest.params;

@@ -21,6 +21,9 @@ export interface DiskWorkerData {
   analyzerConfig: AnalyzerConfig;
   /** The calling thread's engine's strategy (same results either way; the same work per slice). */
   strategy: DiskBm25Strategy;
+  /** The calling thread's engine's term-at-a-time chunk and accumulator (same results; tests vary them). */
+  taatChunkDocs: number;
+  taatAccumulator: "wasm" | "js";
 }
 /** Messages from the main thread. */
 export type ToDiskWorker = { type: "search"; id: number; query: string; k: number; part: number; parts: number; shared: SharedArrayBuffer };
@@ -38,7 +41,7 @@ function main(): void {
   const data = workerData as DiskWorkerData;
   let engine: ReturnType<typeof openDiskBm25>;
   try {
-    engine = openDiskBm25(data.dir, { pageCacheMiB: data.pageCacheMiB, analyzer: createAnalyzer(data.analyzerConfig), strategy: data.strategy });
+    engine = openDiskBm25(data.dir, { pageCacheMiB: data.pageCacheMiB, analyzer: createAnalyzer(data.analyzerConfig), strategy: data.strategy, taatChunkDocs: data.taatChunkDocs, taatAccumulator: data.taatAccumulator });
     if (engine.info.generation !== data.generation) {
       engine.close();
       throw new Error(

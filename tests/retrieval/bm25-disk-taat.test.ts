@@ -152,6 +152,37 @@ describe("on-disk TAAT on harder corpora", () => {
   }, 60_000);
 });
 
+describe("on-disk TAAT: documents exactly on a window, chunk or slice edge", () => {
+  // Rare terms whose one block straddles an edge, with a posting exactly on it: the window and
+  // chunk edge 65,536, and the slice edges of 2 and 3 parts of 70,000 docs (36,864; 24,576 and
+  // 45,056: multiples of 4,096, so the straddling block is split by decoding it).
+  const placed: Record<string, number[]> = { edgea: [65_530, 65_536, 65_540], edgeb: [36_860, 36_864, 36_870], edgec: [24_570, 24_576, 24_580, 45_050, 45_056, 45_060] };
+  const edgeDocs: CorpusDoc[] = Array.from({ length: 70_000 }, (_, i) => {
+    const extra = Object.entries(placed)
+      .filter(([, at]) => at.includes(i))
+      .map(([t]) => t);
+    return { id: `E${i}`, title: `filler${i % 50}`, text: [`common${i % 7}`, ...extra].join(" ") };
+  });
+
+  it("every edge document is found, on 1, 2 and 3 slices and one-window chunks, with the in-memory engine's scores", async () => {
+    const dir = join(root, "edges");
+    await buildDiskBm25(dir, edgeDocs, { runPostings: 500_000 });
+    const mem = buildFastBm25(edgeDocs);
+    const q = "edgea edgeb edgec common3";
+    const want = idsAndScores(mem.searchSync(q, 30));
+    for (const id of Object.values(placed).flat()) expect(want.map(([d]) => d)).toContain(`E${id}`);
+    for (const opts of [{}, { taatChunkDocs: 65_536 }]) {
+      const disk = openDiskBm25(dir, { strategy: "taat", ...opts });
+      expect(idsAndScores(disk.searchSync(q, 30))).toEqual(want);
+      expect(disk.lastStats.taatSegments).toBe(1);
+      for (const parts of [2, 3]) {
+        const slices = Array.from({ length: parts }, (_, p) => disk.searchSlice(q, 30, p, parts));
+        expect(idsAndScores(mergeSliceHits(slices, 30)), `${parts} slices ${JSON.stringify(opts)}`).toEqual(want);
+      }
+    }
+  }, 60_000);
+});
+
 describe("the quantisation bound", () => {
   it("quantiseImpact: σ·(q − 2) < x ≤ σ·q, q in [1, 65535]", () => {
     const k1p1 = 2.2;
