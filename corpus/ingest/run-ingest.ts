@@ -46,6 +46,7 @@ import {
 } from "../store/lance-store.ts";
 import { deleteManifestEntries, readManifest, writeManifestEntries, type ManifestEntry } from "./manifest.ts";
 import { finalizeStore } from "./finalize.ts";
+import { storeCompactionDiskWarning } from "./disk-check.ts";
 import type { FileJob, FileResult } from "./ingest-file.ts";
 import type { FromWorker, ToWorker } from "./ingest-worker.ts";
 import { ipcAppender } from "../store/lance-append.ts";
@@ -382,6 +383,8 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
   let updates: UpdateReport | null = null;
   if (allDone && !options.skipFinalize && (!metaAfter.finalized || processed.length > 0)) {
     phase("manifest");
+    const short = storeCompactionDiskWarning(options.store.uri);
+    if (short) log(short);
     metaAfter = await finalizeStore(
       db,
       metaAfter,
