@@ -41,7 +41,13 @@ function main(): void {
   const data = workerData as DiskWorkerData;
   let engine: ReturnType<typeof openDiskBm25>;
   try {
-    engine = openDiskBm25(data.dir, { pageCacheMiB: data.pageCacheMiB, analyzer: createAnalyzer(data.analyzerConfig), strategy: data.strategy, taatChunkDocs: data.taatChunkDocs, taatAccumulator: data.taatAccumulator });
+    engine = openDiskBm25(data.dir, {
+      pageCacheMiB: data.pageCacheMiB,
+      analyzer: createAnalyzer(data.analyzerConfig),
+      strategy: data.strategy,
+      taatChunkDocs: data.taatChunkDocs,
+      taatAccumulator: data.taatAccumulator,
+    });
     if (engine.info.generation !== data.generation) {
       engine.close();
       throw new Error(

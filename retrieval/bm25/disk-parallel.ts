@@ -229,7 +229,15 @@ export async function openDiskBm25Pool(
   opts: { threads: number; pageCacheMiB: number; analyzerConfig: AnalyzerConfig; log?: (line: string) => void; idleMs?: number },
 ): Promise<DiskBm25Pool> {
   const n = Math.max(0, Math.floor(opts.threads) - 1);
-  const data: DiskWorkerData = { dir: engine.dir, generation: engine.info.generation, pageCacheMiB: opts.pageCacheMiB / (n + 1), analyzerConfig: opts.analyzerConfig, strategy: engine.strategy, taatChunkDocs: engine.taatChunkDocs, taatAccumulator: engine.taatAccumulatorKind };
+  const data: DiskWorkerData = {
+    dir: engine.dir,
+    generation: engine.info.generation,
+    pageCacheMiB: opts.pageCacheMiB / (n + 1),
+    analyzerConfig: opts.analyzerConfig,
+    strategy: engine.strategy,
+    taatChunkDocs: engine.taatChunkDocs,
+    taatAccumulator: engine.taatAccumulatorKind,
+  };
   const pool = new DiskBm25Pool(engine, data, n, opts.log ?? (() => {}), opts.idleMs ?? POOL_IDLE_MS);
   await pool.ensureWorkers();
   pool.armIdle();

@@ -148,10 +148,13 @@ export function chooseAnnIndex(rows: number, dims: number): "ivf_flat" | "ivf_pq
 
 /**
  * An index build's pending rows are appended once their text reaches this many characters
- * (16 Mi), whatever `writeRows` says: with long documents the rows held between appends stay a
- * few tens of MB, so the build's heap is bounded by batch sizes, not by the corpus.
+ * (8 Mi), whatever `writeRows` says: with long documents the rows held between appends (and
+ * LanceDB's Arrow copy of them while it appends) stay a few tens of MB, so the build's heap is
+ * bounded by batch sizes, not by the corpus. (At 16 Mi, checked per scan batch, the build of
+ * tests/cli/store-streaming-cli.test.ts — 20,000-character abstracts under an 80 MB heap — ran out
+ * of heap once on a loaded machine.)
  */
-export const WRITE_CHARS = 16 * 2 ** 20;
+export const WRITE_CHARS = 8 * 2 ** 20;
 
 /** Options shared by the builders. */
 export interface DiskEngineOptions {
@@ -337,13 +340,15 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
         const content = contentOf(d);
         pending.push({ id: d.id, content });
         chars += content.length;
-      }
-      n += batch.length;
-      if (pending.length >= cfg.writeRows || chars >= WRITE_CHARS) {
-        await table.add(pending);
-        pending = [];
-        chars = 0;
-        log(`lance bm25: wrote ${n} docs`);
+        n++;
+        // Checked per document, not per scan batch: a batch of long abstracts would otherwise
+        // add its whole text to the pending rows before they are appended.
+        if (pending.length >= cfg.writeRows || chars >= WRITE_CHARS) {
+          await table.add(pending);
+          pending = [];
+          chars = 0;
+          log(`lance bm25: wrote ${n} docs`);
+        }
       }
     }
     if (pending.length) await table.add(pending);
