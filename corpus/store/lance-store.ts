@@ -349,7 +349,11 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
     fingerprint: fingerprintOnce,
     docsFromRagTable: rag !== null,
     async count() {
-      return table.countRows("kind = 'record'");
+      // A finalised store holds records only (finalisation deleted every delete marker, dropped
+      // entry and superseded version), so the unfiltered count — read from the fragments' metadata —
+      // is the number of records. Filtering on `kind` scanned the column: 0.8 s of CPU at 24 M
+      // rows, on every reopen.
+      return table.countRows();
     },
     getRecords: getRows,
     async getDocs(ids) {

@@ -70,6 +70,8 @@ describe("corpus ingest --store: PubMed update files applied in order", () => {
     expect(report.meta.counts?.deleteOfUnknown).toBe(0);
     expect(report.updates).toEqual({ deleteEntries: 2, deleted: ["101", "103"], deleteOfUnknown: [], superseded: ["102", "105", "105"] });
     expect(report.meta.counts?.kept).toBe(4);
+    // The store's count (read from the table, unfiltered) is the records left: no marker, dropped or superseded row remains.
+    expect(await (await openLanceRecordStore({ uri: join(dir, "store") })).count()).toBe(4);
 
     // The final state as one file gives the same records.
     const finalDir = join(dir, "final");
@@ -128,6 +130,7 @@ describe("finalisation deletes within their memory budget", () => {
       const report = await ingestToStore([inDir], { store: { uri: join(dir, "store") }, clean: {}, jobs: 2, ...(deleteFilterBudget ? { deleteFilterBudget } : {}) });
       expect(report.failed).toEqual([]);
       expect(report.meta.counts?.kept).toBe(17);
+      expect(await (await openLanceRecordStore({ uri: join(dir, "store") })).count()).toBe(17);
       states.push(await storeState(join(dir, "store")));
       phases.push(Object.keys(report.phaseSeconds));
     }
