@@ -5,7 +5,7 @@
  * compaction (`table.optimize()`, corpus/ingest/finalize.ts) rewrites them into ~1 M-row fragments
  * and only then are the superseded files removed, so while it runs the table needs up to its own
  * size again on disk. Measured at 24 M synthetic entries (zstd pages): the file system's use rose
- * from ≈ 61 to ≈ 96 GB during finalisation, for a 35 GB store (docs/scale.md). A store whose disk
+ * from 60.6 to 94.6 GB during finalisation, for a 34.8 GB store (docs/scale.md). A store whose disk
  * cannot hold that fails with ENOSPC deep inside LanceDB; this check says so beforehand, naming
  * the folder and both sizes. Object-storage URIs are not checked.
  */
