@@ -45,6 +45,7 @@ import {
   type RetrieverConfigInput,
 } from "../../retrieval/registry.ts";
 import type { SearchHit } from "../../retrieval/types.ts";
+import type { DiskIndexMeta } from "../../retrieval/lance/disk-engines.ts";
 import { BM25_ENGINES } from "../../retrieval/bm25/params.ts";
 
 export { readCorpusFile, loadCorpusArg, type CorpusFileRead } from "../../corpus/corpus-file.ts";
@@ -648,7 +649,8 @@ export async function indexBuildCommand(o: IndexBuildCliOptions, out: (l: string
   if (r.diskBm25) out(`bm25: ${r.diskBm25.info.engine} (on disk), ${r.diskBm25.info.docCount} docs (${r.diskBm25.info.built ? "built" : "already built"})`);
   const s = r.store;
   if (s) {
-    const recall = s.annRecallAt10 === null || s.annRecallAt10 === undefined ? "" : `, recall@10 vs exact ${s.annRecallAt10.toFixed(3)}`;
+    const how = (s as { meta?: DiskIndexMeta }).meta?.recallMethod === "queries-held-out" ? " on held-out questions (index tune)" : "";
+    const recall = s.annRecallAt10 === null || s.annRecallAt10 === undefined ? "" : `, recall@10 vs exact ${s.annRecallAt10.toFixed(3)}${how}`;
     out(
       `dense: table ${s.tableName} in ${s.dir} (${s.built ? "built" : "already built"}; ${s.docCount} docs, ${s.embedderId}, ${s.dims}-d; ${s.index === "none" ? "exact search" : `${s.index}${recall}`})`,
     );

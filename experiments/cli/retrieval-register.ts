@@ -55,6 +55,22 @@ export function registerRetrievalCommands(program: Command): void {
     .action(async (o: IndexBuildCliOptions) => {
       await (await impl()).indexBuildCommand(o);
     });
+  index
+    .command("tune")
+    .description("Choose the nprobes of a built on-disk IVF index from your questions: recall@10 vs exact search per nprobes on half of them, the recall stored is the held-out half's")
+    .requiredOption("--queries <file>", "questions: a JSON array (strings or {question|query|text}), JSONL of the same, or one per line")
+    .option("--corpus <corpus>", "lance:<store> (a corpus store) | path to a corpus JSONL; its index must be built (index build --index ivf_pq)", "bundled")
+    .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
+    .option("--engine <engine>", "auto | lance | disk (the on-disk engines hold the IVF index)")
+    .option("--disk-dir <dir>", "LanceDB folder or URI of the on-disk indexes (default <cache>/lancedb-disk)")
+    .option("--ann <kind>", "on-disk ANN index: auto | ivf_pq | ivf_flat")
+    .option("--target <recall>", "recall@10 the tuning half must reach", "0.95")
+    .option("--held-out <share>", "share of the questions held out from the tuning", "0.5")
+    .option("--dry-run", "measure and print; store nothing")
+    .option("--json", "print the report as JSON")
+    .action(async (o: import("./index-tune.ts").IndexTuneCliOptions) => {
+      await (await import("./index-tune.ts")).indexTuneCommand(o);
+    });
 
   addRetrieverOptions(program.command("search").description("Search the corpus and print PMID, title and per-retriever scores").argument("<query>", "query text"))
     .option("--k <k>", "number of hits", "10")

@@ -1,0 +1,103 @@
+/**
+ * `medsynth index tune` through the real CLI on the bundled corpus's on-disk IVF-FLAT index: the
+ * curve, the chosen nprobes and the held-out recall are printed and stored (read back by the
+ * library), the build's own check is kept; it never builds; bad question files and corpora
+ * without an on-disk index are clear errors.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadDataset } from "../../corpus/datasets/registry.ts";
+import { readQuestionTexts } from "../../experiments/cli/index-tune.ts";
+import { createRetriever } from "../../retrieval/registry.ts";
+import type { LanceAnnStore } from "../../retrieval/lance/disk-engines.ts";
+import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
+import type { SynthesisTask } from "../../corpus/types.ts";
+import { runCli } from "./run-cli.ts";
+
+describe("index tune (CLI)", () => {
+  let dir: string;
+  let questions: string;
+  const common = () => ["--corpus", "bundled", "--engine", "lance", "--ann", "ivf_flat", "--disk-dir", join(dir, "idx")];
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "medsynth-tune-"));
+    const tasks = (await loadDataset("medevidence")).items as SynthesisTask[];
+    questions = join(dir, "questions.json");
+    writeFileSync(questions, JSON.stringify(tasks.slice(0, 60).map((t) => ({ question: t.question }))));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("never builds: without a built index it says how to build one", () => {
+    const r = runCli(["index", "tune", "--queries", questions, ...common()]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/no built ivf_flat index .* \(mode "open" never builds/);
+  });
+
+  it("tunes the built index on the questions, prints the curve and stores nprobes with the held-out recall", async () => {
+    const b = runCli(["index", "build", "--mode", "dense", ...common()]);
+    expect(b.status, b.stderr).toBe(0);
+    const buildRecall = Number(/recall@10 vs exact ([\d.]+)/.exec(b.stdout)?.[1]);
+    expect(buildRecall).toBeGreaterThanOrEqual(0.95);
+    const r = runCli(["index", "tune", "--queries", questions, "--target", "0.9", ...common(), "--json"]);
+    expect(r.status, r.stderr).toBe(0);
+    const rep = JSON.parse(r.stdout) as {
+      nprobes: number;
+      recallAt10HeldOut: number;
+      recallAt10Tune: number;
+      stored: boolean;
+      tuning: { curve: { nprobes: number; recallTune: number }[]; tuneQueries: number; heldOutQueries: number };
+    };
+    expect(rep.stored).toBe(true);
+    expect(rep.tuning.tuneQueries + rep.tuning.heldOutQueries).toBe(60);
+    expect(rep.tuning.heldOutQueries).toBe(30);
+    // Doubling from 1: each point but the last is below the target, the last reaches it.
+    const curve = rep.tuning.curve;
+    expect(curve.map((p) => p.nprobes)).toEqual(curve.map((_, i) => 2 ** i));
+    for (const p of curve.slice(0, -1)) expect(p.recallTune).toBeLessThan(0.9);
+    expect(curve[curve.length - 1].recallTune).toBeGreaterThanOrEqual(0.9);
+    expect(rep.nprobes).toBe(curve[curve.length - 1].nprobes);
+    // The library reopens the index with the tuned nprobes and the held-out recall.
+    const docs = (await loadBundledCorpus()).docs;
+    const ret = await createRetriever({ mode: "dense", engine: "lance", disk: { dir: join(dir, "idx"), mode: "open", ann: { index: "ivf_flat" } } }, { docs, log: () => {} });
+    const m = (ret.store as LanceAnnStore).meta;
+    expect(m.nprobes).toBe(rep.nprobes);
+    expect(m.recallAt10).toBe(rep.recallAt10HeldOut);
+    expect(m.recallMethod).toBe("queries-held-out");
+    expect(m.recallSample).toBe(30);
+    expect(m.buildRecall?.recallAt10).toBe(buildRecall);
+    expect(m.queryTuning?.curve).toEqual(curve);
+    // The text report says what was stored.
+    const t = runCli(["index", "tune", "--queries", questions, "--target", "0.9", ...common(), "--dry-run"]);
+    expect(t.status, t.stderr).toBe(0);
+    expect(t.stdout).toMatch(/questions: 60 from .*questions\.json \(30 tune, 30 held out\)/);
+    expect(t.stdout).toMatch(new RegExp(`nprobes ${rep.nprobes}: recall@10 ${rep.recallAt10HeldOut.toFixed(3)} on the held-out questions \\(target 0.9\\); not stored \\(--dry-run\\)`));
+  }, 300_000);
+
+  it("an in-memory corpus has no IVF index to tune; bad options and files are named", () => {
+    const mem = runCli(["index", "tune", "--queries", questions, "--corpus", "bundled", "--engine", "memory"]);
+    expect(mem.status).not.toBe(0);
+    expect(mem.stderr).toMatch(/runs on engine "memory", which has no on-disk IVF index to tune/);
+    const target = runCli(["index", "tune", "--queries", questions, "--target", "1.5", ...common()]);
+    expect(target.stderr).toMatch(/--target: expected a number in \(0, 1\] \(got "1.5"\)/);
+    const held = runCli(["index", "tune", "--queries", questions, "--held-out", "1", ...common()]);
+    expect(held.stderr).toMatch(/--held-out: expected a number in \(0, 1\) \(got "1"\)/);
+  });
+
+  it("question files: JSON strings or objects, JSONL, plain lines; errors name the file and item", () => {
+    const f = (name: string, text: string) => {
+      const p = join(dir, name);
+      writeFileSync(p, text);
+      return p;
+    };
+    expect(readQuestionTexts(f("a.json", JSON.stringify(["one", { query: "two" }, { text: " three " }, ""])))).toEqual(["one", "two", "three"]);
+    expect(readQuestionTexts(f("b.jsonl", '{"question":"one"}\n\n"two"\n'))).toEqual(["one", "two"]);
+    expect(readQuestionTexts(f("c.txt", "one\n  \ntwo\n"))).toEqual(["one", "two"]);
+    expect(() => readQuestionTexts(join(dir, "missing.json"))).toThrow(/--queries: .*missing\.json does not exist/);
+    expect(() => readQuestionTexts(f("d.json", "{"))).toThrow(/d\.json: not valid JSON/);
+    expect(() => readQuestionTexts(f("e.json", '{"q":1}'))).toThrow(/e\.json: expected a JSON array of questions/);
+    expect(() => readQuestionTexts(f("g.json", '["ok", {"id": 3}]'))).toThrow(/g\.json: item 1: expected a string or an object with a "question", "query" or "text" string/);
+    expect(() => readQuestionTexts(f("h.jsonl", '"ok"\n{bad\n'))).toThrow(/h\.jsonl: line 2: not valid JSON/);
+    expect(() => readQuestionTexts(f("i.txt", "\n \n"))).toThrow(/i\.txt: no question found/);
+  });
+});

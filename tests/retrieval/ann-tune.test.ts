@@ -1,0 +1,146 @@
+/**
+ * `nprobes` tuned on questions (retrieval/lance/ann-tune.ts): the split, the doubling, the recall
+ * on both halves against the exact top-10 of a real LanceDB table (brute force as reference), and
+ * what is stored. The ANN search is a double whose hits depend on `nprobes` by a rule, so every
+ * recall below is computed by hand.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import "../../retrieval/lance-env.ts";
+import type * as LanceDb from "@lancedb/lancedb";
+import { applyAnnTuning, queriesSha256, splitTuneHeldOut, tuneAnnOnQueries } from "../../retrieval/lance/ann-tune.ts";
+import type { DiskIndexMeta, LanceAnnStore } from "../../retrieval/lance/disk-engines.ts";
+
+const DIMS = 4;
+const N = 40;
+
+/** Doc i's vector: a point on a spiral, so cosine rankings are distinct. */
+function docVector(i: number): Float32Array {
+  return Float32Array.from([Math.cos(i * 0.37), Math.sin(i * 0.37), Math.cos(i * 0.11) * 0.5, 1 + (i % 5) * 0.1]);
+}
+
+function bruteTop10(q: Float32Array): { id: string; s: number }[] {
+  const cos = (a: Float32Array, b: Float32Array) => {
+    let d = 0;
+    let na = 0;
+    let nb = 0;
+    for (let j = 0; j < a.length; j++) {
+      d += a[j] * b[j];
+      na += a[j] * a[j];
+      nb += b[j] * b[j];
+    }
+    return d / Math.sqrt(na * nb);
+  };
+  return Array.from({ length: N }, (_, i) => ({ id: String(1000 + i), s: cos(q, docVector(i)) }))
+    .sort((a, b) => b.s - a.s || (a.id < b.id ? -1 : 1))
+    .slice(0, 10);
+}
+
+describe("tuneAnnOnQueries", () => {
+  let dir: string;
+  let table: LanceDb.Table;
+  // Six questions: positions 1, 3, 5 are held out (share 0.5); the zero vector is left out first.
+  const texts = ["q0", "q1", "zero", "q2", "q3", "q4", "q5"];
+  const queryVecs = [docVector(3.5), docVector(10.2), new Float32Array(DIMS), docVector(20.7), docVector(25.1), docVector(31.9), docVector(7.3)];
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "medsynth-ann-tune-"));
+    const lancedb = await import("@lancedb/lancedb");
+    const db = await lancedb.connect(dir);
+    table = await db.createTable(
+      "v",
+      Array.from({ length: N }, (_, i) => ({ id: String(1000 + i), vector: Array.from(docVector(i)) })),
+    );
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A store double: at `nprobes` p, the tuning questions get min(10, 3p) of their exact top-10 right, held-out ones min(10, 2p). */
+  function fakeStore(meta: Partial<DiskIndexMeta>, patches: Partial<DiskIndexMeta>[]): LanceAnnStore {
+    const usable = queryVecs.filter((v) => v.some((x) => x !== 0));
+    const m = { kind: "ann", fingerprint: "f", docCount: N, index: "ivf_pq", numPartitions: 16, nprobes: 8, buildSeconds: 1, ...meta } as DiskIndexMeta;
+    return {
+      table,
+      tableName: "v",
+      dir,
+      docCount: N,
+      unmatchable: new Set<string>(),
+      meta: m,
+      updateMeta: async (p: Partial<DiskIndexMeta>) => {
+        patches.push(p);
+      },
+      search: async (v: Float32Array, k: number, o?: { nprobes?: number }) => {
+        const qi = usable.indexOf(v);
+        const right = Math.min(10, (qi % 2 === 1 ? 2 : 3) * (o?.nprobes ?? 0));
+        const exact = bruteTop10(v);
+        // Wrong hits score below every exact one (recallAtK counts a hit tied with the 10th as right).
+        const wrong = Array.from({ length: 10 - right }, (_, j) => ({ id: `x${j}`, s: -1 - j }));
+        return [...exact.slice(0, right), ...wrong].slice(0, k).map((h) => ({ id: h.id, score: h.s }));
+      },
+    } as unknown as LanceAnnStore;
+  }
+
+  it("splits deterministically: share 0.5 holds out the odd positions, 0.25 every fourth", () => {
+    expect(splitTuneHeldOut(5, 0.5)).toEqual({ tune: [0, 2, 4], heldOut: [1, 3] });
+    expect(splitTuneHeldOut(8, 0.25)).toEqual({ tune: [0, 1, 2, 4, 5, 6], heldOut: [3, 7] });
+  });
+
+  it("doubles nprobes until the tuning half reaches the target; the held-out recall is reported", async () => {
+    const patches: Partial<DiskIndexMeta>[] = [];
+    const store = fakeStore({}, patches);
+    const r = await tuneAnnOnQueries(store, texts, queryVecs, "q.json", { targetRecall: 0.95 });
+    // Tuning half: 3p/10 → 0.3, 0.6, 1.0 at p = 1, 2, 4; held out: 2p/10 → 0.2, 0.4, 0.8.
+    expect(r.tuning.curve.map((p) => p.nprobes)).toEqual([1, 2, 4]);
+    const want = [
+      [0.3, 0.2],
+      [0.6, 0.4],
+      [1, 0.8],
+    ];
+    r.tuning.curve.forEach((p, i) => {
+      expect(p.recallTune).toBeCloseTo(want[i][0], 12);
+      expect(p.recallHeldOut).toBeCloseTo(want[i][1], 12);
+    });
+    expect(r.nprobes).toBe(4);
+    expect(r.recallAt10HeldOut).toBeCloseTo(0.8, 12);
+    expect(r.reachedTarget).toBe(true);
+    expect(r.zeroVectors).toBe(1);
+    expect(r.tuning.tuneQueries).toBe(3);
+    expect(r.tuning.heldOutQueries).toBe(3);
+    expect(r.tuning.queriesSha256).toBe(queriesSha256(texts));
+    expect(patches).toEqual([]); // tuning alone stores nothing
+  });
+
+  it("stops at every partition when the target is never reached, and says so", async () => {
+    const store = fakeStore({ numPartitions: 3 }, []);
+    const r = await tuneAnnOnQueries(store, texts, queryVecs, "q.json", { targetRecall: 1, startNprobes: 1 });
+    // p = 1 → 0.3, 2 → 0.6, then min(3, 4) = 3 → 0.9 (tuning half): below 1 with every partition.
+    expect(r.tuning.curve.map((p) => p.nprobes)).toEqual([1, 2, 3]);
+    expect(r.recallAt10Tune).toBeCloseTo(0.9, 12);
+    expect(r.reachedTarget).toBe(false);
+  });
+
+  it("applyAnnTuning stores nprobes, the held-out recall and method, and keeps the build's own check once", async () => {
+    const patches: Partial<DiskIndexMeta>[] = [];
+    const store = fakeStore({ recallAt10: 0.95, nprobes: 2560, recallSample: 100, recallMethod: "duplicates-left-out" }, patches);
+    const r = await tuneAnnOnQueries(store, texts, queryVecs, "q.json");
+    await applyAnnTuning(store, r);
+    expect(patches).toHaveLength(1);
+    expect(patches[0]).toMatchObject({
+      nprobes: 4,
+      recallSample: 3,
+      recallMethod: "queries-held-out",
+      buildRecall: { recallAt10: 0.95, nprobes: 2560, recallSample: 100, recallMethod: "duplicates-left-out" },
+    });
+    expect(patches[0].recallAt10).toBeCloseTo(0.8, 12);
+    // A second tuning keeps the build's check from the first (not the tuned values).
+    const again = fakeStore({ recallAt10: 0.8, nprobes: 4, recallMethod: "queries-held-out", buildRecall: { recallAt10: 0.95, nprobes: 2560, recallSample: 100 } }, patches);
+    await applyAnnTuning(again, r);
+    expect(patches[1].buildRecall).toEqual({ recallAt10: 0.95, nprobes: 2560, recallSample: 100 });
+  });
+
+  it("errors: HNSW (no nprobes), mismatched lengths, fewer than two usable questions", async () => {
+    await expect(tuneAnnOnQueries(fakeStore({ index: "hnsw_sq" }, []), texts, queryVecs, "q.json")).rejects.toThrow(/hnsw_sq, which has no nprobes/);
+    await expect(tuneAnnOnQueries(fakeStore({}, []), texts.slice(1), queryVecs, "q.json")).rejects.toThrow(/6 questions but 7 vectors/);
+    await expect(tuneAnnOnQueries(fakeStore({}, []), ["a", "b"], [docVector(1), new Float32Array(DIMS)], "few.txt")).rejects.toThrow(/1 of 2 questions in few.txt have a non-zero vector/);
+  });
+});
