@@ -4,12 +4,15 @@
  * recall@10 measured on held-out questions, and print the recall-vs-nprobes curve. It never
  * builds: the index must exist (`index build --index ivf_pq`, or the first dense `search`).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { cacheDir } from "../../corpus/paths.ts";
 import { openRetrievalCorpus } from "../../corpus/corpus-file.ts";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { applyAnnTuning, tuneAnnOnQueries, type AnnTuneReport } from "../../retrieval/lance/ann-tune.ts";
 import type { LanceAnnStore } from "../../retrieval/lance/disk-engines.ts";
-import { createRetriever } from "../../retrieval/registry.ts";
+import { chooseEngine, createRetriever, DISK_ENGINE_THRESHOLD, RetrieverConfigSchema } from "../../retrieval/registry.ts";
+import { HELP_DEFAULT_RETRIEVER_EMBEDDER_ID } from "./help-ids.ts";
 import { retrieverConfig, type RetrievalCliOptions } from "./retrieval-commands.ts";
 
 /** Options of `index tune`. */
@@ -41,18 +44,32 @@ function questionOf(item: unknown, where: string): string {
   throw new Error(`${where}: expected a string or an object with a "question", "query" or "text" string`);
 }
 
+/** How {@link readQuestionTexts} reads a file: by extension, else by its first character. */
+function questionFileFormat(path: string, text: string): "json" | "jsonl" | "lines" {
+  if (/\.json$/i.test(path)) return "json";
+  if (/\.(jsonl|ndjson)$/i.test(path)) return "jsonl";
+  const first = text.trimStart()[0];
+  if (first === "[") return "json";
+  if (first === "{") return "jsonl";
+  return "lines";
+}
+
 /**
- * The question texts of a file: a `.json` array (strings or objects with a `question`, `query` or
- * `text` string), a `.jsonl` file of the same, one per line, or plain text, one question per line.
- * Blank questions are skipped.
- * @throws Error naming the file (and the item or line) when it is missing, unparseable, of the
- *   wrong shape, or holds no question.
+ * The question texts of a file: a JSON array (strings or objects with a `question`, `query` or
+ * `text` string), JSON Lines of the same (`.jsonl` / `.ndjson`), or plain text, one question per
+ * line. `.json` / `.jsonl` / `.ndjson` decide by extension; any other file is read as a JSON array
+ * when it starts with `[`, as JSON Lines when it starts with `{`, else as lines. A leading BOM is
+ * ignored; blank questions are skipped.
+ * @throws Error naming the file (and the item or line) when it is missing, a folder, unparseable,
+ *   of the wrong shape, or holds no question.
  */
 export function readQuestionTexts(path: string): string[] {
   if (!existsSync(path)) throw new Error(`--queries: ${path} does not exist`);
-  const raw = readFileSync(path, "utf8");
+  if (statSync(path).isDirectory()) throw new Error(`--queries: ${path} is a folder; expected a file of questions`);
+  const raw = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+  const format = questionFileFormat(path, raw);
   let items: string[];
-  if (/\.json$/i.test(path)) {
+  if (format === "json") {
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
@@ -61,7 +78,7 @@ export function readQuestionTexts(path: string): string[] {
     }
     if (!Array.isArray(parsed)) throw new Error(`${path}: expected a JSON array of questions`);
     items = parsed.map((it, i) => questionOf(it, `${path}: item ${i}`));
-  } else if (/\.jsonl$/i.test(path)) {
+  } else if (format === "jsonl") {
     items = [];
     raw.split("\n").forEach((line, i) => {
       if (line.trim() === "") return;
@@ -86,40 +103,98 @@ function shareOption(flag: string, text: string | undefined, fallback: number, m
   return x;
 }
 
+/** The `index build` command that makes the index `index tune` needs, for this corpus and these options. */
+function buildHint(o: IndexTuneCliOptions): string {
+  const extra = [
+    o.engine ? `--engine ${o.engine}` : "",
+    o.ann ? `--ann ${o.ann}` : "",
+    o.diskDir ? `--disk-dir ${o.diskDir}` : "",
+    o.embedder && o.embedder !== HELP_DEFAULT_RETRIEVER_EMBEDDER_ID ? `--embedder ${o.embedder}` : "",
+  ].filter(Boolean);
+  return `medsynth index build --mode dense --corpus ${o.corpus}${extra.length ? ` ${extra.join(" ")}` : ""}`;
+}
+
+/**
+ * Step: the corpus's built on-disk ANN index, opened and never built. Checked before anything is
+ * embedded or written: the engine the corpus runs on (an in-memory corpus has no IVF index), and
+ * a local index folder that exists.
+ * @throws Error saying which `index build` command makes the index.
+ */
+async function openBuiltAnn(o: IndexTuneCliOptions, err: (l: string) => void): Promise<{ ann: LanceAnnStore; embed: (texts: string[]) => Promise<Float32Array[]> }> {
+  const base = retrieverConfig(o, "dense");
+  const parsed = RetrieverConfigSchema.parse(base);
+  const corpus = await openRetrievalCorpus(o.corpus, err);
+  const threshold = parsed.engineThreshold ?? DISK_ENGINE_THRESHOLD;
+  const engine = chooseEngine(parsed.engine, corpus.count, threshold);
+  if (engine === "memory")
+    throw new Error(
+      `index tune: ${o.corpus} (${corpus.count} docs) runs on the in-memory engine, which has no on-disk IVF index to tune: corpora from ${threshold.toLocaleString("en-US")} docs run on disk, or give --engine lance|disk here and to \`${buildHint({ ...o, engine: "lance" })}\``,
+    );
+  const dir = parsed.disk.dir ?? join(cacheDir(), "lancedb-disk");
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(dir) && !existsSync(dir)) throw new Error(`index tune: no on-disk index folder ${dir}; build the index first: ${buildHint(o)}`);
+  const config = { ...base, disk: { ...base.disk, mode: "open" as const } };
+  let r: Awaited<ReturnType<typeof createRetriever>>;
+  try {
+    r = await createRetriever(config, { ...(corpus.source ? { source: corpus.source } : { docs: corpus.docs as CorpusDoc[] }), log: err });
+  } catch (e) {
+    const m = (e as Error).message;
+    if (/no built .* index/.test(m)) throw new Error(`index tune: ${m.replace(/ \(mode "open" never builds; use "open-or-build"\)$/, "")}; build it first: ${buildHint(o)}`);
+    throw e;
+  }
+  const ann = r.store as Partial<LanceAnnStore> | undefined;
+  if (!ann || typeof ann.updateMeta !== "function" || !ann.meta) throw new Error(`index tune: ${o.corpus} runs on engine "${r.engine}", which has no on-disk IVF index to tune`);
+  const embedder = r.embedder!;
+  return { ann: ann as LanceAnnStore, embed: (texts) => embedder.embed(texts) };
+}
+
+/** Step: the report as text lines. */
+function reportLines(ann: LanceAnnStore, o: IndexTuneCliOptions, texts: readonly string[], report: AnnTuneReport, targetRecall: number): string[] {
+  const t = report.tuning;
+  const lines = [
+    `index tune: ${ann.tableName} (${ann.meta.index}, ${ann.meta.numPartitions} partitions, ${ann.docCount} docs, ${ann.embedderId})`,
+    `questions: ${texts.length} from ${o.queries} (${t.tuneQueries} tune, ${t.heldOutQueries} held out${report.zeroVectors ? `, ${report.zeroVectors} left out: zero vector` : ""})`,
+    "nprobes  recall@10 tune  recall@10 held out",
+    ...t.curve.map((p) => `${String(p.nprobes).padStart(7)}  ${p.recallTune.toFixed(3).padStart(14)}  ${p.recallHeldOut.toFixed(3).padStart(18)}`),
+  ];
+  const notes: string[] = [];
+  if (!report.reachedTarget) notes.push("NOT REACHED on the tuning questions even with every partition");
+  else if (report.recallAt10HeldOut < targetRecall) notes.push("below the target on the held-out questions");
+  if (t.heldOutQueries < 20) notes.push(`only ${t.heldOutQueries} held-out question(s): a coarse figure`);
+  lines.push(
+    `nprobes ${report.nprobes}: recall@10 ${report.recallAt10HeldOut.toFixed(3)} on the held-out questions (target ${targetRecall}${notes.length ? `; ${notes.join("; ")}` : ""}); ${o.dryRun ? "not stored (--dry-run)" : "stored: later searches use it"}`,
+  );
+  return lines;
+}
+
 /**
  * Run `index tune`: open the corpus's built ANN index (never build), embed the questions, tune,
  * store (unless `dryRun`) and print.
  * @returns the tuning report.
  * @throws Error on a bad option or question file, when the corpus has no built on-disk IVF index
- *   for this embedder, or from the tuning ({@link tuneAnnOnQueries}).
+ *   for this embedder (saying how to build it), or from the tuning ({@link tuneAnnOnQueries}).
  */
 export async function indexTuneCommand(o: IndexTuneCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<AnnTuneReport> {
   const targetRecall = shareOption("--target", o.target, 0.95, true);
   const heldOutShare = shareOption("--held-out", o.heldOut, 0.5, false);
   const texts = readQuestionTexts(o.queries);
-  const base = retrieverConfig(o, "dense");
-  const config = { ...base, disk: { ...base.disk, mode: "open" as const } };
-  const corpus = await openRetrievalCorpus(o.corpus, err);
-  const r = await createRetriever(config, { ...(corpus.source ? { source: corpus.source } : { docs: corpus.docs as CorpusDoc[] }), log: err });
-  const store = r.store as Partial<LanceAnnStore> | undefined;
-  if (!store || typeof store.updateMeta !== "function" || !store.meta)
-    throw new Error(`index tune: ${o.corpus} runs on engine "${r.engine}", which has no on-disk IVF index to tune (corpora from 250,000 docs, or --engine lance|disk, with --ann ivf_pq|ivf_flat)`);
-  const ann = store as LanceAnnStore;
+  const { ann, embed } = await openBuiltAnn(o, err);
   const vectors: Float32Array[] = [];
-  for (let i = 0; i < texts.length; i += 256) vectors.push(...(await r.embedder!.embed(texts.slice(i, i + 256))));
+  for (let i = 0; i < texts.length; i += 256) vectors.push(...(await embed(texts.slice(i, i + 256))));
   const report = await tuneAnnOnQueries(ann, texts, vectors, o.queries, { targetRecall, heldOutShare }, err);
   if (!o.dryRun) await applyAnnTuning(ann, report);
-  if (o.json) out(JSON.stringify({ table: ann.tableName, dir: ann.dir, stored: !o.dryRun, ...report }));
-  else {
-    out(`index tune: ${ann.tableName} (${ann.meta.index}, ${ann.meta.numPartitions} partitions, ${ann.docCount} docs, ${ann.embedderId})`);
+  if (o.json)
     out(
-      `questions: ${texts.length} from ${o.queries} (${report.tuning.tuneQueries} tune, ${report.tuning.heldOutQueries} held out${report.zeroVectors ? `, ${report.zeroVectors} left out: zero vector` : ""})`,
+      JSON.stringify({
+        table: ann.tableName,
+        dir: ann.dir,
+        index: ann.meta.index,
+        numPartitions: ann.meta.numPartitions,
+        docCount: ann.docCount,
+        embedderId: ann.embedderId,
+        stored: !o.dryRun,
+        ...report,
+      }),
     );
-    out("nprobes  recall@10 tune  recall@10 held out");
-    for (const p of report.tuning.curve) out(`${String(p.nprobes).padStart(7)}  ${p.recallTune.toFixed(3).padStart(14)}  ${p.recallHeldOut.toFixed(3).padStart(18)}`);
-    out(
-      `nprobes ${report.nprobes}: recall@10 ${report.recallAt10HeldOut.toFixed(3)} on the held-out questions (target ${targetRecall}${report.reachedTarget ? "" : ": NOT REACHED on the tuning questions even with every partition"}); ${o.dryRun ? "not stored (--dry-run)" : "stored: later searches use it"}`,
-    );
-  }
+  else for (const l of reportLines(ann, o, texts, report, targetRecall)) out(l);
   return report;
 }

@@ -58,8 +58,12 @@ export function registerRetrievalCommands(program: Command): void {
   index
     .command("tune")
     .description("Choose the nprobes of a built on-disk IVF index from your questions: recall@10 vs exact search per nprobes on half of them, the recall stored is the held-out half's")
-    .requiredOption("--queries <file>", "questions: a JSON array (strings or {question|query|text}), JSONL of the same, or one per line")
-    .option("--corpus <corpus>", "lance:<store> (a corpus store) | path to a corpus JSONL; its index must be built (index build --index ivf_pq)", "bundled")
+    .requiredOption("--queries <file>", "questions: a JSON array (strings or {question|query|text}), JSON Lines of the same (.jsonl/.ndjson), or one per line")
+    .option(
+      "--corpus <corpus>",
+      "bundled | lance:<store> (a corpus store) | path to a corpus JSONL; its on-disk index must be built: index build --mode dense with the same --corpus, --engine, --ann, --disk-dir",
+      "bundled",
+    )
     .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--engine <engine>", "auto | lance | disk (the on-disk engines hold the IVF index)")
     .option("--disk-dir <dir>", "LanceDB folder or URI of the on-disk indexes (default <cache>/lancedb-disk)")

@@ -73,8 +73,8 @@ export function queriesSha256(texts: readonly string[]): string {
  * @param vectors their embeddings by the store's embedder, one per text.
  * @param source where the questions came from (a file path), recorded.
  * @returns the chosen `nprobes`, the curve and both recalls; nothing is written (see {@link applyAnnTuning}).
- * @throws Error on an HNSW index (no `nprobes`), on `texts`/`vectors` of different lengths, or when
- *   fewer than 2 questions have a non-zero vector (nothing to hold out).
+ * @throws Error on an HNSW index (no `nprobes`), on `texts`/`vectors` of different lengths, when
+ *   fewer than 2 questions have a non-zero vector, or when the split leaves either half empty.
  */
 export async function tuneAnnOnQueries(
   store: LanceAnnStore,
@@ -88,10 +88,18 @@ export async function tuneAnnOnQueries(
   const m = store.meta;
   if (m.index === "hnsw_sq") throw new Error(`index tune: the index of ${store.tableName} is hnsw_sq, which has no nprobes to tune (IVF indexes only: ivf_pq, ivf_flat)`);
   if (texts.length !== vectors.length) throw new Error(`index tune: ${texts.length} questions but ${vectors.length} vectors`);
+  if (texts.length < 2) throw new Error(`index tune: ${source} holds ${texts.length} question; at least 2 are needed (one to tune, one held out)`);
   const usable = vectors.map((v, i) => (v.some((x) => x !== 0) ? i : -1)).filter((i) => i >= 0);
-  if (usable.length < 2) throw new Error(`index tune: ${usable.length} of ${texts.length} questions in ${source} have a non-zero vector; at least 2 are needed (one to tune, one held out)`);
+  if (usable.length < 2)
+    throw new Error(
+      `index tune: ${usable.length} of ${texts.length} questions in ${source} have a non-zero vector (the others hold no word the embedder knows); at least 2 are needed (one to tune, one held out)`,
+    );
   const qv = usable.map((i) => vectors[i]);
   const { tune, heldOut } = splitTuneHeldOut(qv.length, cfg.heldOutShare);
+  if (tune.length === 0 || heldOut.length === 0)
+    throw new Error(
+      `index tune: a held-out share of ${cfg.heldOutShare} of ${qv.length} usable questions leaves ${tune.length} to tune and ${heldOut.length} held out; both need at least one (more questions, or another --held-out)`,
+    );
   const t0 = performance.now();
   const { hits: exact } = await exactTopKScan(store.table, qv, 10, { skip: store.unmatchable });
   const exactSeconds = (performance.now() - t0) / 1000;

@@ -138,9 +138,12 @@ describe("tuneAnnOnQueries", () => {
     expect(patches[1].buildRecall).toEqual({ recallAt10: 0.95, nprobes: 2560, recallSample: 100 });
   });
 
-  it("errors: HNSW (no nprobes), mismatched lengths, fewer than two usable questions", async () => {
+  it("errors: HNSW (no nprobes), mismatched lengths, fewer than two usable questions, an empty half", async () => {
     await expect(tuneAnnOnQueries(fakeStore({ index: "hnsw_sq" }, []), texts, queryVecs, "q.json")).rejects.toThrow(/hnsw_sq, which has no nprobes/);
     await expect(tuneAnnOnQueries(fakeStore({}, []), texts.slice(1), queryVecs, "q.json")).rejects.toThrow(/6 questions but 7 vectors/);
     await expect(tuneAnnOnQueries(fakeStore({}, []), ["a", "b"], [docVector(1), new Float32Array(DIMS)], "few.txt")).rejects.toThrow(/1 of 2 questions in few.txt have a non-zero vector/);
+    await expect(tuneAnnOnQueries(fakeStore({}, []), ["a"], [docVector(1)], "one.txt")).rejects.toThrow(/one.txt holds 1 question; at least 2 are needed/);
+    // Share 0.1 of 6 usable questions: ⌊(i+1)·0.1⌋ = 0 for every i < 6, so nothing is held out.
+    await expect(tuneAnnOnQueries(fakeStore({}, []), texts, queryVecs, "q.json", { heldOutShare: 0.1 })).rejects.toThrow(/leaves 6 to tune and 0 held out; both need at least one/);
   });
 });
