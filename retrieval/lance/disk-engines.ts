@@ -44,7 +44,7 @@ import { cacheDir } from "../../corpus/paths.ts";
 import { analyze, ENGLISH_STOP_WORDS } from "../analyzer.ts";
 import type { DenseStore, VectorHit } from "../dense/lancedb-store.ts";
 import { lanceIndexTimeoutMs, withTimeout } from "../lance-env.ts";
-import { createRollingCompactor } from "./rolling-compaction.ts";
+import { createRollingCompactor, LANCE_TARGET_FRAGMENT_ROWS } from "./rolling-compaction.ts";
 import type { RankedItem } from "../fusion.ts";
 import type { Embedder, Retriever, SearchHit } from "../types.ts";
 
@@ -63,8 +63,13 @@ export const DiskIndexConfigSchema = z
     storageOptions: z.record(z.string(), z.string()).optional(),
     /** Documents per batch read from the source. */
     scanBatch: z.number().int().positive().default(16_384),
-    /** Rows per LanceDB append (one fragment and one version each; compacted after the build). */
+    /** Rows per LanceDB append (one fragment and one version each; compacted as the build goes). */
     writeRows: z.number().int().positive().default(65_536),
+    /**
+     * Appended rows between two compactions of a table being built (`./rolling-compaction.ts`;
+     * default Lance's target fragment size, so each compaction rewrites one fragment's worth).
+     */
+    compactEveryRows: z.number().int().positive().default(LANCE_TARGET_FRAGMENT_ROWS),
     /**
      * Time limit of one index build, ms; past it the build is an error, never a hang. Default
      * `indexTimeoutFor`: `MEDSYNTH_LANCE_INDEX_TIMEOUT_S` when set, else 10 min, or 3.6 ms
@@ -359,7 +364,7 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
     let pending: { id: string; content: string }[] = [];
     let chars = 0;
     let n = 0;
-    const compactor = createRollingCompactor(table);
+    const compactor = createRollingCompactor(table, cfg.compactEveryRows);
     for await (const batch of source.scanDocs(cfg.scanBatch)) {
       for (const d of batch) {
         const content = contentOf(d);
@@ -749,7 +754,7 @@ async function buildAnnVectors(db: LanceDb.Connection, tableName: string, source
   const maxPending = Math.max(1, Math.min(cfg.writeRows, Math.floor(PENDING_FLOATS / dims)));
   let ids: string[] = [];
   let vecs: Float32Array[] = [];
-  const compactor = createRollingCompactor(t);
+  const compactor = createRollingCompactor(t, cfg.compactEveryRows);
   const flush = async () => {
     if (ids.length === 0) return;
     // Plain rows (LanceDB converts them against the table schema).
