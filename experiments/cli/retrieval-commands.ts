@@ -649,8 +649,10 @@ export async function indexBuildCommand(o: IndexBuildCliOptions, out: (l: string
   if (r.diskBm25) out(`bm25: ${r.diskBm25.info.engine} (on disk), ${r.diskBm25.info.docCount} docs (${r.diskBm25.info.built ? "built" : "already built"})`);
   const s = r.store;
   if (s) {
-    const how = (s as { meta?: DiskIndexMeta }).meta?.recallMethod === "queries-held-out" ? " on held-out questions (index tune)" : "";
-    const recall = s.annRecallAt10 === null || s.annRecallAt10 === undefined ? "" : `, recall@10 vs exact ${s.annRecallAt10.toFixed(3)}${how}`;
+    const meta = (s as { meta?: DiskIndexMeta }).meta;
+    const how = meta?.recallMethod === "queries-held-out" ? " on held-out questions (index tune)" : "";
+    const probes = meta?.nprobes && meta.numPartitions && meta.index !== "hnsw_sq" ? ` at nprobes ${meta.nprobes}/${meta.numPartitions}` : "";
+    const recall = s.annRecallAt10 === null || s.annRecallAt10 === undefined ? "" : `, recall@10 vs exact ${s.annRecallAt10.toFixed(3)}${how}${probes}`;
     out(
       `dense: table ${s.tableName} in ${s.dir} (${s.built ? "built" : "already built"}; ${s.docCount} docs, ${s.embedderId}, ${s.dims}-d; ${s.index === "none" ? "exact search" : `${s.index}${recall}`})`,
     );

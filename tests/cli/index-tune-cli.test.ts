@@ -76,6 +76,11 @@ describe("index tune (CLI)", () => {
     expect(m.recallSample).toBe(30);
     expect(m.buildRecall?.recallAt10).toBeCloseTo(buildRecall, 3);
     expect(m.queryTuning?.curve).toEqual(curve);
+    // index build reopens it and says what searches use.
+    const again = runCli(["index", "build", "--mode", "dense", ...common()]);
+    expect(again.stdout).toContain(`already built; 3340 docs`);
+    expect(again.stdout).toContain(`ivf_flat, recall@10 vs exact ${rep.recallAt10HeldOut.toFixed(3)} on held-out questions (index tune) at nprobes ${rep.nprobes}/58)`);
+    expect(b.stdout).toMatch(/ivf_flat, recall@10 vs exact \d\.\d{3} at nprobes \d+\/58\)/);
     // The text report says what was stored.
     const t = runCli(["index", "tune", "--queries", questions, "--target", "0.9", ...common(), "--dry-run"]);
     expect(t.status, t.stderr).toBe(0);
