@@ -630,6 +630,22 @@ export interface IndexBuildCliOptions {
   ann?: string;
   /** `--mode`: which indexes (bm25 | dense | hybrid = both; default hybrid). */
   mode?: string;
+  /** `--rebuild`: build again even when cached indexes of this corpus match. */
+  rebuild?: boolean;
+}
+
+/**
+ * The retriever config with every index set to be built again (`--rebuild`): the dense table
+ * (`dense.mode`), the on-disk BM25 (`bm25Disk.mode`) and the LanceDB full-text / ANN tables
+ * (`disk.mode`). The in-memory BM25 is built in every process anyway.
+ */
+export function withRebuild(config: RetrieverConfigInput): RetrieverConfigInput {
+  return {
+    ...config,
+    dense: { ...config.dense, mode: "rebuild" },
+    bm25Disk: { ...config.bm25Disk, mode: "rebuild" },
+    disk: { ...config.disk, mode: "rebuild" },
+  };
 }
 
 /**
@@ -640,7 +656,8 @@ export interface IndexBuildCliOptions {
  * @param out stdout line sink; @param err stderr line sink.
  */
 export async function indexBuildCommand(o: IndexBuildCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<BuiltRetriever> {
-  const config = retrieverConfig(o, parseModes(o.mode ?? "hybrid", false)[0]);
+  const base = retrieverConfig(o, parseModes(o.mode ?? "hybrid", false)[0]);
+  const config = o.rebuild ? withRebuild(base) : base;
   const corpus = await openRetrievalCorpus(o.corpus, err);
   const t0 = performance.now();
   const r = await createRetriever(config, { ...corpusDeps(corpus), log: err });

@@ -52,6 +52,7 @@ export function registerRetrievalCommands(program: Command): void {
     .option("--engine <engine>", "auto (in memory below 250,000 docs, on disk from there: medsynth's own BM25 + LanceDB ANN) | memory | lance (LanceDB full-text BM25 + ANN) | disk")
     .option("--disk-dir <dir>", "LanceDB folder or URI of the on-disk indexes (default <cache>/lancedb-disk)")
     .option("--ann <kind>", "on-disk ANN index: auto | ivf_pq | ivf_flat | hnsw_sq")
+    .option("--rebuild", "build again even when cached indexes of this corpus match (a stored index tune is dropped with the table)")
     .action(async (o: IndexBuildCliOptions) => {
       await (await impl()).indexBuildCommand(o);
     });

@@ -16,7 +16,7 @@ import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
 import type { SynthesisTask } from "../../corpus/types.ts";
 import { runCli } from "./run-cli.ts";
 
-describe("index tune (CLI)", () => {
+describe("index tune (CLI), and index build --rebuild", () => {
   let dir: string;
   let questions: string;
   const common = () => ["--corpus", "bundled", "--engine", "lance", "--ann", "ivf_flat", "--disk-dir", join(dir, "idx")];
@@ -86,6 +86,14 @@ describe("index tune (CLI)", () => {
     expect(t.status, t.stderr).toBe(0);
     expect(t.stdout).toMatch(/questions: 60 from .*questions\.json \(30 tune, 30 held out\)/);
     expect(t.stdout).toMatch(new RegExp(`nprobes ${rep.nprobes}: recall@10 ${rep.recallAt10HeldOut.toFixed(3)} on the held-out questions \\(target 0.9\\); not stored \\(--dry-run\\)`));
+    // index build --rebuild builds the table again (its tuning goes with it); without it, reopens.
+    const rb = runCli(["index", "build", "--mode", "dense", "--rebuild", ...common()]);
+    expect(rb.status, rb.stderr).toBe(0);
+    expect(rb.stdout).toMatch(/\(built; 3340 docs, .*ivf_flat, recall@10 vs exact \d\.\d{3} at nprobes \d+\/58\)/);
+    expect(rb.stdout).not.toContain("index tune");
+    const ret2 = await createRetriever({ mode: "dense", engine: "lance", disk: { dir: join(dir, "idx"), mode: "open", ann: { index: "ivf_flat" } } }, { docs, log: () => {} });
+    expect((ret2.store as LanceAnnStore).meta.queryTuning).toBeUndefined();
+    expect((ret2.store as LanceAnnStore).meta.recallMethod).toBe("duplicates-left-out");
   }, 300_000);
 
   it("an in-memory corpus has no IVF index to tune (refused before anything is embedded or written); bad options and files are named", () => {
