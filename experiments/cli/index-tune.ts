@@ -10,7 +10,7 @@ import { cacheDir } from "../../corpus/paths.ts";
 import { openRetrievalCorpus } from "../../corpus/corpus-file.ts";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { applyAnnTuning, tuneAnnOnQueries, type AnnTuneReport } from "../../retrieval/lance/ann-tune.ts";
-import type { LanceAnnStore } from "../../retrieval/lance/disk-engines.ts";
+import { IndexNotBuiltError, type LanceAnnStore } from "../../retrieval/lance/disk-engines.ts";
 import { chooseEngine, createRetriever, DISK_ENGINE_THRESHOLD, RetrieverConfigSchema } from "../../retrieval/registry.ts";
 import { HELP_DEFAULT_RETRIEVER_EMBEDDER_ID } from "./help-ids.ts";
 import { retrieverConfig, type RetrievalCliOptions } from "./retrieval-commands.ts";
@@ -137,8 +137,7 @@ async function openBuiltAnn(o: IndexTuneCliOptions, err: (l: string) => void): P
   try {
     r = await createRetriever(config, { ...(corpus.source ? { source: corpus.source } : { docs: corpus.docs as CorpusDoc[] }), log: err });
   } catch (e) {
-    const m = (e as Error).message;
-    if (/no built .* index/.test(m)) throw new Error(`index tune: ${m.replace(/ \(mode "open" never builds; use "open-or-build"\)$/, "")}; build it first: ${buildHint(o)}`);
+    if (e instanceof IndexNotBuiltError) throw new Error(`index tune: ${e.what}; build it first: ${buildHint(o)}`);
     throw e;
   }
   const ann = r.store as Partial<LanceAnnStore> | undefined;

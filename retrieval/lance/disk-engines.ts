@@ -48,6 +48,18 @@ import { createRollingCompactor, LANCE_TARGET_FRAGMENT_ROWS } from "./rolling-co
 import type { RankedItem } from "../fusion.ts";
 import type { Embedder, Retriever, SearchHit } from "../types.ts";
 
+/**
+ * Thrown in mode `open` when the index asked for is not built. `what` says which index and where;
+ * the message adds that mode `open` never builds. Callers that can tell the user how to build it
+ * (`index tune`) catch it by class instead of reading the message.
+ */
+export class IndexNotBuiltError extends Error {
+  constructor(readonly what: string) {
+    super(`${what} (mode "open" never builds; use "open-or-build")`);
+    this.name = "IndexNotBuiltError";
+  }
+}
+
 /** Import LanceDB lazily (native log level "error" unless `LANCEDB_LOG` is set). */
 async function lance(): Promise<typeof LanceDb> {
   process.env.LANCEDB_LOG ??= "error";
@@ -355,7 +367,7 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
   if (meta && meta.kind === "bm25-fts" && meta.fingerprint === fp) {
     table = await db.openTable(tableName);
   } else if (cfg.mode === "open") {
-    throw new Error(`lance bm25: no built full-text index ${tableName} in ${dir} (mode "open" never builds; use "open-or-build")`);
+    throw new IndexNotBuiltError(`lance bm25: no built full-text index ${tableName} in ${dir}`);
   } else {
     const t0 = performance.now();
     const { Field, Schema, Utf8 } = await import("apache-arrow");
@@ -365,6 +377,13 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
     let chars = 0;
     let n = 0;
     const compactor = createRollingCompactor(table, cfg.compactEveryRows);
+    const t = table;
+    const append = async () => {
+      await t.add(pending);
+      await compactor.appended(pending.length);
+      pending = [];
+      chars = 0;
+    };
     for await (const batch of source.scanDocs(cfg.scanBatch)) {
       for (const d of batch) {
         const content = contentOf(d);
@@ -374,19 +393,12 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
         // Checked per document, not per scan batch: a batch of long abstracts would otherwise
         // add its whole text to the pending rows before they are appended.
         if (pending.length >= cfg.writeRows || chars >= WRITE_CHARS) {
-          await table.add(pending);
-          await compactor.appended(pending.length);
-          pending = [];
-          chars = 0;
+          await append();
           log(`lance bm25: wrote ${n} docs`);
         }
       }
     }
-    if (pending.length) {
-      await table.add(pending);
-      await compactor.appended(pending.length);
-    }
-    pending = [];
+    if (pending.length) await append();
     if (n === 0) throw new Error(`lance bm25: the corpus source is empty; nothing to index`);
     await compactor.finish();
     await withTimeout(
@@ -478,7 +490,7 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   if (meta) {
     opened = { table: await db.openTable(tableName), meta, built: false, sampleVectors: [] };
   } else if (cfg.mode === "open") {
-    throw new Error(`lance ann: no built ${indexKind} index ${tableName} for embedder ${embedder.id} in ${dir} (mode "open" never builds; use "open-or-build")`);
+    throw new IndexNotBuiltError(`lance ann: no built ${indexKind} index ${tableName} for embedder ${embedder.id} in ${dir}`);
   } else {
     opened = await buildAnnTable(lancedb, db, tableName, indexKind, source, embedder, cfg, log, fp);
   }
