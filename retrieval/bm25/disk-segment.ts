@@ -854,6 +854,11 @@ export class SegmentReader {
     diskIo.bytesRead += n * 4;
   }
 
+  /** The length of doc d (8 bytes through the page cache). */
+  docLenAt(d: number): number {
+    return this.f64(this.fDocLen, d);
+  }
+
   /** Copies the lengths of docs [from, from + n) into out[0..n) (through the page cache). */
   readDocLens(from: number, n: number, out: Float64Array): void {
     this.cache.readInto(this.fDocLen, from * 8, n * 8, new Uint8Array(out.buffer, out.byteOffset, n * 8), 0);

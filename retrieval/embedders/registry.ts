@@ -37,6 +37,11 @@ export interface EmbedderOptions {
    */
   docs?: readonly CorpusDoc[];
   /**
+   * The corpus docs read on demand instead of `docs`: called only when the fitted corpus state of
+   * `corpusHash` (which must then identify these docs) is not cached yet.
+   */
+  loadFitDocs?: () => Promise<readonly CorpusDoc[]>;
+  /**
    * `corpusContentHash(docs)` when the caller has it: keys the fitted corpus state instead of
    * hashing every text again (the retriever registry passes it).
    */
@@ -70,6 +75,9 @@ function transformersSettings(rest: string) {
   return { ...preset, model: m[1], pooling: (m[2] as "mean" | "cls" | undefined) ?? preset.pooling ?? "mean" };
 }
 
+/** The text a fit document contributes to the embedder's corpus statistics. */
+const fitText = (d: CorpusDoc): string => `${d.title}\n${d.text}`;
+
 const exact: Record<string, Factory> = {
   [DEFAULT_EMBEDDER_ID]: (_r, o) => createWordVectorsEmbedder({ pooling: "mean", cacheDir: o.wordVectorCacheDir }),
   [`${WORD_VECTORS_ID_PREFIX}-mean`]: (_r, o) => createWordVectorsEmbedder({ pooling: "mean", cacheDir: o.wordVectorCacheDir }),
@@ -77,7 +85,12 @@ const exact: Record<string, Factory> = {
   [`${WORD_VECTORS_ID_PREFIX}-sif-corpus-pc1`]: (_r, o) =>
     createWordVectorsEmbedder(
       { pooling: "sif", frequencies: "corpus", removeComponents: 1, cacheDir: o.wordVectorCacheDir },
-      { fitTexts: o.docs?.map((d) => `${d.title}\n${d.text}`), fitTextsKey: o.corpusHash, log: o.log },
+      {
+        fitTexts: o.docs?.map(fitText),
+        loadFitTexts: o.loadFitDocs && (async () => (await o.loadFitDocs!()).map(fitText)),
+        fitTextsKey: o.corpusHash,
+        log: o.log,
+      },
     ),
 };
 

@@ -357,6 +357,13 @@ function removeProjection(v: Float32Array, u: Float64Array): Float32Array {
 export interface WordVectorsOptions {
   /** Texts to count word frequencies on (required when `frequencies` is `corpus`). */
   fitTexts?: string[];
+  /**
+   * The fit texts, read only when the fitted state of `fitTextsKey` is not cached yet (instead of
+   * `fitTexts`): a store-backed retriever reopened on 24 M docs would otherwise read and parse
+   * its 50,000-document fit sample in every process, for a state it already has on disk. With it,
+   * `fitTextsKey` must identify the texts by itself (their count included).
+   */
+  loadFitTexts?: () => Promise<readonly string[]>;
   /** Info line when corpus statistics are skipped because `fitTexts` is too small (default console.error). */
   log?: (line: string) => void;
   /**
@@ -383,8 +390,9 @@ interface FitState {
   components?: number[][];
 }
 
-function fitKey(cfg: object, texts: readonly string[], textsKey?: string): string {
+function fitKey(cfg: object, texts: readonly string[] | "lazy", textsKey?: string): string {
   const h = createHash("sha256").update(JSON.stringify({ v: WORD_VECTOR_CACHE_VERSION, cfg }));
+  if (texts === "lazy") return h.update(`texts-key:${textsKey}:lazy`).digest("hex");
   if (textsKey !== undefined) return h.update(`texts-key:${textsKey}:${texts.length}`).digest("hex");
   for (const t of texts) h.update(`${t.length}:`).update(t);
   return h.digest("hex");
@@ -421,6 +429,7 @@ type ResolvedWordVectorsConfig = z.output<typeof WordVectorsConfigSchema>;
  * tokens, computed on first need (never when the fitted state is cached).
  */
 interface FitContext {
+  /** The fit texts; null when there are none, or when they were never read (`loadFitTexts` with a cached state). */
   texts: readonly string[] | null;
   fitDir: string | null;
   fitPath: string | null;
@@ -429,16 +438,24 @@ interface FitContext {
   tokens(): FitTokens;
 }
 
-/** Step 1: the fitted-state cache entry of these fit texts and config (read when present). */
-function openFitContext(cfg: ResolvedWordVectorsConfig, opts: WordVectorsOptions, table: LazyWordVectors, needsFit: boolean): FitContext {
-  const texts = opts.fitTexts && opts.fitTexts.length > 0 ? opts.fitTexts : null;
+/**
+ * Step 1: the fitted-state cache entry of these fit texts and config (read when present). With
+ * `loadFitTexts` the texts are read only when that entry is missing.
+ */
+async function openFitContext(cfg: ResolvedWordVectorsConfig, opts: WordVectorsOptions, table: LazyWordVectors, needsFit: boolean): Promise<FitContext> {
+  let texts: readonly string[] | null = opts.fitTexts && opts.fitTexts.length > 0 ? opts.fitTexts : null;
+  const lazy = !texts && opts.loadFitTexts !== undefined && opts.fitTextsKey !== undefined;
   const fitDir = opts.fitCacheDir === null ? null : (opts.fitCacheDir ?? join(cacheDir(), "word-vectors-fit"));
-  const key = needsFit && texts && fitDir ? fitKey({ ...cfg, cacheDir: undefined }, texts, opts.fitTextsKey) : null;
+  const key = needsFit && (texts || lazy) && fitDir ? fitKey({ ...cfg, cacheDir: undefined }, texts ?? "lazy", opts.fitTextsKey) : null;
   const fitPath = key && fitDir ? join(fitDir, `${key.slice(0, 32)}.json`) : null;
   const saved = fitPath && existsSync(fitPath) ? readFitState(fitPath, key!) : null;
-  const fresh: FitState | null = key && !saved ? { version: 1, key, usable: 0 } : null;
+  if (lazy && needsFit && !saved) {
+    const loaded = await opts.loadFitTexts!();
+    texts = loaded.length > 0 ? loaded : null;
+  }
+  const fresh: FitState | null = key && !saved && texts ? { version: 1, key, usable: 0 } : null;
   let fitTokens: FitTokens | null = null;
-  return { texts, fitDir, fitPath, saved, fresh, tokens: () => (fitTokens ??= fitTokenRows(opts.fitTexts!, table)) };
+  return { texts, fitDir, fitPath, saved, fresh, tokens: () => (fitTokens ??= fitTokenRows(texts!, table)) };
 }
 
 /**
@@ -449,9 +466,9 @@ function openFitContext(cfg: ResolvedWordVectorsConfig, opts: WordVectorsOptions
 function applySmallCorpusFallback(cfg: ResolvedWordVectorsConfig, fit: FitContext, needsFit: boolean, log: ((line: string) => void) | undefined) {
   let frequencies = cfg.frequencies;
   let removeComponents = cfg.removeComponents;
-  if (needsFit && fit.texts) {
+  if (needsFit && (fit.texts || fit.saved)) {
     let usable = fit.saved ? fit.saved.usable : 0;
-    if (!fit.saved) {
+    if (!fit.saved && fit.texts) {
       const { offsets } = fit.tokens();
       for (let i = 0; i < fit.texts.length; i++) if (offsets[i + 1] > offsets[i]) usable++;
     }
@@ -488,7 +505,7 @@ function poolingWeights(cfg: ResolvedWordVectorsConfig, frequencies: ResolvedWor
     for (let r = 0; r < n; r++) weights[r] = a / (a + 1 / ((r + 1) * hN));
     return { id: `${WORD_VECTORS_ID_PREFIX}-sif`, weightOf: (row) => weights[row] };
   }
-  if (!fit.texts) {
+  if (!fit.texts && !fit.saved) {
     throw new Error(`embedder ${WORD_VECTORS_ID_PREFIX}-sif-corpus needs the corpus texts (opts.fitTexts / createEmbedder(id, {docs})) to count word frequencies`);
   }
   const counts = new Map<number, number>(fit.saved?.counts ?? []);
@@ -536,7 +553,7 @@ function createRowPooler(table: LazyWordVectors, weightOf: (row: number) => numb
  */
 function commonComponents(cfg: ResolvedWordVectorsConfig, removeComponents: number, dims: number, fit: FitContext, poolRows: (rows: ArrayLike<number>) => Float32Array): Float64Array[] {
   const components: Float64Array[] = [];
-  if (cfg.removeComponents > 0 && !fit.texts) {
+  if (cfg.removeComponents > 0 && !fit.texts && !fit.saved) {
     throw new Error(`word-vectors: removeComponents needs fitTexts (the corpus) to estimate the common component`);
   }
   if (removeComponents > 0 && fit.saved?.components?.length === removeComponents) {
@@ -590,7 +607,7 @@ export async function createWordVectorsEmbedder(config: WordVectorsConfig = {}, 
   const table = await openWordVectors(cfg.cacheDir);
   const dims = table.dims;
   const needsFit = (cfg.pooling === "sif" && cfg.frequencies === "corpus") || cfg.removeComponents > 0;
-  const fit = openFitContext(cfg, opts, table, needsFit);
+  const fit = await openFitContext(cfg, opts, table, needsFit);
   const { frequencies, removeComponents } = applySmallCorpusFallback(cfg, fit, needsFit, opts.log);
   const weights = poolingWeights(cfg, frequencies, table.size, fit);
   const poolRows = createRowPooler(table, weights.weightOf);

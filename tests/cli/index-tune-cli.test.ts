@@ -62,10 +62,20 @@ describe("index tune (CLI), and index build --rebuild", () => {
     expect(rep.tuning.heldOutQueries).toBe(30);
     // Doubling from 1: each point but the last is below the target, the last reaches it.
     const curve = rep.tuning.curve;
-    expect(curve.map((p) => p.nprobes)).toEqual(curve.map((_, i) => 2 ** i));
-    for (const p of curve.slice(0, -1)) expect(p.recallTune).toBeLessThan(0.9);
-    expect(curve[curve.length - 1].recallTune).toBeGreaterThanOrEqual(0.9);
-    expect(rep.nprobes).toBe(curve[curve.length - 1].nprobes);
+    // Doubling until the target (0.9) is reached, then up to 3 bisection steps between the last
+    // miss and the first hit; the smallest nprobes that reaches it is chosen.
+    const doubling = curve.findIndex((p) => p.recallTune >= 0.9) + 1;
+    expect(doubling).toBeGreaterThan(1);
+    expect(curve.slice(0, doubling).map((p) => p.nprobes)).toEqual(curve.slice(0, doubling).map((_, i) => 2 ** i));
+    expect(curve.length - doubling).toBeLessThanOrEqual(3);
+    for (const p of curve.slice(0, doubling - 1)) expect(p.recallTune).toBeLessThan(0.9);
+    let [missed, hit] = [curve[doubling - 2].nprobes, curve[doubling - 1].nprobes];
+    for (const p of curve.slice(doubling)) {
+      expect(p.nprobes).toBe(Math.floor((missed + hit) / 2));
+      if (p.recallTune >= 0.9) hit = p.nprobes;
+      else missed = p.nprobes;
+    }
+    expect(rep.nprobes).toBe(hit);
     // The library reopens the index with the tuned nprobes and the held-out recall.
     const docs = (await loadBundledCorpus()).docs;
     const ret = await createRetriever({ mode: "dense", engine: "lance", disk: { dir: join(dir, "idx"), mode: "open", ann: { index: "ivf_flat" } } }, { docs, log: () => {} });

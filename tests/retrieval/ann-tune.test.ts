@@ -89,12 +89,14 @@ describe("tuneAnnOnQueries", () => {
     const patches: Partial<DiskIndexMeta>[] = [];
     const store = fakeStore({}, patches);
     const r = await tuneAnnOnQueries(store, texts, queryVecs, "q.json", { targetRecall: 0.95 });
-    // Tuning half: 3p/10 → 0.3, 0.6, 1.0 at p = 1, 2, 4; held out: 2p/10 → 0.2, 0.4, 0.8.
-    expect(r.tuning.curve.map((p) => p.nprobes)).toEqual([1, 2, 4]);
+    // Tuning half: 3p/10 → 0.3, 0.6, 1.0 at p = 1, 2, 4; held out: 2p/10 → 0.2, 0.4, 0.8. Then
+    // bisection between 2 (missed) and 4 (reached): 3 → 0.9 misses; 3 and 4 are adjacent: stop.
+    expect(r.tuning.curve.map((p) => p.nprobes)).toEqual([1, 2, 4, 3]);
     const want = [
       [0.3, 0.2],
       [0.6, 0.4],
       [1, 0.8],
+      [0.9, 0.6],
     ];
     r.tuning.curve.forEach((p, i) => {
       expect(p.recallTune).toBeCloseTo(want[i][0], 12);
@@ -108,6 +110,21 @@ describe("tuneAnnOnQueries", () => {
     expect(r.tuning.heldOutQueries).toBe(3);
     expect(r.tuning.queriesSha256).toBe(queriesSha256(texts));
     expect(patches).toEqual([]); // tuning alone stores nothing
+  });
+
+  it("bisects between the last miss and the first hit and keeps the smallest nprobes that reaches the target", async () => {
+    const store = fakeStore({ numPartitions: 64 }, []);
+    // Target 0.85: 1 → 0.3, 2 → 0.6, 4 → 1.0 (hit), bisect 3 → 0.9 (hit); 2 and 3 adjacent: stop at 3.
+    const r = await tuneAnnOnQueries(store, texts, queryVecs, "q.json", { targetRecall: 0.85 });
+    expect(r.tuning.curve.map((p) => p.nprobes)).toEqual([1, 2, 4, 3]);
+    expect([r.nprobes, r.recallAt10Tune, r.reachedTarget]).toEqual([3, expect.closeTo(0.9, 12), true]);
+    expect(r.recallAt10HeldOut).toBeCloseTo(0.6, 12);
+    // bisectSteps 0: doubling only (round 12's behaviour).
+    const d = await tuneAnnOnQueries(store, texts, queryVecs, "q.json", { targetRecall: 0.85, bisectSteps: 0 });
+    expect([d.tuning.curve.map((p) => p.nprobes), d.nprobes]).toEqual([[1, 2, 4], 4]);
+    // Reached at the first value tried: nothing to bisect.
+    const s = await tuneAnnOnQueries(store, texts, queryVecs, "q.json", { targetRecall: 0.2, startNprobes: 1 });
+    expect([s.tuning.curve.map((p) => p.nprobes), s.nprobes]).toEqual([[1], 1]);
   });
 
   it("stops at every partition when the target is never reached, and says so", async () => {

@@ -62,6 +62,8 @@ describe("on-disk BM25, term-at-a-time = in-memory engine (bit-identical)", () =
     const disk = openDiskBm25(dir, { strategy: "taat" });
     same(disk, mem, [...long, ...short.slice(0, 60)], [1, 10, 100]);
     expect(disk.taatAccumulator).toBe("wasm");
+    // Finalists are scored from their own lengths: no norm page is filled (the query process stays flat).
+    expect(disk.normPagesLoaded()).toBe(0);
     // Postings read in chunks of one window (two chunks here; the default chunk holds 16 windows).
     same(openDiskBm25(dir, { strategy: "taat", taatChunkDocs: 65_536 }), mem, long.slice(0, 30), [10, 100]);
     // Postings added in JavaScript (no WebAssembly, e.g. node --jitless): the same.
@@ -75,6 +77,7 @@ describe("on-disk BM25, term-at-a-time = in-memory engine (bit-identical)", () =
     expect(auto.lastStats.finalists).toBeLessThan(200); // a handful beyond k, not the corpus
     auto.searchSync(words.text(mulberry32(3), 2), 10);
     expect(auto.lastStats.taatSegments).toBe(0); // a 2-word query stays pruned
+    expect(auto.normPagesLoaded()).toBeGreaterThan(0); // the pruned path scores whole windows from norm pages
     // ~1,100 distinct terms: small weights, a wide band — auto stays pruned; forced TAAT is still exact.
     const huge = words.text(mulberry32(4), 3000);
     expect(idsAndScores(auto.searchSync(huge, 10))).toEqual(idsAndScores(mem.searchSync(huge, 10)));

@@ -209,6 +209,16 @@ describe("on-disk engines on the bundled corpus", () => {
     }
   });
 
+  it("searches go through the index connection's own bounded caches (indexCacheMiB / metadataCacheMiB)", async () => {
+    // LanceDB 0.31 drops a session passed as connect's third argument; with that bug the caches
+    // stay LanceDB's 6 GB + 1 GB defaults and this connection's session holds 0 bytes.
+    const small = await openOrBuildLanceAnn(source, embedder, { dir, mode: "open", indexCacheMiB: 1, metadataCacheMiB: 1 }, { log: () => {} });
+    const atOpen = small.cacheBytes(); // file metadata read while opening
+    for (const v of (await embedder.embed(questions.slice(0, 30))).filter((x) => x.some((y) => y !== 0))) await small.search(v, 10);
+    expect(small.cacheBytes()).toBeGreaterThan(atOpen); // IVF partitions probed
+    expect(small.cacheBytes()).toBeLessThanOrEqual(2 * 2 ** 20);
+  });
+
   it('mode "open" opens what is built and never builds', async () => {
     const opened = await openOrBuildLanceAnn(source, embedder, { dir, mode: "open" }, { log: () => {} });
     expect(opened.built).toBe(false);

@@ -3,6 +3,9 @@
  * tokenises each fit text once (issue 11: it tokenised every document three times) and fits
  * exactly what the straightforward computation gives.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
 import { createWordVectorsEmbedder, openWordVectors, wordVectorTokenIds, WORD_VECTOR_DIMS } from "../../retrieval/embedders/word-vectors.ts";
@@ -66,5 +69,39 @@ describe("word-vectors fit", () => {
       u = nu.map((x) => x / n);
     }
     expect(Array.from(fitted.components[0])).toEqual(Array.from(u));
+  }, 60_000);
+
+  it("loadFitTexts is called only when the fitted state of fitTextsKey is not cached; the embedder equals the eager fit", async () => {
+    const texts = (await loadBundledCorpus({ sources: ["medevidence"] })).docs.slice(0, 120).map((d) => `${d.title}\n${d.text}`);
+    const fitCacheDir = mkdtempSync(join(tmpdir(), "medsynth-fit-"));
+    const cfg = { pooling: "sif", frequencies: "corpus", removeComponents: 1 } as const;
+    let loads = 0;
+    const loadFitTexts = async () => {
+      loads++;
+      return texts;
+    };
+    const eager = await createWordVectorsEmbedder(cfg, { fitTexts: texts, fitCacheDir: null });
+    const first = await createWordVectorsEmbedder(cfg, { loadFitTexts, fitTextsKey: "store-fp:first-120", fitCacheDir });
+    expect([loads, first.fitSource]).toEqual([1, "computed"]);
+    const second = await createWordVectorsEmbedder(cfg, { loadFitTexts, fitTextsKey: "store-fp:first-120", fitCacheDir });
+    expect([loads, second.fitSource]).toEqual([1, "cache"]); // not read again
+    const q = ["statins and stroke prevention in older adults", "vitamin D supplementation"];
+    const [a, b, c] = [await eager.embed(q), await first.embed(q), await second.embed(q)];
+    expect([first.id, second.id]).toEqual([eager.id, eager.id]);
+    for (let i = 0; i < q.length; i++) {
+      expect(Array.from(b[i])).toEqual(Array.from(a[i]));
+      expect(Array.from(c[i])).toEqual(Array.from(a[i]));
+    }
+    // Another key is another corpus: read again.
+    await createWordVectorsEmbedder(cfg, { loadFitTexts, fitTextsKey: "other-store:first-120", fitCacheDir });
+    expect(loads).toBe(2);
+    // A cached state too small for corpus statistics keeps its fallback without reading the texts.
+    const tiny = async () => {
+      loads++;
+      return texts.slice(0, 3);
+    };
+    const small1 = await createWordVectorsEmbedder(cfg, { loadFitTexts: tiny, fitTextsKey: "tiny", fitCacheDir, log: () => {} });
+    const small2 = await createWordVectorsEmbedder(cfg, { loadFitTexts: tiny, fitTextsKey: "tiny", fitCacheDir, log: () => {} });
+    expect([small1.id, small2.id, loads]).toEqual(["word-vectors:sg-100d-sif", "word-vectors:sg-100d-sif", 3]);
   }, 60_000);
 });

@@ -61,5 +61,15 @@ describe("lazy reads through the corpus store interface", () => {
     expect(store.counters.fetched).toBe(7);
     expect(new Set(noise.docs.map((d) => d.id)).size).toBe(8);
     for (const d of noise.docs.filter((d) => d.id !== "9005")) expect(d.text).toContain(`CONCLUSIONS: Conclusion of ${d.id}.`);
+
+    // Reads go through the store connection's own bounded caches (STORE_READ_CACHE_MIB, or
+    // readCacheMiB): LanceDB 0.31 drops a session passed as connect's third argument, which left
+    // the 6 GB + 1 GB defaults growing with every PMID looked up (0.61 GB after 600 lookups at 24 M).
+    const bounded = await openLanceRecordStore({ uri, readCacheMiB: { index: 1, metadata: 1 } });
+    const before = bounded.cacheBytes();
+    expect((await bounded.getDocs(["9001", "9100", "9119"])).size).toBe(3);
+    expect(bounded.cacheBytes()).toBeGreaterThan(before);
+    expect(bounded.cacheBytes()).toBeLessThanOrEqual(2 * 2 ** 20);
+    await expect(openLanceRecordStore({ uri, readCacheMiB: { index: 0, metadata: 16 } })).rejects.toThrow(/readCacheMiB\.index must be a positive number of MiB, got 0/);
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 /** Object-storage URIs and storage options reach LanceDB unchanged (no S3 server installs offline here: the connect call is observed). */
 import { describe, expect, it } from "vitest";
 import type * as LanceDb from "@lancedb/lancedb";
+import { Session } from "@lancedb/lancedb";
 import { connectStore, describeCleanDifference, openLanceRecordStore, storeUriOf, type ConnectFn } from "../../../corpus/store/lance-store.ts";
 import { storageOptionsFromEnv } from "../../../corpus/corpus-file.ts";
 
@@ -24,7 +25,8 @@ describe("corpus store locations", () => {
     expect(calls).toEqual([
       { uri: "s3://team-bucket/medsynth/corpus", options: { storageOptions: opts } },
       { uri: "gs://bucket/c", options: {} },
-      { uri: "az://container/c", options: { storageOptions: { azure_storage_account_name: "acct" } } },
+      // Opened for reading: with its bounded read caches, in the options (where LanceDB reads them).
+      { uri: "az://container/c", options: { storageOptions: { azure_storage_account_name: "acct" }, session: expect.any(Session) } },
     ]);
   });
 
