@@ -99,13 +99,19 @@ export async function connectStore(loc: StoreLocation, connect?: ConnectFn, sess
 /**
  * A LanceDB session whose caches are bounded for reading a store ({@link STORE_READ_CACHE_MIB}
  * unless `loc.readCacheMiB` says otherwise).
- * @throws Error when a cache size is not a positive number.
+ * @throws Error naming the store and the field when a cache size is missing, not a finite
+ *   number, or under one byte.
  */
 export async function storeReadSession(loc: StoreLocation): Promise<LanceDb.Session> {
   const mib = loc.readCacheMiB ?? STORE_READ_CACHE_MIB;
-  for (const [k, v] of Object.entries(mib)) if (!(v > 0)) throw new Error(`corpus store ${loc.uri}: readCacheMiB.${k} must be a positive number of MiB, got ${v}`);
+  const bytes = (["index", "metadata"] as const).map((k) => {
+    const v: unknown = (mib as Record<string, unknown>)[k];
+    if (typeof v !== "number" || !Number.isFinite(v) || v * 2 ** 20 < 1)
+      throw new Error(`corpus store ${loc.uri}: readCacheMiB.${k} must be a finite positive number of MiB (at least 1 byte), got ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+    return BigInt(Math.round(v * 2 ** 20));
+  });
   const { Session } = await loadLancedb();
-  return new Session(BigInt(Math.round(mib.index * 2 ** 20)), BigInt(Math.round(mib.metadata * 2 ** 20)));
+  return new Session(bytes[0], bytes[1]);
 }
 
 /**

@@ -10,7 +10,7 @@ import { cacheDir } from "../../corpus/paths.ts";
 import { openRetrievalCorpus } from "../../corpus/corpus-file.ts";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { applyAnnTuning, tuneAnnOnQueries, type AnnTuneReport } from "../../retrieval/lance/ann-tune.ts";
-import { IndexNotBuiltError, type LanceAnnStore } from "../../retrieval/lance/disk-engines.ts";
+import { IndexNotBuiltError, reachesRecall, type LanceAnnStore } from "../../retrieval/lance/disk-engines.ts";
 import { chooseEngine, createRetriever, DISK_ENGINE_THRESHOLD, RetrieverConfigSchema } from "../../retrieval/registry.ts";
 import { HELP_DEFAULT_RETRIEVER_EMBEDDER_ID } from "./help-ids.ts";
 import { retrieverConfig, type RetrievalCliOptions } from "./retrieval-commands.ts";
@@ -152,12 +152,14 @@ function reportLines(ann: LanceAnnStore, o: IndexTuneCliOptions, texts: readonly
   const lines = [
     `index tune: ${ann.tableName} (${ann.meta.index}, ${ann.meta.numPartitions} partitions, ${ann.docCount} docs, ${ann.embedderId})`,
     `questions: ${texts.length} from ${o.queries} (${t.tuneQueries} tune, ${t.heldOutQueries} held out${report.zeroVectors ? `, ${report.zeroVectors} left out: zero vector` : ""})`,
-    "nprobes  recall@10 tune  recall@10 held out",
-    ...t.curve.map((p) => `${String(p.nprobes).padStart(7)}  ${p.recallTune.toFixed(3).padStart(14)}  ${p.recallHeldOut.toFixed(3).padStart(18)}`),
+    "nprobes  recall@10 tune  recall@10 held out   (in nprobes order; * = chosen)",
+    ...[...t.curve]
+      .sort((a, b) => a.nprobes - b.nprobes)
+      .map((p) => `${String(p.nprobes).padStart(7)}  ${p.recallTune.toFixed(3).padStart(14)}  ${p.recallHeldOut.toFixed(3).padStart(18)}${p.nprobes === report.nprobes ? "  *" : ""}`),
   ];
   const notes: string[] = [];
   if (!report.reachedTarget) notes.push("NOT REACHED on the tuning questions even with every partition");
-  else if (report.recallAt10HeldOut < targetRecall) notes.push("below the target on the held-out questions");
+  else if (!reachesRecall(report.recallAt10HeldOut, targetRecall)) notes.push("below the target on the held-out questions");
   if (t.heldOutQueries < 20) notes.push(`only ${t.heldOutQueries} held-out question(s): a coarse figure`);
   lines.push(
     `nprobes ${report.nprobes}: recall@10 ${report.recallAt10HeldOut.toFixed(3)} on the held-out questions (target ${targetRecall}${notes.length ? `; ${notes.join("; ")}` : ""}); ${o.dryRun ? "not stored (--dry-run)" : "stored: later searches use it"}`,

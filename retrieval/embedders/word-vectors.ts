@@ -439,6 +439,18 @@ interface FitContext {
 }
 
 /**
+ * Whether a cached fitted state holds what this config takes from it once it has enough usable
+ * texts (corpus counts for SIF corpus frequencies, `removeComponents` components). A damaged or
+ * hand-edited state that lacks them is treated as missing: refitted from the texts (read then,
+ * with `loadFitTexts`) and written again.
+ */
+function fitStateComplete(state: FitState, cfg: ResolvedWordVectorsConfig): boolean {
+  if (state.usable < cfg.minFitTexts) return true; // the small-corpus fallback uses neither
+  if (cfg.pooling === "sif" && cfg.frequencies === "corpus" && (!Array.isArray(state.counts) || typeof state.total !== "number")) return false;
+  return !(cfg.removeComponents > 0 && (!Array.isArray(state.components) || state.components.length !== cfg.removeComponents));
+}
+
+/**
  * Step 1: the fitted-state cache entry of these fit texts and config (read when present). With
  * `loadFitTexts` the texts are read only when that entry is missing.
  */
@@ -448,7 +460,8 @@ async function openFitContext(cfg: ResolvedWordVectorsConfig, opts: WordVectorsO
   const fitDir = opts.fitCacheDir === null ? null : (opts.fitCacheDir ?? join(cacheDir(), "word-vectors-fit"));
   const key = needsFit && (texts || lazy) && fitDir ? fitKey({ ...cfg, cacheDir: undefined }, texts ?? "lazy", opts.fitTextsKey) : null;
   const fitPath = key && fitDir ? join(fitDir, `${key.slice(0, 32)}.json`) : null;
-  const saved = fitPath && existsSync(fitPath) ? readFitState(fitPath, key!) : null;
+  const cached = fitPath && existsSync(fitPath) ? readFitState(fitPath, key!) : null;
+  const saved = cached && fitStateComplete(cached, cfg) ? cached : null; // an incomplete one is refitted and rewritten
   if (lazy && needsFit && !saved) {
     const loaded = await opts.loadFitTexts!();
     texts = loaded.length > 0 ? loaded : null;

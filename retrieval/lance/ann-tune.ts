@@ -19,7 +19,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { VectorHit } from "../dense/lancedb-store.ts";
-import { exactTopKScan, recallAtK, type AnnQueryTuning, type LanceAnnStore } from "./disk-engines.ts";
+import { exactTopKScan, reachesRecall, recallAtK, type AnnQueryTuning, type LanceAnnStore } from "./disk-engines.ts";
 
 /** Settings of {@link tuneAnnOnQueries}. */
 export const AnnTuneConfigSchema = z
@@ -121,7 +121,7 @@ export async function tuneAnnOnQueries(
     log(`index tune: nprobes ${nprobes}/${partitions}: recall@10 ${point.recallTune.toFixed(3)} (tuning ${tune.length}), ${point.recallHeldOut.toFixed(3)} (held out ${heldOut.length})`);
     return point;
   };
-  const reaches = (p: { recallTune: number }) => p.recallTune >= cfg.targetRecall;
+  const reaches = (p: { recallTune: number }) => reachesRecall(p.recallTune, cfg.targetRecall);
   // Doubling: `missed` is the last point below the target, `best` the first at or above it.
   let missed: AnnQueryTuning["curve"][number] | null = null;
   let best = await measure(Math.min(cfg.startNprobes, partitions));
@@ -140,7 +140,7 @@ export async function tuneAnnOnQueries(
     nprobes: last.nprobes,
     recallAt10HeldOut: last.recallHeldOut,
     recallAt10Tune: last.recallTune,
-    reachedTarget: last.recallTune >= cfg.targetRecall,
+    reachedTarget: reaches(last),
     zeroVectors: texts.length - usable.length,
     tuning: { queriesSha256: queriesSha256(texts), source, tuneQueries: tune.length, heldOutQueries: heldOut.length, targetRecall: cfg.targetRecall, curve, at: new Date().toISOString() },
     exactSeconds,

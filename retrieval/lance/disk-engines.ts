@@ -294,6 +294,17 @@ export function hasAnalyzableTerm(text: string): boolean {
 }
 
 /**
+ * Whether a mean recall reaches a target, allowing for floating-point rounding of the mean: it
+ * sums per-question fractions (tenths for recall@10), so a mean that is exactly the target can
+ * come out a hair below it (19.3 / 20 sums to 0.9649999999999999, not 0.965).
+ * @param recall - a mean recall in [0, 1].
+ * @param target - the target in [0, 1].
+ */
+export function reachesRecall(recall: number, target: number): boolean {
+  return recall >= target - 1e-9;
+}
+
+/**
  * Recall@k of `got` against exact top-k hits `exact` (best first), tie-aware: a hit counts when
  * its exact score is at least the k-th exact score (minus 1e-5), so that among documents with
  * equal similarity (duplicates, e.g. a replicated corpus) any choice is correct.
@@ -688,7 +699,7 @@ async function tuneNprobes(
   };
   let nprobes = m.nprobes!;
   let recall = await recallAt(nprobes);
-  while (m.index !== "hnsw_sq" && recall < m.targetRecall! && nprobes < m.numPartitions!) {
+  while (m.index !== "hnsw_sq" && !reachesRecall(recall, m.targetRecall!) && nprobes < m.numPartitions!) {
     nprobes = Math.min(m.numPartitions!, nprobes * 2);
     recall = await recallAt(nprobes);
   }

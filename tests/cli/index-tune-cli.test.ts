@@ -95,6 +95,11 @@ describe("index tune (CLI), and index build --rebuild", () => {
     const t = runCli(["index", "tune", "--queries", questions, "--target", "0.9", ...common(), "--dry-run"]);
     expect(t.status, t.stderr).toBe(0);
     expect(t.stdout).toMatch(/questions: 60 from .*questions\.json \(30 tune, 30 held out\)/);
+    // The curve in nprobes order, the chosen row marked.
+    const rows = t.stdout.split("\n").filter((l) => /^\s+\d+\s+\d\.\d{3}\s+\d\.\d{3}/.test(l));
+    const shown = rows.map((l) => Number(l.trim().split(/\s+/)[0]));
+    expect(shown).toEqual([...curve.map((p) => p.nprobes)].sort((x, y) => x - y));
+    expect(rows.filter((l) => l.endsWith("  *")).map((l) => Number(l.trim().split(/\s+/)[0]))).toEqual([rep.nprobes]);
     expect(t.stdout).toMatch(new RegExp(`nprobes ${rep.nprobes}: recall@10 ${rep.recallAt10HeldOut.toFixed(3)} on the held-out questions \\(target 0.9\\); not stored \\(--dry-run\\)`));
     // index build --rebuild builds the table again (its tuning goes with it); without it, reopens.
     const rb = runCli(["index", "build", "--mode", "dense", "--rebuild", ...common()]);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import "../../retrieval/lance-env.ts";
 import type * as LanceDb from "@lancedb/lancedb";
 import { applyAnnTuning, queriesSha256, splitTuneHeldOut, tuneAnnOnQueries } from "../../retrieval/lance/ann-tune.ts";
-import type { DiskIndexMeta, LanceAnnStore } from "../../retrieval/lance/disk-engines.ts";
+import { reachesRecall, type DiskIndexMeta, type LanceAnnStore } from "../../retrieval/lance/disk-engines.ts";
 
 const DIMS = 4;
 const N = 40;
@@ -125,6 +125,15 @@ describe("tuneAnnOnQueries", () => {
     // Reached at the first value tried: nothing to bisect.
     const s = await tuneAnnOnQueries(store, texts, queryVecs, "q.json", { targetRecall: 0.2, startNprobes: 1 });
     expect([s.tuning.curve.map((p) => p.nprobes), s.nprobes]).toEqual([[1], 1]);
+  });
+
+  it("a mean recall equal to the target reaches it despite floating-point rounding (reachesRecall)", () => {
+    // 20 questions whose recalls sum to 19.3: the running sum is 0.9649999999999999 × 20.
+    const recalls = [...Array(13).fill(1), ...Array(7).fill(0.9)];
+    const mean = recalls.reduce((a, b) => a + b, 0) / recalls.length;
+    expect(mean).toBeLessThan(0.965); // the rounding the helper found
+    expect(reachesRecall(mean, 0.965)).toBe(true);
+    expect(reachesRecall(0.9649, 0.965)).toBe(false);
   });
 
   it("stops at every partition when the target is never reached, and says so", async () => {

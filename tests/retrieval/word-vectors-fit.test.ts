@@ -3,7 +3,7 @@
  * tokenises each fit text once (issue 11: it tokenised every document three times) and fits
  * exactly what the straightforward computation gives.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -92,6 +92,16 @@ describe("word-vectors fit", () => {
       expect(Array.from(b[i])).toEqual(Array.from(a[i]));
       expect(Array.from(c[i])).toEqual(Array.from(a[i]));
     }
+    // A damaged state (no components) is refitted from the texts, not used half-way, and rewritten.
+    const [file] = readdirSync(fitCacheDir);
+    const state = JSON.parse(readFileSync(join(fitCacheDir, file), "utf8"));
+    delete state.components;
+    writeFileSync(join(fitCacheDir, file), JSON.stringify(state));
+    const repaired = await createWordVectorsEmbedder(cfg, { loadFitTexts, fitTextsKey: "store-fp:first-120", fitCacheDir });
+    expect([loads, repaired.fitSource]).toEqual([2, "computed"]);
+    expect(Array.from((await repaired.embed(q))[0])).toEqual(Array.from(a[0]));
+    expect(JSON.parse(readFileSync(join(fitCacheDir, file), "utf8")).components).toHaveLength(1);
+    loads = 1;
     // Another key is another corpus: read again.
     await createWordVectorsEmbedder(cfg, { loadFitTexts, fitTextsKey: "other-store:first-120", fitCacheDir });
     expect(loads).toBe(2);

@@ -70,6 +70,13 @@ describe("lazy reads through the corpus store interface", () => {
     expect((await bounded.getDocs(["9001", "9100", "9119"])).size).toBe(3);
     expect(bounded.cacheBytes()).toBeGreaterThan(before);
     expect(bounded.cacheBytes()).toBeLessThanOrEqual(2 * 2 ** 20);
-    await expect(openLanceRecordStore({ uri, readCacheMiB: { index: 0, metadata: 16 } })).rejects.toThrow(/readCacheMiB\.index must be a positive number of MiB, got 0/);
+    await expect(openLanceRecordStore({ uri, readCacheMiB: { index: 0, metadata: 16 } })).rejects.toThrow(/readCacheMiB\.index must be a finite positive number of MiB \(at least 1 byte\), got 0/);
+    for (const [bad, field, shown] of [
+      [{ index: 16 }, "metadata", "undefined"],
+      [{ index: Infinity, metadata: 16 }, "index", "Infinity"],
+      [{ index: 16, metadata: 1e-9 }, "metadata", "1e-9"],
+      [{ index: "16", metadata: 16 }, "index", '"16"'],
+    ] as const)
+      await expect(openLanceRecordStore({ uri, readCacheMiB: bad as unknown as { index: number; metadata: number } })).rejects.toThrow(`readCacheMiB.${field} must be a finite positive number of MiB (at least 1 byte), got ${shown}`);
   }, 120_000);
 });
