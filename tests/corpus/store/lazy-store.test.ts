@@ -77,6 +77,8 @@ describe("lazy reads through the corpus store interface", () => {
       [{ index: 16, metadata: 1e-9 }, "metadata", "1e-9"],
       [{ index: "16", metadata: 16 }, "index", '"16"'],
     ] as const)
-      await expect(openLanceRecordStore({ uri, readCacheMiB: bad as unknown as { index: number; metadata: number } })).rejects.toThrow(`readCacheMiB.${field} must be a finite positive number of MiB (at least 1 byte), got ${shown}`);
+      await expect(openLanceRecordStore({ uri, readCacheMiB: bad as unknown as { index: number; metadata: number } })).rejects.toThrow(
+        `readCacheMiB.${field} must be a finite positive number of MiB (at least 1 byte), got ${shown}`,
+      );
   }, 120_000);
 });
