@@ -72,6 +72,23 @@ export function queriesSha256(texts: readonly string[]): string {
 }
 
 /**
+ * Exact top-10 of the question vectors `qv` over `store`'s vectors (unmatchable docs left out):
+ * the lists an earlier tuning kept for the same table version, skip set and vectors, else one
+ * streamed pass (`exactTopKScan`), kept for the next tuning.
+ * @returns the lists (one per vector, in order) and whether they came from the earlier tuning.
+ */
+async function exactListsOf(store: LanceAnnStore, qv: readonly Float32Array[]): Promise<{ exact: VectorHit[][]; cached: boolean }> {
+  const h = createHash("sha256").update(JSON.stringify({ kind: "medsynth-tune-exact-v1", table: store.tableName, version: await store.tableVersion(), k: 10, skip: [...store.unmatchable].sort() }));
+  for (const v of qv) h.update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  const key = h.digest("hex");
+  const kept = await store.readExactLists(key);
+  if (kept && kept.length === qv.length) return { exact: kept, cached: true };
+  const { hits } = await exactTopKScan(store.table, qv, 10, { skip: store.unmatchable });
+  await store.writeExactLists(key, hits);
+  return { exact: hits, cached: false };
+}
+
+/**
  * Tune the IVF `nprobes` of `store` on questions and measure recall@10 on held-out ones.
  * @param store an opened IVF index (`ivf_pq` or `ivf_flat`).
  * @param texts the questions (for the record: count and SHA-256).
@@ -106,9 +123,13 @@ export async function tuneAnnOnQueries(
       `index tune: a held-out share of ${cfg.heldOutShare} of ${qv.length} usable questions leaves ${tune.length} to tune and ${heldOut.length} held out; both need at least one (more questions, or another --held-out)`,
     );
   const t0 = performance.now();
-  const { hits: exact } = await exactTopKScan(store.table, qv, 10, { skip: store.unmatchable });
+  const { exact, cached } = await exactListsOf(store, qv);
   const exactSeconds = (performance.now() - t0) / 1000;
-  log(`index tune: exact top-10 of ${qv.length} questions in ${exactSeconds.toFixed(1)} s (one pass over ${store.docCount} vectors)`);
+  log(
+    cached
+      ? `index tune: exact top-10 of ${qv.length} questions kept by an earlier tuning on the same questions and index (no pass over the vectors)`
+      : `index tune: exact top-10 of ${qv.length} questions in ${exactSeconds.toFixed(1)} s (one pass over ${store.docCount} vectors)`,
+  );
   const meanRecall = (idx: readonly number[], got: readonly VectorHit[][]) => idx.reduce((s, i) => s + recallAtK(got[i], exact[i], 10), 0) / idx.length;
   const partitions = m.numPartitions ?? 1;
   const curve: AnnQueryTuning["curve"] = [];

@@ -94,6 +94,7 @@ describe("index tune (CLI), and index build --rebuild", () => {
     // The text report says what was stored.
     const t = runCli(["index", "tune", "--queries", questions, "--target", "0.9", ...common(), "--dry-run"]);
     expect(t.status, t.stderr).toBe(0);
+    expect(t.stderr).toContain("exact top-10 of 60 questions kept by an earlier tuning on the same questions and index"); // no second pass
     expect(t.stdout).toMatch(/questions: 60 from .*questions\.json \(30 tune, 30 held out\)/);
     // The curve in nprobes order, the chosen row marked.
     const rows = t.stdout.split("\n").filter((l) => /^\s+\d+\s+\d\.\d{3}\s+\d\.\d{3}/.test(l));
@@ -109,6 +110,10 @@ describe("index tune (CLI), and index build --rebuild", () => {
     const ret2 = await createRetriever({ mode: "dense", engine: "lance", disk: { dir: join(dir, "idx"), mode: "open", ann: { index: "ivf_flat" } } }, { docs, log: () => {} });
     expect((ret2.store as LanceAnnStore).meta.queryTuning).toBeUndefined();
     expect((ret2.store as LanceAnnStore).meta.recallMethod).toBe("duplicates-left-out");
+    // The exact lists kept by the tunings went with the old table: the next tuning scans again.
+    const t2 = runCli(["index", "tune", "--queries", questions, "--target", "0.9", ...common(), "--dry-run"]);
+    expect(t2.status, t2.stderr).toBe(0);
+    expect(t2.stderr).toMatch(/exact top-10 of 60 questions in [\d.]+ s \(one pass over 3340 vectors\)/);
   }, 300_000);
 
   it("an in-memory corpus has no IVF index to tune (refused before anything is embedded or written); bad options and files are named", () => {

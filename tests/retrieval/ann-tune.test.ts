@@ -56,6 +56,8 @@ describe("tuneAnnOnQueries", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A store double: at `nprobes` p, the tuning questions get min(10, 3p) of their exact top-10 right, held-out ones min(10, 2p). */
+  let exactKept = new Map<string, unknown>();
+  let tableVersion = 1;
   function fakeStore(meta: Partial<DiskIndexMeta>, patches: Partial<DiskIndexMeta>[]): LanceAnnStore {
     const usable = queryVecs.filter((v) => v.some((x) => x !== 0));
     const m = { kind: "ann", fingerprint: "f", docCount: N, index: "ivf_pq", numPartitions: 16, nprobes: 8, buildSeconds: 1, ...meta } as DiskIndexMeta;
@@ -69,6 +71,12 @@ describe("tuneAnnOnQueries", () => {
       updateMeta: async (p: Partial<DiskIndexMeta>) => {
         patches.push(p);
       },
+      readExactLists: async (key: string) => exactKept.get(key) ?? null,
+      writeExactLists: async (key: string, lists: unknown) => {
+        exactKept.clear();
+        exactKept.set(key, lists);
+      },
+      tableVersion: async () => tableVersion,
       search: async (v: Float32Array, k: number, o?: { nprobes?: number }) => {
         const qi = usable.indexOf(v);
         const right = Math.min(10, (qi % 2 === 1 ? 2 : 3) * (o?.nprobes ?? 0));
@@ -134,6 +142,28 @@ describe("tuneAnnOnQueries", () => {
     expect(mean).toBeLessThan(0.965); // the rounding the helper found
     expect(reachesRecall(mean, 0.965)).toBe(true);
     expect(reachesRecall(0.9649, 0.965)).toBe(false);
+  });
+
+  it("keeps the exact lists for the next tuning on the same questions, table version and skip set", async () => {
+    exactKept = new Map();
+    const store = fakeStore({}, []);
+    const logs: string[] = [];
+    const first = await tuneAnnOnQueries(store, texts, queryVecs, "q.json", {}, (l) => logs.push(l));
+    expect(logs[0]).toMatch(/^index tune: exact top-10 of 6 questions in [\d.]+ s \(one pass over \d+ vectors\)$/);
+    expect(exactKept.size).toBe(1);
+    logs.length = 0;
+    const again = await tuneAnnOnQueries(store, texts, queryVecs, "q.json", { targetRecall: 0.5 }, (l) => logs.push(l));
+    expect(logs[0]).toBe("index tune: exact top-10 of 6 questions kept by an earlier tuning on the same questions and index (no pass over the vectors)");
+    expect(again.tuning.curve.slice(0, 2)).toEqual(first.tuning.curve.slice(0, 2)); // same exact lists, same recalls
+    // Other questions, or the table rebuilt (another version): a new pass.
+    logs.length = 0;
+    await tuneAnnOnQueries(store, texts.slice(1), queryVecs.slice(1), "q.json", {}, (l) => logs.push(l));
+    expect(logs[0]).toMatch(/one pass over/);
+    tableVersion = 2;
+    logs.length = 0;
+    await tuneAnnOnQueries(store, texts.slice(1), queryVecs.slice(1), "q.json", {}, (l) => logs.push(l));
+    expect(logs[0]).toMatch(/one pass over/);
+    tableVersion = 1;
   });
 
   it("stops at every partition when the target is never reached, and says so", async () => {
