@@ -282,6 +282,9 @@ export interface SyntheticModel {
  * ({@link storedStatistics}), every word is invented, and the Zipf–Mandelbrot law (fitted to the
  * Heaps line alone, v1 of the model) covers every rank — its head is flatter than real text's.
  */
+/** What {@link STORED_FIT} was fitted on, as printed when the generator runs from it. */
+export const STORED_FIT_SOURCE = "3,997 real abstracts, 1,037,646 tokens, 28,314 distinct words, R² 0.995";
+
 export const STORED_FIT = {
   heaps: { K: 7.436, beta: 0.6065 },
   zipf: { alpha: 1.65, q: 74.74, rmsLogError: 0.0072 },
@@ -1051,7 +1054,9 @@ export function describeModel(m: SyntheticModel): string[] {
   return [
     "SYNTHETIC PubMed: every record is invented (PMIDs from 50,000,001, DOIs 10.5555/synth.<pmid>); statistics fitted on real abstracts, not real citations.",
     `  fitted on: ${s.provenance}`,
-    `  Heaps' law on ${s.heaps.tokens.toLocaleString("en")} real tokens of ${s.abstracts} abstracts: V = ${f(s.heaps.K, 2)}·N^${f(s.heaps.beta)} (R² ${f(s.heaps.r2, 4)}; ${s.heaps.vocabulary} distinct words)`,
+    s.abstracts > 0
+      ? `  Heaps' law on ${s.heaps.tokens.toLocaleString("en")} real tokens of ${s.abstracts} abstracts: V = ${f(s.heaps.K, 2)}·N^${f(s.heaps.beta)} (R² ${f(s.heaps.r2, 4)}; ${s.heaps.vocabulary} distinct words)`
+      : `  Heaps' law (stored constants, no real data read here; fitted once on ${STORED_FIT_SOURCE}): V = ${f(s.heaps.K, 2)}·N^${f(s.heaps.beta)}`,
     `  term frequencies: the ${m.headSize} real words seen ≥ ${HEAD_MIN_COUNT} times keep their real frequencies (${f(m.headMass)} of all draws${s.headWords.length ? `; "${s.headWords[0]}" ${f(s.headCounts[0] / s.heaps.tokens)}` : ""}); the tail is Zipf–Mandelbrot α ${f(m.zipf.alpha, 2)}, q ${f(m.zipf.q, 2)} fitted so that head + tail follow the Heaps line from 10^4 to 10^10 tokens (rms log error ${f(m.zipf.rmsLogError, 4)}); ${s.headWords.length} real words (count ≥ 2) for the top ranks, invented words beyond`,
     `  within-abstract repeats of content words: real ${f(s.repeatRate)} → copy probability ${f(m.copyProbability)} (content draws ${f(m.contentShare)} of all)`,
     `  records without abstract ${f(s.noAbstractShare)}; structured ${f(s.structuredShare)} of abstracts (${s.structuredLayouts.length} real layouts); words: title ${f(mean(s.titleWords), 1)}, unstructured abstract ${f(mean(s.unstructuredWords), 1)}, sentence ${f(mean(s.sentenceWords), 1)} (means)`,
