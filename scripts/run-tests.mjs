@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs vitest with its JSON reporter and prints the plain line CI reads:
 //   "N passed, N failed"
-// A run that executed no test prints "0 passed, 0 failed" and exits non-zero.
+// A run that executed no test exits non-zero; when vitest itself failed (e.g. its global set-up
+// threw) it counts as "0 passed, 1 failed".
 // Every temporary folder the tests make (mkdtemp under os.tmpdir()) goes into one folder of this
 // run (TMPDIR for vitest and everything it spawns), removed when the run ends — repeated runs
 // leave nothing behind in /tmp. MEDSYNTH_KEEP_TEST_TMP=1 keeps it (its path is printed).
@@ -31,6 +32,12 @@ if (existsSync(out)) {
   failed = (report.numFailedTests ?? 0) + ((report.numRuntimeErrorTestSuites ?? 0) ? 0 : 0);
   const failedSuites = (report.testResults ?? []).filter((r) => r.status === "failed" && (r.assertionResults ?? []).length === 0).length;
   failed += failedSuites;
+}
+if (res.status !== 0 && passed + failed === 0) {
+  // vitest stopped before any test ran (its global set-up threw, e.g. datasets missing; it then
+  // says "No test files found"): a failure, never "0 failed".
+  console.log("no test ran: vitest stopped before the first test — its message above says why (e.g. the datasets the suite reads)");
+  failed = 1;
 }
 if (process.env.MEDSYNTH_KEEP_TEST_TMP === "1") console.log(`test temporary files kept in ${dir}`);
 else rmSync(dir, { recursive: true, force: true });

@@ -14,9 +14,9 @@
  * and the pull command. `datasetFileSync` does steps 1–2 only (no network) for code that cannot
  * await; `datasetDir`/`datasetDirSync` do the same for a whole registry folder.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, rmdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { medsynthCommand, REPO_ROOT } from "../paths.ts";
 import { tryAcquireLock } from "../file-lock.ts";
 import { type DataFileSource, DEFAULT_UPSTREAM_BASE, dataFilesOf, dataFilesUnder, encodePathSegments, getDataFileSource, upstreamUrl } from "./sources.ts";
@@ -139,7 +139,8 @@ export class DatasetUnavailableError extends Error {
       [
         `dataset "${source.dataset}": ${source.path} is not available (cache: ${cacheDir}).`,
         ...tried.map((t) => `  - ${t}`),
-        `Upstream: ${upstreamUrl(source)}`,
+        // The upstream line unless an attempt above already names that very URL.
+        ...(tried.some((t) => t.startsWith(`upstream: ${upstreamUrl(source)}:`)) ? [] : [`Upstream: ${upstreamUrl(source)}`]),
         `Get it with \`${pullCommand(source.dataset)}\` where the network or a mirror is reachable, or point MEDSYNTH_DATA_MIRROR (or --mirror) at a folder or URL holding the files.`,
       ].join("\n"),
     );
@@ -296,6 +297,29 @@ export function humanBytes(n: number): string {
 async function fetchIntoCache(s: DataFileSource, r: Resolved, tried: string[], announce: boolean): Promise<PullResult> {
   const dest = join(r.cacheDir, s.path);
   ensureWritableFolder(join(dest, ".."));
+  try {
+    return await fetchLocked(s, r, tried, announce, dest);
+  } catch (e) {
+    // A file that could not be had leaves no empty dataset folder behind in the cache.
+    if (e instanceof DatasetUnavailableError) removeEmptyFolders(dirname(dest), r.cacheDir);
+    throw e;
+  }
+}
+
+/** Remove `folder` and its parents while they are empty, up to (not including) `root`. */
+function removeEmptyFolders(folder: string, root: string): void {
+  const top = resolve(root);
+  for (let f = resolve(folder); f !== top && f.startsWith(`${top}${sep}`); f = dirname(f)) {
+    try {
+      rmdirSync(f); // fails on a folder that holds anything
+    } catch {
+      return;
+    }
+  }
+}
+
+/** {@link fetchIntoCache} under the file's lock. */
+function fetchLocked(s: DataFileSource, r: Resolved, tried: string[], announce: boolean, dest: string): Promise<PullResult> {
   return withFileLock(`${dest}.lock`, async () => {
     const again = cachedCopy(s, r, tried); // another process may have fetched it meanwhile
     if (again) return { path: again, rel: s.path, dataset: s.dataset, bytes: s.bytes, action: "present", from: again, resumedFrom: 0 };

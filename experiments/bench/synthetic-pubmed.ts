@@ -1139,7 +1139,8 @@ async function cli(): Promise<void> {
     files: r.files.length,
     words: r.words,
     seconds: r.seconds,
-    heaps: model.stats.heaps,
+    // From the stored fit: its constants and what they were fitted on (not 0 tokens and R² null).
+    heaps: model.stats.abstracts > 0 ? model.stats.heaps : { K: model.stats.heaps.K, beta: model.stats.heaps.beta, fittedOn: STORED_FIT_SOURCE },
     zipf: model.zipf,
     copyProbability: model.copyProbability,
     provenance: model.stats.provenance,

@@ -295,6 +295,20 @@ export { retractionTag };
  * @returns the hits.
  * @throws Error naming the option on a bad option; corpus errors.
  */
+/**
+ * A note when the query embeds to a zero vector (no word the embedder knows): the dense leg then
+ * returns nothing — a dense search says "0 hit(s)", a hybrid one is BM25 alone — and without the
+ * note a user could not tell why.
+ * @returns one line, or null when there is no dense leg or the vector is not zero.
+ */
+async function zeroVectorNote(r: BuiltRetriever, query: string): Promise<string | null> {
+  if (!r.embedder || r.config.mode === "bm25") return null;
+  const [v] = await r.embedder.embed([query]);
+  if (!v || v.some((x) => x !== 0)) return null;
+  const what = r.config.mode === "dense" ? "no dense hits" : "the hits are BM25's alone";
+  return `note: the query holds no word the embedder ${r.embedder.id} knows (a zero vector): ${what}`;
+}
+
 export async function runSearch(query: string, o: SearchCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<SearchHit[]> {
   const k = parseSingleK(o.k);
   const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
@@ -309,6 +323,8 @@ export async function runSearch(query: string, o: SearchCliOptions, out: (l: str
   const hits = await searchOnce(r, reranker, query, k, rerankCandidates, failures);
   const warning = reranker ? rerankFailureWarning(reranker.id, failures) : null;
   if (warning) err(warning);
+  const unembeddable = await zeroVectorNote(r, query);
+  if (unembeddable) err(unembeddable);
   if (o.json) {
     out(
       JSON.stringify(

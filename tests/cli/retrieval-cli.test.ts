@@ -97,6 +97,24 @@ describe("corpus files", () => {
   });
 });
 
+describe("a query the embedder cannot embed", () => {
+  it("dense and hybrid say why the dense leg is empty (a zero vector); a query with known words gets no note", async () => {
+    for (const [mode, what] of [
+      ["dense", "no dense hits"],
+      ["hybrid", "the hits are BM25's alone"],
+    ] as const) {
+      const err: string[] = [];
+      const hits = await runSearch("zzqx qqvv", search({ corpus: ingested, mode, k: "3" }), () => {}, (l) => err.push(l));
+      if (mode === "dense") expect(hits).toEqual([]);
+      // (6 docs are too few for corpus statistics: the embedder falls back to word-vectors:sg-100d-sif and says so)
+      expect(err).toContain(`note: the query holds no word the embedder word-vectors:sg-100d-sif knows (a zero vector): ${what}`);
+      const ok: string[] = [];
+      await runSearch("telomere length pancreatic cancer", search({ corpus: ingested, mode, k: "3" }), () => {}, (l) => ok.push(l));
+      expect(ok.filter((l) => l.startsWith("note: the query holds no word"))).toEqual([]);
+    }
+  }, 60_000);
+});
+
 describe("default mode with the offline word-vector embedder", () => {
   it("search without --mode uses BM25 and says so once; the README example puts a relevant hit first", async () => {
     const { mode: _m, ...noMode } = search({ k: "3" });

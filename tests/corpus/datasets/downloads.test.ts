@@ -220,7 +220,7 @@ describe("dataset downloads from a local upstream", () => {
       `dataset "medmeta": ${rel} from ${upstreamUrl(getDataFileSource(rel), base)} failed its checksum: expected sha256 ${getDataFileSource(rel).sha256}, got ${sha(bad)}; the downloaded copy was deleted`,
     );
     expect(err.message).toContain("node bin/medsynth.js datasets pull medmeta");
-    expect(readdirSync(join(a.cacheDir, "medmeta"))).toEqual([]); // neither the file nor a .part
+    expect(existsSync(join(a.cacheDir, "medmeta"))).toBe(false); // the empty dataset folder is removed too; neither the file nor a .part
     expect(reqsFor(rel).length).toBe(1); // a checksum mismatch is not retried
   });
 
@@ -257,6 +257,13 @@ describe("dataset downloads from a local upstream", () => {
       ].join("\n"),
     );
     expect(reqsFor(rel).length).toBe(1);
+  });
+
+  it("names the upstream once when the attempt that failed was the upstream itself", () => {
+    const src = getDataFileSource("pubmed-xml/biopython/pubmed1.xml");
+    const msg = new DatasetUnavailableError(src, [`upstream: ${upstreamUrl(src)}: request failed: fetch failed (ENOTFOUND)`], "/cache").message;
+    expect(msg.split(upstreamUrl(src)).length - 1).toBe(1);
+    expect(msg).not.toContain("Upstream:");
   });
 
   it("retries HTTP 500 with backoff and succeeds when the server recovers", async () => {
@@ -338,6 +345,7 @@ describe("dataset downloads from a local upstream", () => {
     expect(err.message).toMatch(/request failed: fetch failed \(ECONNREFUSED\)/);
     expect(err.message).toContain("Upstream: https://raw.githubusercontent.com/hahuyhoang411/MedMeta/");
     expect(err.message).toContain("`node bin/medsynth.js datasets pull medmeta`");
+    expect(existsSync(join(a.cacheDir!, "medmeta"))).toBe(false); // no empty dataset folder left behind
     expect(() => datasetFileSync("medmeta/MedMeta.csv", a)).toThrow(/cache: not downloaded[\s\S]*node bin\/medsynth\.js datasets pull medmeta/);
   });
 
