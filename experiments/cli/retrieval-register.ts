@@ -33,7 +33,10 @@ function addRetrieverOptions(cmd: Command, multiMode = false): Command {
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
     .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)")
     .option("--engine <engine>", "auto (in memory below 250,000 docs, on disk from there: medsynth's own BM25 + LanceDB ANN) | memory | lance (LanceDB full-text BM25 + ANN) | disk")
-    .option("--disk-dir <dir>", "LanceDB folder or URI of the LanceDB on-disk indexes: the dense vector table and --engine lance's full-text index (default <cache>/lancedb-disk); medsynth's own on-disk BM25 (--engine disk) lives under <cache>/bm25-disk (MEDSYNTH_CACHE_DIR moves both)")
+    .option(
+      "--disk-dir <dir>",
+      "LanceDB folder or URI of the LanceDB on-disk indexes: the dense vector table and --engine lance's full-text index (default <cache>/lancedb-disk); medsynth's own on-disk BM25 (--engine disk) lives under <cache>/bm25-disk (MEDSYNTH_CACHE_DIR moves both)",
+    )
     .option("--ann <kind>", "on-disk ANN index: auto | ivf_pq | ivf_flat | hnsw_sq");
 }
 
@@ -50,7 +53,10 @@ export function registerRetrievalCommands(program: Command): void {
     .option("--index <kind>", "dense ANN index: none (exact) | hnsw_sq | ivf_pq", "none")
     .option("--store-dir <dir>", "LanceDB folder (default <cache>/lancedb)")
     .option("--engine <engine>", "auto (in memory below 250,000 docs, on disk from there: medsynth's own BM25 + LanceDB ANN) | memory | lance (LanceDB full-text BM25 + ANN) | disk")
-    .option("--disk-dir <dir>", "LanceDB folder or URI of the LanceDB on-disk indexes: the dense vector table and --engine lance's full-text index (default <cache>/lancedb-disk); medsynth's own on-disk BM25 (--engine disk) lives under <cache>/bm25-disk (MEDSYNTH_CACHE_DIR moves both)")
+    .option(
+      "--disk-dir <dir>",
+      "LanceDB folder or URI of the LanceDB on-disk indexes: the dense vector table and --engine lance's full-text index (default <cache>/lancedb-disk); medsynth's own on-disk BM25 (--engine disk) lives under <cache>/bm25-disk (MEDSYNTH_CACHE_DIR moves both)",
+    )
     .option("--ann <kind>", "on-disk ANN index: auto | ivf_pq | ivf_flat | hnsw_sq")
     .option("--rebuild", "build again even when cached indexes of this corpus match (a stored index tune is dropped with the table)")
     .action(async (o: IndexBuildCliOptions) => {
@@ -67,7 +73,10 @@ export function registerRetrievalCommands(program: Command): void {
     )
     .option("--embedder <id>", `embedder id (${HELP_EMBEDDER_IDS.join(", ")})`, HELP_DEFAULT_RETRIEVER_EMBEDDER_ID)
     .option("--engine <engine>", "auto | lance | disk (the on-disk engines hold the IVF index)")
-    .option("--disk-dir <dir>", "LanceDB folder or URI of the LanceDB on-disk indexes: the dense vector table and --engine lance's full-text index (default <cache>/lancedb-disk); medsynth's own on-disk BM25 (--engine disk) lives under <cache>/bm25-disk (MEDSYNTH_CACHE_DIR moves both)")
+    .option(
+      "--disk-dir <dir>",
+      "LanceDB folder or URI of the LanceDB on-disk indexes: the dense vector table and --engine lance's full-text index (default <cache>/lancedb-disk); medsynth's own on-disk BM25 (--engine disk) lives under <cache>/bm25-disk (MEDSYNTH_CACHE_DIR moves both)",
+    )
     .option("--ann <kind>", "on-disk ANN index: auto | ivf_pq | ivf_flat")
     .option("--target <recall>", "recall@10 the tuning half must reach", "0.95")
     .option("--held-out <share>", "share of the questions held out from the tuning", "0.5")

@@ -104,12 +104,22 @@ describe("a query the embedder cannot embed", () => {
       ["hybrid", "the hits are BM25's alone"],
     ] as const) {
       const err: string[] = [];
-      const hits = await runSearch("zzqx qqvv", search({ corpus: ingested, mode, k: "3" }), () => {}, (l) => err.push(l));
+      const hits = await runSearch(
+        "zzqx qqvv",
+        search({ corpus: ingested, mode, k: "3" }),
+        () => {},
+        (l) => err.push(l),
+      );
       if (mode === "dense") expect(hits).toEqual([]);
       // (6 docs are too few for corpus statistics: the embedder falls back to word-vectors:sg-100d-sif and says so)
       expect(err).toContain(`note: the query holds no word the embedder word-vectors:sg-100d-sif knows (a zero vector): ${what}`);
       const ok: string[] = [];
-      await runSearch("telomere length pancreatic cancer", search({ corpus: ingested, mode, k: "3" }), () => {}, (l) => ok.push(l));
+      await runSearch(
+        "telomere length pancreatic cancer",
+        search({ corpus: ingested, mode, k: "3" }),
+        () => {},
+        (l) => ok.push(l),
+      );
       expect(ok.filter((l) => l.startsWith("note: the query holds no word"))).toEqual([]);
     }
   }, 60_000);
