@@ -515,6 +515,8 @@ export async function runRetrievalEval(o: EvalCliOptions, out: (l: string) => vo
   const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
   const configs = modes.map((m) => retrieverConfig(o, m));
   if (chosen.note) err(chosen.note);
+  if (o.datasetDir && !String(o.dataset).startsWith("beir:"))
+    throw new Error(`--dataset-dir names the folder of a BEIR dataset and goes with --dataset beir:<name> (e.g. --dataset beir:scifact --dataset-dir ${o.datasetDir}); --dataset is ${o.dataset}`);
   const ds = await loadDataset(o.dataset, o.datasetDir ? { dir: o.datasetDir } : undefined);
   if (!ds.qrels) throw new Error(`dataset ${o.dataset} has no qrels (relevance judgments); use medevidence or cohen2006`);
   const qrels: Qrels = ds.qrels;

@@ -18,7 +18,7 @@ function addRetrieverOptions(cmd: Command, multiMode = false): Command {
   return cmd
     .option(
       "--mode <mode>",
-      `${multiMode ? `retrieval mode(s), comma-separated: ${HELP_RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${HELP_RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder)`,
+      `${multiMode ? `retrieval mode(s), comma-separated: ${HELP_RETRIEVAL_MODES.join("|")}` : `retrieval mode: ${HELP_RETRIEVAL_MODES.join("|")}`} (default: bm25 with the offline word-vector embedder, which measured best on MedEvidence; hybrid with another embedder). lance-hybrid: the on-disk engines' BM25 and vector lists fused by RRF whatever --fusion says`,
     )
     .option(
       "--corpus <corpus>",

@@ -163,6 +163,12 @@ describe("messages naming the cause and the way round", () => {
     expect(e.message).not.toContain("dataset option dir");
   });
 
+  it('--dataset-dir without a BEIR --dataset says what it goes with (it said: invalid options: Unrecognized key "dir")', () => {
+    const r = runCli(["retrieval", "eval", "--dataset-dir", dir, "--mode", "bm25"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`--dataset-dir names the folder of a BEIR dataset and goes with --dataset beir:<name> (e.g. --dataset beir:scifact --dataset-dir ${dir}); --dataset is medevidence`);
+  });
+
   it("corpus stats on a folder names the folder", () => {
     const r = runCli(["corpus", "stats", dir]);
     expect(r.status).toBe(1);
