@@ -67,6 +67,7 @@ export function readQuestionTexts(path: string): string[] {
   if (!existsSync(path)) throw new Error(`--queries: ${path} does not exist`);
   if (statSync(path).isDirectory()) throw new Error(`--queries: ${path} is a folder; expected a file of questions`);
   const raw = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+  if (raw.trim() === "") throw new Error(`${path}: no question found (the file is empty)`);
   const format = questionFileFormat(path, raw);
   let items: string[];
   if (format === "json") {

@@ -148,6 +148,7 @@ describe("index tune (CLI), and index build --rebuild", () => {
     expect(() => readQuestionTexts(f("g.json", '["ok", {"id": 3}]'))).toThrow(/g\.json: item 1: expected a string or an object with a "question", "query" or "text" string/);
     expect(() => readQuestionTexts(f("h.jsonl", '"ok"\n{bad\n'))).toThrow(/h\.jsonl: line 2: not valid JSON/);
     expect(() => readQuestionTexts(f("i.txt", "\n \n"))).toThrow(/i\.txt: no question found/);
+    expect(() => readQuestionTexts(f("empty.json", ""))).toThrow(/empty\.json: no question found \(the file is empty\)/); // not "Unexpected end of JSON input"
     // Other extensions: by the first character; a BOM is ignored; a folder is named.
     expect(readQuestionTexts(f("j", '[\n  "one",\n  "two"\n]\n'))).toEqual(["one", "two"]);
     expect(readQuestionTexts(f("k.txt", '{"question":"one"}\n{"query":"two"}\n'))).toEqual(["one", "two"]);
