@@ -273,6 +273,9 @@ export interface SyntheticModel {
   contentShare: number;
 }
 
+/** What {@link STORED_FIT} was fitted on, as printed when the generator runs from it. */
+export const STORED_FIT_SOURCE = "3,997 real abstracts, 1,037,646 tokens, 28,314 distinct words, R² 0.995";
+
 /**
  * Fitted values stored for machines without the data mirror. Provenance: `loadModel()` (seed 1) on
  * this repository's data mirror, 2026-12-03: the bundled corpus (3,340 PubMedQA, MedEvidence and
@@ -282,9 +285,6 @@ export interface SyntheticModel {
  * ({@link storedStatistics}), every word is invented, and the Zipf–Mandelbrot law (fitted to the
  * Heaps line alone, v1 of the model) covers every rank — its head is flatter than real text's.
  */
-/** What {@link STORED_FIT} was fitted on, as printed when the generator runs from it. */
-export const STORED_FIT_SOURCE = "3,997 real abstracts, 1,037,646 tokens, 28,314 distinct words, R² 0.995";
-
 export const STORED_FIT = {
   heaps: { K: 7.436, beta: 0.6065 },
   zipf: { alpha: 1.65, q: 74.74, rmsLogError: 0.0072 },

@@ -290,12 +290,6 @@ export interface SearchCliOptions extends RetrievalCliOptions {
 export { retractionTag };
 
 /**
- * Run `search` (exported for tests): load the corpus, build the retriever (and reranker), print the hits.
- * @param out stdout line sink; @param err stderr line sink (corpus line, warnings).
- * @returns the hits.
- * @throws Error naming the option on a bad option; corpus errors.
- */
-/**
  * A note when the query embeds to a zero vector (no word the embedder knows): the dense leg then
  * returns nothing — a dense search says "0 hit(s)", a hybrid one is BM25 alone — and without the
  * note a user could not tell why.
@@ -309,6 +303,12 @@ async function zeroVectorNote(r: BuiltRetriever, query: string): Promise<string 
   return `note: the query holds no word the embedder ${r.embedder.id} knows (a zero vector): ${what}`;
 }
 
+/**
+ * Run `search` (exported for tests): load the corpus, build the retriever (and reranker), print the hits.
+ * @param out stdout line sink; @param err stderr line sink (corpus line, warnings).
+ * @returns the hits.
+ * @throws Error naming the option on a bad option; corpus errors.
+ */
 export async function runSearch(query: string, o: SearchCliOptions, out: (l: string) => void = (l) => console.log(l), err: (l: string) => void = (l) => console.error(l)): Promise<SearchHit[]> {
   const k = parseSingleK(o.k);
   const rerankCandidates = parseSingleKNamed("--rerank-candidates", o.rerankCandidates);
