@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { ingestToStore } from "../../../corpus/ingest/run-ingest.ts";
 import { connectStore, openLanceRecordStore } from "../../../corpus/store/lance-store.ts";
 import { medragContents, ragExport } from "../../../corpus/store/rag-table.ts";
-import { readCorpusFile } from "../../../corpus/corpus-file.ts";
+import { openRetrievalCorpus, readCorpusFile } from "../../../corpus/corpus-file.ts";
 import type { CorpusDoc } from "../../../corpus/types.ts";
 import { writeSet } from "../ingest/fixtures.ts";
 import { runCli } from "../../cli/run-cli.ts";
@@ -60,6 +60,9 @@ describe("corpus rag-export", () => {
     // The store now serves documents from the lean table: same documents, same fingerprint.
     const after = await openLanceRecordStore({ uri });
     expect(after.docsFromRagTable).toBe(true);
+    const current: string[] = [];
+    await openRetrievalCorpus(`lance:${uri}`, (l) => current.push(l));
+    expect(current).toEqual([`corpus: store lance:${uri}, 3 docs (streamed, documents from its lean RAG table; documents fetched by id for hits)`]); // no note
     expect(await after.fingerprint()).toBe(fp);
     expect(await allDocs(after)).toEqual(fromRecords);
     const got = await after.getDocs(["13", "11", "99"]);
@@ -79,6 +82,12 @@ describe("corpus rag-export", () => {
     expect(await updated.fingerprint()).not.toBe(fp);
     expect(updated.docsFromRagTable).toBe(false);
     expect((await allDocs(updated)).map((d) => d.id)).toEqual(["11", "12", "13", "14"]);
+    // …and a command opening it says so, with the command that brings the table back.
+    const noted: string[] = [];
+    await openRetrievalCorpus(`lance:${uri}`, (l) => noted.push(l));
+    expect(noted[1]).toBe(
+      `note: the store's lean RAG table was written from an earlier state of the store and is not used; rerun \`node bin/medsynth.js corpus rag-export --store ${uri}\` to use it again`,
+    );
   }, 120_000);
 
   it("reads MedRAG's PubMed chunk lines (id + PMID, content, contents), a folder of chunk files, and names bad lines", async () => {
