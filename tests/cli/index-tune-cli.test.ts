@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../corpus/datasets/registry.ts";
 import { readQuestionTexts } from "../../experiments/cli/index-tune.ts";
 import { createRetriever } from "../../retrieval/registry.ts";
-import type { LanceAnnStore } from "../../retrieval/lance/disk-engines.ts";
+import { reachesRecall, type LanceAnnStore } from "../../retrieval/lance/disk-engines.ts";
 import { loadBundledCorpus } from "../../corpus/bundled-corpus.ts";
 import type { SynthesisTask } from "../../corpus/types.ts";
 import { runCli } from "./run-cli.ts";
@@ -64,15 +64,16 @@ describe("index tune (CLI), and index build --rebuild", () => {
     const curve = rep.tuning.curve;
     // Doubling until the target (0.9) is reached, then up to 3 bisection steps between the last
     // miss and the first hit; the smallest nprobes that reaches it is chosen.
-    const doubling = curve.findIndex((p) => p.recallTune >= 0.9) + 1;
+    const doubling = curve.findIndex((p) => reachesRecall(p.recallTune, 0.9)) + 1;
     expect(doubling).toBeGreaterThan(1);
     expect(curve.slice(0, doubling).map((p) => p.nprobes)).toEqual(curve.slice(0, doubling).map((_, i) => 2 ** i));
     expect(curve.length - doubling).toBeLessThanOrEqual(3);
-    for (const p of curve.slice(0, doubling - 1)) expect(p.recallTune).toBeLessThan(0.9);
+    for (const p of curve.slice(0, doubling - 1)) expect(reachesRecall(p.recallTune, 0.9)).toBe(false);
     let [missed, hit] = [curve[doubling - 2].nprobes, curve[doubling - 1].nprobes];
     for (const p of curve.slice(doubling)) {
       expect(p.nprobes).toBe(Math.floor((missed + hit) / 2));
-      if (p.recallTune >= 0.9) hit = p.nprobes;
+      if (reachesRecall(p.recallTune, 0.9))
+        hit = p.nprobes; // a mean at the target counts despite rounding
       else missed = p.nprobes;
     }
     expect(rep.nprobes).toBe(hit);
@@ -101,7 +102,11 @@ describe("index tune (CLI), and index build --rebuild", () => {
     const shown = rows.map((l) => Number(l.trim().split(/\s+/)[0]));
     expect(shown).toEqual([...curve.map((p) => p.nprobes)].sort((x, y) => x - y));
     expect(rows.filter((l) => l.endsWith("  *")).map((l) => Number(l.trim().split(/\s+/)[0]))).toEqual([rep.nprobes]);
-    expect(t.stdout).toMatch(new RegExp(`nprobes ${rep.nprobes}: recall@10 ${rep.recallAt10HeldOut.toFixed(3)} on the held-out questions \\(target 0.9\\); not stored \\(--dry-run\\)`));
+    expect(t.stdout).toMatch(
+      new RegExp(
+        `nprobes ${rep.nprobes}: recall@10 ${rep.recallAt10HeldOut.toFixed(3)} on the held-out questions \\(target 0.9(; below the target on the held-out questions)?\\); not stored \\(--dry-run\\)`,
+      ),
+    ); // the held-out half may fall below (IVF training is not seeded)
     // index build --rebuild builds the table again (its tuning goes with it); without it, reopens.
     const rb = runCli(["index", "build", "--mode", "dense", "--rebuild", ...common()]);
     expect(rb.status, rb.stderr).toBe(0);
