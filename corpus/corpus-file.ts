@@ -202,10 +202,10 @@ export async function openRetrievalCorpus(corpus: string, log: (l: string) => vo
   if (source) {
     const count = await source.count();
     if (count === 0) throw new Error(`${label}: the corpus store ${corpus} holds no document`);
-    const lean = (source as { docsFromRagTable?: boolean }).docsFromRagTable ? ", documents from its lean RAG table" : "";
+    const store = source as { docsFromRagTable?: boolean; meta?: { rag?: { fingerprint: string } | null } };
+    const lean = store.docsFromRagTable ? ", documents from its lean RAG table" : "";
     log(`corpus: store ${corpus}, ${count} docs (streamed${lean}; documents fetched by id for hits)`);
-    const s = source as { docsFromRagTable?: boolean; meta?: { rag?: { fingerprint: string } | null } };
-    if (s.meta?.rag && s.docsFromRagTable === false)
+    if (store.meta?.rag && store.docsFromRagTable === false)
       log(
         `note: the store's lean RAG table was written from an earlier state of the store and is not used; rerun \`${medsynthCommand()} corpus rag-export --store ${storeUriOf(corpus) ?? corpus}\` to use it again`,
       );

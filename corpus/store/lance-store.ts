@@ -89,6 +89,8 @@ export async function loadLancedb(): Promise<typeof LanceDb> {
  * Connect to a store's database.
  * @param loc - URI and storage options (passed through to LanceDB unchanged).
  * @param connect - injected connect function (tests); default LanceDB's `connect`.
+ * @param session - a LanceDB session bounding its index and metadata caches (default: LanceDB's own,
+ *   6 GB + 1 GB); handed over in the options, where LanceDB reads it.
  */
 export async function connectStore(loc: StoreLocation, connect?: ConnectFn, session?: LanceDb.Session): Promise<LanceDb.Connection> {
   const fn = connect ?? (await loadLancedb()).connect;

@@ -292,11 +292,12 @@ export { retractionTag };
 /**
  * A note when the query embeds to a zero vector (no word the embedder knows): the dense leg then
  * returns nothing — a dense search says "0 hit(s)", a hybrid one is BM25 alone — and without the
- * note a user could not tell why.
- * @returns one line, or null when there is no dense leg or the vector is not zero.
+ * note a user could not tell why. The query is embedded again only when no hit came from the
+ * dense leg (an embeddings endpoint is not asked twice for every search).
+ * @returns one line, or null when there is no dense leg, a hit has a dense score, or the vector is not zero.
  */
-async function zeroVectorNote(r: BuiltRetriever, query: string): Promise<string | null> {
-  if (!r.embedder || r.config.mode === "bm25") return null;
+async function zeroVectorNote(r: BuiltRetriever, query: string, hits: readonly SearchHit[]): Promise<string | null> {
+  if (!r.embedder || r.config.mode === "bm25" || hits.some((h) => h.scores?.dense !== undefined)) return null;
   const [v] = await r.embedder.embed([query]);
   if (!v || v.some((x) => x !== 0)) return null;
   const what = r.config.mode === "dense" ? "no dense hits" : "the hits are BM25's alone";
@@ -323,7 +324,7 @@ export async function runSearch(query: string, o: SearchCliOptions, out: (l: str
   const hits = await searchOnce(r, reranker, query, k, rerankCandidates, failures);
   const warning = reranker ? rerankFailureWarning(reranker.id, failures) : null;
   if (warning) err(warning);
-  const unembeddable = await zeroVectorNote(r, query);
+  const unembeddable = await zeroVectorNote(r, query, hits);
   if (unembeddable) err(unembeddable);
   if (o.json) {
     out(
