@@ -46,6 +46,7 @@ import { analyze, ENGLISH_STOP_WORDS } from "../analyzer.ts";
 import type { DenseStore, VectorHit } from "../dense/lancedb-store.ts";
 import { lanceIndexTimeoutMs, withTimeout } from "../lance-env.ts";
 import { createRollingCompactor, LANCE_TARGET_FRAGMENT_ROWS } from "./rolling-compaction.ts";
+import { exactTopKScan } from "./exact-scan.ts";
 import type { RankedItem } from "../fusion.ts";
 import type { Embedder, Retriever, SearchHit } from "../types.ts";
 
@@ -874,64 +875,4 @@ async function buildAnnVectors(db: LanceDb.Connection, tableName: string, source
 /** Cosine from which a corpus vector counts as a duplicate of a sample query in the build's recall check. */
 export const DUPLICATE_COSINE = 1 - 1e-5;
 
-/** Options of {@link exactTopKScan}. */
-export interface ExactScanOptions {
-  /** Ids left out of every list (e.g. unmatchable docs). */
-  skip?: ReadonlySet<string>;
-  /** Row `selfIds[i]` is left out of query i's list (leave-one-out). */
-  selfIds?: readonly string[];
-  /** Rows with cosine ≥ this to query i are left out of its list and counted in `dropped[i]`. */
-  dropScoreAtLeast?: number;
-}
-
-/**
- * Exact top-`k` (cosine, best first, ties by id) of each query vector over the `vector` column
- * of `table`, in one streamed pass (record batches; memory = one batch + k hits per query).
- * @param table a LanceDB table with `id` (utf8) and `vector` (fixed-size list of float32).
- * @returns `hits`: one list per query, in query order; `dropped`: per query, the rows left out by
- *   `dropScoreAtLeast`.
- */
-export async function exactTopKScan(table: LanceDb.Table, queries: readonly Float32Array[], k: number, opts: ExactScanOptions = {}): Promise<{ hits: VectorHit[][]; dropped: number[] }> {
-  const skip = opts.skip ?? new Set<string>();
-  const selfIds = opts.selfIds;
-  const dropAt = opts.dropScoreAtLeast ?? Infinity;
-  const dropped = queries.map(() => 0);
-  const tops: VectorHit[][] = queries.map(() => []);
-  if (queries.length === 0 || k <= 0) return { hits: tops, dropped };
-  const norms = queries.map((q) => Math.sqrt(q.reduce((s, x) => s + x * x, 0)));
-  const better = (a: VectorHit, b: VectorHit) => a.score > b.score || (a.score === b.score && a.id < b.id);
-  for await (const batch of table.query().select(["id", "vector"])) {
-    const idCol = batch.getChild("id")!;
-    const vecCol = batch.getChild("vector")!;
-    for (let row = 0; row < batch.numRows; row++) {
-      const id = String(idCol.get(row));
-      if (skip.has(id)) continue;
-      const v = vecCol.get(row)!.toArray() as Float32Array;
-      let nv = 0;
-      for (let j = 0; j < v.length; j++) nv += v[j] * v[j];
-      nv = Math.sqrt(nv);
-      for (let qi = 0; qi < queries.length; qi++) {
-        if (selfIds && selfIds[qi] === id) continue;
-        const q = queries[qi];
-        let dot = 0;
-        for (let j = 0; j < q.length; j++) dot += q[j] * v[j];
-        const score = norms[qi] === 0 || nv === 0 ? 0 : dot / (norms[qi] * nv);
-        if (score >= dropAt) {
-          dropped[qi]++;
-          continue;
-        }
-        const top = tops[qi];
-        const hit = { id, score };
-        if (top.length === k && !better(hit, top[k - 1])) continue;
-        let pos = top.length === k ? k - 1 : top.length;
-        if (top.length < k) top.push(hit);
-        while (pos > 0 && better(hit, top[pos - 1])) {
-          top[pos] = top[pos - 1];
-          pos--;
-        }
-        top[pos] = hit;
-      }
-    }
-  }
-  return { hits: tops, dropped };
-}
+export { exactTopKScan, type ExactScanOptions } from "./exact-scan.ts";
