@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import type * as LanceDb from "@lancedb/lancedb";
 import { loadLancedb } from "../../corpus/store/lance-store.ts";
 import type { VectorHit } from "../../retrieval/dense/lancedb-store.ts";
-import { exactTopKScan } from "../../retrieval/lance/exact-scan.ts";
+import { exactTopKScan, insertHit } from "../../retrieval/lance/exact-scan.ts";
 
 function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -51,13 +51,7 @@ async function plainPass(table: LanceDb.Table, queries: Float32Array[], k: numbe
         const hit = { id, score: norms[qi] === 0 || nv === 0 ? 0 : dot / (norms[qi] * nv) };
         const top = tops[qi];
         if (top.length === k && !better(hit, top[k - 1])) continue;
-        let pos = top.length === k ? k - 1 : top.length;
-        if (top.length < k) top.push(hit);
-        while (pos > 0 && better(hit, top[pos - 1])) {
-          top[pos] = top[pos - 1];
-          pos--;
-        }
-        top[pos] = hit;
+        insertHit(top, hit, k);
       }
     }
   }

@@ -71,8 +71,11 @@ function dotsInto(out: Float64Array, queries: Float32Array, nq: number, dims: nu
 
 const better = (a: VectorHit, b: VectorHit) => a.score > b.score || (a.score === b.score && a.id < b.id);
 
-/** Insert `hit` into the best-first list `top` of at most `k` (it is known to belong there). */
-function insertHit(top: VectorHit[], hit: VectorHit, k: number): void {
+/**
+ * Insert `hit` into the best-first list `top` (score descending, ties by id ascending) of at most
+ * `k` hits; the caller has checked that it belongs there (list not full, or better than its last).
+ */
+export function insertHit(top: VectorHit[], hit: VectorHit, k: number): void {
   let pos = top.length === k ? k - 1 : top.length;
   if (top.length < k) top.push(hit);
   while (pos > 0 && better(hit, top[pos - 1])) {
