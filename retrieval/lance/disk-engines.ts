@@ -735,7 +735,7 @@ async function tuneNprobes(
   await writeMeta(db, tableName, m);
   if ((await db.tableNames()).includes(`${tableName}_build`)) await db.dropTable(`${tableName}_build`);
   log(
-    `lance ann: ${m.index} recall@10 vs exact search = ${recall.toFixed(3)} on ${queries.length} corpus vectors as queries, their duplicates left out (nprobes ${nprobes}/${m.numPartitions}, refineFactor ${m.refineFactor}; target ${m.targetRecall})${recall < m.targetRecall! ? " — BELOW TARGET" : ""}`,
+    `lance ann: ${m.index} recall@10 vs exact search = ${recall.toFixed(3)} on ${queries.length} corpus vectors as queries, their duplicates left out (nprobes ${nprobes}/${m.numPartitions}${m.index === "ivf_flat" ? ", exact distances" : `, refineFactor ${m.refineFactor}`}; target ${m.targetRecall})${recall < m.targetRecall! ? " — BELOW TARGET" : ""}`,
   );
 }
 

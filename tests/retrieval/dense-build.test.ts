@@ -78,7 +78,7 @@ describe("dense build from a source: batched, concurrent, resumable, IVF-PQ with
     expect(resumed.meta.recallSample).toBe(50);
     expect(resumed.meta.recallAt10).toBeGreaterThan(0);
     expect(resumed.meta.recallAt10).toBeLessThanOrEqual(1);
-    expect(resumedLines.some((l) => /ivf_pq recall@10 vs exact search = [01]\.\d{3} on 50 corpus vectors/.test(l))).toBe(true);
+    expect(resumedLines.some((l) => /ivf_pq recall@10 vs exact search = [01]\.\d{3} on 50 corpus vectors.*, refineFactor 10; target/.test(l))).toBe(true);
 
     const fresh = await openOrBuildLanceAnn(createMemoryDocumentSource(docs), countingEmbedder().embedder, cfg(mkdtempSync(join(tmpdir(), "medsynth-dense-fresh-"))), { log: () => {} });
     for (const q of ["aspirin stroke", "insulin glucose dialysis", "sepsis"]) {
