@@ -69,3 +69,27 @@ export function tryAcquireLock(path: string, staleMs = 180_000): LockAttempt {
   }
   return { acquired: false, pid: null };
 }
+
+/**
+ * Run `fn` while holding the lock file `path`, waiting as long as another live process holds it
+ * (polled every `pollMs`; a lock whose owner died is taken over, see {@link tryAcquireLock}). Two
+ * processes building the same index thus take turns: the second waits, then finds the index built.
+ * @param onWait called once, when the lock is first found held, with the holder's PID (null when unknown).
+ * @returns what `fn` returns; the lock is released whether `fn` returns or throws.
+ */
+export async function withLock<T>(path: string, onWait: (pid: number | null) => void, fn: () => Promise<T>, pollMs = 500): Promise<T> {
+  let told = false;
+  for (;;) {
+    const attempt = tryAcquireLock(path);
+    if (attempt.acquired) {
+      try {
+        return await fn();
+      } finally {
+        attempt.release();
+      }
+    }
+    if (!told) onWait(attempt.pid);
+    told = true;
+    await new Promise((res) => setTimeout(res, pollMs));
+  }
+}

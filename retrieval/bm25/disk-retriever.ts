@@ -7,7 +7,7 @@
  * `cacheDir()/bm25-disk`), so a corpus and a parameter set map to one index; the fingerprint is the
  * caller's (the registry's corpus fingerprint).
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import { cacheDir } from "../../corpus/paths.ts";
 import { defaultAnalyzer, type Analyzer } from "../analyzer.ts";
@@ -16,7 +16,8 @@ import { DEFAULT_RUN_POSTINGS } from "./disk-build.ts";
 import { buildDiskBm25, DEFAULT_PAGE_CACHE_MIB, openDiskBm25, readDiskManifest, type DiskBm25, type DocStream } from "./disk-engine.ts";
 import { openDiskBm25Pool, searchThreads, type DiskBm25Pool } from "./disk-parallel.ts";
 import { parseBm25Params, type Bm25Params } from "./params-core.ts";
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
+import { withLock } from "../../corpus/file-lock.ts";
 
 /** Config of the on-disk BM25 engine (retriever config key `bm25Disk`; the engine runs with `engine: disk`). */
 export const DiskBm25ConfigSchema = z
@@ -66,13 +67,19 @@ export async function openOrBuildDiskBm25(
   const params = parseBm25Params(opts.params ?? {});
   const dir = join(cfg.dir ?? join(cacheDir(), "bm25-disk"), `${opts.fingerprint.slice(0, 16)}-${stableHash({ params, analyzer: analyzer.id })}`);
   const t0 = performance.now();
-  if (cfg.mode === "rebuild") rmSync(dir, { recursive: true, force: true });
   let built = false;
-  if (!readDiskManifest(dir)) {
+  if (cfg.mode === "rebuild" || !readDiskManifest(dir)) {
     if (cfg.mode === "open") throw new Error(`bm25-disk: no built index in ${dir} (mode "open" never builds; use "open-or-build")`);
-    opts.log?.(`bm25-disk: building ${dir}`);
-    await buildDiskBm25(dir, source, { params, analyzer, runPostings: cfg.runPostings, log: opts.log });
-    built = true;
+    // One process builds an index at a time: a second one waits, then opens what the first built.
+    mkdirSync(dirname(dir), { recursive: true });
+    const waitLine = (pid: number | null) => opts.log?.(`bm25-disk: waiting for process ${pid ?? "(unknown)"}, which is building ${dir}`);
+    built = await withLock(`${dir}.lock`, waitLine, async () => {
+      if (cfg.mode === "rebuild") rmSync(dir, { recursive: true, force: true });
+      else if (readDiskManifest(dir)) return false;
+      opts.log?.(`bm25-disk: building ${dir}`);
+      await buildDiskBm25(dir, source, { params, analyzer, runPostings: cfg.runPostings, log: opts.log });
+      return true;
+    });
   }
   const threads = searchThreads(cfg.threads, readDiskManifest(dir)?.liveDocs ?? 0);
   const engine = openDiskBm25(dir, { analyzer, pageCacheMiB: cfg.pageCacheMiB / threads, strategy: cfg.strategy });

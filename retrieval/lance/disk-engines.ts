@@ -36,12 +36,14 @@
 import "../lance-env.ts"; // sets LANCE_CPU_THREADS before LanceDB loads
 import type * as LanceDb from "@lancedb/lancedb";
 import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import type { DocumentSource } from "../../corpus/store/types.ts";
 import { cacheDir } from "../../corpus/paths.ts";
 import { connectStore } from "../../corpus/store/lance-store.ts";
+import { withLock } from "../../corpus/file-lock.ts";
 import { analyze, ENGLISH_STOP_WORDS } from "../analyzer.ts";
 import type { DenseStore, VectorHit } from "../dense/lancedb-store.ts";
 import { lanceIndexTimeoutMs, withTimeout } from "../lance-env.ts";
@@ -255,6 +257,19 @@ export interface AnnQueryTuning {
   at: string;
 }
 
+/**
+ * Run a table build holding `<dir>/<tableName>.build.lock`, so two processes never build one
+ * table at once (two concurrent first searches appended every document twice): the second waits
+ * (saying for which process), then finds the table built. A remote `dir` (`s3://…`) has no lock
+ * file: builds there are not serialised.
+ */
+async function withBuildLock<T>(dir: string, tableName: string, label: string, log: (l: string) => void, fn: () => Promise<T>): Promise<T> {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(dir)) return fn();
+  mkdirSync(dir, { recursive: true });
+  const waitLine = (pid: number | null) => log(`${label}: waiting for process ${pid ?? "(unknown)"}, which is building ${tableName} in ${dir}`);
+  return withLock(join(dir, `${tableName}.build.lock`), waitLine, fn);
+}
+
 async function readMeta(db: LanceDb.Connection, table: string): Promise<DiskIndexMeta | null> {
   const names = new Set(await db.tableNames());
   if (!names.has(table) || !names.has(`${table}_meta`)) return null;
@@ -387,51 +402,12 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
   } else if (cfg.mode === "open") {
     throw new IndexNotBuiltError(`lance bm25: no built full-text index ${tableName} in ${dir}`);
   } else {
-    const t0 = performance.now();
-    const { Field, Schema, Utf8 } = await import("apache-arrow");
-    const schema = new Schema([new Field("id", new Utf8(), false), new Field("content", new Utf8(), false)]);
-    table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
-    let pending: { id: string; content: string }[] = [];
-    let chars = 0;
-    let n = 0;
-    const compactor = createRollingCompactor(table, cfg.compactEveryRows);
-    const t = table;
-    const append = async () => {
-      await t.add(pending);
-      await compactor.appended(pending.length);
-      pending = [];
-      chars = 0;
-    };
-    for await (const batch of source.scanDocs(cfg.scanBatch)) {
-      for (const d of batch) {
-        const content = contentOf(d);
-        pending.push({ id: d.id, content });
-        chars += content.length;
-        n++;
-        // Checked per document, not per scan batch: a batch of long abstracts would otherwise
-        // add its whole text to the pending rows before they are appended.
-        if (pending.length >= cfg.writeRows || chars >= WRITE_CHARS) {
-          await append();
-          log(`lance bm25: wrote ${n} docs`);
-        }
-      }
-    }
-    if (pending.length) await append();
-    if (n === 0) throw new Error(`lance bm25: the corpus source is empty; nothing to index`);
-    await compactor.finish();
-    await withTimeout(
-      table.createIndex("content", {
-        config: lancedb.Index.fts({ withPosition: false, baseTokenizer: "simple", lowercase: true, stem: true, removeStopWords: true, asciiFolding: true, language: "English" }),
-        replace: true,
-      }),
-      cfg.indexTimeoutMs ?? indexTimeoutFor(n),
-      `LanceDB FTS index on ${tableName} (${n} rows)`,
-    );
-    await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
-    meta = { kind: "bm25-fts", fingerprint: fp, docCount: n, buildSeconds: (performance.now() - t0) / 1000 };
-    await writeMeta(db, tableName, meta);
-    built = true;
-    log(`lance bm25: built FTS index ${tableName} (${n} docs) in ${meta.buildSeconds.toFixed(1)} s`);
+    // One process builds a table at a time: a second one waits, then opens what the first built.
+    ({ table, meta, built } = await withBuildLock(dir, tableName, "lance bm25", log, async () => {
+      const now = cfg.mode !== "rebuild" ? await readMeta(db, tableName) : null;
+      if (now && now.kind === "bm25-fts" && now.fingerprint === fp) return { table: await db.openTable(tableName), meta: now, built: false };
+      return { ...(await buildLanceFtsTable(lancedb, db, tableName, source, cfg, log, fp)), built: true };
+    }));
   }
   const info: LanceBm25Info = { engine: "lance-fts", docCount: meta.docCount, tableName, dir, fingerprint: fp, built, buildSeconds: meta.buildSeconds };
   const searchIds = async (query: string, k: number): Promise<RankedItem[]> => {
@@ -452,6 +428,67 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
       return attachDocsFromSource(hits, source);
     },
   };
+}
+
+/**
+ * Step (under the table's build lock): stream the corpus into a LanceDB table `tableName`
+ * (`id`, `content`), compacted as it grows, build its full-text index and write its meta row.
+ * @throws on an empty source, or an index build past `indexTimeoutMs`.
+ */
+async function buildLanceFtsTable(
+  lancedb: typeof LanceDb,
+  db: LanceDb.Connection,
+  tableName: string,
+  source: DocumentSource,
+  cfg: DiskIndexConfig,
+  log: (l: string) => void,
+  fp: string,
+): Promise<{ table: LanceDb.Table; meta: DiskIndexMeta }> {
+  const t0 = performance.now();
+  const { Field, Schema, Utf8 } = await import("apache-arrow");
+  const schema = new Schema([new Field("id", new Utf8(), false), new Field("content", new Utf8(), false)]);
+  const table = await db.createEmptyTable(tableName, schema, { mode: "overwrite" });
+  let pending: { id: string; content: string }[] = [];
+  let chars = 0;
+  let n = 0;
+  const compactor = createRollingCompactor(table, cfg.compactEveryRows);
+  const t = table;
+  const append = async () => {
+    await t.add(pending);
+    await compactor.appended(pending.length);
+    pending = [];
+    chars = 0;
+  };
+  for await (const batch of source.scanDocs(cfg.scanBatch)) {
+    for (const d of batch) {
+      const content = contentOf(d);
+      pending.push({ id: d.id, content });
+      chars += content.length;
+      n++;
+      // Checked per document, not per scan batch: a batch of long abstracts would otherwise
+      // add its whole text to the pending rows before they are appended.
+      if (pending.length >= cfg.writeRows || chars >= WRITE_CHARS) {
+        await append();
+        log(`lance bm25: wrote ${n} docs`);
+      }
+    }
+  }
+  if (pending.length) await append();
+  if (n === 0) throw new Error(`lance bm25: the corpus source is empty; nothing to index`);
+  await compactor.finish();
+  await withTimeout(
+    table.createIndex("content", {
+      config: lancedb.Index.fts({ withPosition: false, baseTokenizer: "simple", lowercase: true, stem: true, removeStopWords: true, asciiFolding: true, language: "English" }),
+      replace: true,
+    }),
+    cfg.indexTimeoutMs ?? indexTimeoutFor(n),
+    `LanceDB FTS index on ${tableName} (${n} rows)`,
+  );
+  await table.optimize({ cleanupOlderThan: new Date() }); // drop the versions of the appends (disk)
+  const meta: DiskIndexMeta = { kind: "bm25-fts", fingerprint: fp, docCount: n, buildSeconds: (performance.now() - t0) / 1000 };
+  await writeMeta(db, tableName, meta);
+  log(`lance bm25: built FTS index ${tableName} (${n} docs) in ${meta.buildSeconds.toFixed(1)} s`);
+  return { table, meta };
 }
 
 /** An ANN-indexed dense table behind the {@link DenseStore} interface, plus what was measured. */
@@ -519,22 +556,24 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   const indexKind = cfg.ann.index === "auto" ? chooseAnnIndex(await source.count(), embedder.dims) : cfg.ann.index;
   const tableName = `ann_${fp.slice(0, 16)}_${sanitize(embedder.id)}_${indexKind}`;
   const meta = await readMatchingAnnMeta(db, tableName, cfg, fp, embedder);
-  const buildStart = performance.now();
   let opened: AnnTable;
   if (meta) {
     opened = { table: await db.openTable(tableName), meta, built: false, sampleVectors: [] };
   } else if (cfg.mode === "open") {
     throw new IndexNotBuiltError(`lance ann: no built ${indexKind} index ${tableName} for embedder ${embedder.id} in ${dir}`);
   } else {
-    // Exact lists an earlier `index tune` kept belong to the table being replaced.
-    if ((await db.tableNames()).includes(`${tableName}_exact`)) await db.dropTable(`${tableName}_exact`);
-    opened = await buildAnnTable(lancedb, db, tableName, indexKind, source, embedder, cfg, log, fp);
+    // One process builds a table at a time: a second one waits, then opens what the first built
+    // (two at once appended every document twice).
+    opened = await withBuildLock(dir, tableName, "lance ann", log, async () => {
+      const now = cfg.mode === "rebuild" ? null : await readMatchingAnnMeta(db, tableName, cfg, fp, embedder);
+      if (now) return { table: await db.openTable(tableName), meta: now, built: false, sampleVectors: [] };
+      return buildAndTuneAnnTable(lancedb, db, tableName, indexKind, source, embedder, cfg, log, fp);
+    });
   }
-  const { table, built, sampleVectors } = opened;
+  const { table, built } = opened;
   const m = opened.meta;
   const unmatchable = new Set(m.unmatchable ?? []);
   const { annSearch, exactSearch } = annSearchers(table, m, unmatchable);
-  if (built) await tuneNprobes(db, table, tableName, m, sampleVectors, unmatchable, annSearch, buildStart, log);
   return {
     table,
     tableName,
@@ -566,6 +605,22 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
     search: (vector, k, sopts = {}) =>
       k <= 0 ? Promise.resolve([]) : sopts.exact ? exactSearch(vector, Math.floor(k)) : annSearch(vector, Math.floor(k), sopts.nprobes ?? cfg.ann.searchNprobes ?? m.nprobes!, sopts.refineFactor),
   };
+}
+
+/**
+ * Step (under the table's build lock): drop the exact lists an earlier `index tune` kept (they
+ * belong to the table being replaced), build the table ({@link buildAnnTable}) and measure its
+ * recall and `nprobes` ({@link tuneNprobes}), so a waiting process opens a finished index.
+ */
+async function buildAndTuneAnnTable(...args: Parameters<typeof buildAnnTable>): Promise<AnnTable> {
+  const [, db, tableName, , , , , log] = args;
+  const buildStart = performance.now();
+  if ((await db.tableNames()).includes(`${tableName}_exact`)) await db.dropTable(`${tableName}_exact`);
+  const opened = await buildAnnTable(...args);
+  const unmatchable = new Set(opened.meta.unmatchable ?? []);
+  const { annSearch } = annSearchers(opened.table, opened.meta, unmatchable);
+  await tuneNprobes(db, opened.table, tableName, opened.meta, opened.sampleVectors, unmatchable, annSearch, buildStart, log);
+  return opened;
 }
 
 /** A table opened or built by {@link openOrBuildLanceAnn}'s first step. */
@@ -735,7 +790,7 @@ async function tuneNprobes(
   await writeMeta(db, tableName, m);
   if ((await db.tableNames()).includes(`${tableName}_build`)) await db.dropTable(`${tableName}_build`);
   log(
-    `lance ann: ${m.index} recall@10 vs exact search = ${recall.toFixed(3)} on ${queries.length} corpus vectors as queries, their duplicates left out (nprobes ${nprobes}/${m.numPartitions}${m.index === "ivf_flat" ? ", exact distances" : `, refineFactor ${m.refineFactor}`}; target ${m.targetRecall})${recall < m.targetRecall! ? " — BELOW TARGET" : ""}`,
+    `lance ann: ${m.index} recall@10 vs exact search = ${recall.toFixed(3)} on ${queries.length} corpus vectors as queries, their duplicates left out (nprobes ${nprobes}/${m.numPartitions}${m.index === "ivf_flat" ? ", exact distances" : `, refineFactor ${m.refineFactor}`}; target ${m.targetRecall})${reachesRecall(recall, m.targetRecall!) ? "" : " — BELOW TARGET"}`,
   );
 }
 
