@@ -37,6 +37,12 @@ import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writ
 import { join } from "node:path";
 import type { Bm25Params } from "./params-core.ts";
 import { equalsBytes, hashBytes, hashString } from "./term-table.ts";
+import { medsynthCommand } from "../../corpus/paths.ts";
+
+/** What to do about a damaged or outdated on-disk BM25 index (said by every error that finds one). */
+export function rebuildHint(): string {
+  return `rebuild the index: \`${medsynthCommand()} index build --corpus <the same corpus> --mode bm25 --rebuild\` (in a config: bm25Disk.mode "rebuild"), or delete its folder`;
+}
 
 /** Format tag of a segment's `header.json` (v2: persisted term hash table and block starts). */
 export const DISK_SEGMENT_FORMAT = "medsynth-bm25-disk-segment-v2";
@@ -267,11 +273,11 @@ export function readRaw<T extends Int32Array | Float64Array | Uint8Array>(path: 
   try {
     fd = openSync(path, "r");
   } catch (e) {
-    throw new Error(`on-disk BM25: ${path} is missing (${(e as Error).message})`);
+    throw new Error(`on-disk BM25: ${path} is missing (${(e as Error).message}): ${rebuildHint()}`);
   }
   try {
     const size = fstatSync(fd).size;
-    if (size !== bytes.byteLength) throw new Error(`on-disk BM25: ${path} has ${size} bytes, expected ${bytes.byteLength} (${count} elements); the index is corrupt`);
+    if (size !== bytes.byteLength) throw new Error(`on-disk BM25: ${path} has ${size} bytes, expected ${bytes.byteLength} (${count} elements); the index is corrupt: ${rebuildHint()}`);
     for (let off = 0; off < size; ) {
       const n = readSync(fd, bytes, off, Math.min(1 << 28, size - off), off);
       if (n === 0) throw new Error(`on-disk BM25: ${path} ended early`);
@@ -719,10 +725,9 @@ export class SegmentReader {
       diskIo.bytesRead += Buffer.byteLength(text);
       header = JSON.parse(text);
     } catch (e) {
-      throw new Error(`on-disk BM25: cannot read ${join(dir, "header.json")} (${(e as Error).message}); the segment is unfinished or corrupt`);
+      throw new Error(`on-disk BM25: cannot read ${join(dir, "header.json")} (${(e as Error).message}); the segment is unfinished or corrupt: ${rebuildHint()}`);
     }
-    if (header.format !== DISK_SEGMENT_FORMAT)
-      throw new Error(`on-disk BM25: ${dir} has format ${JSON.stringify(header.format)}, expected ${DISK_SEGMENT_FORMAT}; delete the index folder and rebuild it`);
+    if (header.format !== DISK_SEGMENT_FORMAT) throw new Error(`on-disk BM25: ${dir} has format ${JSON.stringify(header.format)}, expected ${DISK_SEGMENT_FORMAT}: ${rebuildHint()}`);
     this.header = header;
     const v = header.vocabSize;
     const file = (name: string, bytes: number): number => {
@@ -732,8 +737,7 @@ export class SegmentReader {
       } catch (e) {
         throw new Error(`on-disk BM25: ${join(dir, name)} is missing (${(e as Error).message})`);
       }
-      if (cache.size(f) !== bytes)
-        throw new Error(`on-disk BM25: ${join(dir, name)} has ${cache.size(f)} bytes, expected ${bytes}; the index is corrupt: delete the index folder and rebuild it (bm25Disk.mode "rebuild")`);
+      if (cache.size(f) !== bytes) throw new Error(`on-disk BM25: ${join(dir, name)} has ${cache.size(f)} bytes, expected ${bytes}; the index is corrupt: ${rebuildHint()}`);
       return f;
     };
     this.fBlocks = file("blocks.bin", header.blocks * BLOCK_RECORD);
@@ -847,8 +851,7 @@ export class SegmentReader {
     const bytes = new Uint8Array(out.buffer, out.byteOffset + at * 4, n * 4);
     for (let off = 0; off < bytes.length; ) {
       const got = readSync(this.impactFd, bytes, off, bytes.length - off, from * 4 + off);
-      if (got === 0)
-        throw new Error(`on-disk BM25: ${join(this.dir, "impacts.u32")} ends before posting ${from + n}; the index is corrupt: delete the index folder and rebuild it (bm25Disk.mode "rebuild")`);
+      if (got === 0) throw new Error(`on-disk BM25: ${join(this.dir, "impacts.u32")} ends before posting ${from + n}; the index is corrupt: ${rebuildHint()}`);
       off += got;
     }
     diskIo.bytesRead += n * 4;

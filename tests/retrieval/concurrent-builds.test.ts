@@ -5,7 +5,7 @@
  * is per process ID, so two calls in one process take turns as two processes do.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemoryDocumentSource } from "../../corpus/store/memory-store.ts";
@@ -115,5 +115,23 @@ describe("concurrent first builds of one index take turns", () => {
     await second;
     expect(order).toEqual(["first in", "first out", "second in"]);
     expect(waits).toEqual([process.pid]);
+  });
+});
+
+describe("a damaged on-disk BM25 index", () => {
+  it("is an error naming the file and the command that rebuilds it; mode rebuild then builds it again", async () => {
+    const dir = tmp();
+    const open = (mode: "open-or-build" | "rebuild") => openOrBuildDiskBm25(createMemoryDocumentSource(docs), { dir, threads: 1, mode }, { fingerprint: "c".repeat(64) });
+    const first = await open("open-or-build");
+    const seg = readdirSync(first.dir).find((f) => f.startsWith("seg-"));
+    truncateSync(join(first.dir, seg!, "doc-len.f64"), 8);
+    await expect(open("open-or-build")).rejects.toThrow(
+      new RegExp(
+        `doc-len\\.f64 has 8 bytes, expected ${docs.length * 8}; the index is corrupt: rebuild the index: \`node .*medsynth\\.js index build --corpus <the same corpus> --mode bm25 --rebuild\``,
+      ),
+    );
+    const again = await open("rebuild");
+    expect(again.built).toBe(true);
+    expect(again.engine.info.docCount).toBe(docs.length);
   });
 });
