@@ -51,6 +51,7 @@ import type { FileJob, FileResult } from "./ingest-file.ts";
 import type { FromWorker, ToWorker } from "./ingest-worker.ts";
 import { ipcAppender } from "../store/lance-append.ts";
 import type { ParsedCleanOptions } from "./rows.ts";
+import { removeOrphanTempFiles, withStoreWriterLock } from "../store/writer-lock.ts";
 
 /** Progress of a running ingest (for a progress bar). */
 export interface IngestProgress {
@@ -335,6 +336,21 @@ async function runPool(db: LanceDb.Connection, jobs: FileJob[], options: IngestT
  */
 export async function ingestToStore(inputs: readonly string[], options: IngestToStoreOptions): Promise<IngestToStoreReport> {
   const log = options.log ?? (() => {});
+  const files = await expandPubmedInputs(inputs);
+  return withStoreWriterLock(
+    options.store.uri,
+    log,
+    async () => {
+      const swept = removeOrphanTempFiles(options.store.uri);
+      if (swept.files) log(`removed ${swept.files} temporary file(s) (${(swept.bytes / 2 ** 20).toFixed(1)} MiB) left in the store by an interrupted write`);
+      return ingestLocked(files, options, log);
+    },
+    true,
+  );
+}
+
+/** {@link ingestToStore}'s work, as the store's only writer. */
+async function ingestLocked(files: string[], options: IngestToStoreOptions, log: (line: string) => void): Promise<IngestToStoreReport> {
   const phaseSeconds: Record<string, number> = {};
   let t = performance.now();
   const phase = (name: string) => {
@@ -352,7 +368,6 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
     : null;
   trace?.unref();
   const clean: ParsedCleanOptions = options.clean === null || options.clean === undefined ? null : CleanOptionsSchema.parse(options.clean);
-  const files = await expandPubmedInputs(inputs);
   setLanceEnvironment();
   const { db, meta } = await openForIngest(options.store, clean, options.compression ?? "none");
   phase("open");

@@ -15,6 +15,7 @@ import type { CorpusDoc } from "../types.ts";
 import { recordToCorpusDoc } from "../conclusion-task.ts";
 import { createJsonlWriter, type JsonlWriter } from "../jsonl.ts";
 import { cleanupOldVersions, connectStore, loadArrow, loadLancedb, openLanceRecordStore, readStoreMeta, STORE_TABLES, writeStoreMeta, type StoreLocation } from "./lance-store.ts";
+import { withStoreWriterLock } from "./writer-lock.ts";
 
 /** A line of MedRAG's corpus format. */
 export interface MedragLine {
@@ -121,8 +122,15 @@ const APPEND_CHARS = 16 * 2 ** 20;
 export async function ragExport(loc: StoreLocation, opts: RagExportOptions = {}): Promise<RagExportReport> {
   const wantTable = opts.table ?? true;
   if (!wantTable && !opts.jsonl) throw new Error("rag-export: nothing to write (give --out <file.jsonl> or keep the table)");
-  const t0 = performance.now();
   const log = opts.log ?? (() => {});
+  // Writing the table makes this process a writer of the store: one at a time (an ingest waits).
+  return wantTable ? withStoreWriterLock(loc.uri, log, () => ragExportUnlocked(loc, opts, log)) : ragExportUnlocked(loc, opts, log);
+}
+
+/** {@link ragExport}'s work (under the store's writer lock when it writes the table). */
+async function ragExportUnlocked(loc: StoreLocation, opts: RagExportOptions, log: (line: string) => void): Promise<RagExportReport> {
+  const wantTable = opts.table ?? true;
+  const t0 = performance.now();
   const store = await openLanceRecordStore(loc);
   const fingerprint = await store.fingerprint();
   const db = await connectStore(loc);
