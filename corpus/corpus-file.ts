@@ -107,7 +107,11 @@ export async function readCorpusFile(path: string, label = "--corpus"): Promise<
         .sort()
         .map((f) => join(path, f))
     : [path];
-  if (files.length === 0) throw new Error(`${label}: ${path} is a folder without .jsonl / .jsonl.gz files`);
+  if (files.length === 0) {
+    const xml = readdirSync(path).some((f) => /\.xml(\.gz)?$/i.test(f));
+    const hint = xml ? `; it holds PubMed XML: ingest it into a store first (\`${medsynthCommand()} corpus ingest ${path} --store <store folder>\`), then give --corpus lance:<store folder>` : "";
+    throw new Error(`${label}: ${path} is a folder without .jsonl / .jsonl.gz files${hint}`);
+  }
   let linesBefore = 0;
   for (const file of files) {
     const fileStats = { lines: 0, records: 0, skipped: 0 };

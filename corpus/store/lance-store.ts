@@ -16,7 +16,7 @@
  * LanceDB and apache-arrow are imported on first use (~200 ms), not when this module loads.
  */
 import type * as LanceDb from "@lancedb/lancedb";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -307,6 +307,22 @@ function rowToStored(r: Row): StoredRecord {
 }
 
 /**
+ * Connect to a store and read its meta row. A store on object storage that cannot be reached
+ * (no such bucket, no credentials) fails inside LanceDB with a multi-line error quoting Rust
+ * sources; it is turned into one line naming the URI and what LanceDB said first.
+ */
+async function connectForRead(loc: StoreLocation, connect: ConnectFn | undefined, session: LanceDb.Session): Promise<{ db: LanceDb.Connection; meta: StoreMeta | null }> {
+  try {
+    const db = await connectStore(loc, connect, session);
+    return { db, meta: await readStoreMeta(db) };
+  } catch (e) {
+    if (localStorePath(loc.uri) !== null) throw e;
+    const first = ((e as Error).message.split("\n")[0] ?? "").replace(/,\s*\/\S+\.rs:\d+:\d+.*$/, "").trim();
+    throw new Error(`corpus store ${loc.uri}: cannot be read (${first}); check the URI and its storage options or credentials (docs/pubmed-store.md)`);
+  }
+}
+
+/**
  * Open a finalised store for reading (documents by id, batched scans, count).
  * @param loc - URI and storage options.
  * @param connect - injected connect function (tests).
@@ -318,8 +334,7 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
   const problem = localStoreProblem(loc.uri);
   if (problem) throw new Error(problem);
   const session = await storeReadSession(loc);
-  const db = await connectStore(loc, connect, session);
-  const meta = await readStoreMeta(db);
+  const { db, meta } = await connectForRead(loc, connect, session);
   if (!meta) throw new Error(noStoreMessage(loc.uri));
   if (!meta.finalized)
     throw new Error(`${loc.uri}: the corpus store's ingest is unfinished (files failed or an ingest was interrupted); re-run \`${medsynthCommand()} corpus ingest … --store ${loc.uri}\` to finish it`);
@@ -476,5 +491,7 @@ export function localStoreProblem(uri: string): string | null {
   if (uri.trim() === "") return "the corpus store location is empty; expected a store folder or URI (lance:<store folder>, s3://…, gs://…, az://…)";
   const path = localStorePath(uri);
   if (path === null) return null;
+  if (existsSync(path) && !statSync(path).isDirectory())
+    return `${uri} is a file, not a corpus store (a store is a folder made by \`${medsynthCommand()} corpus ingest <files> --store <folder>\`); a JSONL corpus file is given without \`lance:\``;
   return existsSync(join(path, `${STORE_TABLES.meta}.lance`)) ? null : noStoreMessage(uri);
 }

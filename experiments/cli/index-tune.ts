@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { cacheDir } from "../../corpus/paths.ts";
+import { cacheDir, medsynthCommand } from "../../corpus/paths.ts";
 import { openRetrievalCorpus } from "../../corpus/corpus-file.ts";
 import type { CorpusDoc } from "../../corpus/types.ts";
 import { applyAnnTuning, tuneAnnOnQueries, type AnnTuneReport } from "../../retrieval/lance/ann-tune.ts";
@@ -112,7 +112,7 @@ function buildHint(o: IndexTuneCliOptions): string {
     o.diskDir ? `--disk-dir ${o.diskDir}` : "",
     o.embedder && o.embedder !== HELP_DEFAULT_RETRIEVER_EMBEDDER_ID ? `--embedder ${o.embedder}` : "",
   ].filter(Boolean);
-  return `medsynth index build --mode dense --corpus ${o.corpus}${extra.length ? ` ${extra.join(" ")}` : ""}`;
+  return `${medsynthCommand()} index build --mode dense --corpus ${o.corpus}${extra.length ? ` ${extra.join(" ")}` : ""}`;
 }
 
 /**

@@ -32,14 +32,14 @@ describe("index tune (CLI), and index build --rebuild", () => {
     const r = runCli(["index", "tune", "--queries", questions, ...common()]);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain(
-      `index tune: no on-disk index folder ${join(dir, "idx")}; build the index first: medsynth index build --mode dense --corpus bundled --engine lance --ann ivf_flat --disk-dir ${join(dir, "idx")}`,
+      `index tune: no on-disk index folder ${join(dir, "idx")}; build the index first: node bin/medsynth.js index build --mode dense --corpus bundled --engine lance --ann ivf_flat --disk-dir ${join(dir, "idx")}`,
     );
     expect(existsSync(join(dir, "idx"))).toBe(false);
     mkdirSync(join(dir, "empty"));
     const e = runCli(["index", "tune", "--queries", questions, "--corpus", "bundled", "--engine", "lance", "--ann", "ivf_flat", "--disk-dir", join(dir, "empty")]);
     expect(e.status).not.toBe(0);
     expect(e.stderr).toMatch(
-      /index tune: lance ann: no built ivf_flat index ann_\w+ for embedder \S+ in .*empty; build it first: medsynth index build --mode dense --corpus bundled --engine lance --ann ivf_flat --disk-dir .*empty\n/,
+      /index tune: lance ann: no built ivf_flat index ann_\w+ for embedder \S+ in .*empty; build it first: node bin\/medsynth\.js index build --mode dense --corpus bundled --engine lance --ann ivf_flat --disk-dir .*empty\n/,
     );
   });
 
@@ -127,7 +127,7 @@ describe("index tune (CLI), and index build --rebuild", () => {
       const mem = runCli(["index", "tune", "--queries", questions, "--corpus", "bundled", ...engine], { env: { MEDSYNTH_CACHE_DIR: cache } });
       expect(mem.status).not.toBe(0);
       expect(mem.stderr).toMatch(
-        /index tune: bundled \(3340 docs\) runs on the in-memory engine, which has no on-disk IVF index to tune: corpora from 250,000 docs run on disk, or give --engine lance\|disk here and to `medsynth index build --mode dense --corpus bundled --engine lance`/,
+        /index tune: bundled \(3340 docs\) runs on the in-memory engine, which has no on-disk IVF index to tune: corpora from 250,000 docs run on disk, or give --engine lance\|disk here and to `node bin\/medsynth\.js index build --mode dense --corpus bundled --engine lance`/,
       );
       expect(mem.stderr).not.toMatch(/embedded|built table/);
       expect(existsSync(join(cache, "lancedb"))).toBe(false);

@@ -79,3 +79,17 @@ describe("skipped corpus lines name every problem", () => {
     expect(d.skipped).toEqual({ count: 1, reasons: { "invalid PubmedRecord title": 1 } });
   });
 });
+
+describe("a --corpus folder without JSONL files", () => {
+  it("says so, and when it holds PubMed XML names the ingest command that makes a store of it", async () => {
+    const { mkdirSync } = await import("node:fs");
+    const dir = mkdtempSync(join(tmpdir(), "medsynth-corpus-dir-"));
+    mkdirSync(join(dir, "xml"));
+    mkdirSync(join(dir, "none"));
+    writeFileSync(join(dir, "xml", "pubmed25n0001.xml.gz"), "");
+    await expect(readCorpusFile(join(dir, "none"))).rejects.toThrow(new RegExp(`^--corpus: ${join(dir, "none")} is a folder without \\.jsonl / \\.jsonl\\.gz files$`));
+    await expect(readCorpusFile(join(dir, "xml"))).rejects.toThrow(
+      `--corpus: ${join(dir, "xml")} is a folder without .jsonl / .jsonl.gz files; it holds PubMed XML: ingest it into a store first (\`node bin/medsynth.js corpus ingest ${join(dir, "xml")} --store <store folder>\`), then give --corpus lance:<store folder>`,
+    );
+  });
+});

@@ -4,7 +4,7 @@
  * relative folder that holds no store the same way.
  */
 import { describe, expect, it } from "vitest";
-import { mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { localStorePath, localStoreProblem, openLanceRecordStore } from "../../../corpus/store/lance-store.ts";
@@ -27,6 +27,21 @@ describe("local store folders", () => {
     expect(localStoreProblem(join(dir, "empty"))).toMatch(new RegExp(`^${join(dir, "empty")}: no medsynth corpus store here`));
     expect(localStoreProblem(join(dir, "no", "ns"))).toMatch(/: no medsynth corpus store here/);
     expect(localStoreProblem("")).toMatch(/^the corpus store location is empty/);
+    writeFileSync(join(dir, "q.json"), "[]");
+    expect(localStoreProblem(join(dir, "q.json"))).toBe(
+      `${join(dir, "q.json")} is a file, not a corpus store (a store is a folder made by \`node bin/medsynth.js corpus ingest <files> --store <folder>\`); a JSONL corpus file is given without \`lance:\``,
+    );
+  });
+
+  it("a store on object storage that cannot be reached: one line naming the URI and LanceDB's first words, no Rust source paths", async () => {
+    const connect = async () => {
+      throw new Error(
+        "lance error: Generic S3 error: bucket nonexistent-bucket-xyz not found, /usr/local/cargo/registry/src/index.crates.io-6f17d22bba15001f/lance-io-0.31.0/src/object_store.rs:133:40\nCaused by: …",
+      );
+    };
+    await expect(openLanceRecordStore({ uri: "s3://nonexistent-bucket-xyz/store" }, connect as never)).rejects.toThrow(
+      /^corpus store s3:\/\/nonexistent-bucket-xyz\/store: cannot be read \(lance error: Generic S3 error: bucket nonexistent-bucket-xyz not found\); check the URI and its storage options or credentials \(docs\/pubmed-store\.md\)$/,
+    );
   });
 
   it("opening a missing store for reading throws naming the path and never connects", async () => {
