@@ -372,16 +372,17 @@ async function ingestStoreCommand(inputs: string[], opts: IngestCliOptions, uri:
         ["processed now", report.processed.length],
         ["skipped (already done)", report.skipped.length],
         ["failed", report.failed.length],
-        ["records read", sum((e) => e.records)],
-        ["deleted citations", sum((e) => e.deletes)],
-        ["skipped (warnings)", sum((e) => e.warnings)],
-        ["book records (skipped)", sum((e) => e.books ?? 0)],
+        // Sums over every file in the store (this run's and earlier runs'), as "files in store".
+        ["records read (all files)", sum((e) => e.records)],
+        ["deleted citations (all files)", sum((e) => e.deletes)],
+        ["skipped (warnings, all files)", sum((e) => e.warnings)],
+        ["book records (skipped, all files)", sum((e) => e.books ?? 0)],
       ]),
     );
     const books = bookSummary(report.processed.flatMap((e) => (e.bookPmids ?? []).map((pmid) => ({ file: e.file, pmid }))));
     if (books) console.log(books);
     if (c && report.meta.finalized) {
-      console.log(`\n${report.meta.clean ? "cleaning (MedConclusion §3.1.1) and updates" : "updates"} — dropped by reason:`);
+      console.log(`\n${report.meta.clean ? "cleaning (MedConclusion §3.1.1) and updates" : "updates"} of the last finalisation — dropped by reason (kept: records in the store):`);
       console.log(
         formatCountsTable([
           ...Object.entries(c.dropped).filter(([k, v]) => report.meta.clean !== null || v > 0 || k === "deleted" || k === "superseded"),

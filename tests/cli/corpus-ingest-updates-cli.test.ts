@@ -76,6 +76,8 @@ describe("corpus ingest --out applies PubMed update semantics", () => {
     const r = runCli(["corpus", "ingest", baseline, update, "--store", uri, "--jobs", "1", "--no-progress"]);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/\ndeleted +1\nsuperseded +2\ndelete of unknown PMID \(not a record\) +2\nkept +3\n/);
+    expect(r.stdout).toMatch(/\ndeleted citations \(all files\) +3\n/); // every DeleteCitation entry of the files; the table below: records removed
+    expect(r.stdout).toContain("updates of the last finalisation — dropped by reason (kept: records in the store):\n");
     expect(r.stdout).toContain("1 record deleted, 2 deletes of unknown PMIDs, 2 entries superseded\n");
     expect(r.stdout).toContain("  deleted (record removed by a DeleteCitation): PMIDs 103\n");
     expect(r.stdout).toContain("  delete of unknown PMID (no record of it read before the DeleteCitation): PMIDs 201, 202\n");
