@@ -45,6 +45,7 @@ import {
   type RetrieverConfigInput,
 } from "../../retrieval/registry.ts";
 import type { SearchHit } from "../../retrieval/types.ts";
+import { analyze } from "../../retrieval/analyzer.ts";
 import type { DiskIndexMeta } from "../../retrieval/lance/disk-engines.ts";
 import { BM25_ENGINES } from "../../retrieval/bm25/params.ts";
 
@@ -290,13 +291,17 @@ export interface SearchCliOptions extends RetrievalCliOptions {
 export { retractionTag };
 
 /**
- * A note when the query embeds to a zero vector (no word the embedder knows): the dense leg then
+ * A note when the query analyses to no term (every engine returns nothing), or embeds to a zero
+ * vector (no word the embedder knows): the dense leg then
  * returns nothing — a dense search says "0 hit(s)", a hybrid one is BM25 alone — and without the
  * note a user could not tell why. The query is embedded again only when no hit came from the
  * dense leg (an embeddings endpoint is not asked twice for every search).
  * @returns one line, or null when there is no dense leg, a hit has a dense score, or the vector is not zero.
  */
 async function zeroVectorNote(r: BuiltRetriever, query: string, hits: readonly SearchHit[]): Promise<string | null> {
+  // Every engine skips a query the analyzer reduces to nothing (stop words only): say that, not "a
+  // zero vector" (an embedder may well embed stop words).
+  if (analyze(query).length === 0) return hits.length ? null : "note: the query holds no searchable word (only stop words, or no letter or digit): every engine returns no hit for it";
   if (!r.embedder || r.config.mode === "bm25" || hits.some((h) => h.scores?.dense !== undefined)) return null;
   const [v] = await r.embedder.embed([query]);
   if (!v || v.some((x) => x !== 0)) return null;

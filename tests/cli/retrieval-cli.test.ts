@@ -123,6 +123,21 @@ describe("a query the embedder cannot embed", () => {
       expect(ok.filter((l) => l.startsWith("note: the query holds no word"))).toEqual([]);
     }
   }, 60_000);
+
+  it("a query of stop words only says no engine has a term to look up, whatever the mode (an embedder may embed stop words)", async () => {
+    for (const mode of ["bm25", "dense", "hybrid"] as const) {
+      const err: string[] = [];
+      const hits = await runSearch(
+        "the of and with",
+        search({ corpus: ingested, mode, k: "3" }),
+        () => {},
+        (l) => err.push(l),
+      );
+      expect(hits).toEqual([]);
+      expect(err).toContain("note: the query holds no searchable word (only stop words, or no letter or digit): every engine returns no hit for it");
+      expect(err.filter((l) => l.includes("a zero vector"))).toEqual([]);
+    }
+  }, 60_000);
 });
 
 describe("default mode with the offline word-vector embedder", () => {
