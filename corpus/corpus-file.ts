@@ -206,12 +206,12 @@ export async function openRetrievalCorpus(corpus: string, log: (l: string) => vo
   if (source) {
     const count = await source.count();
     if (count === 0) throw new Error(`${label}: the corpus store ${corpus} holds no document`);
-    const store = source as { docsFromRagTable?: boolean; meta?: { rag?: { fingerprint: string } | null } };
+    const store = source as { docsFromRagTable?: boolean; meta?: { rag?: { fingerprint: string; unfinished?: boolean } | null } };
     const lean = store.docsFromRagTable ? ", documents from its lean RAG table" : "";
     log(`corpus: store ${corpus}, ${count} docs (streamed${lean}; documents fetched by id for hits)`);
     if (store.meta?.rag && store.docsFromRagTable === false)
       log(
-        `note: the store's lean RAG table was written from an earlier state of the store and is not used; rerun \`${medsynthCommand()} corpus rag-export --store ${storeUriOf(corpus) ?? corpus}\` to use it again`,
+        `note: the store's lean RAG table ${store.meta.rag.unfinished ? "is unfinished (a corpus rag-export was interrupted)" : "was written from an earlier state of the store"} and is not used; rerun \`${medsynthCommand()} corpus rag-export --store ${storeUriOf(corpus) ?? corpus}\` to use it again`,
       );
     return { source, count };
   }

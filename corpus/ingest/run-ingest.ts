@@ -169,7 +169,10 @@ async function planFiles(files: string[], manifest: ManifestEntry[], clean: Pars
     const entry = byName.get(file);
     if (entry?.status === "done") {
       const size = (await stat(path)).size;
-      if (size !== entry.bytes) throw new Error(`${path}: changed since it was ingested (${entry.bytes} bytes then, ${size} now, sha256 then ${entry.sha256}); use a new --store to re-ingest`);
+      if (size !== entry.bytes)
+        throw new Error(
+          `${path}: the store already holds a file named ${file} (${entry.bytes} bytes, sha256 ${entry.sha256}) and this one has ${size} bytes: the store knows its input files by name, as PubMed names its baseline and update files. If this is another file, give it a new name that sorts after ${lastDone?.file ?? file}; if it is that file changed, ingest into a new --store`,
+        );
       skipped.push(file);
       continue;
     }

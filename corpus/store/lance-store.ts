@@ -71,9 +71,11 @@ export interface StoreMeta {
   counts: { kept: number; dropped: Record<DropReason, number>; keywordsDropped: CleanResult["keywordsDropped"]; seen: number; deleteEntries?: number; deleteOfUnknown?: number } | null;
   /**
    * The lean RAG table (`rag`), when `corpus rag-export` wrote one: the store fingerprint it was
-   * written from (it is used only while that still is the store's fingerprint) and its row count.
+   * written from (it is used only while that still is the store's fingerprint and the table holds
+   * `docs` rows) and its row count; `unfinished` while `rag-export` writes it (an export killed
+   * midway leaves it so: the table is then never used).
    */
-  rag?: { fingerprint: string; docs: number } | null;
+  rag?: { fingerprint: string; docs: number; unfinished?: boolean } | null;
 }
 
 /**
@@ -307,6 +309,18 @@ function rowToStored(r: Row): StoredRecord {
 }
 
 /**
+ * The store's lean RAG table when it is current: written to the end (not `unfinished`), from this
+ * very store state (fingerprint), and holding the rows it was written with; otherwise null (the
+ * full records serve the documents).
+ */
+async function currentRagTable(db: LanceDb.Connection, meta: StoreMeta, fingerprint: () => Promise<string>): Promise<LanceDb.Table | null> {
+  const r = meta.rag;
+  if (!r || r.unfinished || !(await tableNames(db)).has(STORE_TABLES.rag) || r.fingerprint !== (await fingerprint())) return null;
+  const table = await db.openTable(STORE_TABLES.rag);
+  return (await table.countRows()) === r.docs ? table : null;
+}
+
+/**
  * Connect to a store and read its meta row. A store on object storage that cannot be reached
  * (no such bucket, no credentials) fails inside LanceDB with a multi-line error quoting Rust
  * sources; it is turned into one line naming the URI and what LanceDB said first.
@@ -343,7 +357,7 @@ export async function openLanceRecordStore(loc: StoreLocation, connect?: Connect
   let fingerprint: string | null = null;
   const fingerprintOnce = async () => (fingerprint ??= await storeFingerprint(db, meta));
   // The lean RAG table serves documents when it was written from this very store state.
-  const rag = meta.rag && (await tableNames(db)).has(STORE_TABLES.rag) && meta.rag.fingerprint === (await fingerprintOnce()) ? await db.openTable(STORE_TABLES.rag) : null;
+  const rag = await currentRagTable(db, meta, fingerprintOnce);
   const getRows = async (ids: readonly string[]): Promise<Map<string, StoredRecord>> => {
     const unique = [...new Set(ids)];
     const out = new Map<string, StoredRecord>();

@@ -137,6 +137,9 @@ async function ragExportUnlocked(loc: StoreLocation, opts: RagExportOptions, log
   const total = await store.count();
   let table: LanceDb.Table | null = null;
   if (wantTable) {
+    // Marked unfinished before the table is replaced: an export killed midway leaves a table no
+    // reader uses (it would otherwise pass for the complete one of an earlier export).
+    await writeStoreMeta(db, { ...(await readStoreMeta(db))!, rag: { fingerprint, docs: 0, unfinished: true } });
     table = await db.createEmptyTable(STORE_TABLES.rag, ragSchema(), { mode: "overwrite" });
   }
   const writer: JsonlWriter | null = opts.jsonl ? createJsonlWriter(opts.jsonl) : null;

@@ -33,7 +33,7 @@
  * (the denominator's terms shrink by at most avgdl_seg/avgdl'), so the stored maxima stay valid
  * bounds without rewriting the segment ({@link SegmentReader.boundScale}).
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Bm25Params } from "./params-core.ts";
 import { equalsBytes, hashBytes, hashString } from "./term-table.ts";
@@ -749,6 +749,8 @@ export class SegmentReader {
     this.fPostStart = file("post-start.f64", (v + 1) * 8);
     this.fBlockStart = file("block-start.f64", (v + 1) * 8);
     this.fDocLen = file("doc-len.f64", header.docCount * 8);
+    checkStringFile(dir, "terms", v);
+    checkStringFile(dir, "ids", header.docCount);
     this.fImpactStart = -1;
     if (header.impacts) {
       if (header.impacts.levels !== IMPACT_LEVELS || header.impacts.window !== IMPACT_WINDOW)
@@ -930,6 +932,38 @@ export class SegmentReader {
     if (this.impactFd !== null) closeSync(this.impactFd);
     this.impactFd = null;
   }
+}
+
+/**
+ * Check a string file pair of a segment at open: `<name>.ends` holds `count` float64 end offsets
+ * and `<name>.utf8` is as long as the last of them (a truncated id file would otherwise give hits
+ * with empty PMIDs and no error).
+ * @throws Error naming the file and both sizes, with the rebuild command.
+ */
+function checkStringFile(dir: string, name: string, count: number): void {
+  const endsPath = join(dir, `${name}.ends`);
+  const textPath = join(dir, `${name}.utf8`);
+  let endsSize: number;
+  let textSize: number;
+  try {
+    endsSize = statSync(endsPath).size;
+    textSize = statSync(textPath).size;
+  } catch (e) {
+    throw new Error(`on-disk BM25: ${(e as NodeJS.ErrnoException).path ?? endsPath} is missing: ${rebuildHint()}`);
+  }
+  if (endsSize !== count * 8) throw new Error(`on-disk BM25: ${endsPath} has ${endsSize} bytes, expected ${count * 8}; the index is corrupt: ${rebuildHint()}`);
+  let last = 0;
+  if (count > 0) {
+    const fd = openSync(endsPath, "r");
+    try {
+      const b = Buffer.alloc(8);
+      readSync(fd, b, 0, 8, (count - 1) * 8);
+      last = b.readDoubleLE(0);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  if (textSize !== last) throw new Error(`on-disk BM25: ${textPath} has ${textSize} bytes, expected ${last}; the index is corrupt: ${rebuildHint()}`);
 }
 
 /** Creates folder `dir` (and parents). */

@@ -5,7 +5,7 @@
  * is per process ID, so two calls in one process take turns as two processes do.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemoryDocumentSource } from "../../corpus/store/memory-store.ts";
@@ -133,5 +133,22 @@ describe("a damaged on-disk BM25 index", () => {
     const again = await open("rebuild");
     expect(again.built).toBe(true);
     expect(again.engine.info.docCount).toBe(docs.length);
+  });
+
+  it("truncated id or term strings are caught at open (they gave hits with empty PMIDs and no error)", async () => {
+    const dir = tmp();
+    const open = (mode: "open-or-build" | "rebuild") => openOrBuildDiskBm25(createMemoryDocumentSource(docs), { dir, threads: 1, mode }, { fingerprint: "d".repeat(64) });
+    const first = await open("open-or-build");
+    const segDir = join(first.dir, readdirSync(first.dir).find((f) => f.startsWith("seg-"))!);
+    const idBytes = statSync(join(segDir, "ids.utf8")).size;
+    for (const [file, keep, want] of [
+      ["ids.utf8", 100, `ids\\.utf8 has 100 bytes, expected ${idBytes}`],
+      ["ids.ends", 0, `ids\\.ends has 0 bytes, expected ${docs.length * 8}`],
+      ["terms.utf8", 10, "terms\\.utf8 has 10 bytes, expected \\d+"],
+    ] as const) {
+      truncateSync(join(segDir, file), keep);
+      await expect(open("open-or-build"), file).rejects.toThrow(new RegExp(`${want}; the index is corrupt: rebuild the index`));
+      await open("rebuild");
+    }
   });
 });

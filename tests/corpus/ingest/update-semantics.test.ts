@@ -141,3 +141,21 @@ describe("finalisation deletes within their memory budget", () => {
     expect(phases[1]).toContain("finalize: compact before delete");
   }, 60_000);
 });
+
+describe("corpus ingest --store: another file under a name the store already holds", () => {
+  it("is refused, saying files are known by name and what to do (rename so it sorts last, or a new store)", async () => {
+    const { mkdirSync } = await import("node:fs");
+    const dir = tmp();
+    for (const sub of ["a", "b"]) mkdirSync(join(dir, sub));
+    writeSet(join(dir, "a"), "pubmed25n0001.xml", [{ pmid: "101", title: "Alpha trial of aspirin." }]);
+    writeSet(join(dir, "b"), "pubmed25n0001.xml", [
+      { pmid: "201", title: "Another file, same name." },
+      { pmid: "202", title: "And a second record." },
+    ]);
+    const uri = join(dir, "store");
+    await ingestToStore([join(dir, "a")], { store: { uri }, jobs: 1 });
+    await expect(ingestToStore([join(dir, "b")], { store: { uri }, jobs: 1 })).rejects.toThrow(
+      /b\/pubmed25n0001\.xml: the store already holds a file named pubmed25n0001\.xml \(\d+ bytes, sha256 [0-9a-f]{64}\) and this one has \d+ bytes: the store knows its input files by name, as PubMed names its baseline and update files\. If this is another file, give it a new name that sorts after pubmed25n0001\.xml; if it is that file changed, ingest into a new --store$/,
+    );
+  });
+});

@@ -90,6 +90,34 @@ describe("corpus rag-export", () => {
     );
   }, 120_000);
 
+  it("an export stopped midway (or a table short of its rows) is never read, even for the state a complete export was written from", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medsynth-rag-stop-"));
+    mkdirSync(join(dir, "in"));
+    writeSet(join(dir, "in"), "a.xml", [
+      { pmid: "21", title: "One trial." },
+      { pmid: "22", title: "Two trial." },
+    ]);
+    const uri = join(dir, "store");
+    await ingestToStore([join(dir, "in")], { store: { uri }, clean: null, jobs: 1 });
+    await ragExport({ uri });
+    expect((await openLanceRecordStore({ uri })).docsFromRagTable).toBe(true);
+    // Export the same state again, stopped after the table was replaced: the JSONL path is a folder.
+    await expect(ragExport({ uri }, { jsonl: join(dir, "in") })).rejects.toThrow();
+    const stopped = await openLanceRecordStore({ uri });
+    expect(stopped.docsFromRagTable).toBe(false);
+    expect((await allDocs(stopped)).map((d) => d.id)).toEqual(["21", "22"]);
+    const noted: string[] = [];
+    await openRetrievalCorpus(`lance:${uri}`, (l) => noted.push(l));
+    expect(noted[1]).toBe(
+      `note: the store's lean RAG table is unfinished (a corpus rag-export was interrupted) and is not used; rerun \`node bin/medsynth.js corpus rag-export --store ${uri}\` to use it again`,
+    );
+    await ragExport({ uri });
+    expect((await openLanceRecordStore({ uri })).docsFromRagTable).toBe(true);
+    // A table that lost rows since it was written is not current either.
+    await (await (await connectStore({ uri })).openTable("rag")).delete("id = '22'");
+    expect((await openLanceRecordStore({ uri })).docsFromRagTable).toBe(false);
+  }, 120_000);
+
   it("reads MedRAG's PubMed chunk lines (id + PMID, content, contents), a folder of chunk files, and names bad lines", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medsynth-medrag-"));
     const chunk = join(dir, "chunk");
