@@ -162,6 +162,7 @@ function reportLines(ann: LanceAnnStore, o: IndexTuneCliOptions, texts: readonly
   if (!report.reachedTarget) notes.push("NOT REACHED on the tuning questions even with every partition");
   else if (!reachesRecall(report.recallAt10HeldOut, targetRecall)) notes.push("below the target on the held-out questions");
   if (t.heldOutQueries < 20) notes.push(`only ${t.heldOutQueries} held-out question(s): a coarse figure`);
+  if (t.tuneQueries < 20) notes.push(`nprobes chosen on only ${t.tuneQueries} question(s): a coarse choice (lower --held-out or give more questions)`);
   lines.push(
     `nprobes ${report.nprobes}: recall@10 ${report.recallAt10HeldOut.toFixed(3)} on the held-out questions (target ${targetRecall}${notes.length ? `; ${notes.join("; ")}` : ""}); ${o.dryRun ? "not stored (--dry-run)" : "stored: later searches use it"}`,
   );

@@ -107,6 +107,16 @@ describe("index tune (CLI), and index build --rebuild", () => {
         `nprobes ${rep.nprobes}: recall@10 ${rep.recallAt10HeldOut.toFixed(3)} on the held-out questions \\(target 0.9(; below the target on the held-out questions)?\\); not stored \\(--dry-run\\)`,
       ),
     ); // the held-out half may fall below (IVF training is not seeded)
+    expect(t.stdout).not.toContain("coarse");
+    // A split leaving few questions on either side says so (3 to tune on; 3 held out).
+    for (const [share, note] of [
+      ["0.95", "nprobes chosen on only 3 question(s): a coarse choice (lower --held-out or give more questions)"],
+      ["0.05", "only 3 held-out question(s): a coarse figure"],
+    ] as const) {
+      const few = runCli(["index", "tune", "--queries", questions, "--held-out", share, ...common(), "--dry-run"]);
+      expect(few.status, few.stderr).toBe(0);
+      expect(few.stdout).toContain(note);
+    }
     // index build --rebuild builds the table again (its tuning goes with it); without it, reopens.
     const rb = runCli(["index", "build", "--mode", "dense", "--rebuild", ...common()]);
     expect(rb.status, rb.stderr).toBe(0);
