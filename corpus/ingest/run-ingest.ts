@@ -345,7 +345,8 @@ export async function ingestToStore(inputs: readonly string[], options: IngestTo
     log,
     async () => {
       const swept = removeOrphanTempFiles(options.store.uri);
-      if (swept.files) log(`removed ${swept.files} temporary file(s) (${swept.bytes >= 2 ** 20 ? `${(swept.bytes / 2 ** 20).toFixed(1)} MiB` : `${swept.bytes} bytes`}) left in the store by an interrupted write`);
+      if (swept.files)
+        log(`removed ${swept.files} temporary file(s) (${swept.bytes >= 2 ** 20 ? `${(swept.bytes / 2 ** 20).toFixed(1)} MiB` : `${swept.bytes} bytes`}) left in the store by an interrupted write`);
       return ingestLocked(files, options, log);
     },
     true,
