@@ -15,8 +15,11 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** Outcome of {@link tryAcquireLock}: acquired, or held by a live process `pid`. */
-export type LockAttempt = { acquired: true; release: () => void } | { acquired: false; pid: number | null };
+/**
+ * Outcome of {@link tryAcquireLock}: acquired (`takenFrom`: the PID of a dead holder whose lock was
+ * taken over, when that happened), or held by a live process `pid`.
+ */
+export type LockAttempt = { acquired: true; release: () => void; takenFrom?: number } | { acquired: false; pid: number | null };
 
 /**
  * Try once to create `path` exclusively with this process's PID inside. A lock whose owner is no
@@ -24,6 +27,7 @@ export type LockAttempt = { acquired: true; release: () => void } | { acquired: 
  * @returns `release()` when acquired (idempotent), else the PID holding it.
  */
 export function tryAcquireLock(path: string, staleMs = 180_000): LockAttempt {
+  let takenFrom: number | undefined;
   for (let round = 0; round < 3; round++) {
     try {
       const fd = openSync(path, "wx");
@@ -32,6 +36,7 @@ export function tryAcquireLock(path: string, staleMs = 180_000): LockAttempt {
       let released = false;
       return {
         acquired: true,
+        ...(takenFrom !== undefined ? { takenFrom } : {}),
         release: () => {
           if (released) return;
           released = true;
@@ -60,6 +65,7 @@ export function tryAcquireLock(path: string, staleMs = 180_000): LockAttempt {
         continue; // vanished between open and read: retry
       }
       if (!stale) return { acquired: false, pid };
+      if (pid !== null) takenFrom = pid;
       try {
         unlinkSync(path);
       } catch {
@@ -75,13 +81,16 @@ export function tryAcquireLock(path: string, staleMs = 180_000): LockAttempt {
  * (polled every `pollMs`; a lock whose owner died is taken over, see {@link tryAcquireLock}). Two
  * processes building the same index thus take turns: the second waits, then finds the index built.
  * @param onWait called once, when the lock is first found held, with the holder's PID (null when unknown).
+ * @param onTakeOver called when the lock is taken over from a holder `pid` that died without
+ *   releasing it (`kill -9`): what it was doing is left to `fn` to finish or redo.
  * @returns what `fn` returns; the lock is released whether `fn` returns or throws.
  */
-export async function withLock<T>(path: string, onWait: (pid: number | null) => void, fn: () => Promise<T>, pollMs = 500): Promise<T> {
+export async function withLock<T>(path: string, onWait: (pid: number | null) => void, fn: () => Promise<T>, pollMs = 500, onTakeOver?: (pid: number) => void): Promise<T> {
   let told = false;
   for (;;) {
     const attempt = tryAcquireLock(path);
     if (attempt.acquired) {
+      if (attempt.takenFrom !== undefined) onTakeOver?.(attempt.takenFrom);
       try {
         return await fn();
       } finally {

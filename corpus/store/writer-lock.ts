@@ -28,7 +28,13 @@ export async function withStoreWriterLock<T>(uri: string, log: (line: string) =>
     if (!create) return fn();
     mkdirSync(dir, { recursive: true });
   }
-  return withLock(join(dir, STORE_WRITER_LOCK), (pid) => log(`corpus store ${uri}: waiting for process ${pid ?? "(unknown)"}, which is writing to it`), fn);
+  return withLock(
+    join(dir, STORE_WRITER_LOCK),
+    (pid) => log(`corpus store ${uri}: waiting for process ${pid ?? "(unknown)"}, which is writing to it`),
+    fn,
+    500,
+    (pid) => log(`corpus store ${uri}: process ${pid} stopped without finishing its write; this one goes on`),
+  );
 }
 
 /**

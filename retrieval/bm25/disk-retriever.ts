@@ -73,13 +73,20 @@ export async function openOrBuildDiskBm25(
     // One process builds an index at a time: a second one waits, then opens what the first built.
     mkdirSync(dirname(dir), { recursive: true });
     const waitLine = (pid: number | null) => opts.log?.(`bm25-disk: waiting for process ${pid ?? "(unknown)"}, which is building ${dir}`);
-    built = await withLock(`${dir}.lock`, waitLine, async () => {
-      if (cfg.mode === "rebuild") rmSync(dir, { recursive: true, force: true });
-      else if (readDiskManifest(dir)) return false;
-      opts.log?.(`bm25-disk: building ${dir}`);
-      await buildDiskBm25(dir, source, { params, analyzer, runPostings: cfg.runPostings, log: opts.log });
-      return true;
-    });
+    const takeOver = (pid: number) => opts.log?.(`bm25-disk: process ${pid} stopped before finishing ${dir}; this one builds it (resuming where it can)`);
+    built = await withLock(
+      `${dir}.lock`,
+      waitLine,
+      async () => {
+        if (cfg.mode === "rebuild") rmSync(dir, { recursive: true, force: true });
+        else if (readDiskManifest(dir)) return false;
+        opts.log?.(`bm25-disk: building ${dir}`);
+        await buildDiskBm25(dir, source, { params, analyzer, runPostings: cfg.runPostings, log: opts.log });
+        return true;
+      },
+      500,
+      takeOver,
+    );
   }
   const threads = searchThreads(cfg.threads, readDiskManifest(dir)?.liveDocs ?? 0);
   const engine = openDiskBm25(dir, { analyzer, pageCacheMiB: cfg.pageCacheMiB / threads, strategy: cfg.strategy });

@@ -267,7 +267,8 @@ async function withBuildLock<T>(dir: string, tableName: string, label: string, l
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(dir)) return fn();
   mkdirSync(dir, { recursive: true });
   const waitLine = (pid: number | null) => log(`${label}: waiting for process ${pid ?? "(unknown)"}, which is building ${tableName} in ${dir}`);
-  return withLock(join(dir, `${tableName}.build.lock`), waitLine, fn);
+  const takeOver = (pid: number) => log(`${label}: process ${pid} stopped before finishing ${tableName}; this one builds it (resuming where it can)`);
+  return withLock(join(dir, `${tableName}.build.lock`), waitLine, fn, 500, takeOver);
 }
 
 async function readMeta(db: LanceDb.Connection, table: string): Promise<DiskIndexMeta | null> {

@@ -85,14 +85,18 @@ describe("concurrent first builds of one index take turns", () => {
     const path = join(dir, "x.lock");
     writeFileSync(path, "999999999"); // no such process: taken over at once
     const waits: (number | null)[] = [];
+    const takenFrom: number[] = [];
     expect(
       await withLock(
         path,
         (p) => waits.push(p),
         async () => 1,
+        500,
+        (p) => takenFrom.push(p),
       ),
     ).toBe(1);
     expect(waits).toEqual([]);
+    expect(takenFrom).toEqual([999999999]);
     const order: string[] = [];
     const first = withLock(
       path,
@@ -110,11 +114,13 @@ describe("concurrent first builds of one index take turns", () => {
       (p) => waits.push(p),
       async () => order.push("second in"),
       20,
+      (p) => takenFrom.push(p),
     );
     await expect(first).rejects.toThrow("build failed");
     await second;
     expect(order).toEqual(["first in", "first out", "second in"]);
     expect(waits).toEqual([process.pid]);
+    expect(takenFrom).toEqual([999999999]); // a lock its live holder released is not "taken over"
   });
 });
 

@@ -61,6 +61,7 @@ describe("store writer lock and orphaned temporary files", () => {
       holder.kill("SIGKILL"); // a dead holder's lock is taken over
       await ingest;
       expect((await rag).docs).toBe(2);
+      expect(lines.filter((l) => l === `corpus store ${uri}: process ${holder.pid} stopped without finishing its write; this one goes on`)).toHaveLength(1);
     } finally {
       holder.kill("SIGKILL");
     }
