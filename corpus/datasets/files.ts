@@ -18,7 +18,7 @@ import { existsSync, rmdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { medsynthCommand, REPO_ROOT } from "../paths.ts";
-import { tryAcquireLock } from "../file-lock.ts";
+import { withLock } from "../file-lock.ts";
 import { type DataFileSource, DEFAULT_UPSTREAM_BASE, dataFilesOf, dataFilesUnder, encodePathSegments, getDataFileSource, upstreamUrl } from "./sources.ts";
 import { CacheWriteError, ChecksumMismatchError, copyLocalFile, deleteIfPresent, downloadFile, ensureWritableFolder, sha256FileSync, type TransferOptions } from "./transfer.ts";
 
@@ -267,24 +267,23 @@ export function datasetFileSync(rel: string, options: DataAccessOptions = {}): s
 
 const inFlight = new Map<string, Promise<PullResult>>();
 
+/** `fn` holding the pull's lock file (another process pulling the same file is waited for); a cache folder the lock cannot be made in is a {@link CacheWriteError}. */
 async function withFileLock<T>(lockPath: string, fn: () => Promise<T>): Promise<T> {
-  for (;;) {
-    let attempt;
-    try {
-      attempt = tryAcquireLock(lockPath);
-    } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      if (err.code && ["EACCES", "EPERM", "EROFS", "ENOSPC", "ENOTDIR"].includes(err.code)) throw new CacheWriteError(join(lockPath, ".."), err);
-      throw e;
-    }
-    if (attempt.acquired) {
-      try {
-        return await fn();
-      } finally {
-        attempt.release();
-      }
-    }
-    await new Promise((res) => setTimeout(res, 100));
+  let locked = false;
+  try {
+    return await withLock(
+      lockPath,
+      () => {},
+      () => {
+        locked = true;
+        return fn();
+      },
+      100,
+    );
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (!locked && err.code && ["EACCES", "EPERM", "EROFS", "ENOSPC", "ENOTDIR"].includes(err.code)) throw new CacheWriteError(join(lockPath, ".."), err);
+    throw e;
   }
 }
 
