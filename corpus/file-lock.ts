@@ -76,29 +76,50 @@ export function tryAcquireLock(path: string, staleMs = 180_000): LockAttempt {
   return { acquired: false, pid: null };
 }
 
+/** What {@link withLock} tells its caller, and how often it polls. */
+export interface LockWaitOptions {
+  /** Called once, when the lock is first found held, with the holder's PID (null when unknown). */
+  onWait?: (pid: number | null) => void;
+  /**
+   * Called when the lock is taken over from a holder `pid` that died without releasing it
+   * (`kill -9`): what it was doing is left to `fn` to finish or redo.
+   */
+  onTakeOver?: (pid: number) => void;
+  /** Milliseconds between tries while the lock is held (default 500). */
+  pollMs?: number;
+}
+
 /**
  * Run `fn` while holding the lock file `path`, waiting as long as another live process holds it
- * (polled every `pollMs`; a lock whose owner died is taken over, see {@link tryAcquireLock}). Two
- * processes building the same index thus take turns: the second waits, then finds the index built.
- * @param onWait called once, when the lock is first found held, with the holder's PID (null when unknown).
- * @param onTakeOver called when the lock is taken over from a holder `pid` that died without
- *   releasing it (`kill -9`): what it was doing is left to `fn` to finish or redo.
+ * (polled; a lock whose owner died is taken over, see {@link tryAcquireLock}). Two processes
+ * building the same index thus take turns: the second waits, then finds the index built.
  * @returns what `fn` returns; the lock is released whether `fn` returns or throws.
  */
-export async function withLock<T>(path: string, onWait: (pid: number | null) => void, fn: () => Promise<T>, pollMs = 500, onTakeOver?: (pid: number) => void): Promise<T> {
+export async function withLock<T>(path: string, fn: () => Promise<T>, opts: LockWaitOptions = {}): Promise<T> {
   let told = false;
   for (;;) {
     const attempt = tryAcquireLock(path);
     if (attempt.acquired) {
-      if (attempt.takenFrom !== undefined) onTakeOver?.(attempt.takenFrom);
+      if (attempt.takenFrom !== undefined) opts.onTakeOver?.(attempt.takenFrom);
       try {
         return await fn();
       } finally {
         attempt.release();
       }
     }
-    if (!told) onWait(attempt.pid);
+    if (!told) opts.onWait?.(attempt.pid);
     told = true;
-    await new Promise((res) => setTimeout(res, pollMs));
+    await new Promise((res) => setTimeout(res, opts.pollMs ?? 500));
   }
+}
+
+/**
+ * {@link withLock} for a build (an index, a table): `log` says, under `label`, which process the
+ * build waits for and when it takes over from one that died.
+ */
+export function withBuildLock<T>(lockPath: string, label: string, what: string, log: (line: string) => void, fn: () => Promise<T>): Promise<T> {
+  return withLock(lockPath, fn, {
+    onWait: (pid) => log(`${label}: waiting for process ${pid ?? "(unknown)"}, which is building ${what}`),
+    onTakeOver: (pid) => log(`${label}: process ${pid} stopped before finishing ${what}; this one builds it (resuming where it can)`),
+  });
 }

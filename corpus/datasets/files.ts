@@ -273,12 +273,11 @@ async function withFileLock<T>(lockPath: string, fn: () => Promise<T>): Promise<
   try {
     return await withLock(
       lockPath,
-      () => {},
       () => {
         locked = true;
         return fn();
       },
-      100,
+      { pollMs: 100 },
     );
   } catch (e) {
     const err = e as NodeJS.ErrnoException;

@@ -28,13 +28,10 @@ export async function withStoreWriterLock<T>(uri: string, log: (line: string) =>
     if (!create) return fn();
     mkdirSync(dir, { recursive: true });
   }
-  return withLock(
-    join(dir, STORE_WRITER_LOCK),
-    (pid) => log(`corpus store ${uri}: waiting for process ${pid ?? "(unknown)"}, which is writing to it`),
-    fn,
-    500,
-    (pid) => log(`corpus store ${uri}: process ${pid} stopped without finishing its write; this one goes on`),
-  );
+  return withLock(join(dir, STORE_WRITER_LOCK), fn, {
+    onWait: (pid) => log(`corpus store ${uri}: waiting for process ${pid ?? "(unknown)"}, which is writing to it`),
+    onTakeOver: (pid) => log(`corpus store ${uri}: process ${pid} stopped without finishing its write; this one goes on`),
+  });
 }
 
 /**

@@ -17,7 +17,7 @@ import { buildDiskBm25, DEFAULT_PAGE_CACHE_MIB, openDiskBm25, readDiskManifest, 
 import { openDiskBm25Pool, searchThreads, type DiskBm25Pool } from "./disk-parallel.ts";
 import { parseBm25Params, type Bm25Params } from "./params-core.ts";
 import { mkdirSync, rmSync } from "node:fs";
-import { withLock } from "../../corpus/file-lock.ts";
+import { withBuildLock } from "../../corpus/file-lock.ts";
 
 /** Config of the on-disk BM25 engine (retriever config key `bm25Disk`; the engine runs with `engine: disk`). */
 export const DiskBm25ConfigSchema = z
@@ -72,11 +72,11 @@ export async function openOrBuildDiskBm25(
     if (cfg.mode === "open") throw new Error(`bm25-disk: no built index in ${dir} (mode "open" never builds; use "open-or-build")`);
     // One process builds an index at a time: a second one waits, then opens what the first built.
     mkdirSync(dirname(dir), { recursive: true });
-    const waitLine = (pid: number | null) => opts.log?.(`bm25-disk: waiting for process ${pid ?? "(unknown)"}, which is building ${dir}`);
-    const takeOver = (pid: number) => opts.log?.(`bm25-disk: process ${pid} stopped before finishing ${dir}; this one builds it (resuming where it can)`);
-    built = await withLock(
+    built = await withBuildLock(
       `${dir}.lock`,
-      waitLine,
+      "bm25-disk",
+      dir,
+      (l) => opts.log?.(l),
       async () => {
         if (cfg.mode === "rebuild") rmSync(dir, { recursive: true, force: true });
         else if (readDiskManifest(dir)) return false;
@@ -84,8 +84,6 @@ export async function openOrBuildDiskBm25(
         await buildDiskBm25(dir, source, { params, analyzer, runPostings: cfg.runPostings, log: opts.log });
         return true;
       },
-      500,
-      takeOver,
     );
   }
   const threads = searchThreads(cfg.threads, readDiskManifest(dir)?.liveDocs ?? 0);

@@ -43,7 +43,7 @@ import type { CorpusDoc } from "../../corpus/types.ts";
 import type { DocumentSource } from "../../corpus/store/types.ts";
 import { cacheDir } from "../../corpus/paths.ts";
 import { connectStore } from "../../corpus/store/lance-store.ts";
-import { withLock } from "../../corpus/file-lock.ts";
+import { withBuildLock } from "../../corpus/file-lock.ts";
 import { analyze, ENGLISH_STOP_WORDS } from "../analyzer.ts";
 import type { DenseStore, VectorHit } from "../dense/lancedb-store.ts";
 import { lanceIndexTimeoutMs, withTimeout } from "../lance-env.ts";
@@ -263,12 +263,10 @@ export interface AnnQueryTuning {
  * (saying for which process), then finds the table built. A remote `dir` (`s3://…`) has no lock
  * file: builds there are not serialised.
  */
-async function withBuildLock<T>(dir: string, tableName: string, label: string, log: (l: string) => void, fn: () => Promise<T>): Promise<T> {
+async function withTableBuildLock<T>(dir: string, tableName: string, label: string, log: (l: string) => void, fn: () => Promise<T>): Promise<T> {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(dir)) return fn();
   mkdirSync(dir, { recursive: true });
-  const waitLine = (pid: number | null) => log(`${label}: waiting for process ${pid ?? "(unknown)"}, which is building ${tableName} in ${dir}`);
-  const takeOver = (pid: number) => log(`${label}: process ${pid} stopped before finishing ${tableName}; this one builds it (resuming where it can)`);
-  return withLock(join(dir, `${tableName}.build.lock`), waitLine, fn, 500, takeOver);
+  return withBuildLock(join(dir, `${tableName}.build.lock`), label, `${tableName} in ${dir}`, log, fn);
 }
 
 async function readMeta(db: LanceDb.Connection, table: string): Promise<DiskIndexMeta | null> {
@@ -404,7 +402,7 @@ export async function openOrBuildLanceBm25(source: DocumentSource, config: DiskI
     throw new IndexNotBuiltError(`lance bm25: no built full-text index ${tableName} in ${dir}`);
   } else {
     // One process builds a table at a time: a second one waits, then opens what the first built.
-    ({ table, meta, built } = await withBuildLock(dir, tableName, "lance bm25", log, async () => {
+    ({ table, meta, built } = await withTableBuildLock(dir, tableName, "lance bm25", log, async () => {
       const now = cfg.mode !== "rebuild" ? await readMeta(db, tableName) : null;
       if (now && now.kind === "bm25-fts" && now.fingerprint === fp) return { table: await db.openTable(tableName), meta: now, built: false };
       return { ...(await buildLanceFtsTable(lancedb, db, tableName, source, cfg, log, fp)), built: true };
@@ -565,7 +563,7 @@ export async function openOrBuildLanceAnn(source: DocumentSource, embedder: Embe
   } else {
     // One process builds a table at a time: a second one waits, then opens what the first built
     // (two at once appended every document twice).
-    opened = await withBuildLock(dir, tableName, "lance ann", log, async () => {
+    opened = await withTableBuildLock(dir, tableName, "lance ann", log, async () => {
       const now = cfg.mode === "rebuild" ? null : await readMatchingAnnMeta(db, tableName, cfg, fp, embedder);
       if (now) return { table: await db.openTable(tableName), meta: now, built: false, sampleVectors: [] };
       return buildAndTuneAnnTable(lancedb, db, tableName, indexKind, source, embedder, cfg, log, fp);

@@ -86,36 +86,21 @@ describe("concurrent first builds of one index take turns", () => {
     writeFileSync(path, "999999999"); // no such process: taken over at once
     const waits: (number | null)[] = [];
     const takenFrom: number[] = [];
-    expect(
-      await withLock(
-        path,
-        (p) => waits.push(p),
-        async () => 1,
-        500,
-        (p) => takenFrom.push(p),
-      ),
-    ).toBe(1);
+    expect(await withLock(path, async () => 1, { onWait: (p) => waits.push(p), onTakeOver: (p) => takenFrom.push(p) })).toBe(1);
     expect(waits).toEqual([]);
     expect(takenFrom).toEqual([999999999]);
     const order: string[] = [];
     const first = withLock(
       path,
-      () => {},
       async () => {
         order.push("first in");
         await new Promise((r) => setTimeout(r, 300));
         order.push("first out");
         throw new Error("build failed");
       },
-      20,
+      { pollMs: 20 },
     );
-    const second = withLock(
-      path,
-      (p) => waits.push(p),
-      async () => order.push("second in"),
-      20,
-      (p) => takenFrom.push(p),
-    );
+    const second = withLock(path, async () => order.push("second in"), { onWait: (p) => waits.push(p), onTakeOver: (p) => takenFrom.push(p), pollMs: 20 });
     await expect(first).rejects.toThrow("build failed");
     await second;
     expect(order).toEqual(["first in", "first out", "second in"]);
